@@ -1,0 +1,33 @@
+/** The HTTP app: every surface mounted on one Hono instance. */
+
+import { Hono } from "hono";
+import { GatewayError } from "./core/errors.ts";
+import type { Gateway } from "./core/gateway.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { chatCompletionsRoutes } from "./routes/chat_completions.ts";
+import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
+import { modelRoutes } from "./routes/models.ts";
+import { operationRoutes } from "./routes/operations.ts";
+
+/** Builds the app for `gateway`. */
+export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () => boolean) {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext(gateway));
+  app.route("/", operationRoutes(gateway, isReady));
+  app.route("/", adminRoutes(gateway, adminTokenHash));
+  app.route("/", modelRoutes(gateway));
+  app.route("/", chatCompletionsRoutes(gateway));
+  app.notFound((c) =>
+    renderError(
+      gateway,
+      new GatewayError(
+        "not_found",
+        404,
+        `No route for ${c.req.method} ${new URL(c.req.url).pathname}`,
+      ),
+      c,
+    )
+  );
+  app.onError((error, c) => renderError(gateway, error, c));
+  return app;
+}

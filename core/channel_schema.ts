@@ -1,0 +1,78 @@
+/** What a channel (an upstream route) is, as the admin API and the config file accept it. */
+
+import { z } from "zod";
+
+export const CHANNEL_TYPES = [
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "gemini",
+  "openai-images",
+  "ark-video",
+  "gateway-video",
+] as const;
+
+/** Channel types whose adaptor is implemented; others are refused until they are. */
+export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = ["openai"];
+
+export type ChannelType = typeof CHANNEL_TYPES[number];
+
+const channelFields = {
+  name: z.string().min(1).max(200),
+  type: z.enum(CHANNEL_TYPES),
+  base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")),
+  keys: z.array(z.string().min(1)).min(1),
+  models: z.array(z.string().min(1)).min(1),
+  model_map: z.record(z.string(), z.string().min(1)).default({}),
+  priority: z.int().default(0),
+  weight: z.int().positive().default(1),
+  groups: z.array(z.string().min(1)).min(1).default(["default"]),
+  enabled: z.boolean().default(true),
+  timeout_ms: z.int().positive().max(3_600_000).default(120_000),
+  /** Retries on other channels after a failure before the first byte (request-level default). */
+  max_retries: z.int().min(0).max(10).optional(),
+};
+
+function refuseUnservedType(type: ChannelType | undefined, ctx: z.RefinementCtx) {
+  if (type !== undefined && !SERVED_CHANNEL_TYPES.includes(type)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["type"],
+      message: `Channel type '${type}' is not served by this version; use one of: ${
+        SERVED_CHANNEL_TYPES.join(", ")
+      }`,
+    });
+  }
+}
+
+export const channelInputSchema = z.strictObject(channelFields).superRefine((channel, ctx) =>
+  refuseUnservedType(channel.type, ctx)
+);
+
+export const channelPatchSchema = z.strictObject(
+  Object.fromEntries(
+    Object.entries(channelFields).map(([name, schema]) => [name, schema.optional()]),
+  ) as { [K in keyof typeof channelFields]: z.ZodOptional<(typeof channelFields)[K]> },
+).superRefine((channel, ctx) => refuseUnservedType(channel.type, ctx));
+
+export type ChannelInput = z.infer<typeof channelInputSchema>;
+
+/** A channel as stored: upstream keys sealed, never in clear. */
+export interface StoredChannel extends Omit<ChannelInput, "keys"> {
+  id: string;
+  sealed_keys: string[];
+  source: "admin" | "config";
+  created_at: string;
+  updated_at: string;
+}
+
+/** A channel ready to route to, with upstream keys opened in memory only. */
+export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
+  keys: string[];
+}
+
+/** The admin view: everything but the secrets. */
+export function publicChannel(channel: StoredChannel) {
+  const { sealed_keys, ...rest } = channel;
+  return { ...rest, key_count: sealed_keys.length };
+}

@@ -1,0 +1,93 @@
+/**
+ * Relays one chat-completions SSE stream event by event. It reads usage as it passes, counts
+ * output characters for estimates, renames the model, and — when the gateway itself asked the
+ * upstream for usage — hides usage from a client that did not ask for it.
+ */
+
+import { convertOpenAIChatUsage, type OpenAIChatUsage } from "./convert_usage.ts";
+import type { TokenUsage } from "../../usage.ts";
+
+interface ChatChunk {
+  model?: string;
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      reasoning_content?: string | null;
+      refusal?: string | null;
+      tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> | null;
+    };
+  }>;
+  usage?: OpenAIChatUsage | null;
+  error?: unknown;
+}
+
+export interface StreamRelayOptions {
+  /** Whether the client itself asked for `stream_options.include_usage`. */
+  clientWantsUsage: boolean;
+  /** The model name the upstream uses, and the public one the client asked for. */
+  upstreamModel: string;
+  publicModel: string;
+}
+
+/** Per-stream state: what passed, and what the upstream reported. */
+export class OpenAIChatStreamRelay {
+  usage: TokenUsage | undefined;
+  outputChars = 0;
+  sawDone = false;
+  upstreamError: unknown;
+  #options: StreamRelayOptions;
+  #renameFrom: string | undefined;
+  #renameTo: string | undefined;
+
+  constructor(options: StreamRelayOptions) {
+    this.#options = options;
+    if (options.upstreamModel !== options.publicModel) {
+      this.#renameFrom = `"model":${JSON.stringify(options.upstreamModel)}`;
+      this.#renameTo = `"model":${JSON.stringify(options.publicModel)}`;
+    }
+  }
+
+  /** Whether the stream reached its normal end. */
+  get completed(): boolean {
+    return this.sawDone || this.usage !== undefined;
+  }
+
+  /** Takes one event's data and returns the data to send on, or null to send nothing. */
+  relay(data: string): string | null {
+    if (data === "[DONE]") {
+      this.sawDone = true;
+      return data;
+    }
+    let chunk: ChatChunk;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return data;
+    }
+    if (chunk.error !== undefined) {
+      this.upstreamError = chunk.error;
+      return data;
+    }
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice.delta;
+      if (!delta) continue;
+      this.outputChars += (delta.content?.length ?? 0) + (delta.reasoning_content?.length ?? 0) +
+        (delta.refusal?.length ?? 0);
+      for (const call of delta.tool_calls ?? []) {
+        this.outputChars += (call.function?.name?.length ?? 0) +
+          (call.function?.arguments?.length ?? 0);
+      }
+    }
+    if (chunk.usage) this.usage = convertOpenAIChatUsage(chunk.usage);
+    let out = data;
+    if (!this.#options.clientWantsUsage && "usage" in chunk) {
+      if (chunk.usage && (chunk.choices?.length ?? 0) === 0) return null;
+      delete chunk.usage;
+      out = JSON.stringify(chunk);
+    }
+    if (this.#renameFrom && out.includes(this.#renameFrom)) {
+      out = out.replace(this.#renameFrom, this.#renameTo!);
+    }
+    return out;
+  }
+}

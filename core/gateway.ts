@@ -1,0 +1,73 @@
+/** The gateway's domain services, built once at boot and passed to routes and workers. */
+
+import { KeyStore } from "./keys.ts";
+import { kvKeys } from "./kv_keys.ts";
+import { Ledger } from "./ledger.ts";
+import { Metrics } from "./metrics.ts";
+import { RateLimiter } from "./rate_limit.ts";
+import { Registry } from "./registry.ts";
+import { RequestLog } from "./request_log.ts";
+import type { SecretBox } from "./secret_box.ts";
+
+export interface GatewayOptions {
+  /** Retries on other channels after a failure before the first byte. */
+  maxRetries: number;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  requestLogRetentionMs?: number;
+  logRequestsToStdout: boolean;
+  publicUrl?: string;
+}
+
+export const DEFAULT_OPTIONS: GatewayOptions = {
+  maxRetries: 2,
+  maxBodyBytes: 32 * 1024 * 1024,
+  logRequestsToStdout: true,
+};
+
+/** Everything a route or worker needs; nothing here knows about HTTP frameworks. */
+export class Gateway {
+  readonly kv: Deno.Kv;
+  readonly options: GatewayOptions;
+  readonly ledger: Ledger;
+  readonly keys: KeyStore;
+  readonly registry: Registry;
+  readonly requestLog: RequestLog;
+  readonly rateLimiter = new RateLimiter();
+  readonly metrics = new Metrics();
+  /** Work that must finish before shutdown: settles and releases after a response. */
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(kv: Deno.Kv, box: SecretBox, options: GatewayOptions) {
+    this.kv = kv;
+    this.options = options;
+    this.ledger = new Ledger(kv);
+    this.keys = new KeyStore(kv, this.ledger);
+    this.registry = new Registry(kv, box);
+    this.requestLog = new RequestLog(kv, {
+      retentionMs: options.requestLogRetentionMs,
+      stdout: options.logRequestsToStdout,
+    });
+  }
+
+  /** Keeps `work` alive until it ends; shutdown waits for it. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#pending.add(work);
+    work.finally(() => this.#pending.delete(work)).catch(() => {});
+    return work;
+  }
+
+  /** Task records (video and async image work), oldest first. */
+  async listTasks(cursor: string | undefined, limit: number) {
+    const iterator = this.kv.list({ prefix: kvKeys.tasks() }, { cursor, limit });
+    const data: unknown[] = [];
+    for await (const entry of iterator) data.push(entry.value);
+    return { data, cursor: data.length === limit ? iterator.cursor : null };
+  }
+
+  /** Waits for tracked work, then writes the request log. */
+  async drain(): Promise<void> {
+    while (this.#pending.size) await Promise.allSettled([...this.#pending]);
+    await this.requestLog.flush();
+  }
+}

@@ -1,0 +1,23 @@
+/** Every Deno KV key the gateway uses is built here, so the layout can be read in one place. */
+
+export const kvKeys = {
+  adminTokenHash: () => ["admin", "token_hash"] as const,
+  apiKey: (id: string) => ["keys", id] as const,
+  apiKeys: () => ["keys"] as const,
+  apiKeyByHash: (hash: string) => ["key_by_hash", hash] as const,
+  balance: (keyId: string) => ["balances", keyId] as const,
+  ledgerEntry: (keyId: string, entryId: string) => ["ledger", keyId, entryId] as const,
+  ledgerOfKey: (keyId: string) => ["ledger", keyId] as const,
+  ledger: () => ["ledger"] as const,
+  ledgerRef: (ref: string) => ["ledger_ref", ref] as const,
+  openHold: (ref: string) => ["holds", ref] as const,
+  openHolds: () => ["holds"] as const,
+  channel: (id: string) => ["channels", id] as const,
+  channels: () => ["channels"] as const,
+  model: (id: string) => ["models", id] as const,
+  models: () => ["models"] as const,
+  catalogVersion: () => ["catalog_version"] as const,
+  requestLog: (id: string) => ["requests", id] as const,
+  requestLogs: () => ["requests"] as const,
+  tasks: () => ["tasks"] as const,
+};

@@ -1,0 +1,72 @@
+/** One client request's accounting: its id, key, timing, and the one log line it ends with. */
+
+import type { Gateway } from "./gateway.ts";
+import type { KeyRecord } from "./key_schema.ts";
+import type { RequestLogEntry } from "./request_log.ts";
+import type { TokenUsage, UsageSource } from "./usage.ts";
+import type { ClientInterface } from "./credentials.ts";
+
+export interface RequestResult {
+  status: number;
+  channelId?: string | null;
+  usage?: TokenUsage;
+  usageSource?: UsageSource;
+  cost?: number;
+  errorCode?: string | null;
+  outcome?: string;
+}
+
+/** Carries a request through the gateway and logs it once when it ends. */
+export class RequestContext {
+  readonly id: string;
+  readonly interface: ClientInterface;
+  readonly route: string;
+  readonly startedAt = performance.now();
+  key: KeyRecord | null = null;
+  model: string | null = null;
+  stream = false;
+  attempts = 0;
+  /** Set when the route's own work logs the request when it ends (after the response). */
+  logsLater = false;
+  #logged = false;
+
+  constructor(id: string, clientInterface: ClientInterface, route: string) {
+    this.id = id;
+    this.interface = clientInterface;
+    this.route = route;
+  }
+
+  /** Logs the request and counts it in metrics. Only the first call counts. */
+  finish(gateway: Gateway, result: RequestResult): void {
+    if (this.#logged) return;
+    this.#logged = true;
+    const latency = performance.now() - this.startedAt;
+    const entry: RequestLogEntry = {
+      id: this.id,
+      at: new Date().toISOString(),
+      interface: this.interface,
+      route: this.route,
+      key_id: this.key?.id ?? null,
+      model: this.model,
+      channel_id: result.channelId ?? null,
+      status: result.status,
+      latency_ms: Math.round(latency * 100) / 100,
+      stream: this.stream,
+      attempts: this.attempts,
+      input_tokens: result.usage?.input_tokens ?? 0,
+      cached_input_tokens: result.usage?.cached_input_tokens ?? 0,
+      output_tokens: result.usage?.output_tokens ?? 0,
+      usage_source: result.usageSource ?? null,
+      cost: result.cost ?? 0,
+      error_code: result.errorCode ?? null,
+      outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
+    };
+    gateway.requestLog.record(entry);
+    const labels = { interface: this.interface, route: this.route, status: String(result.status) };
+    gateway.metrics.add("gateway_requests_total", labels);
+    gateway.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
+    if (entry.cost) {
+      gateway.metrics.add("gateway_cost_units_total", { model: this.model ?? "" }, entry.cost);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The money side of one text request: hold an upper bound before the upstream call, then settle
+ * to the real cost or release in full, exactly once (the ledger guarantees the once).
+ */
+
+import type { TextPrice } from "./catalog.ts";
+import type { Gateway } from "./gateway.ts";
+import type { KeyRecord } from "./key_schema.ts";
+import { textCost } from "./pricing.ts";
+import type { TokenUsage } from "./usage.ts";
+
+/** A hold on a key for one request. */
+export class TextBill {
+  readonly #gateway: Gateway;
+  readonly #key: KeyRecord;
+  readonly #price: TextPrice;
+  readonly #ref: string;
+  held = 0;
+
+  constructor(gateway: Gateway, key: KeyRecord, price: TextPrice, ref: string) {
+    this.#gateway = gateway;
+    this.#key = key;
+    this.#price = price;
+    this.#ref = ref;
+  }
+
+  /** Holds the cost of `inputTokens` in and `outputTokens` out; throws 402 when it cannot. */
+  async hold(inputTokens: number, outputTokens: number): Promise<void> {
+    this.held = textCost(this.#price, {
+      input_tokens: inputTokens,
+      cached_input_tokens: 0,
+      output_tokens: outputTokens,
+    });
+    await this.#gateway.ledger.hold(this.#key.id, this.#key, this.#ref, this.held);
+  }
+
+  /** Charges `usage`, returning the cost. */
+  async settle(usage: TokenUsage): Promise<number> {
+    const cost = textCost(this.#price, usage);
+    await this.#gateway.ledger.settle(this.#key.id, this.#key, this.#ref, cost);
+    return cost;
+  }
+
+  /** Gives the hold back in full. */
+  async release(note: string): Promise<void> {
+    await this.#gateway.ledger.release(this.#key.id, this.#ref, note);
+  }
+}

@@ -1,0 +1,123 @@
+/** Boot: settings → KV → config → app → Deno.serve; graceful shutdown on SIGINT/SIGTERM. */
+
+import { createApp } from "./app.ts";
+import { loadAdminToken } from "./core/admin_token.ts";
+import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
+import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
+import { loadSecretBox } from "./core/secret_box.ts";
+import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+
+/** Holds not settled after this long belong to a process that died; they are released. */
+export const STALE_HOLD_MS = 60 * 60 * 1000;
+const STALE_SWEEP_MS = 5 * 60 * 1000;
+const SHUTDOWN_GRACE_MS = 30_000;
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  gateway: Gateway;
+  /** Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV. */
+  shutdown(): Promise<void>;
+}
+
+async function openKv(location: string): Promise<Deno.Kv> {
+  if (location !== ":memory:" && !isRemoteKv(location)) {
+    const directory = location.replace(/[^/]*$/, "");
+    if (directory) await Deno.mkdir(directory, { recursive: true });
+  }
+  return await Deno.openKv(location);
+}
+
+async function applyConfig(gateway: Gateway, config: ParsedConfig): Promise<void> {
+  for (const [id, model] of Object.entries(config.models)) {
+    await gateway.registry.putModel(id, model, "config");
+  }
+  for (const channel of config.channels) {
+    await gateway.registry.createChannel(channel.input, { id: channel.id, source: "config" });
+  }
+}
+
+/** Starts the gateway with `settings`; used by main and by the tests. */
+export async function startGateway(settings: Settings): Promise<RunningGateway> {
+  const config = settings.configPath
+    ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
+    : undefined;
+  const kv = await openKv(settings.kvLocation);
+  const box = await loadSecretBox(settings.kvLocation, settings.secretKey);
+  const gateway = new Gateway(kv, box, {
+    ...DEFAULT_OPTIONS,
+    maxBodyBytes: config?.server.max_body_bytes ?? DEFAULT_OPTIONS.maxBodyBytes,
+    maxRetries: config?.server.max_retries ?? DEFAULT_OPTIONS.maxRetries,
+    requestLogRetentionMs: config?.server.request_log_retention_days
+      ? config.server.request_log_retention_days * 86_400_000
+      : undefined,
+    logRequestsToStdout: settings.logRequests,
+    publicUrl: settings.publicUrl,
+  });
+  await gateway.registry.start();
+  if (config) await applyConfig(gateway, config);
+
+  const admin = await loadAdminToken(kv, settings.adminToken);
+  if (admin.generated) {
+    console.log(JSON.stringify({
+      msg: "admin token generated; it is shown only this once, store it now",
+      admin_token: admin.generated,
+    }));
+  }
+
+  const sweepStaleHolds = () =>
+    gateway.track(gateway.ledger.releaseStaleHolds(STALE_HOLD_MS)).catch((error) =>
+      console.error(JSON.stringify({ msg: "stale hold sweep failed", error: String(error) }))
+    );
+  await sweepStaleHolds();
+  const sweeper = setInterval(sweepStaleHolds, STALE_SWEEP_MS);
+
+  let ready = false;
+  const app = createApp(gateway, admin.hash, () => ready);
+  const server = Deno.serve({
+    port: settings.port,
+    hostname: settings.host,
+    onListen: () => {},
+  }, app.fetch);
+  const port = server.addr.port;
+  ready = true;
+  console.log(JSON.stringify({ msg: "listening", host: settings.host, port }));
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    stopping ??= (async () => {
+      ready = false;
+      clearInterval(sweeper);
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.shutdown(),
+        new Promise((resolve) => graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+      ]);
+      clearTimeout(graceTimer);
+      await gateway.drain();
+      gateway.registry.stop();
+      kv.close();
+    })();
+
+  const host = settings.host === "0.0.0.0" ? "127.0.0.1" : settings.host;
+  return { url: `http://${host}:${port}`, port, gateway, shutdown };
+}
+
+if (import.meta.main) {
+  const settings = readSettings((name) => Deno.env.get(name));
+  let running: RunningGateway;
+  try {
+    running = await startGateway(settings);
+  } catch (error) {
+    console.error(`Gateway failed to start: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+  const stop = async (signal: string) => {
+    console.log(JSON.stringify({ msg: "shutting down", signal }));
+    await running.shutdown();
+    console.log(JSON.stringify({ msg: "stopped" }));
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}

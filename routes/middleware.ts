@@ -1,0 +1,111 @@
+/** Middleware shared by the client routes: request context, errors, and key authentication. */
+
+import type { Context, MiddlewareHandler } from "hono";
+import {
+  type ClientInterface,
+  interfaceOfRequest,
+  type PresentedCredential,
+  readCredential,
+} from "../core/credentials.ts";
+import { GatewayError, toGatewayError } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import { timeOrderedId } from "../core/ids.ts";
+import type { KeyRecord } from "../core/key_schema.ts";
+import { RequestContext } from "../core/request_context.ts";
+import { errorResponse } from "./error_envelopes.ts";
+
+export type AppEnv = {
+  Variables: {
+    context: RequestContext;
+    key: KeyRecord;
+    credential: PresentedCredential;
+  };
+};
+
+/** Route label for logs and metrics: the path with ids replaced. */
+function routeLabel(path: string): string {
+  if (path.startsWith("/admin/")) return "/admin";
+  if (path.startsWith("/v1/models/") || path.startsWith("/v1beta/models/")) {
+    return path.replace(/\/models\/[^:]+/, "/models/{model}");
+  }
+  return path;
+}
+
+const UNLOGGED = new Set(["/healthz", "/metrics"]);
+
+/**
+ * Opens a RequestContext for every request, stamps `x-request-id` on every answer, and logs the
+ * request unless its route logs it later itself (streams log when they end).
+ */
+export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
+  return async function requestContextMiddleware(c, next) {
+    const url = new URL(c.req.url);
+    const clientInterface = interfaceOfRequest(url.pathname, c.req.raw.headers, url);
+    const context = new RequestContext(
+      timeOrderedId("req"),
+      clientInterface,
+      routeLabel(url.pathname),
+    );
+    c.set("context", context);
+    await next();
+    if (!context.logsLater && !UNLOGGED.has(url.pathname) && !url.pathname.startsWith("/admin")) {
+      context.finish(gateway, { status: c.res.status });
+    }
+    c.res.headers.set("x-request-id", context.id);
+    if (clientInterface === "anthropic") c.res.headers.set("request-id", context.id);
+  };
+}
+
+/** Renders any error in the interface's envelope and logs the failed request. */
+export function renderError(gateway: Gateway, error: unknown, c: Context<AppEnv>): Response {
+  const gatewayError = toGatewayError(error);
+  if (!(error instanceof GatewayError)) {
+    console.error(JSON.stringify({
+      msg: "unhandled error",
+      request_id: c.get("context")?.id,
+      error: error instanceof Error ? error.stack : String(error),
+    }));
+  }
+  const url = new URL(c.req.url);
+  const context = c.get("context") ??
+    new RequestContext(
+      timeOrderedId("req"),
+      interfaceOfRequest(url.pathname, c.req.raw.headers, url),
+      url.pathname,
+    );
+  context.finish(gateway, { status: gatewayError.status, errorCode: gatewayError.code });
+  return errorResponse(context.interface, gatewayError, context.id);
+}
+
+/** Authenticates the caller's key for `clientInterface` (or the one the path implies). */
+export function requireKey(
+  gateway: Gateway,
+  clientInterface?: ClientInterface,
+): MiddlewareHandler<AppEnv> {
+  return async function requireKeyMiddleware(c, next) {
+    const context = c.get("context");
+    const url = new URL(c.req.url);
+    const credential = readCredential(
+      clientInterface ?? context.interface,
+      c.req.raw.headers,
+      url,
+    );
+    if (!credential) {
+      throw new GatewayError(
+        "missing_api_key",
+        401,
+        context.interface === "anthropic"
+          ? "No API key given; send it in the x-api-key header"
+          : context.interface === "gemini"
+          ? "No API key given; send it in the x-goog-api-key header"
+          : "No API key given; send it as 'Authorization: Bearer <key>'",
+      );
+    }
+    const key = await gateway.keys.authenticate(credential.secret);
+    context.key = key;
+    gateway.rateLimiter.take(key.id, key.rpm);
+    c.set("key", key);
+    c.set("credential", credential);
+    await next();
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Model lists for the calling key, in the shape of the SDK family that asks:
+ * OpenAI by default, Anthropic for Anthropic credentials, Gemini on /v1beta or Google credentials.
+ */
+
+import { Hono } from "hono";
+import type { CatalogModel } from "../core/catalog.ts";
+import { keyMayUseModel } from "../core/catalog.ts";
+import { GatewayError } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import type { KeyRecord } from "../core/key_schema.ts";
+import { type AppEnv, requireKey } from "./middleware.ts";
+
+/** Models `key` may use that an enabled channel serves, sorted by id. */
+export function modelsForKey(gateway: Gateway, key: KeyRecord): CatalogModel[] {
+  return gateway.registry.models
+    .filter((model) =>
+      keyMayUseModel(key, model) && gateway.registry.servesModel(model.id, key.group)
+    )
+    .sort((a, b) => a.id.localeCompare(b.id));
+}
+
+const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+function openAIModel(model: CatalogModel) {
+  return {
+    id: model.id,
+    object: "model",
+    created: unixSeconds(model.created_at),
+    owned_by: "gateway",
+  };
+}
+
+function anthropicModel(model: CatalogModel) {
+  return {
+    type: "model",
+    id: model.id,
+    display_name: model.display_name ?? model.id,
+    created_at: model.created_at,
+  };
+}
+
+function geminiModel(model: CatalogModel) {
+  return {
+    name: `models/${model.id}`,
+    version: "1",
+    displayName: model.display_name ?? model.id,
+    description: model.description,
+    inputTokenLimit: model.context_window ?? 128_000,
+    outputTokenLimit: model.max_output_tokens ?? 8_192,
+    supportedGenerationMethods: model.kind === "text" || model.kind === "image"
+      ? ["generateContent", "streamGenerateContent", "countTokens"]
+      : [],
+  };
+}
+
+function notFound(id: string) {
+  return new GatewayError(
+    "model_not_found",
+    404,
+    `The model '${id}' does not exist or is not available to this key`,
+    { param: "model" },
+  );
+}
+
+function pageLimit(value: string | undefined, fallback: number, max: number): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? Math.min(parsed, max) : fallback;
+}
+
+/** The model-list sub-app. */
+export function modelRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+
+  const geminiList = (models: CatalogModel[], pageSize?: string, pageToken?: string) => {
+    const size = pageLimit(pageSize, 50, 1000);
+    const start = pageToken ? models.findIndex((m) => m.id > atob(pageToken)) : 0;
+    const page = start < 0 ? [] : models.slice(start, start + size);
+    const more = start >= 0 && start + size < models.length;
+    return {
+      models: page.map(geminiModel),
+      ...(more ? { nextPageToken: btoa(page[page.length - 1].id) } : {}),
+    };
+  };
+
+  app.get("/v1/models", requireKey(gateway), (c) => {
+    const models = modelsForKey(gateway, c.get("key"));
+    const clientInterface = c.get("context").interface;
+    if (clientInterface === "gemini") {
+      return c.json(geminiList(models, c.req.query("pageSize"), c.req.query("pageToken")));
+    }
+    if (clientInterface === "anthropic") {
+      const limit = pageLimit(c.req.query("limit"), 20, 1000);
+      const afterId = c.req.query("after_id");
+      const beforeId = c.req.query("before_id");
+      let list = models;
+      if (afterId) list = list.filter((m) => m.id > afterId);
+      if (beforeId) list = list.filter((m) => m.id < beforeId).slice(-limit);
+      const page = list.slice(0, limit);
+      return c.json({
+        data: page.map(anthropicModel),
+        has_more: list.length > page.length,
+        first_id: page[0]?.id ?? null,
+        last_id: page[page.length - 1]?.id ?? null,
+      });
+    }
+    return c.json({ object: "list", data: models.map(openAIModel) });
+  });
+
+  app.get("/v1/models/:id{[^:]+}", requireKey(gateway), (c) => {
+    const id = c.req.param("id");
+    const model = modelsForKey(gateway, c.get("key")).find((m) => m.id === id);
+    if (!model) throw notFound(id);
+    const clientInterface = c.get("context").interface;
+    if (clientInterface === "gemini") return c.json(geminiModel(model));
+    if (clientInterface === "anthropic") return c.json(anthropicModel(model));
+    return c.json(openAIModel(model));
+  });
+
+  app.get("/v1beta/models", requireKey(gateway, "gemini"), (c) => {
+    const models = modelsForKey(gateway, c.get("key"));
+    return c.json(geminiList(models, c.req.query("pageSize"), c.req.query("pageToken")));
+  });
+
+  app.get("/v1beta/models/:id{[^:]+}", requireKey(gateway, "gemini"), (c) => {
+    const id = c.req.param("id").replace(/^models\//, "");
+    const model = modelsForKey(gateway, c.get("key")).find((m) => m.id === id);
+    if (!model) throw notFound(id);
+    return c.json(geminiModel(model));
+  });
+
+  return app;
+}

@@ -1,0 +1,76 @@
+/** Reads and checks JSON bodies, turning every problem into a 400 with the field named. */
+
+import type { z } from "zod";
+import { GatewayError, invalidRequest } from "../core/errors.ts";
+
+/** Parses `text` as JSON or throws 400 `invalid_json`. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === "") {
+    throw invalidRequest(
+      "The request body is empty; send a JSON object",
+      undefined,
+      "invalid_json",
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidRequest(
+      `The request body is not valid JSON: ${(error as Error).message}`,
+      undefined,
+      "invalid_json",
+    );
+  }
+}
+
+/** Checks `value` against `schema` or throws 400 naming the first offending field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue.path.join(".");
+  throw new GatewayError(
+    "invalid_request",
+    400,
+    path ? `Invalid value for '${path}': ${issue.message}` : `Invalid request: ${issue.message}`,
+    { param: path || undefined },
+  );
+}
+
+/** Reads a JSON body with the size limit enforced while reading. */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  return parseJson(await readLimitedText(request, maxBytes));
+}
+
+/** Reads a body as text, refusing with 413 once it passes `maxBytes`, declared or not. */
+export async function readLimitedText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new GatewayError(
+      "request_too_large",
+      413,
+      `The request body is larger than the limit of ${maxBytes} bytes`,
+    );
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const joined = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(joined);
+}

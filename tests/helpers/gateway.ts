@@ -1,0 +1,130 @@
+/** Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. */
+
+import { type RunningGateway, startGateway } from "../../main.ts";
+import { readSettings } from "../../core/settings.ts";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface TestGateway {
+  url: string;
+  running: RunningGateway;
+  kvPath: string;
+  admin<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }>;
+  /** Creates a key and returns its id and secret. */
+  createKey(input?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  /** Adds a model to the catalog. */
+  putModel(id: string, input: Record<string, unknown>): Promise<void>;
+  /** Adds an `openai` channel. */
+  addChannel(input: Record<string, unknown>): Promise<{ id: string }>;
+  balance(keyId: string): Promise<number>;
+  /** Every ledger entry of a key, all pages. */
+  ledger(
+    keyId: string,
+  ): Promise<Array<{ type: string; amount: number; ref: string; cost?: number }>>;
+  /** Fails unless the key's entries sum to its balance; returns the balance. */
+  assertLedgerInvariant(keyId: string): Promise<number>;
+  /** Waits until background settles and log writes are done. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Text prices used throughout the tests: 1 unit per input token, 2 per output token. */
+export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_input: 500_000 };
+
+export async function startTestGateway(
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
+  const kvPath = `${dir}/gateway.kv`;
+  const settings = readSettings((name) =>
+    ({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      GATEWAY_KV: kvPath,
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_LOG_REQUESTS: "0",
+      ...env,
+    })[name]
+  );
+  const running = await startGateway(settings);
+  const url = running.url;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+
+  const ledger = async (keyId: string) => {
+    const entries = [];
+    let cursor = "";
+    do {
+      const page = await admin("GET", `/admin/ledger?key=${keyId}&limit=1000&cursor=${cursor}`);
+      entries.push(...page.body.data);
+      cursor = page.body.cursor ?? "";
+    } while (cursor);
+    return entries;
+  };
+
+  const settle = async () => {
+    await running.gateway.drain();
+  };
+
+  return {
+    url,
+    running,
+    kvPath,
+    admin,
+    async createKey(input = {}) {
+      const { status, body } = await admin("POST", "/admin/keys", { name: "test", ...input });
+      if (status !== 201) throw new Error(`createKey: ${status} ${JSON.stringify(body)}`);
+      return { id: body.id, key: body.key };
+    },
+    async putModel(id, input) {
+      const { status, body } = await admin("PUT", `/admin/models/${id}`, input);
+      if (status !== 200) throw new Error(`putModel: ${status} ${JSON.stringify(body)}`);
+    },
+    async addChannel(input) {
+      const { status, body } = await admin("POST", "/admin/channels", {
+        name: "sim",
+        type: "openai",
+        keys: ["sk-upstream-test"],
+        ...input,
+      });
+      if (status !== 201) throw new Error(`addChannel: ${status} ${JSON.stringify(body)}`);
+      return body;
+    },
+    async balance(keyId) {
+      return (await admin("GET", `/admin/keys/${keyId}`)).body.balance;
+    },
+    ledger,
+    async assertLedgerInvariant(keyId) {
+      await settle();
+      const entries = await ledger(keyId);
+      const sum = entries.reduce((total, entry) => total + entry.amount, 0);
+      const balance = (await admin("GET", `/admin/keys/${keyId}`)).body.balance;
+      if (sum !== balance) {
+        throw new Error(
+          `Ledger invariant broken for ${keyId}: entries sum ${sum}, balance ${balance}`,
+        );
+      }
+      return balance;
+    },
+    settle,
+    async close() {
+      await running.shutdown();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Deno.test options for tests that hold a server open across steps. */
+export const serverTest = { sanitizeOps: false, sanitizeResources: false };

@@ -1,0 +1,316 @@
+/**
+ * A simulated OpenAI-compatible chat-completions upstream. It answers like the real API —
+ * role-first deltas, tool calls streamed in argument fragments, usage only in a last
+ * choice-less chunk when asked, `data: [DONE]` — and it can misbehave on request: error statuses,
+ * a stream that dies midway, malformed JSON, an in-stream error event, a hang, slow chunks.
+ * Frames are written split at awkward byte offsets to exercise the gateway's SSE parsing.
+ */
+
+export type UpstreamFault =
+  | { kind: "status"; status: number; message?: string; retryAfter?: string }
+  | { kind: "die_mid_stream"; afterChunks: number }
+  | { kind: "in_stream_error"; afterChunks: number }
+  | { kind: "malformed" }
+  | { kind: "hang" }
+  | { kind: "no_usage" };
+
+export interface RecordedRequest {
+  path: string;
+  authorization: string | null;
+  body: Record<string, unknown>;
+}
+
+export interface SimulatedUpstreamOptions {
+  /** Upstream keys accepted; others get 401. */
+  keys?: string[];
+  /** Milliseconds between stream chunks. */
+  chunkDelayMs?: number;
+  /** Characters of content per chunk. */
+  chunkSize?: number;
+  /** Cached prompt tokens reported in usage. */
+  cachedTokens?: number;
+}
+
+export interface SimulatedUpstream {
+  /** Base URL as the OpenAI SDK takes it (ends with /v1). */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Faults applied to the next requests, one each, in order. */
+  faults: UpstreamFault[];
+  /** A fault applied to every request while set. */
+  fault?: UpstreamFault;
+  options: SimulatedUpstreamOptions;
+  /** Streams that were cancelled by the gateway (client went away upstream of us). */
+  cancelledStreams: number;
+  close(): Promise<void>;
+}
+
+interface ChatMessage {
+  role: string;
+  content?: string | Array<{ type: string; text?: string }> | null;
+}
+
+function textOf(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => part.text ?? "").join("");
+  return "";
+}
+
+/** Usage the simulator reports for a request and its answer. */
+export function simulatedUsage(messages: ChatMessage[], outputChars: number, cached = 0) {
+  const promptChars = messages.reduce((sum, m) => sum + textOf(m.content).length, 0);
+  const prompt = Math.ceil(promptChars / 4) + 3 * messages.length;
+  const completion = Math.max(1, Math.ceil(outputChars / 4));
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: Math.min(cached, prompt) },
+  };
+}
+
+function errorBody(status: number, message: string) {
+  const type = status === 429
+    ? "rate_limit_error"
+    : status >= 500
+    ? "server_error"
+    : "invalid_request_error";
+  return JSON.stringify({ error: { message, type, param: null, code: `sim_${status}` } });
+}
+
+const encoder = new TextEncoder();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the simulator on a free loopback port. */
+export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}): SimulatedUpstream {
+  const state: SimulatedUpstream = {
+    baseUrl: "",
+    requests: [],
+    faults: [],
+    options,
+    cancelledStreams: 0,
+    close: async () => {},
+  };
+  const keys = options.keys ?? ["sk-upstream-test"];
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    if (req.method !== "POST" || url.pathname !== "/v1/chat/completions") {
+      return new Response(errorBody(404, `Unknown path ${url.pathname}`), { status: 404 });
+    }
+    const authorization = req.headers.get("authorization");
+    const body = await req.json();
+    state.requests.push({ path: url.pathname, authorization, body });
+    if (!keys.some((key) => authorization === `Bearer ${key}`)) {
+      return new Response(errorBody(401, "Incorrect API key provided"), {
+        status: 401,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const fault = state.faults.shift() ?? state.fault;
+    if (fault?.kind === "status") {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (fault.retryAfter) headers["retry-after"] = fault.retryAfter;
+      return new Response(errorBody(fault.status, fault.message ?? "Simulated failure"), {
+        status: fault.status,
+        headers,
+      });
+    }
+    if (fault?.kind === "hang") {
+      await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+      return new Response(null, { status: 499 });
+    }
+    return body.stream ? streamAnswer(body, fault, req.signal) : jsonAnswer(body, fault);
+  });
+  state.baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+  state.close = () => server.shutdown();
+
+  function plan(body: Record<string, unknown>) {
+    const messages = body.messages as ChatMessage[];
+    const tools = (body.tools as Array<{ function: { name: string } }> | undefined) ?? [];
+    const useTools = tools.length > 0 && body.tool_choice !== "none";
+    const lastUser = [...messages].reverse().find((m) => m.role === "user");
+    const content = `Echo: ${textOf(lastUser?.content)}`;
+    const calls = useTools
+      ? tools.slice(0, 3).map((tool, index) => ({
+        id: `call_${index}`,
+        name: tool.function.name,
+        arguments: JSON.stringify({ city: `City ${index}`, unit: "celsius", index }),
+      }))
+      : [];
+    const outputChars = useTools
+      ? calls.reduce((n, c) => n + c.arguments.length, 0)
+      : content.length;
+    const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
+    let text = content;
+    let finish = useTools ? "tool_calls" : "stop";
+    if (!useTools && maxTokens && Math.ceil(content.length / 4) > maxTokens) {
+      text = content.slice(0, maxTokens * 4);
+      finish = "length";
+    }
+    return {
+      messages,
+      content: useTools ? null : text,
+      calls,
+      finish,
+      usage: simulatedUsage(messages, useTools ? outputChars : text.length, options.cachedTokens),
+    };
+  }
+
+  function jsonAnswer(body: Record<string, unknown>, fault?: UpstreamFault) {
+    if (fault?.kind === "malformed") {
+      return new Response('{"id": "chatcmpl-broken", "choices": [', {
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const answer = plan(body);
+    const message: Record<string, unknown> = { role: "assistant", content: answer.content };
+    if (answer.calls.length) {
+      message.tool_calls = answer.calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      }));
+    }
+    return Response.json({
+      id: `chatcmpl-${crypto.randomUUID()}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finish }],
+      ...(fault?.kind === "no_usage" ? {} : { usage: answer.usage }),
+    });
+  }
+
+  function streamAnswer(
+    body: Record<string, unknown>,
+    fault: UpstreamFault | undefined,
+    signal: AbortSignal,
+  ) {
+    const answer = plan(body);
+    const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)
+          ?.include_usage === true && fault?.kind !== "no_usage";
+    const id = `chatcmpl-${crypto.randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: body.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(includeUsage ? { usage: null } : {}),
+    });
+    const chunks: unknown[] = [
+      chunk({ role: "assistant", content: answer.content === null ? null : "" }),
+    ];
+    const size = options.chunkSize ?? 3;
+    if (answer.content) {
+      for (let i = 0; i < answer.content.length; i += size) {
+        chunks.push(chunk({ content: answer.content.slice(i, i + size) }));
+      }
+    }
+    answer.calls.forEach((call, index) => {
+      chunks.push(chunk({
+        tool_calls: [{
+          index,
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: "" },
+        }],
+      }));
+      for (let i = 0; i < call.arguments.length; i += 5) {
+        chunks.push(
+          chunk({
+            tool_calls: [{ index, function: { arguments: call.arguments.slice(i, i + 5) } }],
+          }),
+        );
+      }
+    });
+    chunks.push(chunk({}, answer.finish));
+    if (includeUsage) {
+      chunks.push({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model: body.model,
+        choices: [],
+        usage: answer.usage,
+      });
+    }
+
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        let sent = 0;
+        for (const item of chunks) {
+          if (cancelled || signal.aborted) return;
+          if (fault?.kind === "die_mid_stream" && sent === fault.afterChunks) {
+            controller.error(new Error("simulated connection loss"));
+            return;
+          }
+          if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {
+            controller.enqueue(encoder.encode(
+              `data: ${
+                JSON.stringify({
+                  error: {
+                    message: "Simulated overload",
+                    type: "server_error",
+                    param: null,
+                    code: "overloaded",
+                  },
+                })
+              }\n\n`,
+            ));
+            controller.close();
+            return;
+          }
+          const frame = `data: ${JSON.stringify(item)}\n\n`;
+          const cut = Math.max(1, Math.floor(frame.length / 2) + (sent % 7));
+          controller.enqueue(encoder.encode(frame.slice(0, cut)));
+          controller.enqueue(encoder.encode(frame.slice(cut)));
+          sent++;
+          if (options.chunkDelayMs) await sleep(options.chunkDelayMs);
+        }
+        if (!cancelled) {
+          controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+          controller.close();
+        }
+      },
+      cancel() {
+        cancelled = true;
+        state.cancelledStreams++;
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  }
+
+  return state;
+}
+
+/** A TCP server that reads a request and then drops the connection without answering. */
+export function startResettingServer(): { baseUrl: string; close(): void; connections: number } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const state = {
+    baseUrl: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/v1`,
+    connections: 0,
+    close: () => listener.close(),
+  };
+  (async () => {
+    try {
+      for await (const conn of listener) {
+        state.connections++;
+        const buffer = new Uint8Array(4096);
+        conn.read(buffer).catch(() => null).finally(() => {
+          try {
+            conn.close();
+          } catch {
+            // already closed
+          }
+        });
+      }
+    } catch {
+      // listener closed
+    }
+  })();
+  return state;
+}
