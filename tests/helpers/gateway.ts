@@ -9,6 +9,7 @@ export interface TestGateway {
   url: string;
   running: RunningGateway;
   kvPath: string;
+  // deno-lint-ignore no-explicit-any
   admin<T = any>(
     method: string,
     path: string,
