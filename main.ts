@@ -38,7 +38,10 @@ async function applyConfig(gateway: Gateway, config: ParsedConfig): Promise<void
 }
 
 /** Starts the gateway with `settings`; used by main and by the tests. */
-export async function startGateway(settings: Settings): Promise<RunningGateway> {
+export async function startGateway(
+  settings: Settings,
+  options: { quiet?: boolean } = {},
+): Promise<RunningGateway> {
   const config = settings.configPath
     ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
     : undefined;
@@ -81,7 +84,7 @@ export async function startGateway(settings: Settings): Promise<RunningGateway> 
   }, app.fetch);
   const port = server.addr.port;
   ready = true;
-  console.log(JSON.stringify({ msg: "listening", host: settings.host, port }));
+  if (!options.quiet) console.log(JSON.stringify({ msg: "listening", host: settings.host, port }));
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>

@@ -9,7 +9,6 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
 import { DEFAULT_MAX_OUTPUT_TOKENS, type TextPrice } from "./catalog.ts";
 import type { Channel } from "./channel_schema.ts";
-import { GatewayError } from "./errors.ts";
 import type { Gateway } from "./gateway.ts";
 import type { KeyRecord } from "./key_schema.ts";
 import { resolveModel } from "./model_access.ts";
@@ -26,12 +25,22 @@ import {
   estimatePromptTokens,
   promptTokensUpperBound,
 } from "./formats/openai_chat/estimate_tokens.ts";
-import { convertOpenAIChatUsage } from "./formats/openai_chat/convert_usage.ts";
+import {
+  convertOpenAIChatUsage,
+  type OpenAIChatUsage,
+} from "./formats/openai_chat/convert_usage.ts";
 import { OpenAIChatStreamRelay } from "./formats/openai_chat/stream_relay.ts";
 
 export type ChatAnswer =
   | { kind: "json"; body: string; headers: Record<string, string> }
   | { kind: "stream"; stream: ReadableStream<Uint8Array>; headers: Record<string, string> };
+
+/** The parts of an upstream chat completion the gateway reads; the rest passes through. */
+interface ChatCompletion extends Record<string, unknown> {
+  model?: string;
+  usage?: OpenAIChatUsage | null;
+  choices?: Array<{ message?: unknown }>;
+}
 
 interface StreamStart {
   call: UpstreamCall;
@@ -91,13 +100,13 @@ export async function completeChat(
     })());
 
   const timeoutOf = (channel: Channel) => channel.timeout_ms;
-  let chosen: { result: Response | StreamStart; channel: Channel };
+  let chosen: { result: ChatCompletion | StreamStart; channel: Channel };
   try {
     chosen = await withFailover(
       order,
       1 + gateway.options.maxRetries,
       clientSignal,
-      async (channel): Promise<Response | StreamStart> => {
+      async (channel): Promise<ChatCompletion | StreamStart> => {
         context.attempts++;
         const call = new UpstreamCall(timeoutOf(channel), clientSignal);
         const { url, init } = buildOpenAIChatRequest(
@@ -111,7 +120,13 @@ export async function completeChat(
           if (!stream) {
             const text = await response.text();
             call.done();
-            return new Response(text, { status: response.status, headers: response.headers });
+            try {
+              return JSON.parse(text) as ChatCompletion;
+            } catch {
+              throw new UpstreamAttemptError("The upstream answered with invalid JSON", {
+                retryable: true,
+              });
+            }
           }
           if (!response.body) throw new UpstreamAttemptError("empty stream", { retryable: true });
           const events = response.body
@@ -153,24 +168,11 @@ export async function completeChat(
   const headers = { "x-gateway-channel": channel.id };
 
   if (!stream) {
-    const text = await (chosen.result as Response).text();
-    let answer:
-      & { model?: string; usage?: Parameters<typeof convertOpenAIChatUsage>[0] }
-      & Record<
-        string,
-        unknown
-      >;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      await bill.release("upstream answer was not JSON");
-      throw new GatewayError("upstream_malformed", 502, "The upstream answered with invalid JSON");
-    }
+    const answer = chosen.result as ChatCompletion;
     answer.model = request.model;
     const usage = answer.usage ? convertOpenAIChatUsage(answer.usage) : undefined;
     const outputChars = JSON.stringify(
-      (answer.choices as unknown[] | undefined)?.map((c) => (c as { message?: unknown }).message) ??
-        [],
+      answer.choices?.map((choice) => choice.message) ?? [],
     ).length;
     finishBilled(
       channel,

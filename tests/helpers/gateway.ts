@@ -51,7 +51,7 @@ export async function startTestGateway(
       ...env,
     })[name]
   );
-  const running = await startGateway(settings);
+  const running = await startGateway(settings, { quiet: true });
   const url = running.url;
 
   const admin = async (method: string, path: string, body?: unknown) => {

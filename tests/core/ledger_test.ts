@@ -1,0 +1,121 @@
+import { assertEquals, assertOk, assertRejects } from "../helpers/assert.ts";
+import { Ledger } from "../../core/ledger.ts";
+
+async function withLedger(fn: (ledger: Ledger, kv: Deno.Kv, path: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/ledger.kv`);
+  try {
+    await fn(new Ledger(kv), kv, `${dir}/ledger.kv`);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function sumOfEntries(ledger: Ledger, keyId: string) {
+  const { data } = await ledger.list(keyId, undefined, 1000);
+  return data.reduce((sum, entry) => sum + entry.amount, 0);
+}
+
+const limited = { unlimited: false, credit_limit: 0 };
+
+Deno.test("Ledger settles a hold once: a second settle or a release does nothing", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 1_000);
+    await ledger.hold("k", limited, "req-1", 300);
+    assertEquals(await ledger.balance("k"), 700);
+    const settled = await ledger.settle("k", limited, "req-1", 120);
+    assertEquals(settled?.amount, 180);
+    assertEquals(await ledger.settle("k", limited, "req-1", 120), null);
+    assertEquals(await ledger.release("k", "req-1"), null);
+    assertEquals(await ledger.balance("k"), 880);
+    assertEquals(await sumOfEntries(ledger, "k"), 880);
+  });
+});
+
+Deno.test("Ledger.hold() refuses with insufficient_balance and writes nothing", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 100);
+    await assertRejects(() => ledger.hold("k", limited, "req-1", 101));
+    assertEquals(await ledger.balance("k"), 100);
+    assertEquals((await ledger.list("k", undefined, 100)).data.length, 1);
+  });
+});
+
+Deno.test("Ledger.hold() allows going down to the credit limit, not below", async () => {
+  await withLedger(async (ledger) => {
+    const limit = { unlimited: false, credit_limit: 50 };
+    await ledger.hold("k", limit, "a", 50);
+    await assertRejects(() => ledger.hold("k", limit, "b", 1));
+    await ledger.hold("k", { unlimited: true, credit_limit: 0 }, "c", 1_000);
+    assertEquals(await ledger.balance("k"), -1_050);
+  });
+});
+
+Deno.test("Ledger.settle() never takes a balance below its floor and records the shortfall", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 100);
+    await ledger.hold("k", limited, "req", 80);
+    const entry = await ledger.settle("k", limited, "req", 150);
+    assertEquals(entry?.cost, 150);
+    assertEquals(entry?.shortfall, 50);
+    assertEquals(await ledger.balance("k"), 0);
+    assertEquals(await sumOfEntries(ledger, "k"), 0);
+  });
+});
+
+Deno.test("Ledger under 200 concurrent holds never overdraws and keeps the invariant", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 5_000);
+    const results = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => ledger.hold("k", limited, `req-${i}`, 100)),
+    );
+    assertEquals(results.filter((r) => r.status === "fulfilled").length, 50);
+    assertEquals(await ledger.balance("k"), 0);
+    assertEquals(await sumOfEntries(ledger, "k"), 0);
+  });
+});
+
+Deno.test("Ledger on two KV handles of one file keeps the invariant when both race", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      const other = new Ledger(otherKv);
+      await ledger.credit("k", 3_000);
+      const work = Array.from(
+        { length: 60 },
+        (_, i) =>
+          (i % 2 ? ledger : other).hold("k", limited, `req-${i}`, 100).then(() =>
+            (i % 3 ? ledger : other).settle("k", limited, `req-${i}`, 40)
+          ),
+      );
+      const results = await Promise.allSettled(work);
+      const ok = results.filter((r) => r.status === "fulfilled").length;
+      assertOk(ok >= 30, `only ${ok} of 60 succeeded`);
+      const balance = await ledger.balance("k");
+      assertOk(balance >= 0);
+      assertEquals(await sumOfEntries(ledger, "k"), balance);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
+
+Deno.test("Ledger.releaseStaleHolds() gives back holds a dead process left open", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 500);
+    await ledger.hold("k", limited, "orphan", 200);
+    assertEquals(await ledger.releaseStaleHolds(60_000), 0);
+    assertEquals(await ledger.releaseStaleHolds(0), 1);
+    assertEquals(await ledger.balance("k"), 500);
+    assertEquals(await ledger.releaseStaleHolds(0), 0);
+  });
+});
+
+Deno.test("Ledger.credit() with a ref happens once", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 10, { ref: "invoice-1" });
+    await assertRejects(() => ledger.credit("k", 10, { ref: "invoice-1" }));
+    assertEquals(await ledger.balance("k"), 10);
+  });
+});
