@@ -38,6 +38,8 @@ export interface LoadResult {
   /** Answers in the measured window by status ("fetch_error" for failed fetches). */
   statuses: Record<string, number>;
   warmup_errors: number;
+  /** Every 2xx answer of the run, warm-up and stragglers after the end included. */
+  total_ok: number;
   /** The first error seen, warm-up included: status and the start of the body, or the exception. */
   error_sample: string | null;
 }
@@ -57,6 +59,7 @@ interface Tally {
   requests: number;
   errors: number;
   warmupErrors: number;
+  totalOk: number;
   totals: number[];
   ttfbs: number[];
   statuses: Record<string, number>;
@@ -126,6 +129,7 @@ async function oneRequest(options: LoadOptions, signal: AbortSignal): Promise<Ou
 }
 
 function record(tally: Tally, outcome: Outcome, done: number): void {
+  if (outcome.ok) tally.totalOk++;
   if (!outcome.ok && tally.errorSample === null) {
     tally.errorSample = `${outcome.status}: ${outcome.error ?? ""}`;
   }
@@ -163,6 +167,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     requests: 0,
     errors: 0,
     warmupErrors: 0,
+    totalOk: 0,
     totals: [],
     ttfbs: [],
     statuses: {},
@@ -197,6 +202,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     seconds: round(seconds),
     statuses: tally.statuses,
     warmup_errors: tally.warmupErrors,
+    total_ok: tally.totalOk,
     error_sample: tally.errorSample,
   };
 }

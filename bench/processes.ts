@@ -70,7 +70,7 @@ async function waitForPort(lines: AsyncGenerator<string>, stdout: string[]): Pro
 }
 
 function delay(ms: number): { promise: Promise<void>; cancel(): void } {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const promise = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
   return { promise, cancel: () => clearTimeout(timer) };
 }

@@ -245,6 +245,8 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         for (const item of chunks) {
           if (cancelled || signal.aborted) return;
           if (fault?.kind === "die_mid_stream" && sent === fault.afterChunks) {
+            // Let what was sent reach the wire first, as a real connection loss would.
+            if (sent > 0) await sleep(30);
             controller.error(new Error("simulated connection loss"));
             return;
           }
