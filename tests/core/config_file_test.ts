@@ -62,3 +62,11 @@ Deno.test("parseConfig() refuses invalid JSON and unknown top-level fields", () 
   assertEquals(messageOf(JSON.stringify({ chanels: [] })).includes("chanels"), true);
   assertThrows(() => parseConfig(JSON.stringify({ server: { max_retries: -1 } }), env({})));
 });
+
+Deno.test("parseConfig() accepts the README's example file", async () => {
+  const text = await Deno.readTextFile(new URL("../../gateway.example.json", import.meta.url));
+  const config = parseConfig(text, () => "sk-from-env", "gateway.example.json");
+  assertEquals(config.channels.map((channel) => channel.id), ["openai-main", "backup"]);
+  assertEquals(config.channels[0].input.keys, ["sk-from-env", "sk-from-env"]);
+  assertEquals(Object.keys(config.models).length, 3);
+});
