@@ -43,6 +43,9 @@ export interface SpendingLimit {
 
 type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
 
+/** Returned by a plan that must see the balance fresh from KV before it decides. */
+const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
+
 const MAX_ATTEMPTS = 50;
 
 function isRetryableCommitError(error: unknown): boolean {
@@ -72,12 +75,15 @@ export class Ledger {
     return next;
   }
 
-  async #readBalance(keyId: string, fresh: boolean): Promise<Deno.KvEntryMaybe<number>> {
+  async #readBalance(
+    keyId: string,
+    fresh: boolean,
+  ): Promise<{ entry: Deno.KvEntryMaybe<number>; cached: boolean }> {
     const cached = this.#balances.get(keyId);
-    if (cached && !fresh) return cached;
+    if (cached && !fresh) return { entry: cached, cached: true };
     const entry = await this.#kv.get<number>(kvKeys.balance(keyId));
     this.#balances.set(keyId, entry);
-    return entry;
+    return { entry, cached: false };
   }
 
   /**
@@ -86,15 +92,23 @@ export class Ledger {
    */
   #change(
     keyId: string,
-    plan: (balance: number, atomic: Deno.AtomicOperation) => Promise<PlannedEntry | null>,
+    plan: (
+      balance: number,
+      atomic: Deno.AtomicOperation,
+      cached: boolean,
+    ) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE>,
   ): Promise<LedgerEntry | null> {
     return this.#serialised(keyId, async () => {
       let fresh = false;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await this.#readBalance(keyId, fresh);
+        const { entry: current, cached } = await this.#readBalance(keyId, fresh);
         const balance = current.value ?? 0;
         const atomic = this.#kv.atomic();
-        const planned = await plan(balance, atomic);
+        const planned = await plan(balance, atomic, cached);
+        if (planned === NEEDS_FRESH_BALANCE) {
+          fresh = true;
+          continue;
+        }
         if (!planned) return null;
         const after = balance + planned.amount;
         const entry: LedgerEntry = {
@@ -175,8 +189,10 @@ export class Ledger {
    * balance would drop below the key's floor.
    */
   async hold(keyId: string, limit: SpendingLimit, ref: string, amount: number) {
-    const entry = await this.#change(keyId, async (balance, atomic) => {
+    const entry = await this.#change(keyId, async (balance, atomic, cached) => {
       if (!limit.unlimited && balance - amount < -limit.credit_limit) {
+        // Another instance may have added credit since this one last looked.
+        if (cached) return NEEDS_FRESH_BALANCE;
         throw new GatewayError(
           "insufficient_balance",
           402,

@@ -119,3 +119,18 @@ Deno.test("Ledger.credit() with a ref happens once", async () => {
     assertEquals(await ledger.balance("k"), 10);
   });
 });
+
+Deno.test("Ledger.hold() sees credit added by another instance before it refuses", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      await ledger.credit("k", 10);
+      await ledger.hold("k", limited, "small", 5);
+      await new Ledger(otherKv).credit("k", 1_000);
+      await ledger.hold("k", limited, "large", 900);
+      assertEquals(await ledger.balance("k"), 105);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
