@@ -6,6 +6,7 @@ const STOP_GRACE_MS = 5_000;
 /** A server child process that printed `{"msg":"listening","port":N}` on stdout. */
 export interface ServerProcess {
   name: string;
+  pid: number;
   port: number;
   /** `http://127.0.0.1:<port>` */
   url: string;
@@ -124,7 +125,15 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
         throw new Error("did not print its listening line in time");
       }),
     ]);
-    return { name: spec.name, port, url: `http://127.0.0.1:${port}`, stdout, stderr, stop };
+    return {
+      name: spec.name,
+      pid: child.pid,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      stdout,
+      stderr,
+      stop,
+    };
   } catch (error) {
     await stop();
     const tail = [...stdout, ...stderr].slice(-20).join("\n");

@@ -7,22 +7,21 @@
 import type { LoadResult } from "./load.ts";
 import { type ServerProcess, startServer, waitForOk } from "./processes.ts";
 import { type BenchConfig, formatReport, type TargetResult } from "./report.ts";
+import {
+  ADMIN_TOKEN,
+  CHAT_PATH,
+  ledgerCheck,
+  metricsSummary,
+  PLAIN_BODY,
+  rssMb,
+  sanityCheck,
+  seed,
+  STREAM_BODY,
+} from "./gateway_checks.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
-const ADMIN_TOKEN = "bench-admin";
-const MODEL = "bench-model";
-/** Units one request costs: 10 input and 5 output tokens at 1 and 2 units per token. */
-const COST_PER_REQUEST = 20;
-const PLAIN_BODY = JSON.stringify({
-  model: MODEL,
-  messages: [{ role: "user", content: "Say hello" }],
-});
-const STREAM_BODY = JSON.stringify({
-  model: MODEL,
-  messages: [{ role: "user", content: "Say hello" }],
-  stream: true,
-});
-const CHAT_PATH = "/v1/chat/completions";
+/** Load generators under way, killed if the bench is interrupted. */
+const runningLoads = new Set<Deno.ChildProcess>();
 const FORWARDER = "bare forwarder";
 const GATEWAY = "gateway";
 
@@ -36,77 +35,6 @@ function log(message: string): void {
   console.error(`[bench] ${message}`);
 }
 
-async function admin(
-  gatewayUrl: string,
-  method: string,
-  path: string,
-  body: unknown,
-  expected: number,
-): Promise<Record<string, unknown>> {
-  const response = await fetch(gatewayUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expected) {
-    throw new Error(`${method} ${path}: expected ${expected}, got ${response.status}: ${text}`);
-  }
-  return text ? JSON.parse(text) : {};
-}
-
-/** Registers the model, a channel to the fixed upstream and an unlimited key; returns the key. */
-async function seed(gatewayUrl: string, upstreamUrl: string): Promise<{ id: string; key: string }> {
-  await admin(gatewayUrl, "PUT", `/admin/models/${MODEL}`, {
-    kind: "text",
-    price: { input: 1_000_000, output: 2_000_000 },
-  }, 200);
-  await admin(gatewayUrl, "POST", "/admin/channels", {
-    name: "bench",
-    type: "openai",
-    base_url: `${upstreamUrl}/v1`,
-    keys: ["sk-bench"],
-    models: [MODEL],
-  }, 201);
-  const created = await admin(gatewayUrl, "POST", "/admin/keys", {
-    name: "bench",
-    unlimited: true,
-  }, 201);
-  if (typeof created.key !== "string" || typeof created.id !== "string") {
-    throw new Error(`POST /admin/keys answered without id/key: ${JSON.stringify(created)}`);
-  }
-  return { id: created.id, key: created.key };
-}
-
-async function chat(url: string, key: string, body: string): Promise<[number, string]> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body,
-  });
-  return [response.status, await response.text()];
-}
-
-/** One plain and one streaming request through the gateway must succeed before measuring. */
-async function sanityCheck(gatewayUrl: string, key: string): Promise<void> {
-  const [status, text] = await chat(gatewayUrl + CHAT_PATH, key, PLAIN_BODY);
-  let choices: unknown;
-  try {
-    choices = JSON.parse(text).choices;
-  } catch {
-    choices = undefined;
-  }
-  if (status !== 200 || !Array.isArray(choices) || choices.length === 0) {
-    throw new Error(`Sanity check failed: gateway answered ${status}: ${text}`);
-  }
-  const [streamStatus, streamText] = await chat(gatewayUrl + CHAT_PATH, key, STREAM_BODY);
-  if (streamStatus !== 200 || !streamText.trimEnd().endsWith("data: [DONE]")) {
-    throw new Error(
-      `Streaming sanity check failed: gateway answered ${streamStatus}: ${streamText}`,
-    );
-  }
-}
-
 /** Runs bench/load.ts in its own process against `url`. */
 async function load(
   url: string,
@@ -116,7 +44,7 @@ async function load(
   seconds: number,
   warmup: number,
 ): Promise<LoadResult> {
-  const output = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-q",
@@ -133,7 +61,9 @@ async function load(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  runningLoads.add(child);
+  const output = await child.output().finally(() => runningLoads.delete(child));
   const stdout = new TextDecoder().decode(output.stdout).trim();
   if (!output.success) {
     const stderr = new TextDecoder().decode(output.stderr);
@@ -147,34 +77,6 @@ function describe(result: LoadResult): string {
   return `${
     result.rps.toFixed(0)
   } req/s, p50 ${result.p50_ms} ms, ttfb p50 ${result.ttfb_p50_ms} ms${errors}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Waits until the key's balance stops moving, then compares it with what was charged. */
-async function ledgerCheck(gatewayUrl: string, keyId: string, okRequests: number): Promise<string> {
-  let balance = NaN;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const record = await admin(gatewayUrl, "GET", `/admin/keys/${keyId}`, undefined, 200);
-    const next = Number(record.balance);
-    if (next === balance) break;
-    balance = next;
-    await sleep(250);
-  }
-  const expected = -okRequests * COST_PER_REQUEST;
-  const verdict = balance === expected ? "matches" : `DIFFERS by ${balance - expected} units`;
-  return `Ledger: ${okRequests} successful gateway requests x ${COST_PER_REQUEST} units = ` +
-    `${expected}; key balance ${balance} (${verdict})`;
-}
-
-async function metricsSummary(gatewayUrl: string): Promise<string[]> {
-  const response = await fetch(`${gatewayUrl}/metrics`);
-  const text = await response.text();
-  return text.split("\n").filter((line) =>
-    /^gateway_(requests_total|upstream_attempts_total|cost_units_total)/.test(line)
-  );
 }
 
 async function measure(
@@ -239,10 +141,19 @@ async function main(): Promise<void> {
   const started: ServerProcess[] = [];
   const stopAll = () => Promise.all(started.map((server) => server.stop()));
   const onSignal = async () => {
+    for (const child of runningLoads) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+    }
     await stopAll();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
     Deno.exit(130);
   };
   Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
   try {
     const serverArgs = ["run", "-q", "--allow-net", "--allow-env"];
     const upstream = await startServer({
@@ -279,7 +190,9 @@ async function main(): Promise<void> {
     await sanityCheck(gateway.url, key);
     log("sanity check passed; measuring (targets one at a time)");
 
+    const rssBefore = await rssMb(gateway.pid);
     const results = await measure({ upstream, forwarder, gateway }, key, config);
+    const rssAfterLoad = await rssMb(gateway.pid);
     console.log("");
     console.log(formatReport(config, results, FORWARDER, GATEWAY));
 
@@ -288,6 +201,10 @@ async function main(): Promise<void> {
       (gatewayResult.stream?.total_ok ?? 0);
     console.log("");
     console.log(await ledgerCheck(gateway.url, id, okRequests));
+    console.log(
+      `Gateway RSS: ${rssBefore} before load, ${rssAfterLoad} right after the ` +
+        `${config.connections}-connection run, ${await rssMb(gateway.pid)} once settled`,
+    );
     console.log(["Gateway /metrics:", ...(await metricsSummary(gateway.url))].join("\n  "));
     const noise = gateway.stderr.filter((line) => line.trim());
     const stdoutExtra = gateway.stdout.filter((line) => !line.includes('"listening"'));
@@ -300,6 +217,7 @@ async function main(): Promise<void> {
     }
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
     await stopAll();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
