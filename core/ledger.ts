@@ -52,27 +52,46 @@ function isRetryableCommitError(error: unknown): boolean {
   return error instanceof TypeError && /database is locked/i.test(error.message);
 }
 
-/** Money movements on keys, exact under concurrency and across processes. */
+/** What a plan sees: the balance so far and the open holds, with this batch's changes applied. */
+interface BatchView {
+  balance: number;
+  /** Whether `balance` came from this process's cache rather than a fresh KV read. */
+  cached: boolean;
+  readHold(ref: string): Promise<OpenHold | null>;
+  writeHold(ref: string, hold: OpenHold | null): void;
+  atomic: Deno.AtomicOperation;
+}
+
+type Plan = (view: BatchView) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE>;
+
+interface QueuedChange {
+  plan: Plan;
+  /** Adds its own KV checks, so it commits alone (self-hosted denokv allows 10 checks). */
+  alone: boolean;
+  resolve(entry: LedgerEntry | null): void;
+  reject(error: unknown): void;
+}
+
+/** Changes of one key committed together; bounded well under KV's 1,000 mutations per commit. */
+const MAX_BATCH = 100;
+
+/**
+ * Money movements on keys, exact under concurrency and across processes.
+ *
+ * Every change to a key also writes that key's balance entry, and every commit checks the
+ * balance entry's versionstamp: so all changes of one key, on any instance, are ordered by that
+ * one check, and a plan's reads of hold records are valid as long as the check passes. Within a
+ * process, changes queued for a key are planned in order and written in one atomic commit (group
+ * commit): a busy key costs one KV commit per batch, not per request.
+ */
 export class Ledger {
   #kv: Deno.Kv;
-  /** Per-key promise chains: one process never races itself on a balance. */
-  #queues = new Map<string, Promise<unknown>>();
+  #queues = new Map<string, QueuedChange[]>();
   /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
   #balances = new Map<string, Deno.KvEntryMaybe<number>>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
-  }
-
-  #serialised<T>(keyId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(keyId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => {});
-    this.#queues.set(keyId, tail);
-    tail.then(() => {
-      if (this.#queues.get(keyId) === tail) this.#queues.delete(keyId);
-    });
-    return next;
   }
 
   async #readBalance(
@@ -86,60 +105,107 @@ export class Ledger {
     return { entry, cached: false };
   }
 
-  /**
-   * Plans a change against the current balance and commits it with its entry, retrying on a
-   * lost race. `plan` adds its own checks to `atomic`, or returns null to change nothing.
-   */
-  #change(
-    keyId: string,
-    plan: (
-      balance: number,
-      atomic: Deno.AtomicOperation,
-      cached: boolean,
-    ) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE>,
-  ): Promise<LedgerEntry | null> {
-    return this.#serialised(keyId, async () => {
-      let fresh = false;
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const { entry: current, cached } = await this.#readBalance(keyId, fresh);
-        const balance = current.value ?? 0;
-        const atomic = this.#kv.atomic();
-        const planned = await plan(balance, atomic, cached);
-        if (planned === NEEDS_FRESH_BALANCE) {
-          fresh = true;
-          continue;
-        }
-        if (!planned) return null;
-        const after = balance + planned.amount;
-        const entry: LedgerEntry = {
-          id: timeOrderedId("le"),
-          key_id: keyId,
-          balance_after: after,
-          at: new Date().toISOString(),
-          ...planned,
-        };
-        atomic.check(current)
-          .set(kvKeys.balance(keyId), after)
-          .set(kvKeys.ledgerEntry(keyId, entry.id), entry);
-        try {
-          const committed = await atomic.commit();
-          if (committed.ok) {
-            this.#balances.set(keyId, {
-              key: [...kvKeys.balance(keyId)],
-              value: after,
-              versionstamp: committed.versionstamp,
-            });
-            return entry;
-          }
-        } catch (error) {
-          if (!isRetryableCommitError(error)) throw error;
-        }
-        fresh = true;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+  /** Queues a change of `keyId`'s balance; resolves with its entry, or null if it changed nothing. */
+  #change(keyId: string, plan: Plan, alone = false): Promise<LedgerEntry | null> {
+    return new Promise((resolve, reject) => {
+      let queue = this.#queues.get(keyId);
+      const idle = !queue;
+      if (!queue) this.#queues.set(keyId, queue = []);
+      queue.push({ plan, alone, resolve, reject });
+      if (idle) this.#drain(keyId, queue);
+    });
+  }
+
+  async #drain(keyId: string, queue: QueuedChange[]): Promise<void> {
+    while (queue.length) {
+      const count = queue[0].alone
+        ? 1
+        : Math.min(MAX_BATCH, queue.findIndex((change) => change.alone) >>> 0, queue.length);
+      const batch = queue.splice(0, count);
+      try {
+        await this.#commitBatch(keyId, batch);
+      } catch (error) {
+        for (const change of batch) change.reject(error);
       }
-      throw new GatewayError("ledger_busy", 503, "The ledger is busy; retry the request", {
-        retryable: true,
-      });
+    }
+    this.#queues.delete(keyId);
+  }
+
+  async #commitBatch(keyId: string, batch: QueuedChange[]): Promise<void> {
+    let fresh = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const { entry: current, cached } = await this.#readBalance(keyId, fresh);
+      const atomic = this.#kv.atomic();
+      const holds = new Map<string, OpenHold | null>();
+      const view: BatchView = {
+        balance: current.value ?? 0,
+        cached,
+        atomic,
+        readHold: async (ref) =>
+          holds.has(ref)
+            ? holds.get(ref)!
+            : (await this.#kv.get<OpenHold>(kvKeys.openHold(ref))).value,
+        writeHold: (ref, hold) => void holds.set(ref, hold),
+      };
+      const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
+      let needsFresh = false;
+      for (const change of batch) {
+        try {
+          const planned = await change.plan(view);
+          if (planned === NEEDS_FRESH_BALANCE) {
+            needsFresh = true;
+            break;
+          }
+          if (!planned) {
+            outcomes.push({ entry: null });
+            continue;
+          }
+          view.balance += planned.amount;
+          const entry: LedgerEntry = {
+            id: timeOrderedId("le"),
+            key_id: keyId,
+            balance_after: view.balance,
+            at: new Date().toISOString(),
+            ...planned,
+          };
+          atomic.set(kvKeys.ledgerEntry(keyId, entry.id), entry);
+          outcomes.push({ entry });
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+      if (needsFresh) {
+        fresh = true;
+        continue;
+      }
+      for (const [ref, hold] of holds) {
+        if (hold) atomic.set(kvKeys.openHold(ref), hold);
+        else atomic.delete(kvKeys.openHold(ref));
+      }
+      atomic.check(current).set(kvKeys.balance(keyId), view.balance);
+      try {
+        const committed = await atomic.commit();
+        if (committed.ok) {
+          this.#balances.set(keyId, {
+            key: [...kvKeys.balance(keyId)],
+            value: view.balance,
+            versionstamp: committed.versionstamp,
+          });
+          batch.forEach((change, index) => {
+            const outcome = outcomes[index];
+            if ("error" in outcome) change.reject(outcome.error);
+            else change.resolve(outcome.entry ?? null);
+          });
+          return;
+        }
+      } catch (error) {
+        if (!isRetryableCommitError(error)) throw error;
+      }
+      fresh = true;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+    }
+    throw new GatewayError("ledger_busy", 503, "The ledger is busy; retry the request", {
+      retryable: true,
     });
   }
 
@@ -166,14 +232,14 @@ export class Ledger {
     options: { note?: string; ref?: string } = {},
   ): Promise<LedgerEntry> {
     const ref = options.ref ?? timeOrderedId("cr");
-    const entry = await this.#change(keyId, async (_balance, atomic) => {
+    const entry = await this.#change(keyId, async ({ atomic }) => {
       if (options.ref) {
         const seen = await this.#kv.get(kvKeys.ledgerRef(`credit:${ref}`));
         if (seen.versionstamp) return null;
         atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
       }
       return { type: "credit", amount, ref, note: options.note };
-    });
+    }, options.ref !== undefined);
     if (!entry) {
       throw new GatewayError(
         "duplicate_credit",
@@ -189,7 +255,8 @@ export class Ledger {
    * balance would drop below the key's floor.
    */
   async hold(keyId: string, limit: SpendingLimit, ref: string, amount: number) {
-    const entry = await this.#change(keyId, async (balance, atomic, cached) => {
+    const entry = await this.#change(keyId, async (view) => {
+      const { balance, cached } = view;
       if (!limit.unlimited && balance - amount < -limit.credit_limit) {
         // Another instance may have added credit since this one last looked.
         if (cached) return NEEDS_FRESH_BALANCE;
@@ -202,10 +269,8 @@ export class Ledger {
           { retryable: false },
         );
       }
-      const existing = await this.#kv.get(kvKeys.openHold(ref));
-      if (existing.versionstamp) return null;
-      const hold: OpenHold = { key_id: keyId, amount, at: new Date().toISOString() };
-      atomic.check(existing).set(kvKeys.openHold(ref), hold);
+      if (await view.readHold(ref)) return null;
+      view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
       return { type: "hold", amount: -amount, ref };
     });
     if (!entry) {
@@ -237,11 +302,11 @@ export class Ledger {
     ref: string,
     compute: (held: number, balance: number) => PlannedEntry,
   ): Promise<LedgerEntry | null> {
-    return this.#change(keyId, async (balance, atomic) => {
-      const hold = await this.#kv.get<OpenHold>(kvKeys.openHold(ref));
-      if (!hold.value) return null;
-      atomic.check(hold).delete(kvKeys.openHold(ref));
-      return compute(hold.value.amount, balance);
+    return this.#change(keyId, async (view) => {
+      const hold = await view.readHold(ref);
+      if (!hold) return null;
+      view.writeHold(ref, null);
+      return compute(hold.amount, view.balance);
     });
   }
 
