@@ -163,6 +163,17 @@ export async function completeChat(
     throw error;
   }
 
+  try {
+    await bill.confirmed();
+  } catch (error) {
+    if (stream) {
+      const started = chosen.result as StreamStart;
+      started.call.abort();
+      started.events.cancel().catch(() => {});
+    }
+    throw error;
+  }
+
   const { channel } = chosen;
   context.logsLater = true;
   const headers = { "x-gateway-channel": channel.id };

@@ -89,6 +89,8 @@ export class Ledger {
   #queues = new Map<string, QueuedChange[]>();
   /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
   #balances = new Map<string, Deno.KvEntryMaybe<number>>();
+  /** Units of holds queued in this process and not yet committed, per key. */
+  #pendingHolds = new Map<string, number>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -209,6 +211,19 @@ export class Ledger {
     });
   }
 
+  /**
+   * Whether a hold of `amount` will pass by what this process knows (its cached balance less the
+   * holds it has queued). A caller may then start work while the hold commits; it must still
+   * wait for the hold before answering, since another instance may have spent the money.
+   */
+  covers(keyId: string, limit: SpendingLimit, amount: number): boolean {
+    if (limit.unlimited) return true;
+    const cached = this.#balances.get(keyId);
+    if (!cached?.versionstamp) return false;
+    const pending = this.#pendingHolds.get(keyId) ?? 0;
+    return (cached.value ?? 0) - pending - amount >= -limit.credit_limit;
+  }
+
   /** The current balance of a key, in units. */
   async balance(keyId: string): Promise<number> {
     return (await this.#kv.get<number>(kvKeys.balance(keyId))).value ?? 0;
@@ -255,7 +270,8 @@ export class Ledger {
    * balance would drop below the key's floor.
    */
   async hold(keyId: string, limit: SpendingLimit, ref: string, amount: number) {
-    const entry = await this.#change(keyId, async (view) => {
+    this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
+    const change = this.#change(keyId, async (view) => {
       const { balance, cached } = view;
       if (!limit.unlimited && balance - amount < -limit.credit_limit) {
         // Another instance may have added credit since this one last looked.
@@ -272,6 +288,11 @@ export class Ledger {
       if (await view.readHold(ref)) return null;
       view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
       return { type: "hold", amount: -amount, ref };
+    });
+    const entry = await change.finally(() => {
+      const left = (this.#pendingHolds.get(keyId) ?? 0) - amount;
+      if (left > 0) this.#pendingHolds.set(keyId, left);
+      else this.#pendingHolds.delete(keyId);
     });
     if (!entry) {
       throw new GatewayError("duplicate_hold", 409, `Funds for '${ref}' are already held`);

@@ -24,14 +24,31 @@ export class TextBill {
     this.#ref = ref;
   }
 
-  /** Holds the cost of `inputTokens` in and `outputTokens` out; throws 402 when it cannot. */
+  /** The hold's commit; rejects with 402 when the key cannot cover it. */
+  #confirmed: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Holds the cost of `inputTokens` in and `outputTokens` out. Waits for the commit (and throws
+   * 402) unless this process already knows the balance covers it; then the upstream call may run
+   * while the hold commits, and `confirmed()` must be awaited before anything is answered.
+   */
   async hold(inputTokens: number, outputTokens: number): Promise<void> {
     this.held = textCost(this.#price, {
       input_tokens: inputTokens,
       cached_input_tokens: 0,
       output_tokens: outputTokens,
     });
-    await this.#gateway.ledger.hold(this.#key.id, this.#key, this.#ref, this.held);
+    const ledger = this.#gateway.ledger;
+    const covered = ledger.covers(this.#key.id, this.#key, this.held);
+    const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held);
+    committing.catch(() => {});
+    this.#confirmed = committing;
+    if (!covered) await committing;
+  }
+
+  /** Waits until the hold is committed; throws its error if it failed. */
+  async confirmed(): Promise<void> {
+    await this.#confirmed;
   }
 
   /** Charges `usage`, returning the cost. */
@@ -41,8 +58,9 @@ export class TextBill {
     return cost;
   }
 
-  /** Gives the hold back in full. */
+  /** Gives the hold back in full (after its commit, if it committed at all). */
   async release(note: string): Promise<void> {
+    if (await this.#confirmed.then(() => false, () => true)) return;
     await this.#gateway.ledger.release(this.#key.id, this.#ref, note);
   }
 }

@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { Ledger } from "../../core/ledger.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "who am I" }] };
 
@@ -181,6 +182,31 @@ Deno.test(
       assertOk(balance >= 0, `balance went to ${balance}`);
       assertEquals(s.upstream.requests.length, ok);
     } finally {
+      await s.close();
+    }
+  },
+);
+
+Deno.test(
+  "optimistic hold: money spent by another instance meanwhile still gives 402 and no charge",
+  serverTest,
+  async () => {
+    const s = await setupChat({ balance: 100_000 });
+    const otherInstance = await Deno.openKv(s.gw.kvPath);
+    try {
+      await s.client.chat.completions.create(ask);
+      const before = await s.gw.assertLedgerInvariant(s.keyId);
+      await new Ledger(otherInstance).credit(s.keyId, -before, { note: "spent elsewhere" });
+      const error = await s.client.chat.completions.create(ask).catch((e) => e);
+      assertEquals(error.status, 402);
+      assertEquals((error.error as { code: string }).code, "insufficient_balance");
+      const streamError = await s.client.chat.completions.create({ ...ask, stream: true }).catch((
+        e,
+      ) => e);
+      assertEquals(streamError.status, 402);
+      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 0);
+    } finally {
+      otherInstance.close();
       await s.close();
     }
   },
