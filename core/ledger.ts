@@ -89,6 +89,12 @@ export class Ledger {
   #queues = new Map<string, QueuedChange[]>();
   /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
   #balances = new Map<string, Deno.KvEntryMaybe<number>>();
+  /**
+   * Holds this process committed and has not closed. On an attempt that checks a cached balance,
+   * such a hold is read from here: if anyone had closed it since, the balance would have moved
+   * and the commit's check would fail, and the retry reads KV.
+   */
+  #localHolds = new Map<string, OpenHold>();
   /** Units of holds queued in this process and not yet committed, per key. */
   #pendingHolds = new Map<string, number>();
 
@@ -143,10 +149,14 @@ export class Ledger {
         balance: current.value ?? 0,
         cached,
         atomic,
-        readHold: async (ref) =>
-          holds.has(ref)
-            ? holds.get(ref)!
-            : (await this.#kv.get<OpenHold>(kvKeys.openHold(ref))).value,
+        readHold: async (ref) => {
+          if (holds.has(ref)) return holds.get(ref)!;
+          const local = cached ? this.#localHolds.get(ref) : undefined;
+          if (local) return local;
+          const stored = (await this.#kv.get<OpenHold>(kvKeys.openHold(ref))).value;
+          if (!stored) this.#localHolds.delete(ref);
+          return stored;
+        },
         writeHold: (ref, hold) => void holds.set(ref, hold),
       };
       const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
@@ -193,6 +203,10 @@ export class Ledger {
             value: view.balance,
             versionstamp: committed.versionstamp,
           });
+          for (const [ref, hold] of holds) {
+            if (hold) this.#localHolds.set(ref, hold);
+            else this.#localHolds.delete(ref);
+          }
           batch.forEach((change, index) => {
             const outcome = outcomes[index];
             if ("error" in outcome) change.reject(outcome.error);
@@ -269,7 +283,13 @@ export class Ledger {
    * Holds `amount` for request or task `ref`. Refuses with 402 `insufficient_balance` when the
    * balance would drop below the key's floor.
    */
-  async hold(keyId: string, limit: SpendingLimit, ref: string, amount: number) {
+  async hold(
+    keyId: string,
+    limit: SpendingLimit,
+    ref: string,
+    amount: number,
+    options: { uniqueRef?: boolean } = {},
+  ) {
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
     const change = this.#change(keyId, async (view) => {
       const { balance, cached } = view;
@@ -285,7 +305,8 @@ export class Ledger {
           { retryable: false },
         );
       }
-      if (await view.readHold(ref)) return null;
+      // A ref made fresh for this request (a request id) cannot exist yet: skip the read.
+      if (!options.uniqueRef && await view.readHold(ref)) return null;
       view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
       return { type: "hold", amount: -amount, ref };
     });

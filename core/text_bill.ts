@@ -40,7 +40,9 @@ export class TextBill {
     });
     const ledger = this.#gateway.ledger;
     const covered = ledger.covers(this.#key.id, this.#key, this.held);
-    const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held);
+    const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held, {
+      uniqueRef: true,
+    });
     committing.catch(() => {});
     this.#confirmed = committing;
     if (!covered) await committing;

@@ -134,3 +134,19 @@ Deno.test("Ledger.hold() sees credit added by another instance before it refuses
     }
   });
 });
+
+Deno.test("Ledger: a hold released by another instance is not settled again by this one", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      await ledger.credit("k", 1_000);
+      await ledger.hold("k", limited, "req", 400, { uniqueRef: true });
+      assertEquals((await new Ledger(otherKv).release("k", "req"))?.amount, 400);
+      assertEquals(await ledger.settle("k", limited, "req", 100), null);
+      assertEquals(await ledger.balance("k"), 1_000);
+      assertEquals(await sumOfEntries(ledger, "k"), 1_000);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
