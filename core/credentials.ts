@@ -73,11 +73,3 @@ export function interfaceOfRequest(path: string, headers: Headers, url: URL): Cl
   }
   return "openai";
 }
-
-/** Removes secrets from a URL before it is logged: `?key=` never reaches a log. */
-export function redactUrl(url: URL): string {
-  if (!url.searchParams.has("key")) return url.pathname + url.search;
-  const copy = new URL(url);
-  copy.searchParams.set("key", "REDACTED");
-  return copy.pathname + copy.search;
-}

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 import OpenAI from "openai";
 
@@ -137,11 +137,7 @@ Deno.test(
     const s = await setupChat();
     s.upstream.fault = { kind: "status", status: 429, retryAfter: "7" };
     try {
-      const response = await fetch(`${s.gw.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: JSON.stringify(ask),
-      });
+      const response = await postChat(s, ask);
       assertEquals(response.status, 429);
       assertEquals(response.headers.get("retry-after"), "7");
       assertEquals((await response.json()).error.code, "upstream_rate_limited");
@@ -204,11 +200,7 @@ Deno.test(
     const s = await setupChat();
     s.upstream.fault = { kind: "in_stream_error", afterChunks: 2 };
     try {
-      const response = await fetch(`${s.gw.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...ask, stream: true }),
-      });
+      const response = await postChat(s, { ...ask, stream: true });
       const body = await response.text();
       assertEquals(body.match(/"error"/g)?.length, 1);
       assertOk(body.includes("Simulated overload"));
