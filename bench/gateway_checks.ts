@@ -39,11 +39,17 @@ async function admin(
   return text ? JSON.parse(text) : {};
 }
 
-/** Registers the model, a channel to the fixed upstream and an unlimited key; returns the key. */
+/** Units the funded key starts with: enough for any bench run. */
+export const FUNDED_BALANCE = 1_000_000_000_000;
+
+/**
+ * Registers the model, a channel to the fixed upstream, a key without limit and a key with a
+ * balance; returns both keys.
+ */
 export async function seed(
   gatewayUrl: string,
   upstreamUrl: string,
-): Promise<{ id: string; key: string }> {
+): Promise<{ unlimited: { id: string; key: string }; funded: { id: string; key: string } }> {
   await admin(gatewayUrl, "PUT", `/admin/models/${MODEL}`, {
     kind: "text",
     price: { input: 1_000_000, output: 2_000_000 },
@@ -55,14 +61,17 @@ export async function seed(
     keys: ["sk-bench"],
     models: [MODEL],
   }, 201);
-  const created = await admin(gatewayUrl, "POST", "/admin/keys", {
-    name: "bench",
-    unlimited: true,
-  }, 201);
-  if (typeof created.key !== "string" || typeof created.id !== "string") {
-    throw new Error(`POST /admin/keys answered without id/key: ${JSON.stringify(created)}`);
-  }
-  return { id: created.id, key: created.key };
+  const createKey = async (input: Record<string, unknown>) => {
+    const created = await admin(gatewayUrl, "POST", "/admin/keys", input, 201);
+    if (typeof created.key !== "string" || typeof created.id !== "string") {
+      throw new Error(`POST /admin/keys answered without id/key: ${JSON.stringify(created)}`);
+    }
+    return { id: created.id, key: created.key };
+  };
+  return {
+    unlimited: await createKey({ name: "bench", unlimited: true }),
+    funded: await createKey({ name: "bench-funded", balance: FUNDED_BALANCE }),
+  };
 }
 
 async function chat(url: string, key: string, body: string): Promise<[number, string]> {
@@ -103,8 +112,9 @@ export async function ledgerCheck(
   gatewayUrl: string,
   keyId: string,
   okRequests: number,
+  startBalance = 0,
 ): Promise<string> {
-  const expected = -okRequests * COST_PER_REQUEST;
+  const expected = startBalance - okRequests * COST_PER_REQUEST;
   const started = performance.now();
   let balance = NaN;
   while (performance.now() - started < SETTLE_TIMEOUT_MS) {
@@ -117,8 +127,8 @@ export async function ledgerCheck(
   const verdict = balance === expected
     ? `matches; reached ${waited} ms after the last load run returned`
     : `DIFFERS by ${balance - expected} units after waiting ${waited} ms`;
-  return `Ledger: ${okRequests} successful gateway requests x ${COST_PER_REQUEST} units = ` +
-    `${expected}; key balance ${balance} (${verdict})`;
+  return `${okRequests} successful requests x ${COST_PER_REQUEST} units, from ${startBalance}: ` +
+    `expected ${expected}; key balance ${balance} (${verdict})`;
 }
 
 /** Resident memory of process `pid` in MB, from /proc (Linux); "n/a" elsewhere. */

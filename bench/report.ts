@@ -69,9 +69,11 @@ export function formatReport(
   results: TargetResult[],
   forwarderName: string,
   gatewayName: string,
+  fundedName: string,
 ): string {
   const forwarder = results.find((target) => target.name === forwarderName)!;
   const gateway = results.find((target) => target.name === gatewayName)!;
+  const funded = results.find((target) => target.name === fundedName)!;
   const out: string[] = [];
 
   out.push(
@@ -139,7 +141,24 @@ export function formatReport(
       ["added latency p99 @1", signedMs(addedP99), "-"],
       ["added streaming TTFB p50 @1", signedMs(ttfbP50), "-"],
       ["added streaming TTFB p99 @1", signedMs(ttfbP99), "-"],
+      [
+        "funded key: throughput @32 / forwarder",
+        forwarder.throughput.rps > 0
+          ? (funded.throughput.rps / forwarder.throughput.rps).toFixed(3)
+          : "n/a",
+        "-",
+      ],
+      [
+        "funded key: added latency p50 @1",
+        signedMs(difference(funded.latency.p50_ms, forwarder.latency.p50_ms)),
+        "-",
+      ],
     ]),
+    "",
+    `"${gatewayName}" uses a key without limit (one charge entry per request, after the answer);`,
+    `"${fundedName}" uses a key with a balance: its hold commits (an fsync'd KV write) while the`,
+    "upstream call runs and must be confirmed before the answer, so it adds latency only when the",
+    "upstream answers faster than a KV commit, as the fixed upstream here does.",
   );
 
   const notes = errorNotes(results);

@@ -10,6 +10,7 @@ import { type BenchConfig, formatReport, type TargetResult } from "./report.ts";
 import {
   ADMIN_TOKEN,
   CHAT_PATH,
+  FUNDED_BALANCE,
   ledgerCheck,
   metricsSummary,
   PLAIN_BODY,
@@ -24,6 +25,7 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const runningLoads = new Set<Deno.ChildProcess>();
 const FORWARDER = "bare forwarder";
 const GATEWAY = "gateway";
+const FUNDED = "gateway, funded key";
 
 function envSeconds(name: string, fallback: number): number {
   const value = Number(Deno.env.get(name) ?? fallback);
@@ -81,27 +83,35 @@ function describe(result: LoadResult): string {
 
 async function measure(
   servers: { upstream: ServerProcess; forwarder: ServerProcess; gateway: ServerProcess },
-  key: string,
+  keys: { unlimited: string; funded: string },
   config: BenchConfig,
 ): Promise<TargetResult[]> {
   const targets = [
-    { name: "upstream direct", url: servers.upstream.url + CHAT_PATH },
-    { name: FORWARDER, url: servers.forwarder.url + CHAT_PATH },
-    { name: GATEWAY, url: servers.gateway.url + CHAT_PATH },
+    { name: "upstream direct", url: servers.upstream.url + CHAT_PATH, key: keys.unlimited },
+    { name: FORWARDER, url: servers.forwarder.url + CHAT_PATH, key: keys.unlimited },
+    { name: GATEWAY, url: servers.gateway.url + CHAT_PATH, key: keys.unlimited },
+    { name: FUNDED, url: servers.gateway.url + CHAT_PATH, key: keys.funded },
   ];
   const latency: LoadResult[] = [];
   const stream: LoadResult[] = [];
   const throughput: LoadResult[] = [];
   // One-connection runs first, so they do not pay for background work left by the loaded runs.
   for (const target of targets) {
-    const result = await load(target.url, key, PLAIN_BODY, 1, config.latencySeconds, config.warmup);
+    const result = await load(
+      target.url,
+      target.key,
+      PLAIN_BODY,
+      1,
+      config.latencySeconds,
+      config.warmup,
+    );
     log(`${target.name} @1: ${describe(result)}`);
     latency.push(result);
   }
   for (const target of targets) {
     const result = await load(
       target.url,
-      key,
+      target.key,
       STREAM_BODY,
       1,
       config.latencySeconds,
@@ -113,7 +123,7 @@ async function measure(
   for (const target of targets) {
     const result = await load(
       target.url,
-      key,
+      target.key,
       PLAIN_BODY,
       config.connections,
       config.seconds,
@@ -186,21 +196,41 @@ async function main(): Promise<void> {
     await waitForOk(`${gateway.url}/healthz`);
     log(`upstream ${upstream.url}, forwarder ${forwarder.url}, gateway ${gateway.url}`);
 
-    const { id, key } = await seed(gateway.url, upstream.url);
-    await sanityCheck(gateway.url, key);
+    const keys = await seed(gateway.url, upstream.url);
+    await sanityCheck(gateway.url, keys.unlimited.key);
+    await sanityCheck(gateway.url, keys.funded.key);
     log("sanity check passed; measuring (targets one at a time)");
 
     const rssBefore = await rssMb(gateway.pid);
-    const results = await measure({ upstream, forwarder, gateway }, key, config);
+    const results = await measure({ upstream, forwarder, gateway }, {
+      unlimited: keys.unlimited.key,
+      funded: keys.funded.key,
+    }, config);
     const rssAfterLoad = await rssMb(gateway.pid);
     console.log("");
-    console.log(formatReport(config, results, FORWARDER, GATEWAY));
+    console.log(formatReport(config, results, FORWARDER, GATEWAY, FUNDED));
 
-    const gatewayResult = results.find((target) => target.name === GATEWAY)!;
-    const okRequests = 2 + gatewayResult.latency.total_ok + gatewayResult.throughput.total_ok +
-      (gatewayResult.stream?.total_ok ?? 0);
+    const okRequests = (name: string) => {
+      const result = results.find((target) => target.name === name)!;
+      return 2 + result.latency.total_ok + result.throughput.total_ok +
+        (result.stream?.total_ok ?? 0);
+    };
     console.log("");
-    console.log(await ledgerCheck(gateway.url, id, okRequests));
+    console.log(
+      `Ledger, key without limit: ${await ledgerCheck(
+        gateway.url,
+        keys.unlimited.id,
+        okRequests(GATEWAY),
+      )}`,
+    );
+    console.log(
+      `Ledger, funded key: ${await ledgerCheck(
+        gateway.url,
+        keys.funded.id,
+        okRequests(FUNDED),
+        FUNDED_BALANCE,
+      )}`,
+    );
     console.log(
       `Gateway RSS: ${rssBefore} before load, ${rssAfterLoad} right after the ` +
         `${config.connections}-connection run, ${await rssMb(gateway.pid)} once settled`,

@@ -2,16 +2,26 @@
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+/** Random bytes drawn from the platform CSPRNG in blocks: one call serves many ids. */
+const pool = new Uint8Array(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
 /** Returns `length` characters drawn uniformly from base62 with the platform CSPRNG. */
 export function randomBase62(length: number): string {
-  const out: string[] = [];
+  let out = "";
   while (out.length < length) {
-    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
-    for (const byte of bytes) {
-      if (byte < 248 && out.length < length) out.push(BASE62[byte % 62]);
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
-  return out.join("");
+  return out;
 }
 
 let lastTime = 0;

@@ -9,7 +9,7 @@ import { GatewayError } from "./errors.ts";
 import { timeOrderedId } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
 
-export type LedgerEntryType = "credit" | "hold" | "settle" | "release";
+export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
 
 export interface LedgerEntry {
   id: string;
@@ -332,6 +332,14 @@ export class Ledger {
       const collected = Math.min(cost, Math.max(held, held + balance - floor));
       return { type: "settle", amount: held - collected, ref, cost, shortfall: cost - collected };
     });
+  }
+
+  /**
+   * Charges `cost` for `ref` in one entry, with no hold before it: for keys without a limit,
+   * where a hold reserves nothing. `ref` must be fresh (a request id), so it is charged once.
+   */
+  charge(keyId: string, ref: string, cost: number): Promise<LedgerEntry | null> {
+    return this.#change(keyId, () => Promise.resolve({ type: "charge", amount: -cost, ref, cost }));
   }
 
   /** Gives hold `ref` back in full. Returns null when it was already settled or released. */

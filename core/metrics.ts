@@ -5,9 +5,15 @@ function labelText(labels: Record<string, string>): string {
   return parts.length ? `{${parts.join(",")}}` : "";
 }
 
+interface Series {
+  labels: string;
+  value: number;
+}
+
 /** A small registry of labelled counters. */
 export class Metrics {
-  #counters = new Map<string, Map<string, number>>();
+  /** Per counter, series keyed by their label values joined (the label text is built once). */
+  #counters = new Map<string, Map<string, Series>>();
   #help = new Map<string, string>();
 
   constructor() {
@@ -19,18 +25,21 @@ export class Metrics {
 
   /** Adds `value` to counter `name` with `labels`. */
   add(name: string, labels: Record<string, string>, value = 1): void {
-    let series = this.#counters.get(name);
-    if (!series) this.#counters.set(name, series = new Map());
-    const key = labelText(labels);
-    series.set(key, (series.get(key) ?? 0) + value);
+    let counter = this.#counters.get(name);
+    if (!counter) this.#counters.set(name, counter = new Map());
+    let key = "";
+    for (const label in labels) key += labels[label] + "\u0001";
+    const series = counter.get(key);
+    if (series) series.value += value;
+    else counter.set(key, { labels: labelText(labels), value });
   }
 
   /** The Prometheus exposition text. */
   render(): string {
     const lines: string[] = [];
-    for (const [name, series] of this.#counters) {
+    for (const [name, counter] of this.#counters) {
       lines.push(`# HELP ${name} ${this.#help.get(name) ?? name}`, `# TYPE ${name} counter`);
-      for (const [labels, value] of series) lines.push(`${name}${labels} ${value}`);
+      for (const { labels, value } of counter.values()) lines.push(`${name}${labels} ${value}`);
     }
     return lines.join("\n") + "\n";
   }

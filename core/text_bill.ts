@@ -9,7 +9,10 @@ import type { KeyRecord } from "./key_schema.ts";
 import { textCost } from "./pricing.ts";
 import type { TokenUsage } from "./usage.ts";
 
-/** A hold on a key for one request. */
+/**
+ * A hold on a key for one request. A key without a limit has nothing to reserve: it pays in one
+ * `charge` entry when the request ends, and a failure writes nothing.
+ */
 export class TextBill {
   readonly #gateway: Gateway;
   readonly #key: KeyRecord;
@@ -38,6 +41,7 @@ export class TextBill {
       cached_input_tokens: 0,
       output_tokens: outputTokens,
     });
+    if (this.#key.unlimited) return;
     const ledger = this.#gateway.ledger;
     const covered = ledger.covers(this.#key.id, this.#key, this.held);
     const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held, {
@@ -56,12 +60,17 @@ export class TextBill {
   /** Charges `usage`, returning the cost. */
   async settle(usage: TokenUsage): Promise<number> {
     const cost = textCost(this.#price, usage);
+    if (this.#key.unlimited) {
+      await this.#gateway.ledger.charge(this.#key.id, this.#ref, cost);
+      return cost;
+    }
     await this.#gateway.ledger.settle(this.#key.id, this.#key, this.#ref, cost);
     return cost;
   }
 
   /** Gives the hold back in full (after its commit, if it committed at all). */
   async release(note: string): Promise<void> {
+    if (this.#key.unlimited) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
     await this.#gateway.ledger.release(this.#key.id, this.#ref, note);
   }

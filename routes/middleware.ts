@@ -19,6 +19,8 @@ export type AppEnv = {
     context: RequestContext;
     key: KeyRecord;
     credential: PresentedCredential;
+    /** The parsed request URL, parsed once per request. */
+    url: URL;
   };
 };
 
@@ -40,6 +42,7 @@ const UNLOGGED = new Set(["/healthz", "/metrics"]);
 export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
   return async function requestContextMiddleware(c, next) {
     const url = new URL(c.req.url);
+    c.set("url", url);
     const clientInterface = interfaceOfRequest(url.pathname, c.req.raw.headers, url);
     const context = new RequestContext(
       timeOrderedId("req"),
@@ -84,7 +87,7 @@ export function requireKey(
 ): MiddlewareHandler<AppEnv> {
   return async function requireKeyMiddleware(c, next) {
     const context = c.get("context");
-    const url = new URL(c.req.url);
+    const url = c.get("url") ?? new URL(c.req.url);
     const credential = readCredential(
       clientInterface ?? context.interface,
       c.req.raw.headers,

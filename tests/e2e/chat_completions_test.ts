@@ -208,3 +208,29 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "chat on a key without limit: one charge entry on success, nothing written on failure",
+  serverTest,
+  async () => {
+    const s = await setupChat({ balance: 0, key: { unlimited: true } });
+    try {
+      const answer = await s.client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "charge me once" }],
+      });
+      s.upstream.fault = { kind: "status", status: 400 };
+      const failed = await s.client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "this one fails" }],
+      }).then(() => null, (error) => error);
+      assertEquals(failed?.status, 400);
+      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), -testCost(answer.usage!));
+      const entries = await s.gw.ledger(s.keyId);
+      assertEquals(entries.map((entry) => entry.type), ["charge"]);
+      assertEquals(entries[0].cost, testCost(answer.usage!));
+    } finally {
+      await s.close();
+    }
+  },
+);
