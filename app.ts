@@ -6,6 +6,8 @@ import type { Gateway } from "./core/gateway.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { chatCompletionsRoutes } from "./routes/chat_completions.ts";
 import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
+import { imageRoutes } from "./routes/images.ts";
+import { mediaRoutes } from "./routes/media.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 
@@ -17,6 +19,8 @@ export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () 
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
+  app.route("/", imageRoutes(gateway));
+  app.route("/", mediaRoutes(gateway));
   app.notFound((c) =>
     renderError(
       gateway,

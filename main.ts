@@ -6,11 +6,15 @@ import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
 import { loadSecretBox } from "./core/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import { runImageTask } from "./workers/image_task.ts";
+import { TaskWorker } from "./workers/task_worker.ts";
 
 /** Holds not settled after this long belong to a process that died; they are released. */
 export const STALE_HOLD_MS = 60 * 60 * 1000;
 const STALE_SWEEP_MS = 5 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 30_000;
+/** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
+const TASK_CONCURRENCY = 64;
 
 export interface RunningGateway {
   url: string;
@@ -56,6 +60,9 @@ export async function startGateway(
       : undefined,
     logRequestsToStdout: settings.logRequests,
     publicUrl: settings.publicUrl,
+    mediaTtlMs: settings.mediaTtlMs,
+    mediaFetchHosts: settings.mediaFetchHosts,
+    taskQueue: !isRemoteKv(settings.kvLocation),
   });
   await gateway.registry.start();
   if (config) await applyConfig(gateway, config);
@@ -75,6 +82,14 @@ export async function startGateway(
   await sweepStaleHolds();
   const sweeper = setInterval(sweepStaleHolds, STALE_SWEEP_MS);
 
+  const worker = new TaskWorker(gateway, { image: runImageTask }, {
+    leaseMs: settings.taskLeaseMs,
+    pollMs: settings.taskPollMs,
+    concurrency: TASK_CONCURRENCY,
+    useQueue: !isRemoteKv(settings.kvLocation),
+  });
+  gateway.wakeTasks = () => worker.wake();
+
   let ready = false;
   const app = createApp(gateway, admin.hash, () => ready);
   const server = Deno.serve({
@@ -84,6 +99,7 @@ export async function startGateway(
   }, app.fetch);
   const port = server.addr.port;
   ready = true;
+  worker.start();
   if (!options.quiet) console.log(JSON.stringify({ msg: "listening", host: settings.host, port }));
 
   let stopping: Promise<void> | undefined;
@@ -97,6 +113,7 @@ export async function startGateway(
         new Promise((resolve) => graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
       ]);
       clearTimeout(graceTimer);
+      await worker.stop();
       await gateway.drain();
       gateway.registry.stop();
       kv.close();

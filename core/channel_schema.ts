@@ -13,7 +13,7 @@ export const CHANNEL_TYPES = [
 ] as const;
 
 /** Channel types whose adaptor is implemented; others are refused until they are. */
-export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = ["openai"];
+export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = ["openai", "openai-images", "gemini"];
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
 

@@ -15,7 +15,8 @@ import { resolveModel } from "./model_access.ts";
 import type { RequestContext } from "./request_context.ts";
 import { pickUpstreamKey, upstreamModelName } from "./routing.ts";
 import { pumpSse, type StreamOutcome } from "./sse_pump.ts";
-import { TextBill } from "./text_bill.ts";
+import { RequestBill } from "./request_bill.ts";
+import { textCost } from "./pricing.ts";
 import { UpstreamAttemptError, UpstreamCall, withFailover } from "./upstream.ts";
 import type { TokenUsage, UsageSource } from "./usage.ts";
 import { buildOpenAIChatRequest, readOpenAIError } from "./providers/openai_chat.ts";
@@ -63,8 +64,12 @@ export async function completeChat(
 
   const maxOutput = request.max_completion_tokens ?? request.max_tokens ??
     model.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  const bill = new TextBill(gateway, key, price, context.id);
-  await bill.hold(promptTokensUpperBound(request), maxOutput * (request.n ?? 1));
+  const bill = new RequestBill(gateway, key, context.id);
+  await bill.hold(textCost(price, {
+    input_tokens: promptTokensUpperBound(request),
+    cached_input_tokens: 0,
+    output_tokens: maxOutput * (request.n ?? 1),
+  }));
 
   const clientWantsUsage = request.stream_options?.include_usage === true;
   const bodyFor = (channel: Channel) =>
@@ -88,7 +93,7 @@ export async function completeChat(
     source: UsageSource,
   ) =>
     gateway.track((async () => {
-      const cost = await bill.settle(usage);
+      const cost = await bill.settle(textCost(price, usage));
       context.finish(gateway, {
         status,
         channelId: channel.id,

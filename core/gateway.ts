@@ -3,6 +3,7 @@
 import { KeyStore } from "./keys.ts";
 import { kvKeys } from "./kv_keys.ts";
 import { Ledger } from "./ledger.ts";
+import { MediaStore } from "./media_store.ts";
 import { Metrics } from "./metrics.ts";
 import { RateLimiter } from "./rate_limit.ts";
 import { Registry } from "./registry.ts";
@@ -17,12 +18,21 @@ export interface GatewayOptions {
   requestLogRetentionMs?: number;
   logRequestsToStdout: boolean;
   publicUrl?: string;
+  /** How long hosted media (image results, stored task inputs) lives. */
+  mediaTtlMs: number;
+  /** Hosts besides a channel's own that URL results may be fetched from. */
+  mediaFetchHosts: string[];
+  /** Whether KV queues exist here (not on KV Connect): task submissions enqueue a wake-up. */
+  taskQueue: boolean;
 }
 
 export const DEFAULT_OPTIONS: GatewayOptions = {
   maxRetries: 2,
   maxBodyBytes: 32 * 1024 * 1024,
   logRequestsToStdout: true,
+  mediaTtlMs: 24 * 3600 * 1000,
+  mediaFetchHosts: [],
+  taskQueue: false,
 };
 
 /** Everything a route or worker needs; nothing here knows about HTTP frameworks. */
@@ -35,6 +45,9 @@ export class Gateway {
   readonly requestLog: RequestLog;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
+  readonly media: MediaStore;
+  /** Wakes the task worker after a submission (set by main once the worker runs). */
+  wakeTasks: () => void = () => {};
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -44,6 +57,7 @@ export class Gateway {
     this.ledger = new Ledger(kv);
     this.keys = new KeyStore(kv, this.ledger);
     this.registry = new Registry(kv, box);
+    this.media = new MediaStore(kv, options.mediaTtlMs);
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,

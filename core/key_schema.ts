@@ -14,6 +14,11 @@ const keyFields = {
   expires_at: z.iso.datetime({ offset: true }).nullable().default(null),
   rpm: z.int().positive().nullable().default(null),
   enabled: z.boolean().default(true),
+  /**
+   * Who the key belongs to: keys with the same owner see each other's tasks. Null means the
+   * key is its own owner.
+   */
+  owner: z.string().min(1).max(200).nullable().default(null),
 };
 
 export const keyInputSchema = z.strictObject({
@@ -48,11 +53,18 @@ export interface KeyRecord {
   expires_at: string | null;
   rpm: number | null;
   enabled: boolean;
+  /** Absent on keys created before owners existed; read it through `ownerOf`. */
+  owner?: string | null;
   /** The first characters of the secret, to recognise it in lists. */
   prefix: string;
   hash: string;
   created_at: string;
   updated_at: string;
+}
+
+/** The owner of `key`'s tasks and media: its `owner`, else the key itself. */
+export function ownerOf(key: Pick<KeyRecord, "id" | "owner">): string {
+  return key.owner ?? `key:${key.id}`;
 }
 
 /** The admin view of a key: no hash. */

@@ -20,4 +20,10 @@ export const kvKeys = {
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
   tasks: () => ["tasks"] as const,
+  task: (id: string) => ["tasks", id] as const,
+  /** Due-time index: tasks a worker should look at once `at` (ms) has passed. */
+  taskDue: (at: number, id: string) => ["task_due", at, id] as const,
+  tasksDue: () => ["task_due"] as const,
+  media: (id: string) => ["media", id] as const,
+  mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
 };

@@ -43,6 +43,18 @@ export interface SpendingLimit {
 
 type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
 
+/** Options of settle and release. */
+export interface CloseOptions {
+  /**
+   * Runs in the commit's plan: adds its own checks and writes (e.g. a task's final state) to
+   * `atomic`, or returns false to leave everything as it is. A guarded change commits alone.
+   */
+  guard?: (atomic: Deno.AtomicOperation) => Promise<boolean>;
+}
+
+/** Returned by a guarded plan whose guard said no: nothing at all is written. */
+const GUARD_REFUSED = Symbol("guard refused");
+
 /** Returned by a plan that must see the balance fresh from KV before it decides. */
 const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
 
@@ -62,7 +74,9 @@ interface BatchView {
   atomic: Deno.AtomicOperation;
 }
 
-type Plan = (view: BatchView) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE>;
+type Plan = (
+  view: BatchView,
+) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE | typeof GUARD_REFUSED>;
 
 interface QueuedChange {
   plan: Plan;
@@ -167,6 +181,11 @@ export class Ledger {
           if (planned === NEEDS_FRESH_BALANCE) {
             needsFresh = true;
             break;
+          }
+          if (planned === GUARD_REFUSED) {
+            // A guarded change commits alone: skip the commit and answer null.
+            change.resolve(null);
+            return;
           }
           if (!planned) {
             outcomes.push({ entry: null });
@@ -288,7 +307,11 @@ export class Ledger {
     limit: SpendingLimit,
     ref: string,
     amount: number,
-    options: { uniqueRef?: boolean } = {},
+    options: {
+      uniqueRef?: boolean;
+      /** Further writes that must land in the same commit as the hold (e.g. a task record). */
+      alsoWrite?: (atomic: Deno.AtomicOperation) => void;
+    } = {},
   ) {
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
     const change = this.#change(keyId, async (view) => {
@@ -308,6 +331,7 @@ export class Ledger {
       // A ref made fresh for this request (a request id) cannot exist yet: skip the read.
       if (!options.uniqueRef && await view.readHold(ref)) return null;
       view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
+      options.alsoWrite?.(view.atomic);
       return { type: "hold", amount: -amount, ref };
     });
     const entry = await change.finally(() => {
@@ -326,8 +350,14 @@ export class Ledger {
    * what is collected never takes the balance below it; the rest is recorded as `shortfall`.
    * Returns null when the hold was already settled or released.
    */
-  settle(keyId: string, limit: SpendingLimit, ref: string, cost: number) {
-    return this.#close(keyId, ref, (held, balance) => {
+  settle(
+    keyId: string,
+    limit: SpendingLimit,
+    ref: string,
+    cost: number,
+    options: CloseOptions = {},
+  ) {
+    return this.#close(keyId, ref, options, (held, balance) => {
       const floor = limit.unlimited ? -Infinity : -limit.credit_limit;
       const collected = Math.min(cost, Math.max(held, held + balance - floor));
       return { type: "settle", amount: held - collected, ref, cost, shortfall: cost - collected };
@@ -343,30 +373,41 @@ export class Ledger {
   }
 
   /** Gives hold `ref` back in full. Returns null when it was already settled or released. */
-  release(keyId: string, ref: string, note?: string) {
-    return this.#close(keyId, ref, (held) => ({ type: "release", amount: held, ref, note }));
+  release(keyId: string, ref: string, note?: string, options: CloseOptions = {}) {
+    return this.#close(
+      keyId,
+      ref,
+      options,
+      (held) => ({ type: "release", amount: held, ref, note }),
+    );
   }
 
   #close(
     keyId: string,
     ref: string,
+    options: CloseOptions,
     compute: (held: number, balance: number) => PlannedEntry,
   ): Promise<LedgerEntry | null> {
     return this.#change(keyId, async (view) => {
+      if (options.guard && !(await options.guard(view.atomic))) return GUARD_REFUSED;
       const hold = await view.readHold(ref);
       if (!hold) return null;
       view.writeHold(ref, null);
       return compute(hold.amount, view.balance);
-    });
+    }, options.guard !== undefined);
   }
 
-  /** Releases holds older than `maxAgeMs`: work of a killed process that was never settled. */
+  /**
+   * Releases request holds older than `maxAgeMs`: work of a killed process that was never
+   * settled. Task holds (`task_…`) are left to the task workers, which recover them by lease.
+   */
   async releaseStaleHolds(maxAgeMs: number): Promise<number> {
     let released = 0;
     const cutoff = Date.now() - maxAgeMs;
     for await (const entry of this.#kv.list<OpenHold>({ prefix: kvKeys.openHolds() })) {
       if (Date.parse(entry.value.at) > cutoff) continue;
       const ref = String(entry.key[1]);
+      if (ref.startsWith("task_")) continue;
       if (await this.release(entry.value.key_id, ref, "stale hold released")) released++;
     }
     return released;

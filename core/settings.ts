@@ -13,6 +13,22 @@ export interface Settings {
   secretKey?: string;
   /** Print one JSON line per request on stdout. */
   logRequests: boolean;
+  mediaTtlMs: number;
+  mediaFetchHosts: string[];
+  /** How long a task worker's claim lasts without renewal. */
+  taskLeaseMs: number;
+  /** Poll interval of the task worker's due index. */
+  taskPollMs: number;
+}
+
+function positiveNumber(get: (name: string) => string | undefined, name: string, fallback: number) {
+  const raw = get(name);
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new Error(`${name} must be a positive number, got '${raw}'`);
+  }
+  return value;
 }
 
 /** Reads settings from an environment getter (Deno.env.get in production). */
@@ -31,6 +47,11 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     ffprobePath: get("FFPROBE_PATH") ?? "ffprobe",
     secretKey: get("GATEWAY_SECRET_KEY") || undefined,
     logRequests: get("GATEWAY_LOG_REQUESTS") !== "0",
+    mediaTtlMs: positiveNumber(get, "GATEWAY_MEDIA_TTL_HOURS", 24) * 3_600_000,
+    mediaFetchHosts: (get("GATEWAY_MEDIA_FETCH_HOSTS") ?? "").split(",").map((host) => host.trim())
+      .filter(Boolean),
+    taskLeaseMs: positiveNumber(get, "GATEWAY_TASK_LEASE_MS", 60_000),
+    taskPollMs: positiveNumber(get, "GATEWAY_TASK_POLL_MS", 1_000),
   };
 }
 

@@ -35,6 +35,10 @@ function routeLabel(path: string): string {
 
 const UNLOGGED = new Set(["/healthz", "/metrics"]);
 
+function isUnlogged(path: string): boolean {
+  return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/");
+}
+
 /**
  * Opens a RequestContext for every request, stamps `x-request-id` on every answer, and logs the
  * request unless its route logs it later itself (streams log when they end).
@@ -51,7 +55,7 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
     );
     c.set("context", context);
     await next();
-    if (!context.logsLater && !UNLOGGED.has(url.pathname) && !url.pathname.startsWith("/admin")) {
+    if (!context.logsLater && !isUnlogged(url.pathname)) {
       context.finish(gateway, { status: c.res.status });
     }
     c.res.headers.set("x-request-id", context.id);

@@ -44,6 +44,14 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 
 /** Reads a body as text, refusing with 413 once it passes `maxBytes`, declared or not. */
 export async function readLimitedText(request: Request, maxBytes: number): Promise<string> {
+  return new TextDecoder().decode(await readLimitedBytes(request, maxBytes));
+}
+
+/** Reads a body, refusing with 413 once it passes `maxBytes`, declared or not. */
+export async function readLimitedBytes(
+  request: Request,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
     new GatewayError(
       "request_too_large",
@@ -52,7 +60,7 @@ export async function readLimitedText(request: Request, maxBytes: number): Promi
     );
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw tooLarge();
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -72,5 +80,5 @@ export async function readLimitedText(request: Request, maxBytes: number): Promi
     joined.set(chunk, offset);
     offset += chunk.length;
   }
-  return new TextDecoder().decode(joined);
+  return joined;
 }

@@ -1,29 +1,24 @@
 /**
- * The money side of one text request: hold an upper bound before the upstream call, then settle
- * to the real cost or release in full, exactly once (the ledger guarantees the once).
+ * The money side of one request: hold an upper bound before the upstream call, then settle to
+ * the real cost or release in full, exactly once (the ledger guarantees the once).
  */
 
-import type { TextPrice } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import type { KeyRecord } from "./key_schema.ts";
-import { textCost } from "./pricing.ts";
-import type { TokenUsage } from "./usage.ts";
 
 /**
  * A hold on a key for one request. A key without a limit has nothing to reserve: it pays in one
  * `charge` entry when the request ends, and a failure writes nothing.
  */
-export class TextBill {
+export class RequestBill {
   readonly #gateway: Gateway;
   readonly #key: KeyRecord;
-  readonly #price: TextPrice;
   readonly #ref: string;
   held = 0;
 
-  constructor(gateway: Gateway, key: KeyRecord, price: TextPrice, ref: string) {
+  constructor(gateway: Gateway, key: KeyRecord, ref: string) {
     this.#gateway = gateway;
     this.#key = key;
-    this.#price = price;
     this.#ref = ref;
   }
 
@@ -31,16 +26,12 @@ export class TextBill {
   #confirmed: Promise<unknown> = Promise.resolve();
 
   /**
-   * Holds the cost of `inputTokens` in and `outputTokens` out. Waits for the commit (and throws
-   * 402) unless this process already knows the balance covers it; then the upstream call may run
-   * while the hold commits, and `confirmed()` must be awaited before anything is answered.
+   * Holds `amount` units. Waits for the commit (and throws 402) unless this process already
+   * knows the balance covers it; then the upstream call may run while the hold commits, and
+   * `confirmed()` must be awaited before anything is answered.
    */
-  async hold(inputTokens: number, outputTokens: number): Promise<void> {
-    this.held = textCost(this.#price, {
-      input_tokens: inputTokens,
-      cached_input_tokens: 0,
-      output_tokens: outputTokens,
-    });
+  async hold(amount: number): Promise<void> {
+    this.held = amount;
     if (this.#key.unlimited) return;
     const ledger = this.#gateway.ledger;
     const covered = ledger.covers(this.#key.id, this.#key, this.held);
@@ -57,9 +48,8 @@ export class TextBill {
     await this.#confirmed;
   }
 
-  /** Charges `usage`, returning the cost. */
-  async settle(usage: TokenUsage): Promise<number> {
-    const cost = textCost(this.#price, usage);
+  /** Charges `cost` units, returning it. */
+  async settle(cost: number): Promise<number> {
     if (this.#key.unlimited) {
       await this.#gateway.ledger.charge(this.#key.id, this.#ref, cost);
       return cost;

@@ -1,0 +1,138 @@
+/**
+ * Turns what an upstream returned into what the client asked for. Base64 (or a data URL) asked
+ * for as `url` is stored in the media store and served at a hosted URL; a URL asked for as
+ * `b64_json` is fetched — only from the channel's own host or the configured allowlist, with
+ * size and time limits — and encoded; a URL asked for as `url` is passed on as the upstream gave
+ * it.
+ */
+
+import { decodeBase64, encodeBase64 } from "../base64.ts";
+import type { Gateway } from "../gateway.ts";
+import type { UpstreamImage } from "./image_job.ts";
+
+export type ResponseFormat = "url" | "b64_json";
+
+/** One item of `data[]` in an images answer. */
+export interface ImageItem {
+  url?: string;
+  b64_json?: string;
+  revised_prompt?: string;
+}
+
+/** An image in bytes, with its type. */
+export interface ImageBytes {
+  bytes: Uint8Array<ArrayBuffer>;
+  mimeType: string;
+}
+
+const FETCH_LIMIT_BYTES = 20 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 30_000;
+
+/** Where delivered media goes and what it may fetch. */
+export interface DeliveryTarget {
+  /** Base URL of hosted links: GATEWAY_PUBLIC_URL, else the request's own origin. */
+  publicUrl: string;
+  owner: string;
+  /** Hosts a URL result may be fetched from: the channel's own and the configured allowlist. */
+  fetchableHosts: ReadonlySet<string>;
+  signal?: AbortSignal;
+}
+
+/** The hosted address of a media object. */
+export function hostedMediaUrl(publicUrl: string, id: string, mimeType: string): string {
+  const extension = mimeType.split("/")[1]?.replace("jpeg", "jpg") ?? "bin";
+  return `${publicUrl}/media/${id}.${extension}`;
+}
+
+function fromDataUrlOrBase64(b64: string, fallbackType: string): ImageBytes | null {
+  const dataUrl = /^data:([^;,]+);base64,(.*)$/s.exec(b64);
+  const bytes = decodeBase64(dataUrl ? dataUrl[2] : b64);
+  return bytes && bytes.length ? { bytes, mimeType: dataUrl?.[1] ?? fallbackType } : null;
+}
+
+/** Fetches an image URL within the limits; throws with a reason when it may not or cannot. */
+export async function fetchImage(
+  url: string,
+  fetchableHosts: ReadonlySet<string>,
+  signal?: AbortSignal,
+): Promise<ImageBytes> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error("the upstream returned an invalid image URL");
+  }
+  if (!/^https?:$/.test(parsed.protocol) || !fetchableHosts.has(parsed.host)) {
+    throw new Error(`image host ${parsed.host} is not the channel's host nor on the allowlist`);
+  }
+  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const response = await fetch(parsed, {
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    redirect: "error",
+  });
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    throw new Error(`fetching the image answered HTTP ${response.status}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.length;
+    if (size > FETCH_LIMIT_BYTES) throw new Error("the image is larger than 20 MB");
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const type = response.headers.get("content-type")?.split(";")[0].trim();
+  return { bytes, mimeType: type?.startsWith("image/") ? type : "image/png" };
+}
+
+/** The bytes of an upstream image, fetching a URL result when needed. */
+export async function imageBytes(
+  image: UpstreamImage,
+  target: DeliveryTarget,
+): Promise<ImageBytes> {
+  if (image.b64 !== undefined) {
+    const decoded = fromDataUrlOrBase64(image.b64, image.mimeType);
+    if (!decoded) throw new Error("the upstream returned image data that is not base64");
+    return decoded;
+  }
+  return await fetchImage(image.url!, target.fetchableHosts, target.signal);
+}
+
+/**
+ * Delivers each image in `format`. An image that cannot be delivered (bad data, a URL that may
+ * not or cannot be fetched) is left out and reported; the caller bills only what was delivered.
+ */
+export async function deliverImages(
+  gateway: Gateway,
+  images: UpstreamImage[],
+  format: ResponseFormat,
+  target: DeliveryTarget,
+): Promise<{ items: ImageItem[]; failures: string[] }> {
+  const items: ImageItem[] = [];
+  const failures: string[] = [];
+  for (const image of images) {
+    try {
+      const revised = image.revisedPrompt ? { revised_prompt: image.revisedPrompt } : {};
+      if (format === "url" && image.url !== undefined) {
+        items.push({ url: image.url, ...revised });
+        continue;
+      }
+      const { bytes, mimeType } = await imageBytes(image, target);
+      if (format === "b64_json") {
+        items.push({ b64_json: encodeBase64(bytes), ...revised });
+      } else {
+        const record = await gateway.media.put(bytes, mimeType, target.owner);
+        items.push({ url: hostedMediaUrl(target.publicUrl, record.id, mimeType), ...revised });
+      }
+    } catch (error) {
+      failures.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { items, failures };
+}

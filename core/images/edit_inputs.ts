@@ -1,0 +1,89 @@
+/** The edit rules on uploaded files, judged from their bytes. Pure. */
+
+import { invalidRequest } from "../errors.ts";
+import { hasTransparentPixels, PngError, readPng } from "../media/png.ts";
+import type { InputImage } from "./image_job.ts";
+
+export const MAX_EDIT_FILE_BYTES = 4 * 1024 * 1024;
+export const MAX_EDIT_IMAGES = 16;
+
+function pngProblem(error: PngError, what: string): string {
+  switch (error.reason) {
+    case "not_png":
+      return `${what} is not a PNG file (judged from its bytes); convert it to PNG`;
+    case "truncated":
+      return `${what} is a truncated PNG file: ${error.message}`;
+    case "too_large":
+      return `${what} has too many pixels to check: ${error.message}`;
+    default:
+      return `${what} is not a valid PNG file: ${error.message}`;
+  }
+}
+
+function readChecked(bytes: Uint8Array, what: string, param: string) {
+  if (bytes.length >= MAX_EDIT_FILE_BYTES) {
+    throw invalidRequest(
+      `${what} is ${bytes.length.toLocaleString("en")} bytes; it must be smaller than 4 MB`,
+      param,
+      "image_too_large",
+    );
+  }
+  try {
+    return readPng(bytes);
+  } catch (error) {
+    if (error instanceof PngError) {
+      throw invalidRequest(pngProblem(error, what), param, "invalid_image");
+    }
+    throw error;
+  }
+}
+
+/**
+ * Checks the edit's images and mask: each image a valid square PNG under 4 MB; a mask a valid
+ * PNG under 4 MB with the first image's dimensions; without a mask, the first image (the one a
+ * mask would apply to) must contain transparent pixels.
+ */
+export function checkEditInputs(images: InputImage[], mask: InputImage | undefined): void {
+  if (images.length === 0) {
+    throw invalidRequest("image is required: send the PNG to edit as 'image'", "image");
+  }
+  if (images.length > MAX_EDIT_IMAGES) {
+    throw invalidRequest(`At most ${MAX_EDIT_IMAGES} images can be edited at once`, "image");
+  }
+  const infos = images.map((image, index) => {
+    const what = images.length > 1 ? `image ${index + 1} ('${image.filename}')` : "image";
+    const info = readChecked(image.bytes, what, "image");
+    if (info.width !== info.height) {
+      throw invalidRequest(
+        `${what} must be square; it is ${info.width}x${info.height}`,
+        "image",
+        "invalid_image",
+      );
+    }
+    return info;
+  });
+  if (mask) {
+    const info = readChecked(mask.bytes, "mask", "mask");
+    if (info.width !== infos[0].width || info.height !== infos[0].height) {
+      throw invalidRequest(
+        `mask must have the image's dimensions: image ${infos[0].width}x${
+          infos[0].height
+        }, mask ${info.width}x${info.height}`,
+        "mask",
+        "invalid_mask",
+      );
+    }
+    return;
+  }
+  const first = images[0];
+  const transparent = infos[0].hasAlphaChannel && hasTransparentPixels(first.bytes);
+  if (!transparent) {
+    throw invalidRequest(
+      infos[0].hasAlphaChannel
+        ? "image has an alpha channel but every pixel is opaque; without a mask, make the area to edit transparent, or send a mask"
+        : "image has no transparency (no alpha channel); without a mask, make the area to edit transparent, or send a mask",
+      "image",
+      "image_not_transparent",
+    );
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The two ways an image request is served: at once (`serveImages`), or as a task
+ * (`submitImageTask`, then workers/image_task.ts). Both bill per delivered image.
+ */
+
+import type { Gateway } from "../gateway.ts";
+import { randomBase62 } from "../ids.ts";
+import { type KeyRecord, ownerOf } from "../key_schema.ts";
+import type { RequestContext } from "../request_context.ts";
+import { RequestBill } from "../request_bill.ts";
+import { type TaskRecord, unixNow, writeTask } from "../task_record.ts";
+import type { ImageJob, InputImage } from "./image_job.ts";
+import {
+  fetchableHostsFor,
+  resolveImageModel,
+  runImageJob,
+  undeliverable,
+} from "./image_generation.ts";
+import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
+
+export interface ImagesAnswer {
+  body: { created: number; data: ImageItem[] };
+  headers: Record<string, string>;
+}
+
+/** Response headers every image answer carries. */
+export function imageAnswerHeaders(
+  channelId: string,
+  ignoredFields: string[],
+  count: number,
+  cost: number,
+): Record<string, string> {
+  return {
+    "x-gateway-channel": channelId,
+    "x-gateway-billed-images": String(count),
+    "x-gateway-cost-units": String(cost),
+    ...(ignoredFields.length ? { "x-gateway-ignored-fields": ignoredFields.join(",") } : {}),
+  };
+}
+
+/** Serves `job` synchronously: the answer is `{created, data[]}` in `format`. */
+export async function serveImages(
+  gateway: Gateway,
+  context: RequestContext,
+  key: KeyRecord,
+  job: ImageJob,
+  format: ResponseFormat,
+  publicUrl: string,
+  signal: AbortSignal,
+): Promise<ImagesAnswer> {
+  const { order, unitPrice } = resolveImageModel(gateway, key, job);
+  const bill = new RequestBill(gateway, key, context.id);
+  await bill.hold(unitPrice * job.n);
+  let delivered: { items: ImageItem[]; failures: string[] };
+  let channelId: string;
+  let ignoredFields: string[];
+  try {
+    const { result, channel } = await runImageJob(gateway, order, job, signal, () => {
+      context.attempts++;
+    });
+    channelId = channel.id;
+    ignoredFields = result.ignoredFields;
+    await bill.confirmed();
+    delivered = await deliverImages(gateway, result.images.slice(0, job.n), format, {
+      publicUrl,
+      owner: ownerOf(key),
+      fetchableHosts: fetchableHostsFor(gateway, channel),
+      signal,
+    });
+    if (delivered.items.length === 0) throw undeliverable(delivered.failures);
+  } catch (error) {
+    await bill.release("image request failed");
+    throw error;
+  }
+  const cost = unitPrice * delivered.items.length;
+  context.logsLater = true;
+  gateway.track((async () => {
+    await bill.settle(cost);
+    context.finish(gateway, { status: 200, channelId, cost });
+  })());
+  return {
+    body: { created: unixNow(), data: delivered.items },
+    headers: imageAnswerHeaders(channelId, ignoredFields, delivered.items.length, cost),
+  };
+}
+
+/** An edit's source image kept in the media store until the task has run. */
+export interface StoredInputImage {
+  media_id: string;
+  mimeType: string;
+  filename: string;
+}
+
+export interface ImageTaskInput {
+  job: Omit<ImageJob, "images" | "mask">;
+  images: StoredInputImage[];
+  mask: StoredInputImage | null;
+  /** Base URL of the hosted results. */
+  public_url: string;
+}
+
+async function storeInput(gateway: Gateway, image: InputImage): Promise<StoredInputImage> {
+  const record = await gateway.media.put(image.bytes, image.mimeType, "gateway");
+  return { media_id: record.id, mimeType: image.mimeType, filename: image.filename };
+}
+
+/**
+ * Accepts `job` as a task: the hold and the task record are written in one commit, so a task
+ * exists exactly when its money is held. Returns the new task.
+ */
+export async function submitImageTask(
+  gateway: Gateway,
+  key: KeyRecord,
+  job: ImageJob,
+  publicUrl: string,
+): Promise<TaskRecord<ImageTaskInput>> {
+  const { unitPrice } = resolveImageModel(gateway, key, job);
+  const { images, mask, ...jobFields } = job;
+  const input: ImageTaskInput = {
+    job: jobFields,
+    images: await Promise.all(images.map((image) => storeInput(gateway, image))),
+    mask: mask ? await storeInput(gateway, mask) : null,
+    public_url: publicUrl,
+  };
+  const now = Date.now();
+  const task: TaskRecord<ImageTaskInput> = {
+    id: `task_${randomBase62(24)}`,
+    kind: "image",
+    action: job.action,
+    owner: ownerOf(key),
+    key_id: key.id,
+    model: job.model,
+    status: "submitted",
+    progress: "10%",
+    submit_time: Math.floor(now / 1000),
+    start_time: null,
+    finish_time: null,
+    attempts: 0,
+    held: unitPrice * job.n,
+    cost: null,
+    fail_reason: null,
+    channel_id: null,
+    result_url: null,
+    image_urls: null,
+    next_check_at: now,
+    lease_owner: null,
+    lease_until: null,
+    input,
+  };
+  await gateway.ledger.hold(key.id, key, task.id, task.held, {
+    uniqueRef: true,
+    alsoWrite: (atomic) => {
+      writeTask(atomic, null, task);
+      if (gateway.options.taskQueue) atomic.enqueue({ wake: "tasks" });
+    },
+  });
+  gateway.wakeTasks();
+  return task;
+}

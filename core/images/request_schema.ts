@@ -1,0 +1,80 @@
+/** The image requests' fields, as the spec lists them, with an error per rule. */
+
+import { z } from "zod";
+import { sizeProblem } from "./sizes.ts";
+
+export const DEFAULT_IMAGE_MODEL = "gen-image-2";
+export const MAX_PROMPT_CHARS = 1000;
+/** Models of the spec's family that the spec does not list for edits. */
+const GENERATION_ONLY_MODELS = new Set(["gen-image-2-1k", "gen-image-2-2k", "gen-image-2-4k"]);
+
+const prompt = z.string({
+  error: (issue) => issue.input === undefined ? "prompt is required" : "prompt must be a string",
+}).min(1, "prompt must not be empty").max(
+  MAX_PROMPT_CHARS,
+  `prompt must be at most ${MAX_PROMPT_CHARS.toLocaleString("en")} characters`,
+);
+
+const size = z.string().default("auto").superRefine((value, ctx) => {
+  const problem = sizeProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const quality = z.enum(["auto", "low", "medium", "high"], {
+  error: "quality must be one of auto, low, medium, high",
+}).default("auto");
+
+const responseFormat = z.enum(["url", "b64_json"], {
+  error: "response_format must be 'url' or 'b64_json'",
+}).default("url");
+
+/** Fields of a generation request the gateway reads; others are ignored and named. */
+export const KNOWN_GENERATION_FIELDS = new Set([
+  "model",
+  "prompt",
+  "n",
+  "size",
+  "quality",
+  "response_format",
+  "user",
+  "stream",
+]);
+
+export const generationRequestSchema = z.object({
+  model: z.string().min(1).default(DEFAULT_IMAGE_MODEL),
+  prompt,
+  n: z.int("n must be an integer from 1 to 10").min(1, "n must be at least 1").max(
+    10,
+    "n must be at most 10",
+  ).default(1),
+  size,
+  quality,
+  response_format: responseFormat,
+  user: z.string().max(256).optional(),
+  stream: z.literal(false, {
+    error: "streamed image generation is not supported; send X-Gateway-Async-Task: true instead",
+  }).optional(),
+});
+
+/** Text fields of an edit request (multipart values are strings). */
+export const editFieldsSchema = z.object({
+  model: z.string().min(1).default(DEFAULT_IMAGE_MODEL).superRefine((model, ctx) => {
+    if (GENERATION_ONLY_MODELS.has(model)) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          `${model} does not edit images; use gen-image-2, gen-image-2-vip or gen-image-2-official`,
+      });
+    }
+  }),
+  prompt,
+  n: z.string().regex(/^\d{1,2}$/, "n must be a whole number from 1 to 10").transform(Number)
+    .pipe(z.int().min(1, "n must be at least 1").max(10, "n must be at most 10")).default(1),
+  size,
+  quality,
+  response_format: responseFormat,
+  user: z.string().max(256).optional(),
+});
+
+export type GenerationRequest = z.infer<typeof generationRequestSchema>;
+export type EditFields = z.infer<typeof editFieldsSchema>;

@@ -1,0 +1,148 @@
+/**
+ * Hosted media in KV: a record (owner, content type, size, expiry) and the bytes in chunks under
+ * KV's value limit. The record is written last, so a half-written object is never served; every
+ * key carries the expiry, and reads check `expires_at` themselves (KV expiry is lazy).
+ */
+
+import { GatewayError } from "./errors.ts";
+import { randomBase62 } from "./ids.ts";
+import { kvKeys } from "./kv_keys.ts";
+
+/** Bytes per chunk: under KV's 65,536-byte value limit with room for the encoding. */
+const CHUNK_BYTES = 60_000;
+/** Chunks per commit: KV allows 819,200 bytes of mutations per commit. */
+const CHUNKS_PER_COMMIT = 12;
+
+export interface MediaRecord {
+  id: string;
+  /** The key owner it was made for (see ownerOf), or `gateway` for the gateway's own uploads. */
+  owner: string;
+  content_type: string;
+  size: number;
+  chunks: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A byte range of a stored object, end inclusive. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export class MediaStore {
+  #kv: Deno.Kv;
+  #ttlMs: number;
+
+  constructor(kv: Deno.Kv, ttlMs: number) {
+    this.#kv = kv;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Stores `bytes`; returns the record. The id is 32 base62 characters (~190 bits). */
+  async put(
+    bytes: Uint8Array,
+    contentType: string,
+    owner: string,
+    ttlMs = this.#ttlMs,
+  ): Promise<MediaRecord> {
+    const id = `med_${randomBase62(32)}`;
+    const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
+    const now = Date.now();
+    for (let first = 0; first < chunks; first += CHUNKS_PER_COMMIT) {
+      const atomic = this.#kv.atomic();
+      for (let index = first; index < Math.min(chunks, first + CHUNKS_PER_COMMIT); index++) {
+        const chunk = bytes.subarray(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
+        atomic.set(kvKeys.mediaChunk(id, index), chunk, { expireIn: ttlMs });
+      }
+      await atomic.commit();
+    }
+    const record: MediaRecord = {
+      id,
+      owner,
+      content_type: contentType,
+      size: bytes.length,
+      chunks,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + ttlMs).toISOString(),
+    };
+    await this.#kv.set(kvKeys.media(id), record, { expireIn: ttlMs });
+    return record;
+  }
+
+  /** The record of a live object, or null when it is unknown or expired. */
+  async get(id: string): Promise<MediaRecord | null> {
+    if (!/^med_[0-9A-Za-z]{32}$/.test(id)) return null;
+    const record = (await this.#kv.get<MediaRecord>(kvKeys.media(id))).value;
+    if (!record || Date.parse(record.expires_at) <= Date.now()) return null;
+    return record;
+  }
+
+  /** Streams bytes `range` (default all) of `record`, reading one chunk at a time. */
+  stream(record: MediaRecord, range?: ByteRange): ReadableStream<Uint8Array> {
+    const start = range?.start ?? 0;
+    const end = range?.end ?? record.size - 1;
+    let index = Math.floor(start / CHUNK_BYTES);
+    const last = Math.floor(end / CHUNK_BYTES);
+    const kv = this.#kv;
+    return new ReadableStream({
+      async pull(controller) {
+        if (index > last || record.size === 0) return controller.close();
+        const chunk = (await kv.get<Uint8Array>(kvKeys.mediaChunk(record.id, index))).value;
+        if (!chunk) return controller.error(new Error(`media ${record.id} lost chunk ${index}`));
+        const offset = index * CHUNK_BYTES;
+        controller.enqueue(
+          chunk.subarray(Math.max(0, start - offset), Math.min(chunk.length, end - offset + 1)),
+        );
+        index++;
+      },
+    });
+  }
+
+  /** All bytes of `record`. */
+  async read(record: MediaRecord): Promise<Uint8Array> {
+    const out = new Uint8Array(record.size);
+    let offset = 0;
+    for await (const chunk of this.stream(record)) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return out;
+  }
+
+  /** Reads an object the gateway stored for its own use; throws when it is gone. */
+  async readOwn(id: string): Promise<{ record: MediaRecord; bytes: Uint8Array }> {
+    const record = await this.get(id);
+    if (!record) {
+      throw new GatewayError("media_expired", 410, `Stored input ${id} has expired`);
+    }
+    return { record, bytes: await this.read(record) };
+  }
+}
+
+/**
+ * Parses a `Range` header against `size`: one `bytes=` range (start-end, start-, or -suffix).
+ * Returns null when there is no usable header (serve everything), "unsatisfiable" for a range
+ * outside the object.
+ */
+export function parseRange(
+  header: string | null,
+  size: number,
+): ByteRange | null | "unsatisfiable" {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return "unsatisfiable";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return "unsatisfiable";
+  return { start, end };
+}

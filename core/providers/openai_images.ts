@@ -1,0 +1,76 @@
+/**
+ * The `openai-images` channel type: an OpenAI Images–compatible upstream (JSON generations,
+ * multipart edits). `response_format` is never sent: gpt-image models refuse it and always answer
+ * base64, older models answer URLs; the gateway converts whatever comes back.
+ */
+
+import type { Channel } from "../channel_schema.ts";
+import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
+import { UpstreamAttemptError } from "../upstream.ts";
+
+/** The URL and body of an images call on `channel` for `job` (model name already mapped). */
+export function buildOpenAIImagesRequest(
+  channel: Channel,
+  upstreamKey: string,
+  upstreamModel: string,
+  job: ImageJob,
+): { url: string; init: RequestInit } {
+  const headers: Record<string, string> = {
+    "authorization": `Bearer ${upstreamKey}`,
+    "accept": "application/json",
+  };
+  const fields: Record<string, string | number> = {
+    model: upstreamModel,
+    prompt: job.prompt,
+    n: job.n,
+  };
+  if (job.size !== "auto") fields.size = job.size;
+  if (job.quality !== "auto") fields.quality = job.quality;
+  if (job.user) fields.user = job.user;
+  if (job.action === "generations") {
+    headers["content-type"] = "application/json";
+    return {
+      url: `${channel.base_url}/images/generations`,
+      init: { method: "POST", headers, body: JSON.stringify(fields) },
+    };
+  }
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, String(value));
+  const imageField = job.images.length > 1 ? "image[]" : "image";
+  for (const image of job.images) {
+    form.append(imageField, new Blob([image.bytes], { type: image.mimeType }), image.filename);
+  }
+  if (job.mask) {
+    form.append("mask", new Blob([job.mask.bytes], { type: job.mask.mimeType }), job.mask.filename);
+  }
+  return { url: `${channel.base_url}/images/edits`, init: { method: "POST", headers, body: form } };
+}
+
+interface ImagesAnswer {
+  data?: Array<{ b64_json?: unknown; url?: unknown; revised_prompt?: unknown }>;
+}
+
+/** Reads an images answer; a body without usable images is a failed attempt. */
+export function readOpenAIImagesAnswer(text: string): UpstreamImage[] {
+  let answer: ImagesAnswer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new UpstreamAttemptError("The upstream answered with invalid JSON", { retryable: true });
+  }
+  const images: UpstreamImage[] = [];
+  for (const item of answer?.data ?? []) {
+    const revisedPrompt = typeof item.revised_prompt === "string" ? item.revised_prompt : undefined;
+    if (typeof item.b64_json === "string" && item.b64_json) {
+      images.push({ b64: item.b64_json, mimeType: "image/png", revisedPrompt });
+    } else if (typeof item.url === "string" && item.url) {
+      images.push({ url: item.url, mimeType: "image/png", revisedPrompt });
+    }
+  }
+  if (images.length === 0) {
+    throw new UpstreamAttemptError("The upstream answered without any image", {
+      retryable: true,
+    });
+  }
+  return images;
+}

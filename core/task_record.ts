@@ -1,0 +1,72 @@
+/**
+ * Task records: the state of asynchronous work (image tasks, video tasks) in KV. A record and its
+ * due-index entry change together in one commit, checked against the record's versionstamp, so
+ * a worker that lost its lease can never overwrite a newer state.
+ */
+
+import { kvKeys } from "./kv_keys.ts";
+
+export type TaskStatus = "submitted" | "in_progress" | "succeeded" | "failed";
+
+/** The raw status shown beside the normalised one. */
+export const RAW_STATUS: Record<TaskStatus, string> = {
+  submitted: "SUBMITTED",
+  in_progress: "IN_PROGRESS",
+  succeeded: "SUCCESS",
+  failed: "FAILURE",
+};
+
+export interface TaskRecord<Input = unknown> {
+  id: string;
+  kind: "image" | "video";
+  /** `generations` or `edits` for images. */
+  action: string;
+  /** The key owner the task belongs to (see ownerOf); only keys of this owner can read it. */
+  owner: string;
+  key_id: string;
+  model: string;
+  status: TaskStatus;
+  progress: string;
+  /** Unix seconds. */
+  submit_time: number;
+  start_time: number | null;
+  finish_time: number | null;
+  /** Runs started; a run that dies with its process is counted when the lease runs out. */
+  attempts: number;
+  /** Units held at submission, settled or released exactly once when the task ends. */
+  held: number;
+  cost: number | null;
+  fail_reason: string | null;
+  channel_id: string | null;
+  result_url: string | null;
+  image_urls: string[] | null;
+  /** When a worker should look at the task next (ms); mirrored in the due index. */
+  next_check_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** Work-specific input: what the worker needs to run it again after a restart. */
+  input: Input;
+}
+
+export function isFinished(task: Pick<TaskRecord, "status">): boolean {
+  return task.status === "succeeded" || task.status === "failed";
+}
+
+/** Adds to `atomic` the writes that replace `previous` (null for a new task) by `next`. */
+export function writeTask(
+  atomic: Deno.AtomicOperation,
+  previous: TaskRecord | null,
+  next: TaskRecord,
+): Deno.AtomicOperation {
+  if (previous && !isFinished(previous)) {
+    atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));
+  }
+  atomic.set(kvKeys.task(next.id), next);
+  if (!isFinished(next)) atomic.set(kvKeys.taskDue(next.next_check_at, next.id), next.id);
+  return atomic;
+}
+
+/** Unix seconds now. */
+export function unixNow(): number {
+  return Math.floor(Date.now() / 1000);
+}

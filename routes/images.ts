@@ -1,0 +1,204 @@
+/**
+ * The image interface: POST /v1/images/generations (JSON), POST /v1/images/edits (multipart),
+ * GET /v1/images/tasks/{task_id}. `X-Gateway-Async-Task: true|1` turns a request into a task.
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { GatewayError, invalidRequest } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import { ownerOf } from "../core/key_schema.ts";
+import { kvKeys } from "../core/kv_keys.ts";
+import { checkEditInputs } from "../core/images/edit_inputs.ts";
+import type { ResponseFormat } from "../core/images/deliver_images.ts";
+import type { ImageJob, InputImage } from "../core/images/image_job.ts";
+import { serveImages, submitImageTask } from "../core/images/image_service.ts";
+import {
+  editFieldsSchema,
+  generationRequestSchema,
+  KNOWN_GENERATION_FIELDS,
+} from "../core/images/request_schema.ts";
+import { RAW_STATUS, type TaskRecord } from "../core/task_record.ts";
+import { type AppEnv, requireKey } from "./middleware.ts";
+import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
+
+/** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
+const MAX_EDIT_BODY_BYTES = 70 * 1024 * 1024;
+
+/** Whether the request asks for a task; refuses values other than true/1/false/0. */
+function wantsTask(c: Context<AppEnv>): boolean {
+  const value = c.req.header("x-gateway-async-task")?.trim().toLowerCase();
+  if (value === undefined || value === "" || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw invalidRequest(
+    `X-Gateway-Async-Task must be 'true' or '1' (or absent), got '${value}'`,
+    "X-Gateway-Async-Task",
+  );
+}
+
+/** Base URL of hosted links: GATEWAY_PUBLIC_URL, else this request's origin. */
+export function publicUrlOf(gateway: Gateway, c: Context<AppEnv>): string {
+  return gateway.options.publicUrl ?? (c.get("url") ?? new URL(c.req.url)).origin;
+}
+
+async function answer(
+  gateway: Gateway,
+  c: Context<AppEnv>,
+  job: ImageJob,
+  format: ResponseFormat,
+  ignoredFields: string[],
+): Promise<Response> {
+  const context = c.get("context");
+  context.model = job.model;
+  const key = c.get("key");
+  const publicUrl = publicUrlOf(gateway, c);
+  const ignored = ignoredFields.length
+    ? { "x-gateway-ignored-fields": ignoredFields.join(",") }
+    : undefined;
+  if (wantsTask(c)) {
+    const task = await submitImageTask(gateway, key, job, publicUrl);
+    return c.json(
+      {
+        code: "success",
+        message: "",
+        data: { task_id: task.id, status: task.status },
+      },
+      200,
+      ignored,
+    );
+  }
+  const result = await serveImages(
+    gateway,
+    context,
+    key,
+    job,
+    format,
+    publicUrl,
+    c.req.raw.signal,
+  );
+  const headers = { ...result.headers };
+  if (ignored) {
+    headers["x-gateway-ignored-fields"] = [
+      ...ignoredFields,
+      ...(result.headers["x-gateway-ignored-fields"]?.split(",") ?? []),
+    ].join(",");
+  }
+  return c.json(result.body, 200, headers);
+}
+
+async function fileOf(value: FormDataEntryValue, field: string): Promise<InputImage> {
+  if (typeof value === "string") {
+    throw invalidRequest(`${field} must be a file upload, not a text field`, field);
+  }
+  return {
+    bytes: new Uint8Array(await value.arrayBuffer()),
+    mimeType: "image/png",
+    filename: value.name || `${field}.png`,
+  };
+}
+
+async function readForm(c: Context<AppEnv>): Promise<FormData> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^multipart\/form-data/i.test(type)) {
+    throw invalidRequest(
+      "An image edit is sent as multipart/form-data (fields image, mask, prompt, …)",
+      undefined,
+      "invalid_content_type",
+    );
+  }
+  const bytes = await readLimitedBytes(c.req.raw, MAX_EDIT_BODY_BYTES);
+  try {
+    return await new Response(bytes, { headers: { "content-type": type } }).formData();
+  } catch {
+    throw invalidRequest("The multipart body could not be parsed", undefined, "invalid_multipart");
+  }
+}
+
+/** The image routes. */
+export function imageRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+
+  app.post("/v1/images/generations", requireKey(gateway, "openai"), async (c) => {
+    const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw invalidRequest("The request body must be a JSON object");
+    }
+    const request = validate(generationRequestSchema, body);
+    const ignored = Object.keys(body).filter((field) => !KNOWN_GENERATION_FIELDS.has(field));
+    const job: ImageJob = {
+      action: "generations",
+      model: request.model,
+      prompt: request.prompt,
+      n: request.n,
+      size: request.size,
+      quality: request.quality,
+      user: request.user,
+      images: [],
+    };
+    return await answer(gateway, c, job, request.response_format, ignored);
+  });
+
+  app.post("/v1/images/edits", requireKey(gateway, "openai"), async (c) => {
+    const form = await readForm(c);
+    const text: Record<string, string> = {};
+    const ignored: string[] = [];
+    for (const [name, value] of form.entries()) {
+      if (name === "image" || name === "image[]" || name === "mask") continue;
+      if (typeof value !== "string") {
+        throw invalidRequest(`${name} must be a text field, not a file`, name);
+      }
+      if (editFieldsSchema.shape[name as keyof typeof editFieldsSchema.shape]) text[name] = value;
+      else ignored.push(name);
+    }
+    const fields = validate(editFieldsSchema, text);
+    const images = await Promise.all(
+      [...form.getAll("image"), ...form.getAll("image[]")].map((value) => fileOf(value, "image")),
+    );
+    const masks = form.getAll("mask");
+    if (masks.length > 1) throw invalidRequest("Send at most one mask", "mask");
+    const mask = masks.length ? await fileOf(masks[0], "mask") : undefined;
+    checkEditInputs(images, mask);
+    const job: ImageJob = {
+      action: "edits",
+      model: fields.model,
+      prompt: fields.prompt,
+      n: fields.n,
+      size: fields.size,
+      quality: fields.quality,
+      user: fields.user,
+      images,
+      mask,
+    };
+    return await answer(gateway, c, job, fields.response_format, ignored);
+  });
+
+  app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {
+    const taskId = c.req.param("task_id");
+    const task = taskId.startsWith("task_")
+      ? (await gateway.kv.get<TaskRecord>(kvKeys.task(taskId))).value
+      : null;
+    if (!task || task.kind !== "image" || task.owner !== ownerOf(c.get("key"))) {
+      throw new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
+    }
+    return c.json({
+      code: "success",
+      message: "",
+      data: {
+        task_id: task.id,
+        status: task.status,
+        status_raw: RAW_STATUS[task.status],
+        action: task.action,
+        progress: task.progress,
+        submit_time: task.submit_time,
+        start_time: task.start_time,
+        finish_time: task.finish_time,
+        result_url: task.result_url,
+        image_urls: task.image_urls,
+        fail_reason: task.status === "failed" ? task.fail_reason : null,
+        model: task.model,
+      },
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,41 @@
+/**
+ * GET /media/{id}.{ext}: hosted media (image results, reference media for upstreams). No key:
+ * the id is unguessable and expires. Single byte ranges are served (206) for players and resumes.
+ */
+
+import { Hono } from "hono";
+import { GatewayError } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import { parseRange } from "../core/media_store.ts";
+import type { AppEnv } from "./middleware.ts";
+
+export function mediaRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+  app.on(["GET", "HEAD"], "/media/:file", async (c) => {
+    const id = c.req.param("file").replace(/\.[a-z0-9]{1,5}$/i, "");
+    const record = await gateway.media.get(id);
+    if (!record) {
+      throw new GatewayError("media_not_found", 404, "No such media, or it has expired");
+    }
+    const headers: Record<string, string> = {
+      "content-type": record.content_type,
+      "accept-ranges": "bytes",
+      "cache-control": "private, max-age=3600",
+      "expires": new Date(record.expires_at).toUTCString(),
+    };
+    const range = parseRange(c.req.header("range") ?? null, record.size);
+    if (range === "unsatisfiable") {
+      return new Response(null, {
+        status: 416,
+        headers: { ...headers, "content-range": `bytes */${record.size}` },
+      });
+    }
+    const status = range ? 206 : 200;
+    const length = range ? range.end - range.start + 1 : record.size;
+    headers["content-length"] = String(length);
+    if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${record.size}`;
+    if (c.req.method === "HEAD") return new Response(null, { status, headers });
+    return new Response(gateway.media.stream(record, range ?? undefined), { status, headers });
+  });
+  return app;
+}

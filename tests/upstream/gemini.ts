@@ -1,0 +1,472 @@
+/**
+ * A simulated Gemini API upstream (`generateContent` / `streamGenerateContent`), image models for
+ * now. It answers like the real API: image parts as `inlineData` (a short text part first when
+ * TEXT is among the response modalities), `usageMetadata` with per-modality details, errors in
+ * Google's envelope, SSE as bare `data:` blocks without a terminator. It can misbehave: error
+ * statuses, a hang, malformed JSON, a refusal to draw (text only), a blocked prompt.
+ *
+ * Answers are built as an `AnswerPlan` (one function per answer kind) and rendered either whole
+ * (generateContent) or as stream blocks (streamGenerateContent), so new kinds — richer text,
+ * function calls — only need a new plan function.
+ *
+ * Images are real, distinct 8x8 PNGs; an edit (input images present) gets other colours than a
+ * plain generation with the same prompt. Every image served is kept in `images` by id.
+ */
+
+import { fromBase64, simulatedImageColor, simulatorPng, toBase64 } from "./openai_images.ts";
+
+export type GeminiFault =
+  | { kind: "status"; status: number; message?: string; retryAfter?: string; retryDelay?: string }
+  /** Never answers; the request ends when the client aborts. */
+  | { kind: "hang" }
+  /** 200 with truncated JSON (or a truncated SSE block when streaming). */
+  | { kind: "malformed" }
+  /** The model declines to draw: a candidate with only a text part, finishReason STOP. */
+  | { kind: "no_image" }
+  /** The prompt is blocked: `promptFeedback.blockReason` "SAFETY" and no candidates. */
+  | { kind: "blocked" };
+
+export interface GeminiRecordedRequest {
+  path: string;
+  /** From the x-goog-api-key header, else the ?key= query parameter. */
+  apiKey: string | null;
+  model: string;
+  method: "generateContent" | "streamGenerateContent";
+  body: Record<string, unknown>;
+}
+
+export interface GeminiUpstreamOptions {
+  /** Upstream keys accepted; others get 400 "API key not valid". Default ["gemini-upstream-test"]. */
+  keys?: string[];
+  /**
+   * Put a short text part before the image part(s). Default true. As with the real models, the
+   * text part only appears when "TEXT" is among `responseModalities` (["IMAGE"] alone: image only).
+   */
+  textPartFirst?: boolean;
+  /** Milliseconds to wait before answering (or failing); ends early if the client goes away. */
+  delayMs?: number;
+  /** Image parts per image answer. Default 1. */
+  imagesPerAnswer?: number;
+}
+
+export interface GeminiUpstream {
+  /** Origin without a version, as the @google/genai SDK's `httpOptions.baseUrl` takes it. */
+  baseUrl: string;
+  requests: GeminiRecordedRequest[];
+  /** Faults applied to the next requests, one each, in order. */
+  faults: GeminiFault[];
+  /** A fault applied to every request while set. */
+  fault?: GeminiFault;
+  options: GeminiUpstreamOptions;
+  /** Every image served, by id. */
+  images: Map<string, Uint8Array>;
+  close(): Promise<void>;
+}
+
+type Part = Record<string, unknown> & {
+  text?: string;
+  inlineData?: { mimeType: string; data: string };
+  fileData?: unknown;
+};
+interface Content {
+  role?: string;
+  parts?: Part[];
+}
+
+/** Prompt tokens counted per input image. */
+export const GEMINI_INPUT_IMAGE_TOKENS = 258;
+/** Output tokens per image: by `imageConfig.imageSize`, else the 1024px default (2.5 flash image). */
+export const GEMINI_IMAGE_OUTPUT_TOKENS: Record<string, number> = {
+  default: 1290,
+  "1K": 1120,
+  "2K": 1120,
+  "4K": 2000,
+};
+export const GEMINI_IMAGE_SIZES = ["1K", "2K", "4K"];
+export const GEMINI_ASPECT_RATIOS = [
+  "1:1",
+  "2:3",
+  "3:2",
+  "3:4",
+  "4:3",
+  "4:5",
+  "5:4",
+  "9:16",
+  "16:9",
+  "21:9",
+];
+const MODALITIES = ["MODALITY_UNSPECIFIED", "TEXT", "IMAGE", "AUDIO"];
+export const GEMINI_IMAGE_TEXT = "Here is your image.";
+export const GEMINI_REFUSAL_TEXT =
+  "I can't create that image. Could you try describing something different?";
+
+const textTokens = (text: string) => (text ? Math.max(1, Math.ceil(text.length / 4)) : 0);
+
+/** What an answer consists of, before it is rendered whole or as stream blocks. */
+export interface AnswerPlan {
+  /** Part groups: one stream block per group; generateContent flattens them. */
+  groups: Part[][];
+  finishReason: string;
+  usageMetadata: Record<string, unknown>;
+  /** Set for a blocked prompt: no candidates are rendered. */
+  promptFeedback?: Record<string, unknown>;
+}
+
+/** What the simulator reads from a request to plan an answer. */
+export interface RequestFacts {
+  model: string;
+  /** Text of the last user turn. */
+  prompt: string;
+  /** All text of the request (for prompt tokens). */
+  allText: string;
+  inputImages: number;
+  modalities: string[];
+  imageSize?: string;
+}
+
+function usage(
+  facts: RequestFacts,
+  output: { text: string; images: number },
+): Record<string, unknown> {
+  const promptText = textTokens(facts.allText);
+  const promptImages = facts.inputImages * GEMINI_INPUT_IMAGE_TOKENS;
+  const outText = textTokens(output.text);
+  const outImages = output.images *
+    (GEMINI_IMAGE_OUTPUT_TOKENS[facts.imageSize ?? "default"] ??
+      GEMINI_IMAGE_OUTPUT_TOKENS.default);
+  const promptDetails = [{ modality: "TEXT", tokenCount: promptText }];
+  if (promptImages) promptDetails.push({ modality: "IMAGE", tokenCount: promptImages });
+  const candidateDetails = [];
+  if (outText) candidateDetails.push({ modality: "TEXT", tokenCount: outText });
+  if (outImages) candidateDetails.push({ modality: "IMAGE", tokenCount: outImages });
+  return {
+    promptTokenCount: promptText + promptImages,
+    candidatesTokenCount: outText + outImages,
+    totalTokenCount: promptText + promptImages + outText + outImages,
+    promptTokensDetails: promptDetails,
+    ...(candidateDetails.length ? { candidatesTokensDetails: candidateDetails } : {}),
+  };
+}
+
+/** Starts the simulator on a free loopback port. */
+export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): GeminiUpstream {
+  const keys = options.keys ?? ["gemini-upstream-test"];
+  const closing = new AbortController();
+  const state: GeminiUpstream = {
+    baseUrl: "",
+    requests: [],
+    faults: [],
+    options,
+    images: new Map(),
+    close: async () => {},
+  };
+
+  const wait = (signal: AbortSignal, ms?: number) =>
+    new Promise<boolean>((resolve) => {
+      if (signal.aborted || closing.signal.aborted) return resolve(false);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        closing.signal.removeEventListener("abort", onAbort);
+        resolve(ok);
+      };
+      const onAbort = () => done(false);
+      const timer = ms === undefined ? undefined : setTimeout(() => done(true), ms);
+      signal.addEventListener("abort", onAbort);
+      closing.signal.addEventListener("abort", onAbort);
+    });
+
+  // --- answer kinds -----------------------------------------------------------------------------
+
+  function imageAnswer(facts: RequestFacts): AnswerPlan {
+    const count = options.imagesPerAnswer ?? 1;
+    const withText = (options.textPartFirst ?? true) && facts.modalities.includes("TEXT");
+    const seed = `${facts.inputImages ? "edit" : "generate"}:${facts.prompt}`;
+    const images: Part[] = Array.from({ length: count }, (_, index) => {
+      const png = simulatorPng(8, 8, simulatedImageColor(seed, index));
+      state.images.set(`gimg_${crypto.randomUUID().replaceAll("-", "")}`, png);
+      return { inlineData: { mimeType: "image/png", data: toBase64(png) } };
+    });
+    const text = withText ? GEMINI_IMAGE_TEXT : "";
+    return {
+      groups: withText ? [[{ text }], images] : [images],
+      finishReason: "STOP",
+      usageMetadata: usage(facts, { text, images: count }),
+    };
+  }
+
+  function textAnswer(facts: RequestFacts, text: string): AnswerPlan {
+    const groups: Part[][] = [];
+    for (let i = 0; i < text.length; i += 24) groups.push([{ text: text.slice(i, i + 24) }]);
+    return {
+      groups: groups.length ? groups : [[{ text: "" }]],
+      finishReason: "STOP",
+      usageMetadata: usage(facts, { text, images: 0 }),
+    };
+  }
+
+  function blockedAnswer(facts: RequestFacts): AnswerPlan {
+    const promptTokens = textTokens(facts.allText) + facts.inputImages * GEMINI_INPUT_IMAGE_TOKENS;
+    return {
+      groups: [],
+      finishReason: "",
+      usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens },
+      promptFeedback: {
+        blockReason: "SAFETY",
+        safetyRatings: [
+          { category: "HARM_CATEGORY_SEXUALLY_EXPLICIT", probability: "NEGLIGIBLE" },
+          { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" },
+          { category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" },
+          { category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true },
+        ],
+      },
+    };
+  }
+
+  function plan(facts: RequestFacts, fault?: GeminiFault): AnswerPlan {
+    if (fault?.kind === "blocked") return blockedAnswer(facts);
+    if (fault?.kind === "no_image") return textAnswer(facts, GEMINI_REFUSAL_TEXT);
+    if (facts.modalities.includes("IMAGE")) return imageAnswer(facts);
+    return textAnswer(facts, `Echo: ${facts.prompt}`);
+  }
+
+  // --- rendering --------------------------------------------------------------------------------
+
+  function render(answer: AnswerPlan, model: string, responseId: string, parts: Part[] | null) {
+    const last = parts === null || answer.groups.at(-1) === parts;
+    return {
+      ...(answer.promptFeedback ? { promptFeedback: answer.promptFeedback } : {
+        candidates: [{
+          content: { role: "model", parts: parts ?? joinText(answer.groups.flat()) },
+          ...(last ? { finishReason: answer.finishReason } : {}),
+          index: 0,
+        }],
+      }),
+      ...(last ? { usageMetadata: answer.usageMetadata } : {}),
+      modelVersion: model,
+      responseId,
+    };
+  }
+
+  function blocks(answer: AnswerPlan, model: string) {
+    const responseId = crypto.randomUUID().replaceAll("-", "").slice(0, 22);
+    if (answer.promptFeedback) return [render(answer, model, responseId, null)];
+    return answer.groups.map((group) => render(answer, model, responseId, group));
+  }
+
+  // --- HTTP -------------------------------------------------------------------------------------
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const route =
+      /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+        .exec(url.pathname);
+    if (req.method !== "POST" || !route) {
+      return googleError(404, `Method not found: ${req.method} ${url.pathname}`, "NOT_FOUND");
+    }
+    const model = decodeURIComponent(route[2]);
+    const method = route[3] as GeminiRecordedRequest["method"];
+    const apiKey = req.headers.get("x-goog-api-key") ?? url.searchParams.get("key");
+    let body: Record<string, unknown> = {};
+    let parseError = false;
+    try {
+      const parsed = await req.json();
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw 0;
+      body = parsed;
+    } catch {
+      parseError = true;
+    }
+    state.requests.push({ path: url.pathname, apiKey, model, method, body });
+
+    if (!apiKey) {
+      return googleError(
+        403,
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+        "PERMISSION_DENIED",
+      );
+    }
+    if (!keys.includes(apiKey)) {
+      return googleError(
+        400,
+        "API key not valid. Please pass a valid API key.",
+        "INVALID_ARGUMENT",
+        [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "API_KEY_INVALID",
+            domain: "googleapis.com",
+            metadata: { service: "generativelanguage.googleapis.com" },
+          },
+        ],
+      );
+    }
+    if (parseError) {
+      return googleError(400, "Invalid JSON payload received.", "INVALID_ARGUMENT");
+    }
+    const facts = readRequest(model, body);
+    if (typeof facts === "string") return googleError(400, facts, "INVALID_ARGUMENT");
+
+    const fault = state.faults.shift() ?? state.fault;
+    if (options.delayMs && !(await wait(req.signal, options.delayMs))) {
+      return new Response(null, { status: 499 });
+    }
+    if (fault?.kind === "status") {
+      const details = fault.retryDelay
+        ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: fault.retryDelay }]
+        : undefined;
+      const response = googleError(
+        fault.status,
+        fault.message ?? defaultMessage(fault.status),
+        statusName(fault.status),
+        details,
+      );
+      if (fault.retryAfter) response.headers.set("retry-after", fault.retryAfter);
+      return response;
+    }
+    if (fault?.kind === "hang") {
+      await wait(req.signal);
+      return new Response(null, { status: 499 });
+    }
+    const sse = method === "streamGenerateContent" && url.searchParams.get("alt") === "sse";
+    if (fault?.kind === "malformed") {
+      return sse
+        ? new Response('data: {"candidates": [{"content": {"role": "model", "parts": [{"te\n\n', {
+          headers: { "content-type": "text/event-stream" },
+        })
+        : new Response('{"candidates": [{"content": {"role": "model", "parts": [', {
+          headers: { "content-type": "application/json; charset=UTF-8" },
+        });
+    }
+
+    const answer = plan(facts, fault);
+    if (method === "generateContent") {
+      const responseId = crypto.randomUUID().replaceAll("-", "").slice(0, 22);
+      return Response.json(render(answer, model, responseId, null));
+    }
+    const list = blocks(answer, model);
+    if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
+    const text = list.map((block) => `data: ${JSON.stringify(block)}\n\n`).join("");
+    return new Response(text, { headers: { "content-type": "text/event-stream" } });
+  });
+  state.baseUrl = `http://127.0.0.1:${server.addr.port}`;
+  state.close = async () => {
+    closing.abort();
+    await server.shutdown();
+  };
+  return state;
+}
+
+/** Reads and checks a GenerateContentRequest; a string is the INVALID_ARGUMENT message. */
+function readRequest(model: string, body: Record<string, unknown>): RequestFacts | string {
+  const contents = body.contents as Content[] | undefined;
+  if (!Array.isArray(contents) || contents.length === 0) {
+    return "* GenerateContentRequest.contents: contents is not specified\n";
+  }
+  for (const [index, content] of contents.entries()) {
+    if (!Array.isArray(content?.parts) || content.parts.length === 0) {
+      return `* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.\n`;
+    }
+  }
+  const config = (body.generationConfig ?? {}) as {
+    responseModalities?: unknown[];
+    imageConfig?: { aspectRatio?: unknown; imageSize?: unknown };
+  };
+  const modalities = config.responseModalities ?? ["TEXT"];
+  for (const [index, modality] of modalities.entries()) {
+    if (typeof modality !== "string" || !MODALITIES.includes(modality)) {
+      return `Invalid value at 'generation_config.response_modalities[${index}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.GenerationConfig.Modality), ${
+        JSON.stringify(modality)
+      }`;
+    }
+  }
+  const imageConfig = config.imageConfig ?? {};
+  if (
+    imageConfig.aspectRatio !== undefined &&
+    !GEMINI_ASPECT_RATIOS.includes(imageConfig.aspectRatio as string)
+  ) {
+    return `Unsupported aspect ratio: ${JSON.stringify(imageConfig.aspectRatio)}.`;
+  }
+  if (
+    imageConfig.imageSize !== undefined &&
+    !GEMINI_IMAGE_SIZES.includes(imageConfig.imageSize as string)
+  ) {
+    return `Unsupported image size: ${JSON.stringify(imageConfig.imageSize)}.`;
+  }
+  const parts = contents.flatMap((content) => content.parts ?? []);
+  const lastUser = [...contents].reverse().find((c) => (c.role ?? "user") === "user");
+  const textOf = (list: Part[]) => list.map((part) => part.text ?? "").join("");
+  return {
+    model,
+    prompt: textOf(lastUser?.parts ?? []),
+    allText: textOf(parts),
+    inputImages: parts.filter((part) => part.inlineData || part.fileData).length,
+    modalities: modalities as string[],
+    imageSize: imageConfig.imageSize as string | undefined,
+  };
+}
+
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  501: "UNIMPLEMENTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** Google's status name for an HTTP status. */
+export function statusName(status: number): string {
+  return STATUS_NAMES[status] ??
+    (status >= 500 ? "UNKNOWN" : status >= 400 ? "FAILED_PRECONDITION" : "OK");
+}
+
+function defaultMessage(status: number): string {
+  switch (status) {
+    case 429:
+      return "Resource has been exhausted (e.g. check quota).";
+    case 500:
+      return "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting";
+    case 503:
+      return "The model is overloaded. Please try again later.";
+    case 504:
+      return "Deadline expired before operation could complete.";
+    default:
+      return "Simulated failure";
+  }
+}
+
+function googleError(status: number, message: string, name: string, details?: unknown[]) {
+  return Response.json(
+    { error: { code: status, message, status: name, ...(details ? { details } : {}) } },
+    { status },
+  );
+}
+
+/** Adjacent text parts as one, as a whole (non-streamed) answer has them. */
+function joinText(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  for (const part of parts) {
+    const previous = out.at(-1);
+    const isText = Object.keys(part).length === 1 && typeof part.text === "string";
+    if (isText && previous && Object.keys(previous).length === 1 && previous.text !== undefined) {
+      out[out.length - 1] = { text: previous.text + part.text };
+    } else {
+      out.push(part);
+    }
+  }
+  return out;
+}
+
+/** The bytes of every inlineData part of a GenerateContentResponse. */
+export function inlineImages(response: {
+  candidates?: Array<{ content?: { parts?: Part[] } }>;
+}): Uint8Array[] {
+  return (response.candidates ?? []).flatMap((c) => c.content?.parts ?? [])
+    .filter((part) => part.inlineData)
+    .map((part) => fromBase64(part.inlineData!.data));
+}
