@@ -3,53 +3,7 @@
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-interface GatewayProcess {
-  child: Deno.ChildProcess;
-  url: string;
-  lines: string[];
-  stderr: Promise<string>;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-/** Starts `deno run main.ts` and waits for its "listening" line. */
-async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN],
-    env: { PORT: String(port), HOST: "127.0.0.1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const stderr = new Response(child.stderr).text();
-  let buffer = "";
-  const readLines = (async () => {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      const parts = buffer.split("\n");
-      buffer = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
-  for (let i = 0; i < 300 && !lines.some((line) => line.includes('"listening"')); i++) {
-    const exited = await Promise.race([child.status, new Promise((r) => setTimeout(r, 50))]);
-    if (exited) break;
-  }
-  readLines.catch(() => {});
-  return { child, url: `http://127.0.0.1:${port}`, lines, stderr };
-}
+import { spawnGateway } from "../helpers/gateway_process.ts";
 
 Deno.test("boot: a bad config file stops the boot with the field path", serverTest, async () => {
   const dir = await Deno.makeTempDir();

@@ -1,0 +1,50 @@
+/** The gateway as a child process, as an operator runs it. */
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+export interface GatewayProcess {
+  child: Deno.ChildProcess;
+  url: string;
+  lines: string[];
+  stderr: Promise<string>;
+}
+
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts `deno run main.ts` and waits for its "listening" line. */
+export async function spawnGateway(
+  env: Record<string, string>,
+  port = freePort(),
+): Promise<GatewayProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN],
+    env: { PORT: String(port), HOST: "127.0.0.1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stderr = new Response(child.stderr).text();
+  let buffer = "";
+  const readLines = (async () => {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      const parts = buffer.split("\n");
+      buffer = parts.pop()!;
+      lines.push(...parts);
+    }
+  })();
+  for (let i = 0; i < 300 && !lines.some((line) => line.includes('"listening"')); i++) {
+    const exited = await Promise.race([child.status, new Promise((r) => setTimeout(r, 50))]);
+    if (exited) break;
+  }
+  readLines.catch(() => {});
+  return { child, url: `http://127.0.0.1:${port}`, lines, stderr };
+}
