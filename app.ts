@@ -6,6 +6,7 @@ import type { Gateway } from "./core/gateway.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { chatCompletionsRoutes } from "./routes/chat_completions.ts";
 import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
+import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { modelRoutes } from "./routes/models.ts";
@@ -20,6 +21,7 @@ export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () 
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
   app.route("/", imageRoutes(gateway));
+  app.route("/", generateContentRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.notFound((c) =>
     renderError(

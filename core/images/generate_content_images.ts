@@ -1,0 +1,206 @@
+/**
+ * Image models behind the generate-content interface. On a `gemini` channel the request is
+ * passed through untouched but the model name, and the answer is returned as the upstream gave
+ * it; on an `openai-images` channel the text parts become the prompt, `inlineData` images make it
+ * an edit, and the images come back as `inlineData` parts. Billed per image delivered.
+ */
+
+import { decodeBase64, encodeBase64 } from "../base64.ts";
+import type { Channel } from "../channel_schema.ts";
+import { invalidRequest } from "../errors.ts";
+import type { Gateway } from "../gateway.ts";
+import { timeOrderedId } from "../ids.ts";
+import { type KeyRecord, ownerOf } from "../key_schema.ts";
+import { RequestBill } from "../request_bill.ts";
+import type { RequestContext } from "../request_context.ts";
+import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
+import { UpstreamAttemptError, UpstreamCall, withFailover } from "../upstream.ts";
+import {
+  buildGeminiRequest,
+  readGeminiError,
+  readGeminiImageAnswer,
+} from "../providers/gemini_images.ts";
+import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
+import type { ImageJob, InputImage } from "./image_job.ts";
+import { imageBytes } from "./deliver_images.ts";
+
+interface Part {
+  text?: string;
+  inlineData?: { mimeType?: string; data?: string };
+}
+
+export interface GenerateContentRequest {
+  contents: Array<{ role?: string; parts: Part[] }>;
+  generationConfig?: {
+    responseModalities?: string[];
+    candidateCount?: number;
+    imageConfig?: { aspectRatio?: string; imageSize?: string };
+  };
+  [field: string]: unknown;
+}
+
+/** The answer: a generateContent response body, and how many images it carries. */
+export interface GenerateContentAnswer {
+  body: Record<string, unknown>;
+  images: number;
+  headers: Record<string, string>;
+}
+
+const LANDSCAPE = new Set(["3:2", "4:3", "5:4", "16:9", "21:9"]);
+const PORTRAIT = new Set(["2:3", "3:4", "4:5", "9:16"]);
+
+/** The images-API size for a Gemini aspect ratio: the listed size of that orientation. */
+function sizeForAspect(aspectRatio: string | undefined): string {
+  if (aspectRatio === "1:1") return "1024x1024";
+  if (aspectRatio && LANDSCAPE.has(aspectRatio)) return "1536x1024";
+  if (aspectRatio && PORTRAIT.has(aspectRatio)) return "1024x1536";
+  return "auto";
+}
+
+/** The image job a generate-content request describes. */
+export function imageJobOfGenerateContent(
+  model: string,
+  request: GenerateContentRequest,
+): ImageJob {
+  const userParts = request.contents.filter((content) => content.role !== "model")
+    .flatMap((content) => content.parts);
+  const prompt = userParts.map((part) => part.text ?? "").filter(Boolean).join("\n");
+  if (!prompt) throw invalidRequest("contents carry no text instruction for the image", "contents");
+  const images: InputImage[] = userParts.filter((part) => part.inlineData).map((part, index) => {
+    const bytes = decodeBase64(part.inlineData!.data ?? "");
+    if (!bytes || bytes.length === 0) {
+      throw invalidRequest(`inlineData ${index + 1} is not base64 image data`, "contents");
+    }
+    const mimeType = part.inlineData!.mimeType ?? "image/png";
+    return { bytes, mimeType, filename: `image-${index + 1}.${mimeType.split("/")[1] ?? "png"}` };
+  });
+  return {
+    action: images.length ? "edits" : "generations",
+    model,
+    prompt,
+    n: request.generationConfig?.candidateCount ?? 1,
+    size: sizeForAspect(request.generationConfig?.imageConfig?.aspectRatio),
+    quality: "auto",
+    images,
+  };
+}
+
+async function passThrough(
+  channel: Channel,
+  model: string,
+  request: GenerateContentRequest,
+  signal: AbortSignal,
+): Promise<{ body: Record<string, unknown>; images: number }> {
+  const { url, init } = buildGeminiRequest(
+    channel,
+    pickUpstreamKey(channel),
+    upstreamModelName(channel, model),
+    request,
+  );
+  const call = new UpstreamCall(channel.timeout_ms, signal);
+  try {
+    const response = await fetch(url, { ...init, signal: call.signal });
+    if (!response.ok) throw await readGeminiError(response);
+    const text = await response.text();
+    call.done();
+    const images = readGeminiImageAnswer(text).length;
+    const body = JSON.parse(text) as Record<string, unknown>;
+    return { body, images };
+  } catch (error) {
+    call.abort();
+    if (error instanceof UpstreamAttemptError) throw error;
+    throw new UpstreamAttemptError(call.timedOut ? "timed out" : String(error), {
+      retryable: !call.clientAborted,
+    });
+  }
+}
+
+/** Serves a generate-content request for an image model. */
+export async function serveGenerateContentImages(
+  gateway: Gateway,
+  context: RequestContext,
+  key: KeyRecord,
+  model: string,
+  request: GenerateContentRequest,
+  publicUrl: string,
+  signal: AbortSignal,
+): Promise<GenerateContentAnswer> {
+  const modalities = request.generationConfig?.responseModalities ?? [];
+  if (!modalities.map((value) => value.toUpperCase()).includes("IMAGE")) {
+    throw invalidRequest(
+      `'${model}' is an image model: set generationConfig.responseModalities to ["IMAGE"] or ["TEXT", "IMAGE"]`,
+      "generationConfig.responseModalities",
+    );
+  }
+  const job = imageJobOfGenerateContent(model, request);
+  if (job.n < 1 || job.n > 10) {
+    throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
+  }
+  const { order, unitPrice } = resolveImageModel(gateway, key, job);
+  const bill = new RequestBill(gateway, key, context.id);
+  await bill.hold(unitPrice * job.n);
+  let answer: { body: Record<string, unknown>; images: number };
+  let channelId: string;
+  try {
+    const chosen = await withFailover(
+      order,
+      1 + gateway.options.maxRetries,
+      signal,
+      async (channel) => {
+        context.attempts++;
+        if (channel.type === "gemini") return await passThrough(channel, model, request, signal);
+        const result = await attemptImageJob(channel, job, signal);
+        const target = {
+          publicUrl,
+          owner: ownerOf(key),
+          fetchableHosts: fetchableHostsFor(gateway, channel),
+          signal,
+        };
+        const parts = [];
+        for (const image of result.images.slice(0, job.n)) {
+          const { bytes, mimeType } = await imageBytes(image, target).catch((error) => {
+            throw new UpstreamAttemptError(String(error), { retryable: true });
+          });
+          parts.push({ inlineData: { mimeType, data: encodeBase64(bytes) } });
+        }
+        return {
+          images: parts.length,
+          body: {
+            candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+            usageMetadata: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
+            modelVersion: model,
+            responseId: timeOrderedId("resp"),
+          },
+        };
+      },
+      (record) =>
+        gateway.metrics.add("gateway_upstream_attempts_total", {
+          channel: record.channel_id,
+          outcome: record.outcome,
+        }),
+    );
+    answer = chosen.result;
+    channelId = chosen.channel.id;
+    await bill.confirmed();
+  } catch (error) {
+    await bill.release("generate-content image request failed");
+    throw error;
+  }
+  if (answer.body.modelVersion !== undefined) answer.body.modelVersion = model;
+  const images = Math.min(answer.images, job.n);
+  const cost = unitPrice * images;
+  context.logsLater = true;
+  gateway.track((async () => {
+    await bill.settle(cost);
+    context.finish(gateway, { status: 200, channelId, cost });
+  })());
+  return {
+    body: answer.body,
+    images,
+    headers: {
+      "x-gateway-channel": channelId,
+      "x-gateway-billed-images": String(images),
+      "x-gateway-cost-units": String(cost),
+    },
+  };
+}

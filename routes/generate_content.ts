@@ -1,0 +1,84 @@
+/**
+ * The generate-content interface: POST /v1beta/models/{model}:generateContent and
+ * :streamGenerateContent, also under /v1/models/ for newer SDKs. Image models are served here;
+ * text models on this interface are not served yet (see the README's compatibility notes).
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { z } from "zod";
+import { GatewayError } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import {
+  type GenerateContentRequest,
+  serveGenerateContentImages,
+} from "../core/images/generate_content_images.ts";
+import { type AppEnv, requireKey } from "./middleware.ts";
+import { readJsonBody, validate } from "./validation.ts";
+import { publicUrlOf } from "./images.ts";
+
+const requestSchema = z.looseObject({
+  contents: z.array(z.looseObject({
+    role: z.string().optional(),
+    parts: z.array(z.looseObject({
+      text: z.string().optional(),
+      inlineData: z.object({ mimeType: z.string(), data: z.string() }).optional(),
+    })).min(1, "each content needs at least one part"),
+  })).min(1, "contents must not be empty"),
+  generationConfig: z.looseObject({
+    responseModalities: z.array(z.string()).optional(),
+    candidateCount: z.int().optional(),
+    imageConfig: z.looseObject({
+      aspectRatio: z.string().optional(),
+      imageSize: z.string().optional(),
+    }).optional(),
+  }).optional(),
+});
+
+async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
+  const target = c.req.param("target") ?? "";
+  const separator = target.lastIndexOf(":");
+  const model = decodeURIComponent(target.slice(0, separator)).replace(/^models\//, "");
+  const method = target.slice(separator + 1);
+  if (method !== "generateContent" && method !== "streamGenerateContent") {
+    throw new GatewayError("not_found", 404, `Unknown method '${method}'`);
+  }
+  const context = c.get("context");
+  context.model = model;
+  const catalogEntry = gateway.registry.model(model);
+  if (catalogEntry && catalogEntry.kind !== "image") {
+    throw new GatewayError(
+      "unsupported_interface",
+      400,
+      `'${model}' is a ${catalogEntry.kind} model; generateContent serves image models in this version. Use /v1/chat/completions for text models`,
+      { param: "model" },
+    );
+  }
+  const body = validate(requestSchema, await readJsonBody(c.req.raw, gateway.options.maxBodyBytes));
+  const answer = await serveGenerateContentImages(
+    gateway,
+    context,
+    c.get("key"),
+    model,
+    body as GenerateContentRequest,
+    publicUrlOf(gateway, c),
+    c.req.raw.signal,
+  );
+  if (method === "generateContent") return c.json(answer.body, 200, answer.headers);
+  // A drawn image arrives whole: the stream is one chunk, framed as the client asked.
+  context.stream = true;
+  if (c.req.query("alt") === "sse") {
+    return new Response(`data: ${JSON.stringify(answer.body)}\r\n\r\n`, {
+      headers: { "content-type": "text/event-stream", ...answer.headers },
+    });
+  }
+  return c.json([answer.body], 200, answer.headers);
+}
+
+export function generateContentRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+  const pattern = ":target{[^/]+:(?:generateContent|streamGenerateContent)}";
+  app.post(`/v1beta/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
+  app.post(`/v1/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
+  return app;
+}
