@@ -2,6 +2,7 @@
 
 import type { z } from "zod";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
+import { readLimited } from "../core/read_limited.ts";
 
 /** Parses `text` as JSON or throws 400 `invalid_json`. */
 export function parseJson(text: string): unknown {
@@ -61,24 +62,5 @@ export async function readLimitedBytes(
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return joined;
+  return await readLimited(request.body, maxBytes, tooLarge);
 }

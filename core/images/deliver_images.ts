@@ -7,6 +7,7 @@
  */
 
 import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { readLimited } from "../read_limited.ts";
 import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "./image_job.ts";
 
@@ -74,19 +75,11 @@ export async function fetchImage(
     await response.body?.cancel();
     throw new Error(`fetching the image answered HTTP ${response.status}`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.length;
-    if (size > FETCH_LIMIT_BYTES) throw new Error("the image is larger than 20 MB");
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
+  const bytes = await readLimited(
+    response.body,
+    FETCH_LIMIT_BYTES,
+    () => new Error("the image is larger than 20 MB"),
+  );
   const type = response.headers.get("content-type")?.split(";")[0].trim();
   return { bytes, mimeType: type?.startsWith("image/") ? type : "image/png" };
 }

@@ -15,6 +15,7 @@
  */
 
 import { deflateSync } from "node:zlib";
+import { crc32 } from "../../core/media/png.ts";
 
 export type ImagesFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; code?: string }
@@ -84,22 +85,6 @@ export interface OpenAIImagesUpstream {
 
 // ---------------------------------------------------------------------------------------------
 // A tiny PNG encoder (solid RGBA), so the simulators need no fixture module.
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
