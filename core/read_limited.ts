@@ -1,5 +1,7 @@
 /** Reads a byte stream whole, giving up as soon as it passes a size limit. */
 
+import { concatBytes } from "./bytes.ts";
+
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
@@ -18,11 +20,5 @@ export async function readLimited(
     }
     chunks.push(value);
   }
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return joined;
+  return concatBytes(chunks);
 }

@@ -14,13 +14,19 @@ import { type KeyRecord, ownerOf } from "../key_schema.ts";
 import { RequestBill } from "../request_bill.ts";
 import type { RequestContext } from "../request_context.ts";
 import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
-import { UpstreamAttemptError, UpstreamCall, withFailover } from "../upstream.ts";
+import { UpstreamAttemptError, withFailover } from "../upstream.ts";
 import {
   buildGeminiRequest,
   readGeminiError,
   readGeminiImageAnswer,
 } from "../providers/gemini_images.ts";
-import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
+import {
+  attemptImageJob,
+  callUpstream,
+  fetchableHostsFor,
+  resolveImageModel,
+} from "./image_generation.ts";
+import { imageAnswerHeaders } from "./image_service.ts";
 import type { ImageJob, InputImage } from "./image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 
@@ -97,22 +103,9 @@ async function passThrough(
     upstreamModelName(channel, model),
     request,
   );
-  const call = new UpstreamCall(channel.timeout_ms, signal);
-  try {
-    const response = await fetch(url, { ...init, signal: call.signal });
-    if (!response.ok) throw await readGeminiError(response);
-    const text = await response.text();
-    call.done();
-    const images = readGeminiImageAnswer(text).length;
-    const body = JSON.parse(text) as Record<string, unknown>;
-    return { body, images };
-  } catch (error) {
-    call.abort();
-    if (error instanceof UpstreamAttemptError) throw error;
-    throw new UpstreamAttemptError(call.timedOut ? "timed out" : String(error), {
-      retryable: !call.clientAborted,
-    });
-  }
+  const text = await callUpstream(channel, url, init, signal, readGeminiError);
+  const images = readGeminiImageAnswer(text).length;
+  return { body: JSON.parse(text), images };
 }
 
 /** Serves a generate-content request for an image model. */
@@ -197,10 +190,6 @@ export async function serveGenerateContentImages(
   return {
     body: answer.body,
     images,
-    headers: {
-      "x-gateway-channel": channelId,
-      "x-gateway-billed-images": String(images),
-      "x-gateway-cost-units": String(cost),
-    },
+    headers: imageAnswerHeaders(channelId, [], images, cost),
   };
 }

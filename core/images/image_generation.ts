@@ -4,7 +4,6 @@
  * delivered (or release on failure). The synchronous path and the task worker share it.
  */
 
-import type { CatalogModel } from "../catalog.ts";
 import type { Channel, ChannelType } from "../channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
@@ -36,7 +35,8 @@ export function resolveImageModel(gateway: Gateway, key: KeyRecord, job: ImageJo
   };
 }
 
-async function callUpstream(
+/** One non-streaming upstream call with the channel's timeout; the answer's text. */
+export async function callUpstream(
   channel: Channel,
   url: string,
   init: RequestInit,
@@ -137,5 +137,3 @@ export function undeliverable(failures: string[]): GatewayError {
     `The upstream's images could not be delivered: ${failures[0] ?? "no image"}`,
   );
 }
-
-export type { CatalogModel };

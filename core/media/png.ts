@@ -4,6 +4,7 @@
  */
 
 import { inflateSync } from "node:zlib";
+import { concatBytes } from "../bytes.ts";
 
 /** Why a PNG was rejected. */
 export type PngErrorReason = "not_png" | "truncated" | "corrupt" | "too_large";
@@ -193,16 +194,6 @@ function checkTransparency(
     throw new PngError("corrupt", "The PNG file is corrupt: the tRNS chunk has an invalid length.");
   }
   return transparency;
-}
-
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }
 
 function parsePng(bytes: Uint8Array): ParsedPng {

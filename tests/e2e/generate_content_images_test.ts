@@ -1,7 +1,12 @@
 import { GoogleGenAI } from "@google/genai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
+import {
+  assertNothingCharged,
+  IMAGE_MODEL,
+  type ImageChannelType,
+  setupImages,
+} from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { encodeBase64 } from "../../core/base64.ts";
 
@@ -90,8 +95,7 @@ Deno.test(
         body: JSON.stringify({ contents: [] }),
       });
       assertEquals(empty.status, 400);
-      assertEquals(s.upstreamRequests(), 0);
-      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+      await assertNothingCharged(s, 10_000_000);
     } finally {
       await s.close();
     }

@@ -71,6 +71,9 @@ for (const type of CHANNEL_TYPES) {
         assertEquals(ranged.status, 206);
         assertEquals([...new Uint8Array(await ranged.arrayBuffer())], [...bytes.slice(0, 8)]);
         assertEquals((await fetch(url.replace(/med_\w{4}/, "med_zzzz"))).status, 404);
+        const beyond = await fetch(url, { headers: { range: "bytes=99999999-" } });
+        assertEquals(beyond.status, 416);
+        await beyond.body?.cancel();
       } finally {
         await s.close();
       }

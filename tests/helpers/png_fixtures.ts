@@ -2,6 +2,7 @@
 
 import { deflateSync } from "node:zlib";
 import { crc32 } from "../../core/media/png.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 export type PngColorType = 0 | 2 | 3 | 4 | 6;
 export type PngBitDepth = 1 | 2 | 4 | 8 | 16;
@@ -55,16 +56,6 @@ export function pngChunk(type: string, data: Uint8Array | readonly number[]): Ui
   chunk.set(data, 8);
   view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
   return chunk;
-}
-
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }
 
 /** The PNG signature followed by the given chunks. */

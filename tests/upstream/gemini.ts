@@ -13,7 +13,9 @@
  * plain generation with the same prompt. Every image served is kept in `images` by id.
  */
 
-import { fromBase64, simulatedImageColor, simulatorPng, toBase64 } from "./openai_images.ts";
+import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
+import { solidPng } from "../helpers/png_fixtures.ts";
+import { simulatedImageColor } from "./openai_images.ts";
 
 export type GeminiFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; retryDelay?: string }
@@ -183,9 +185,9 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const withText = (options.textPartFirst ?? true) && facts.modalities.includes("TEXT");
     const seed = `${facts.inputImages ? "edit" : "generate"}:${facts.prompt}`;
     const images: Part[] = Array.from({ length: count }, (_, index) => {
-      const png = simulatorPng(8, 8, simulatedImageColor(seed, index));
+      const png = solidPng(8, 8, simulatedImageColor(seed, index));
       state.images.set(`gimg_${crypto.randomUUID().replaceAll("-", "")}`, png);
-      return { inlineData: { mimeType: "image/png", data: toBase64(png) } };
+      return { inlineData: { mimeType: "image/png", data: encodeBase64(png) } };
     });
     const text = withText ? GEMINI_IMAGE_TEXT : "";
     return {
@@ -468,5 +470,5 @@ export function inlineImages(response: {
 }): Uint8Array[] {
   return (response.candidates ?? []).flatMap((c) => c.content?.parts ?? [])
     .filter((part) => part.inlineData)
-    .map((part) => fromBase64(part.inlineData!.data));
+    .map((part) => decodeBase64(part.inlineData!.data)!);
 }

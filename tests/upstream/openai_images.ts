@@ -14,8 +14,8 @@
  * drops — that would swallow the reset.
  */
 
-import { deflateSync } from "node:zlib";
-import { crc32 } from "../../core/media/png.ts";
+import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
+import { solidPng } from "../helpers/png_fixtures.ts";
 
 export type ImagesFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; code?: string }
@@ -83,51 +83,6 @@ export interface OpenAIImagesUpstream {
   close(): Promise<void>;
 }
 
-// ---------------------------------------------------------------------------------------------
-// A tiny PNG encoder (solid RGBA), so the simulators need no fixture module.
-
-function pngChunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  out.set(new TextEncoder().encode(type), 4);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
-
-/** A valid PNG of one colour (8-bit RGBA, no interlace). */
-export function simulatorPng(
-  width: number,
-  height: number,
-  rgba: [number, number, number, number],
-): Uint8Array {
-  const header = new Uint8Array(13);
-  const view = new DataView(header.buffer);
-  view.setUint32(0, width);
-  view.setUint32(4, height);
-  header[8] = 8; // bit depth
-  header[9] = 6; // colour type RGBA
-  const stride = 1 + 4 * width;
-  const raw = new Uint8Array(height * stride);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) raw.set(rgba, y * stride + 1 + 4 * x);
-  }
-  const parts = [
-    new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]),
-    pngChunk("IHDR", header),
-    pngChunk("IDAT", new Uint8Array(deflateSync(raw))),
-    pngChunk("IEND", new Uint8Array()),
-  ];
-  const png = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    png.set(part, offset);
-    offset += part.length;
-  }
-  return png;
-}
-
 /** The colour of image `index` for a seed (e.g. operation + prompt); distinct for indices < 256. */
 export function simulatedImageColor(seed: string, index: number): [number, number, number, number] {
   let h = 0x811c9dc5;
@@ -138,21 +93,6 @@ export function simulatedImageColor(seed: string, index: number): [number, numbe
     ((h >>> 16) + index * 101) & 255,
     255,
   ];
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
-export function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,7 +132,7 @@ export function simulatedImagesUsage(
 export async function imageBytesFromItem(item: { b64_json?: string; url?: string }) {
   if (item.url) return new Uint8Array(await (await fetch(item.url)).arrayBuffer());
   const b64 = item.b64_json ?? "";
-  return fromBase64(b64.startsWith("data:") ? b64.slice(b64.indexOf(",") + 1) : b64);
+  return decodeBase64(b64.startsWith("data:") ? b64.slice(b64.indexOf(",") + 1) : b64)!;
 }
 
 function errorResponse(
@@ -453,7 +393,7 @@ export function startOpenAIImagesUpstream(
     const count = Math.max(0, Math.min(n, options.maxImagesPerRequest ?? 10));
     const inputImages = record.files.filter((f) => IMAGE_FIELDS.has(f.field)).length;
     const data = Array.from({ length: count }, (_, index) => {
-      const png = simulatorPng(
+      const png = solidPng(
         8,
         8,
         simulatedImageColor(`${isEdit ? "edit" : "generate"}:${prompt}`, index),
@@ -463,8 +403,8 @@ export function startOpenAIImagesUpstream(
       const item: Record<string, string> = {};
       const mode = options.answer ?? "b64_json";
       if (mode === "url") item.url = `${state.origin}/files/${id}.png`;
-      else if (mode === "data_url") item.b64_json = `data:image/png;base64,${toBase64(png)}`;
-      else item.b64_json = toBase64(png);
+      else if (mode === "data_url") item.b64_json = `data:image/png;base64,${encodeBase64(png)}`;
+      else item.b64_json = encodeBase64(png);
       if (options.revisedPrompt) item.revised_prompt = `A detailed rendering of: ${prompt}`;
       return item;
     });
