@@ -9,6 +9,7 @@ import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts
 import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
 import { mediaRoutes } from "./routes/media.ts";
+import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 
@@ -23,6 +24,7 @@ export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () 
   app.route("/", imageRoutes(gateway));
   app.route("/", generateContentRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
+  app.route("/", videoRoutes(gateway));
   app.notFound((c) =>
     renderError(
       gateway,

@@ -6,7 +6,8 @@ import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
 import { loadSecretBox } from "./core/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
-import { runImageTask } from "./workers/image_task.ts";
+import { IMAGE_TASKS } from "./workers/image_task.ts";
+import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 
 /** Holds not settled after this long belong to a process that died; they are released. */
@@ -63,6 +64,12 @@ export async function startGateway(
     mediaTtlMs: settings.mediaTtlMs,
     mediaFetchHosts: settings.mediaFetchHosts,
     taskQueue: !isRemoteKv(settings.kvLocation),
+    ffprobePath: settings.ffprobePath,
+    video: {
+      pollMinMs: settings.videoPollMinMs,
+      pollMaxMs: settings.videoPollMaxMs,
+      timeoutMs: settings.videoTimeoutMs,
+    },
   });
   await gateway.registry.start();
   if (config) await applyConfig(gateway, config);
@@ -82,7 +89,7 @@ export async function startGateway(
   await sweepStaleHolds();
   const sweeper = setInterval(sweepStaleHolds, STALE_SWEEP_MS);
 
-  const worker = new TaskWorker(gateway, { image: runImageTask }, {
+  const worker = new TaskWorker(gateway, { image: IMAGE_TASKS, video: VIDEO_TASKS }, {
     leaseMs: settings.taskLeaseMs,
     pollMs: settings.taskPollMs,
     concurrency: TASK_CONCURRENCY,

@@ -23,7 +23,11 @@ export const imagePriceSchema = z.strictObject({
 
 export const videoPriceSchema = z.union([
   z.strictObject({ per_second: unitsSchema }),
-  z.strictObject({ per_task: unitsSchema }),
+  z.strictObject({
+    per_task: unitsSchema,
+    /** Percent of the price given back when a fixed-price task fails (default 100). */
+    failure_refund_percent: z.int().min(0).max(100).optional(),
+  }),
 ]);
 
 export const modelKindSchema = z.enum(["text", "image", "video"]);
@@ -48,7 +52,8 @@ export const modelInputSchema = z.strictObject({
       message: {
         text: "A text model's price is {input, output, cached_input?} in units per million tokens",
         image: "An image model's price is {per_image, tiers?} in units",
-        video: "A video model's price is {per_second} or {per_task} in units",
+        video:
+          "A video model's price is {per_second} or {per_task, failure_refund_percent?} in units",
       }[model.kind],
     });
   }

@@ -1,6 +1,7 @@
 /** What a channel (an upstream route) is, as the admin API and the config file accept it. */
 
 import { z } from "zod";
+import { VIDEO_RESOLUTIONS } from "./video/video_models.ts";
 
 export const CHANNEL_TYPES = [
   "openai",
@@ -13,7 +14,13 @@ export const CHANNEL_TYPES = [
 ] as const;
 
 /** Channel types whose adaptor is implemented; others are refused until they are. */
-export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = ["openai", "openai-images", "gemini"];
+export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = [
+  "openai",
+  "openai-images",
+  "gemini",
+  "ark-video",
+  "gateway-video",
+];
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
 
@@ -31,6 +38,8 @@ const channelFields = {
   timeout_ms: z.int().positive().max(3_600_000).default(120_000),
   /** Retries on other channels after a failure before the first byte (request-level default). */
   max_retries: z.int().min(0).max(10).optional(),
+  /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */
+  video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
 };
 
 function refuseUnservedType(type: ChannelType | undefined, ctx: z.RefinementCtx) {

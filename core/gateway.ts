@@ -24,6 +24,18 @@ export interface GatewayOptions {
   mediaFetchHosts: string[];
   /** Whether KV queues exist here (not on KV Connect): task submissions enqueue a wake-up. */
   taskQueue: boolean;
+  /** The ffprobe binary that reads reference media durations. */
+  ffprobePath: string;
+  video: VideoOptions;
+}
+
+export interface VideoOptions {
+  /** Wait before the first poll of an upstream task; each later wait is 1.5 times longer… */
+  pollMinMs: number;
+  /** …up to this. */
+  pollMaxMs: number;
+  /** A task not finished this long after submission fails and is refunded. */
+  timeoutMs: number;
 }
 
 export const DEFAULT_OPTIONS: GatewayOptions = {
@@ -33,6 +45,8 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   mediaTtlMs: 24 * 3600 * 1000,
   mediaFetchHosts: [],
   taskQueue: false,
+  ffprobePath: "ffprobe",
+  video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
 };
 
 /** Everything a route or worker needs; nothing here knows about HTTP frameworks. */

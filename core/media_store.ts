@@ -40,34 +40,86 @@ export class MediaStore {
   }
 
   /** Stores `bytes`; returns the record. The id is 32 base62 characters (~190 bits). */
-  async put(
+  put(
     bytes: Uint8Array,
     contentType: string,
     owner: string,
     ttlMs = this.#ttlMs,
   ): Promise<MediaRecord> {
+    return this.putChunks([bytes], contentType, owner, ttlMs);
+  }
+
+  /**
+   * Stores the bytes of `source` (e.g. a file read piece by piece) without gathering them:
+   * at most one commit's worth of chunks is in memory at a time.
+   */
+  async putChunks(
+    source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+    contentType: string,
+    owner: string,
+    ttlMs = this.#ttlMs,
+  ): Promise<MediaRecord> {
     const id = `med_${randomBase62(32)}`;
-    const chunks = Math.ceil(bytes.length / CHUNK_BYTES);
-    const now = Date.now();
-    for (let first = 0; first < chunks; first += CHUNKS_PER_COMMIT) {
-      const atomic = this.#kv.atomic();
-      for (let index = first; index < Math.min(chunks, first + CHUNKS_PER_COMMIT); index++) {
-        const chunk = bytes.subarray(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES);
-        atomic.set(kvKeys.mediaChunk(id, index), chunk, { expireIn: ttlMs });
+    let size = 0;
+    let chunks = 0;
+    let atomic = this.#kv.atomic();
+    let inCommit = 0;
+    const write = async (chunk: Uint8Array) => {
+      atomic.set(kvKeys.mediaChunk(id, chunks++), chunk, { expireIn: ttlMs });
+      if (++inCommit === CHUNKS_PER_COMMIT) {
+        await atomic.commit();
+        atomic = this.#kv.atomic();
+        inCommit = 0;
       }
-      await atomic.commit();
+    };
+    let partial = new Uint8Array(CHUNK_BYTES);
+    let filled = 0;
+    for await (const piece of source) {
+      size += piece.length;
+      let offset = 0;
+      while (offset < piece.length) {
+        if (filled === 0 && piece.length - offset >= CHUNK_BYTES) {
+          await write(piece.subarray(offset, offset + CHUNK_BYTES));
+          offset += CHUNK_BYTES;
+          continue;
+        }
+        const take = Math.min(CHUNK_BYTES - filled, piece.length - offset);
+        partial.set(piece.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        if (filled === CHUNK_BYTES) {
+          await write(partial);
+          partial = new Uint8Array(CHUNK_BYTES);
+          filled = 0;
+        }
+      }
     }
+    if (filled > 0) await write(partial.subarray(0, filled));
+    if (inCommit > 0) await atomic.commit();
+    const now = Date.now();
     const record: MediaRecord = {
       id,
       owner,
       content_type: contentType,
-      size: bytes.length,
+      size,
       chunks,
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + ttlMs).toISOString(),
     };
     await this.#kv.set(kvKeys.media(id), record, { expireIn: ttlMs });
     return record;
+  }
+
+  /** Deletes an object (its record first, so it is never served half-deleted). */
+  async delete(record: MediaRecord): Promise<void> {
+    await this.#kv.delete(kvKeys.media(record.id));
+    for (let first = 0; first < record.chunks; first += CHUNKS_PER_COMMIT) {
+      const atomic = this.#kv.atomic();
+      for (let index = first; index < Math.min(record.chunks, first + CHUNKS_PER_COMMIT); index++) {
+        atomic.delete(kvKeys.mediaChunk(record.id, index));
+      }
+      await atomic.commit();
+    }
   }
 
   /** The record of a live object, or null when it is unknown or expired. */

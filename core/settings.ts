@@ -19,6 +19,11 @@ export interface Settings {
   taskLeaseMs: number;
   /** Poll interval of the task worker's due index. */
   taskPollMs: number;
+  /** First and longest wait between two polls of an upstream video task. */
+  videoPollMinMs: number;
+  videoPollMaxMs: number;
+  /** A video task not finished this long after submission fails and is refunded. */
+  videoTimeoutMs: number;
 }
 
 function positiveNumber(get: (name: string) => string | undefined, name: string, fallback: number) {
@@ -52,6 +57,9 @@ export function readSettings(get: (name: string) => string | undefined): Setting
       .filter(Boolean),
     taskLeaseMs: positiveNumber(get, "GATEWAY_TASK_LEASE_MS", 60_000),
     taskPollMs: positiveNumber(get, "GATEWAY_TASK_POLL_MS", 1_000),
+    videoPollMinMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MIN_MS", 5_000),
+    videoPollMaxMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MAX_MS", 30_000),
+    videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
   };
 }
 

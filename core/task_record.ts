@@ -40,6 +40,8 @@ export interface TaskRecord<Input = unknown> {
   channel_id: string | null;
   result_url: string | null;
   image_urls: string[] | null;
+  /** The upstream's own id of the task, once submitted (video tasks). */
+  upstream_id?: string | null;
   /** When a worker should look at the task next (ms); mirrored in the due index. */
   next_check_at: number;
   lease_owner: string | null;

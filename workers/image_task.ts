@@ -18,7 +18,7 @@ import type { ImageJob, InputImage } from "../core/images/image_job.ts";
 import type { ImageTaskInput, StoredInputImage } from "../core/images/image_service.ts";
 import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
-import type { TaskRun } from "./task_worker.ts";
+import type { TaskKind, TaskRun } from "./task_worker.ts";
 
 export const MAX_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 2_000;
@@ -91,3 +91,9 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     await fail(reason);
   }
 }
+
+/** Image tasks show `in_progress` at 50% from the moment a worker takes them. */
+export const IMAGE_TASKS: TaskKind = {
+  run: runImageTask,
+  onClaim: () => ({ status: "in_progress", progress: "50%" }),
+};

@@ -21,6 +21,13 @@ export interface TaskRun {
 
 export type TaskHandler = (gateway: Gateway, run: TaskRun) => Promise<void>;
 
+/** How one kind of task is run. */
+export interface TaskKind {
+  run: TaskHandler;
+  /** What a claim changes in the record besides the lease, e.g. the status shown. */
+  onClaim?: (task: TaskRecord) => Partial<TaskRecord>;
+}
+
 export interface TaskWorkerOptions {
   /** How long a claim lasts without renewal; a dead worker's tasks wait this long. */
   leaseMs: number;
@@ -37,7 +44,7 @@ const CLAIM_BATCH = 50;
 export class TaskWorker {
   readonly id = timeOrderedId("wrk");
   #gateway: Gateway;
-  #handlers: Partial<Record<TaskRecord["kind"], TaskHandler>>;
+  #handlers: Partial<Record<TaskRecord["kind"], TaskKind>>;
   #options: TaskWorkerOptions;
   #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #stopped = false;
@@ -47,7 +54,7 @@ export class TaskWorker {
 
   constructor(
     gateway: Gateway,
-    handlers: Partial<Record<TaskRecord["kind"], TaskHandler>>,
+    handlers: Partial<Record<TaskRecord["kind"], TaskKind>>,
     options: TaskWorkerOptions,
   ) {
     this.#gateway = gateway;
@@ -130,13 +137,12 @@ export class TaskWorker {
       await kv.atomic().check(entry).delete(dueKey).commit();
       return false;
     }
-    const handler = this.#handlers[task.kind];
-    if (!handler) return false;
+    const kind = this.#handlers[task.kind];
+    if (!kind) return false;
     const now = Date.now();
     const claimed: TaskRecord = {
       ...task,
-      status: "in_progress",
-      progress: task.kind === "image" ? "50%" : task.progress,
+      ...kind.onClaim?.(task),
       start_time: task.start_time ?? unixNow(),
       attempts: task.attempts + 1,
       lease_owner: this.id,
@@ -146,7 +152,7 @@ export class TaskWorker {
     const result = await writeTask(kv.atomic().check(entry), task, claimed).commit();
     if (!result.ok) return false;
     const controller = new AbortController();
-    const done = this.#execute(handler, claimed, controller);
+    const done = this.#execute(kind.run, claimed, controller);
     this.#running.set(taskId, { controller, done });
     return true;
   }

@@ -116,10 +116,10 @@ Deno.test(
       assertEquals(badChannel.body.error.param, "base_url");
       const unserved = await gw.admin("POST", "/admin/channels", {
         name: "x",
-        type: "ark-video",
-        base_url: "https://ark.example/api/v3",
+        type: "anthropic",
+        base_url: "https://anthropic.example",
         keys: ["k"],
-        models: ["vid-2"],
+        models: ["m"],
       });
       assertEquals(unserved.status, 400);
       assertEquals(unserved.body.error.param, "type");

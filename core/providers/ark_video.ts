@@ -1,0 +1,115 @@
+/**
+ * The `ark-video` upstream: ModelArk's content-generation task API. A task is created with
+ * `POST {base_url}/contents/generations/tasks` (base_url ends in `/api/v3`, as the Ark SDK takes
+ * it) and read with `GET …/tasks/{id}`. References go in the `content` array as URLs the upstream
+ * fetches, each with its role; resolution, ratio and duration are top-level parameters.
+ */
+
+import type { Channel } from "../channel_schema.ts";
+import { jsonOrNull } from "../json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream.ts";
+import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+
+type ContentItem =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string }; role: "reference_image" }
+  | { type: "video_url"; video_url: { url: string }; role: "reference_video" }
+  | { type: "audio_url"; audio_url: { url: string }; role: "reference_audio" };
+
+function contentItem(reference: VideoReference, url: string): ContentItem {
+  switch (reference.kind) {
+    case "image":
+      return { type: "image_url", image_url: { url }, role: "reference_image" };
+    case "video":
+      return { type: "video_url", video_url: { url }, role: "reference_video" };
+    case "audio":
+      return { type: "audio_url", audio_url: { url }, role: "reference_audio" };
+  }
+}
+
+function headers(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+}
+
+/** The create-task request of `job`; `urlOf` gives each reference's hosted URL. */
+export function buildArkCreate(
+  channel: Channel,
+  apiKey: string,
+  upstreamModel: string,
+  job: VideoJob,
+  resolution: string,
+  urlOf: (reference: VideoReference) => string,
+): { url: string; init: RequestInit } {
+  const content: ContentItem[] = [
+    { type: "text", text: job.prompt },
+    ...job.references.map((reference) => contentItem(reference, urlOf(reference))),
+  ];
+  const body = {
+    model: upstreamModel,
+    content,
+    resolution,
+    ratio: job.ratio,
+    duration: job.duration,
+  };
+  return {
+    url: `${channel.base_url}/contents/generations/tasks`,
+    init: { method: "POST", headers: headers(apiKey), body: JSON.stringify(body) },
+  };
+}
+
+/** The upstream task id from a create answer. */
+export function readArkCreated(text: string): string {
+  const id = jsonOrNull(text)?.id;
+  if (typeof id !== "string" || id === "") {
+    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
+      retryable: true,
+    });
+  }
+  return id;
+}
+
+export function buildArkPoll(
+  channel: Channel,
+  apiKey: string,
+  upstreamId: string,
+): { url: string; init: RequestInit } {
+  return {
+    url: `${channel.base_url}/contents/generations/tasks/${encodeURIComponent(upstreamId)}`,
+    init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
+  };
+}
+
+/** A task-query answer in neutral terms. */
+export function readArkTask(text: string): UpstreamVideoState {
+  const task = jsonOrNull(text);
+  if (!task || typeof task.status !== "string") {
+    throw new UpstreamAttemptError("The upstream's task answer has no status", {
+      retryable: true,
+    });
+  }
+  switch (task.status) {
+    case "queued":
+      return { state: "queued" };
+    case "running":
+      return { state: "running" };
+    case "succeeded": {
+      const url = task.content?.video_url;
+      if (typeof url === "string" && url !== "") return { state: "succeeded", videoUrl: url };
+      return { state: "failed", reason: "the upstream finished without a video URL" };
+    }
+    case "failed": {
+      const error = task.error;
+      const detail = [error?.code, error?.message].filter((part) => typeof part === "string");
+      return {
+        state: "failed",
+        reason: detail.length ? `upstream: ${detail.join(": ")}` : "upstream: generation failed",
+      };
+    }
+    case "cancelled":
+      return { state: "failed", reason: "upstream: the task was cancelled" };
+    case "expired":
+      return { state: "failed", reason: "upstream: the task expired" };
+    default:
+      return { state: "running" };
+  }
+}

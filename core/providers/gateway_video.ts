@@ -1,0 +1,87 @@
+/**
+ * The `gateway-video` upstream: another gateway speaking this same API (chaining gateways).
+ * `POST {base_url}/video/generations` as multipart with the reference files re-sent, and
+ * `GET {base_url}/video/generations/{id}`. The submission carries `Idempotency-Key: <task id>`,
+ * so a retried submission after a crash finds the task it already made instead of a second one.
+ */
+
+import type { Channel } from "../channel_schema.ts";
+import { jsonOrNull } from "../json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream.ts";
+import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+
+/** The create request of `job`; `fileOf` reads each reference's bytes from the media store. */
+export async function buildGatewayVideoCreate(
+  channel: Channel,
+  apiKey: string,
+  upstreamModel: string,
+  job: VideoJob,
+  idempotencyKey: string,
+  fileOf: (reference: VideoReference) => Promise<Blob>,
+): Promise<{ url: string; init: RequestInit }> {
+  const form = new FormData();
+  form.set("model", upstreamModel);
+  form.set("prompt", job.prompt);
+  form.set("duration", String(job.duration));
+  form.set("ratio", job.ratio);
+  for (const reference of job.references) {
+    form.set(reference.field, await fileOf(reference), reference.filename);
+  }
+  return {
+    url: `${channel.base_url}/video/generations`,
+    init: {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "idempotency-key": idempotencyKey },
+      body: form,
+    },
+  };
+}
+
+export function readGatewayVideoCreated(text: string): string {
+  const id = jsonOrNull(text)?.id;
+  if (typeof id !== "string" || id === "") {
+    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
+      retryable: true,
+    });
+  }
+  return id;
+}
+
+export function buildGatewayVideoPoll(
+  channel: Channel,
+  apiKey: string,
+  upstreamId: string,
+): { url: string; init: RequestInit } {
+  return {
+    url: `${channel.base_url}/video/generations/${encodeURIComponent(upstreamId)}`,
+    init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
+  };
+}
+
+export function readGatewayVideoTask(text: string): UpstreamVideoState {
+  const data = jsonOrNull(text)?.data;
+  if (!data || typeof data.status !== "string") {
+    throw new UpstreamAttemptError("The upstream's task answer has no status", {
+      retryable: true,
+    });
+  }
+  const progress = typeof data.progress === "string" ? data.progress : undefined;
+  switch (data.status) {
+    case "QUEUED":
+      return { state: "queued", progress };
+    case "SUCCESS": {
+      const url = data.data?.video_url ?? data.result_url;
+      if (typeof url === "string" && url !== "") return { state: "succeeded", videoUrl: url };
+      return { state: "failed", reason: "the upstream finished without a video URL" };
+    }
+    case "FAILURE":
+      return {
+        state: "failed",
+        reason: `upstream: ${
+          typeof data.fail_reason === "string" ? data.fail_reason : "generation failed"
+        }`,
+      };
+    default:
+      return { state: "running", progress };
+  }
+}

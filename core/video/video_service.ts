@@ -1,0 +1,292 @@
+/**
+ * Video submission: check the request and its reference files, read the reference durations,
+ * price the task, keep the files in the media store, then hold the money and write the task in
+ * one commit. Nothing is held or stored for a request that is refused.
+ */
+
+import { GatewayError, invalidRequest } from "../errors.ts";
+import type { Gateway } from "../gateway.ts";
+import { sha256Hex } from "../ids.ts";
+import { randomBase62 } from "../ids.ts";
+import { type KeyRecord, ownerOf } from "../key_schema.ts";
+import { kvKeys } from "../kv_keys.ts";
+import { ProbeError, probeMedia } from "../media/ffprobe.ts";
+import type { MediaRecord } from "../media_store.ts";
+import { resolveModel } from "../model_access.ts";
+import { type TaskRecord, writeTask } from "../task_record.ts";
+import {
+  checkReferenceFile,
+  REFERENCE_FIELDS,
+  REFERENCE_LIMITS,
+  type ReferenceKind,
+} from "./reference_media.ts";
+import type { VideoJob, VideoReference } from "./video_job.ts";
+import { defaultRatio, ratiosFor } from "./video_models.ts";
+import { isPerTask, videoBill, type VideoPrice } from "./video_price.ts";
+
+export const VIDEO_CHANNEL_TYPES = ["ark-video", "gateway-video"] as const;
+
+/** A file part of the upload, already on disk. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  path: string;
+  size: number;
+  /** The first bytes, for the format check. */
+  head: Uint8Array;
+}
+
+export interface VideoRequest {
+  model: string;
+  prompt: string;
+  duration: number;
+  ratio?: string;
+}
+
+export interface VideoTaskInput {
+  job: VideoJob;
+  /** The key's group at submission: the channels that may serve the task. */
+  group: string;
+  public_url: string;
+  /** Billed milliseconds (output + references) for per-second models. */
+  billed_ms: number | null;
+  /** Percent of the held amount refunded on failure. */
+  refund_percent: number;
+}
+
+export interface VideoSubmission {
+  task: TaskRecord<VideoTaskInput>;
+  /** True when an earlier request with the same Idempotency-Key made the task. */
+  replayed: boolean;
+}
+
+interface CheckedFile extends UploadedFile {
+  kind: ReferenceKind;
+  contentType: string;
+  seconds: number | null;
+}
+
+async function checkFiles(files: UploadedFile[]): Promise<CheckedFile[]> {
+  const checked: CheckedFile[] = [];
+  for (const file of files) {
+    const kind = REFERENCE_FIELDS[file.field];
+    const result = await checkReferenceFile(file.field, kind, file.head, file.size);
+    if ("refused" in result) {
+      const tooLarge = file.size > REFERENCE_LIMITS[kind].maxBytes;
+      throw new GatewayError(
+        tooLarge ? "file_too_large" : "invalid_reference_file",
+        tooLarge ? 413 : 400,
+        result.refused,
+        { param: file.field },
+      );
+    }
+    checked.push({ ...file, kind, contentType: result.contentType, seconds: null });
+  }
+  if (checked.some((file) => file.kind === "audio") && !checked.some((f) => f.kind !== "audio")) {
+    throw invalidRequest(
+      "A reference audio needs at least one reference image or video beside it",
+      "audio",
+    );
+  }
+  return checked;
+}
+
+/** Reads the duration of each reference video and audio; refuses what cannot be read. */
+async function probeDurations(gateway: Gateway, files: CheckedFile[]): Promise<void> {
+  for (const file of files) {
+    if (file.kind === "image") continue;
+    let probed;
+    try {
+      probed = await probeMedia(gateway.options.ffprobePath, file.path);
+    } catch (error) {
+      if (error instanceof ProbeError && error.unavailable) {
+        console.error(JSON.stringify({ msg: "ffprobe unavailable", error: error.message }));
+        throw new GatewayError(
+          "media_probe_unavailable",
+          503,
+          "Reference media durations cannot be read right now; nothing was charged",
+          { retryable: true },
+        );
+      }
+      throw new GatewayError(
+        "media_duration_unreadable",
+        400,
+        `The duration of ${file.field} could not be read: ${(error as Error).message}`,
+        { param: file.field },
+      );
+    }
+    if (!probed.streams.includes(file.kind)) {
+      throw invalidRequest(`${file.field} has no ${file.kind} stream`, file.field);
+    }
+    const { minSeconds = 0, maxSeconds = Infinity } = REFERENCE_LIMITS[file.kind];
+    if (probed.seconds < minSeconds || probed.seconds > maxSeconds) {
+      throw invalidRequest(
+        `${file.field} lasts ${probed.seconds.toFixed(3)} s; a reference ${file.kind} must last ${
+          minSeconds ? `${minSeconds} to ${maxSeconds}` : `at most ${maxSeconds}`
+        } seconds`,
+        file.field,
+      );
+    }
+    file.seconds = probed.seconds;
+  }
+}
+
+/** The file's bytes, one fresh buffer per read, for the media store. */
+async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
+  using file = await Deno.open(path);
+  while (true) {
+    const buffer = new Uint8Array(256 * 1024);
+    const read = await file.read(buffer);
+    if (read === null) return;
+    yield buffer.subarray(0, read);
+  }
+}
+
+function checkRatio(request: VideoRequest, perTask: boolean): string {
+  const ratio = request.ratio ?? defaultRatio(perTask);
+  const allowed = ratiosFor(perTask);
+  if (!allowed.includes(ratio)) {
+    throw invalidRequest(
+      ratio === "adaptive"
+        ? `The model '${request.model}' does not support ratio 'adaptive'; use one of: ${
+          allowed.join(", ")
+        }`
+        : `ratio must be one of: ${allowed.join(", ")}`,
+      "ratio",
+    );
+  }
+  return ratio;
+}
+
+/** The task an Idempotency-Key made earlier for this owner, if any. */
+async function earlierTask(
+  gateway: Gateway,
+  taskId: string,
+  owner: string,
+  request: VideoRequest,
+): Promise<TaskRecord<VideoTaskInput> | null> {
+  const task = (await gateway.kv.get<TaskRecord<VideoTaskInput>>(kvKeys.task(taskId))).value;
+  if (!task || task.owner !== owner) return null;
+  const job = task.input.job;
+  if (job.model !== request.model || job.prompt !== request.prompt) {
+    throw new GatewayError(
+      "idempotency_key_reused",
+      409,
+      "This Idempotency-Key was already used for a different video request",
+    );
+  }
+  return task;
+}
+
+/**
+ * Accepts a video request as a task. With `idempotencyKey`, a repeat of the same request by the
+ * same owner answers the task made the first time, with no second charge.
+ */
+export async function submitVideoTask(
+  gateway: Gateway,
+  key: KeyRecord,
+  request: VideoRequest,
+  files: UploadedFile[],
+  publicUrl: string,
+  idempotencyKey?: string,
+): Promise<VideoSubmission> {
+  const { model } = resolveModel(gateway, key, request.model, "video", VIDEO_CHANNEL_TYPES);
+  const price = model.price as VideoPrice;
+  const perTask = isPerTask(price);
+  const ratio = checkRatio(request, perTask);
+  const owner = ownerOf(key);
+  const taskId = idempotencyKey
+    ? `task_${(await sha256Hex(`${owner}\0${idempotencyKey}`)).slice(0, 32)}`
+    : `task_${randomBase62(24)}`;
+  if (idempotencyKey) {
+    const earlier = await earlierTask(gateway, taskId, owner, request);
+    if (earlier) return { task: earlier, replayed: true };
+  }
+
+  const checked = await checkFiles(files);
+  if (!perTask) await probeDurations(gateway, checked);
+  const bill = videoBill(
+    price,
+    request.duration,
+    checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
+  );
+
+  const ttlMs = Math.max(gateway.options.mediaTtlMs, gateway.options.video.timeoutMs + 3_600_000);
+  const stored: MediaRecord[] = [];
+  try {
+    const references: VideoReference[] = [];
+    for (const file of checked) {
+      const record = await gateway.media.putChunks(
+        fileChunks(file.path),
+        file.contentType,
+        "gateway",
+        ttlMs,
+      );
+      stored.push(record);
+      references.push({
+        field: file.field,
+        kind: file.kind,
+        media_id: record.id,
+        content_type: file.contentType,
+        filename: file.filename || file.field,
+        seconds: file.seconds,
+      });
+    }
+    const now = Date.now();
+    const task: TaskRecord<VideoTaskInput> = {
+      id: taskId,
+      kind: "video",
+      action: "generations",
+      owner,
+      key_id: key.id,
+      model: request.model,
+      status: "submitted",
+      progress: "20%",
+      submit_time: Math.floor(now / 1000),
+      start_time: null,
+      finish_time: null,
+      attempts: 0,
+      held: bill.amount,
+      cost: null,
+      fail_reason: null,
+      channel_id: null,
+      result_url: null,
+      image_urls: null,
+      upstream_id: null,
+      next_check_at: now,
+      lease_owner: null,
+      lease_until: null,
+      input: {
+        job: {
+          model: request.model,
+          prompt: request.prompt,
+          duration: request.duration,
+          ratio,
+          references,
+        },
+        group: key.group,
+        public_url: publicUrl,
+        billed_ms: bill.billedMs,
+        refund_percent: bill.refundPercent,
+      },
+    };
+    await gateway.ledger.hold(key.id, key, task.id, task.held, {
+      uniqueRef: !idempotencyKey,
+      alsoWrite: (atomic) => {
+        // Two identical idempotent requests at once: only one commit can create the task.
+        if (idempotencyKey) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
+        writeTask(atomic, null, task);
+        if (gateway.options.taskQueue) atomic.enqueue({ wake: "tasks" });
+      },
+    });
+    gateway.wakeTasks();
+    return { task, replayed: false };
+  } catch (error) {
+    await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
+    if (idempotencyKey) {
+      const earlier = await earlierTask(gateway, taskId, owner, request);
+      if (earlier) return { task: earlier, replayed: true };
+    }
+    throw error;
+  }
+}

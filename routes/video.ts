@@ -1,0 +1,104 @@
+/**
+ * The video interface: POST /v1/video/generations (multipart) answers `{id, status}` at once;
+ * GET /v1/video/generations/{task_id} answers the task. `Idempotency-Key` makes a retried
+ * submission answer the task it already made, with no second charge.
+ */
+
+import { Hono } from "hono";
+import { GatewayError, invalidRequest } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import { ownerOf } from "../core/key_schema.ts";
+import { kvKeys } from "../core/kv_keys.ts";
+import type { TaskRecord, TaskStatus } from "../core/task_record.ts";
+import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
+import { secondsText } from "../core/video/video_price.ts";
+import { submitVideoTask, type VideoTaskInput } from "../core/video/video_service.ts";
+import { publicUrlOf } from "./images.ts";
+import { type AppEnv, requireKey } from "./middleware.ts";
+import { validate } from "./validation.ts";
+import { readVideoUpload } from "./video_form.ts";
+
+/** The spec's video states. */
+const VIDEO_STATUS: Record<TaskStatus, string> = {
+  submitted: "QUEUED",
+  in_progress: "IN_PROGRESS",
+  succeeded: "SUCCESS",
+  failed: "FAILURE",
+};
+
+function idempotencyKeyOf(header: string | undefined): string | undefined {
+  if (header === undefined || header === "") return undefined;
+  if (header.length > 255) {
+    throw invalidRequest("Idempotency-Key must be at most 255 characters", "Idempotency-Key");
+  }
+  return header;
+}
+
+/** Headers saying what a task was charged. */
+function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-gateway-billing": task.input.billed_ms === null ? "per_task" : "per_second",
+    "x-gateway-cost-units": String(task.held),
+  };
+  if (task.input.billed_ms !== null) {
+    headers["x-gateway-billed-seconds"] = secondsText(task.input.billed_ms);
+  }
+  return headers;
+}
+
+export function videoRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+
+  app.post("/v1/video/generations", requireKey(gateway, "openai"), async (c) => {
+    const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
+    await using upload = await readVideoUpload(c.req.raw);
+    const request = validate(videoFieldsSchema, upload.fields);
+    c.get("context").model = request.model;
+    const ignored = Object.keys(upload.fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
+    const { task, replayed } = await submitVideoTask(
+      gateway,
+      c.get("key"),
+      request,
+      upload.files,
+      publicUrlOf(gateway, c),
+      idempotencyKey,
+    );
+    const headers = billingHeaders(task);
+    if (ignored.length) headers["x-gateway-ignored-fields"] = ignored.join(",");
+    if (replayed) headers["x-gateway-idempotent-replay"] = "true";
+    return c.json({ id: task.id, status: "IN_PROGRESS" }, 200, headers);
+  });
+
+  app.get("/v1/video/generations/:task_id", requireKey(gateway, "openai"), async (c) => {
+    const taskId = c.req.param("task_id");
+    const task = taskId.startsWith("task_")
+      ? (await gateway.kv.get<TaskRecord<VideoTaskInput>>(kvKeys.task(taskId))).value
+      : null;
+    if (!task || task.kind !== "video" || task.owner !== ownerOf(c.get("key"))) {
+      throw new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
+    }
+    const videoUrl = task.status === "succeeded" ? task.result_url : null;
+    return c.json({
+      code: "success",
+      message: "",
+      data: {
+        task_id: task.id,
+        status: VIDEO_STATUS[task.status],
+        progress: task.progress,
+        result_url: videoUrl,
+        data: { video_url: videoUrl },
+        fail_reason: task.status === "failed" ? task.fail_reason : null,
+        model: task.model,
+        duration: task.input.job.duration,
+        ratio: task.input.job.ratio,
+        submit_time: task.submit_time,
+        start_time: task.start_time,
+        finish_time: task.finish_time,
+        billed_seconds: task.input.billed_ms === null ? null : task.input.billed_ms / 1000,
+        cost_units: task.status === "succeeded" || task.status === "failed" ? task.cost : null,
+      },
+    }, 200, billingHeaders(task));
+  });
+
+  return app;
+}

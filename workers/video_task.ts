@@ -1,0 +1,231 @@
+/**
+ * Runs video tasks. Each run is short: submit the task upstream (once it has no upstream id), or
+ * poll the upstream once, then give the task back with its next check time. The waits between
+ * polls grow from GATEWAY_VIDEO_POLL_MIN_MS by 1.5 times up to GATEWAY_VIDEO_POLL_MAX_MS, and
+ * many tasks are polled at once (the worker runs up to its concurrency in parallel). A task ends
+ * as SUCCESS (the hold is settled) or FAILURE (refunded by the model's policy, in full for
+ * per-second models) in one commit under the worker's lease, so it happens exactly once.
+ */
+
+import type { Channel } from "../core/channel_schema.ts";
+import { crashPoint } from "../core/crash_points.ts";
+import { GatewayError } from "../core/errors.ts";
+import type { Gateway } from "../core/gateway.ts";
+import { callUpstream } from "../core/images/image_generation.ts";
+import { readOpenAIError } from "../core/providers/openai_chat.ts";
+import {
+  buildArkCreate,
+  buildArkPoll,
+  readArkCreated,
+  readArkTask,
+} from "../core/providers/ark_video.ts";
+import {
+  buildGatewayVideoCreate,
+  buildGatewayVideoPoll,
+  readGatewayVideoCreated,
+  readGatewayVideoTask,
+} from "../core/providers/gateway_video.ts";
+import {
+  eligibleChannels,
+  pickUpstreamKey,
+  planChannelOrder,
+  upstreamModelName,
+} from "../core/routing.ts";
+import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
+import { type TaskRecord, unixNow } from "../core/task_record.ts";
+import { UpstreamAttemptError, withFailover } from "../core/upstream.ts";
+import type { UpstreamVideoState, VideoReference } from "../core/video/video_job.ts";
+import { extensionOf } from "../core/video/reference_media.ts";
+import { resolutionFor } from "../core/video/video_models.ts";
+import { failureCost } from "../core/video/video_price.ts";
+import { VIDEO_CHANNEL_TYPES, type VideoTaskInput } from "../core/video/video_service.ts";
+import type { TaskKind, TaskRun } from "./task_worker.ts";
+
+/** Submissions tried (each over every channel) before the task fails. */
+const MAX_SUBMIT_RUNS = 5;
+
+type VideoTask = TaskRecord<VideoTaskInput>;
+
+/** The wait before poll number `polls` (0 for the first). */
+export function pollDelay(polls: number, minMs: number, maxMs: number): number {
+  return Math.min(maxMs, minMs * Math.pow(1.5, Math.max(0, polls)));
+}
+
+/** The hosted address of a stored reference, for an upstream to fetch. */
+function referenceUrl(task: VideoTask, reference: VideoReference): string {
+  return `${task.input.public_url}/media/${reference.media_id}.${
+    extensionOf(reference.content_type)
+  }`;
+}
+
+async function submitOnce(gateway: Gateway, task: VideoTask, channel: Channel, signal: AbortSignal) {
+  const apiKey = pickUpstreamKey(channel);
+  const model = upstreamModelName(channel, task.model);
+  const job = task.input.job;
+  if (channel.type === "ark-video") {
+    const resolution = resolutionFor(task.model, channel.video_resolution);
+    const { url, init } = buildArkCreate(
+      channel,
+      apiKey,
+      model,
+      job,
+      resolution,
+      (reference) => referenceUrl(task, reference),
+    );
+    return readArkCreated(await callUpstream(channel, url, init, signal, readOpenAIError));
+  }
+  const { url, init } = await buildGatewayVideoCreate(
+    channel,
+    apiKey,
+    model,
+    job,
+    task.id,
+    async (reference) => {
+      const { bytes } = await gateway.media.readOwn(reference.media_id);
+      return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: reference.content_type });
+    },
+  );
+  return readGatewayVideoCreated(await callUpstream(channel, url, init, signal, readOpenAIError));
+}
+
+async function pollOnce(
+  channel: Channel,
+  upstreamId: string,
+  signal: AbortSignal,
+): Promise<UpstreamVideoState> {
+  const apiKey = pickUpstreamKey(channel);
+  if (channel.type === "ark-video") {
+    const { url, init } = buildArkPoll(channel, apiKey, upstreamId);
+    return readArkTask(await callUpstream(channel, url, init, signal, readOpenAIError));
+  }
+  const { url, init } = buildGatewayVideoPoll(channel, apiKey, upstreamId);
+  return readGatewayVideoTask(await callUpstream(channel, url, init, signal, readOpenAIError));
+}
+
+/** Ends the task as FAILURE with its refund. */
+async function fail(gateway: Gateway, task: VideoTask, workerId: string, reason: string) {
+  crashPoint("video.before_end");
+  const cost = failureCost(task.held, task.input.refund_percent);
+  const ended = await endTask(gateway, task, workerId, {
+    status: "failed",
+    progress: "100%",
+    finish_time: unixNow(),
+    fail_reason: reason,
+    cost,
+  }, cost > 0 ? { cost } : { release: `video task failed: ${reason}` });
+  crashPoint("video.after_end");
+  if (ended) gateway.metrics.add("gateway_video_tasks_total", { outcome: "failed" }, 1);
+}
+
+async function succeed(gateway: Gateway, task: VideoTask, workerId: string, videoUrl: string) {
+  crashPoint("video.before_end");
+  const ended = await endTask(gateway, task, workerId, {
+    status: "succeeded",
+    progress: "100%",
+    finish_time: unixNow(),
+    result_url: videoUrl,
+    fail_reason: null,
+    cost: task.held,
+  }, { cost: task.held });
+  crashPoint("video.after_end");
+  if (ended) {
+    gateway.metrics.add("gateway_video_tasks_total", { outcome: "succeeded" }, 1);
+    gateway.metrics.add("gateway_cost_units_total", { model: task.model }, task.held);
+  }
+}
+
+function nextCheck(gateway: Gateway, task: VideoTask): number {
+  const { pollMinMs, pollMaxMs } = gateway.options.video;
+  return Date.now() + pollDelay(task.attempts - 1, pollMinMs, pollMaxMs);
+}
+
+/** Whether an upstream refusal is final (the request itself was refused), not a passing fault. */
+function isFinalRefusal(error: unknown): boolean {
+  return error instanceof GatewayError && error.status < 500 && error.status !== 429 &&
+    error.status !== 499;
+}
+
+async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<void> {
+  const order = planChannelOrder(
+    eligibleChannels(gateway.registry.channels, task.model, task.input.group)
+      .filter((channel) => (VIDEO_CHANNEL_TYPES as readonly string[]).includes(channel.type)),
+  );
+  try {
+    if (order.length === 0) {
+      throw new GatewayError("no_available_channel", 503, "no enabled channel serves the model");
+    }
+    const { result: upstreamId, channel } = await withFailover(
+      order,
+      1 + gateway.options.maxRetries,
+      run.signal,
+      (channel) => submitOnce(gateway, task, channel, run.signal),
+      (record) =>
+        gateway.metrics.add("gateway_upstream_attempts_total", {
+          channel: record.channel_id,
+          outcome: record.outcome,
+        }),
+    );
+    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
+      upstream_id: upstreamId,
+      channel_id: channel.id,
+      fail_reason: null,
+    });
+  } catch (error) {
+    if (run.signal.aborted) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (isFinalRefusal(error) || task.attempts >= MAX_SUBMIT_RUNS) {
+      await fail(gateway, task, run.workerId, `submission failed: ${reason}`);
+      return;
+    }
+    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
+      fail_reason: reason,
+    });
+  }
+}
+
+async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<void> {
+  const channel = gateway.registry.channels.find((candidate) => candidate.id === task.channel_id);
+  if (!channel) {
+    await fail(gateway, task, run.workerId, "the channel that runs the task was removed");
+    return;
+  }
+  let state: UpstreamVideoState;
+  try {
+    state = await pollOnce(channel, task.upstream_id!, run.signal);
+  } catch (error) {
+    if (run.signal.aborted) return;
+    if (error instanceof UpstreamAttemptError && error.status === 404) {
+      await fail(gateway, task, run.workerId, "the upstream no longer knows the task");
+      return;
+    }
+    // A passing fault (network, 5xx, a garbled answer): look again later, until the timeout.
+    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task));
+    return;
+  }
+  switch (state.state) {
+    case "succeeded":
+      return await succeed(gateway, task, run.workerId, state.videoUrl);
+    case "failed":
+      return await fail(gateway, task, run.workerId, state.reason);
+    default:
+      await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
+        status: state.state === "queued" ? "submitted" : "in_progress",
+        progress: state.progress ?? (state.state === "queued" ? "20%" : "50%"),
+      });
+  }
+}
+
+/** The worker's handler for `video` tasks. */
+export async function runVideoTask(gateway: Gateway, run: TaskRun): Promise<void> {
+  const task = run.task as VideoTask;
+  const timeoutMs = gateway.options.video.timeoutMs;
+  if (Date.now() - task.submit_time * 1000 > timeoutMs) {
+    await fail(gateway, task, run.workerId, `timed out after ${timeoutMs / 60_000} minutes`);
+    return;
+  }
+  if (!task.upstream_id) await submit(gateway, task, run);
+  else await poll(gateway, task, run);
+}
+
+/** Video tasks keep the status the upstream last reported while a worker looks at them. */
+export const VIDEO_TASKS: TaskKind = { run: runVideoTask };
