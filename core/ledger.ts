@@ -8,6 +8,7 @@
 import { GatewayError } from "./errors.ts";
 import { timeOrderedId } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { isKvLocked } from "./kv_retry.ts";
 
 export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
 
@@ -59,10 +60,6 @@ const GUARD_REFUSED = Symbol("guard refused");
 const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
 
 const MAX_ATTEMPTS = 50;
-
-function isRetryableCommitError(error: unknown): boolean {
-  return error instanceof TypeError && /database is locked/i.test(error.message);
-}
 
 /** What a plan sees: the balance so far and the open holds, with this batch's changes applied. */
 interface BatchView {
@@ -234,7 +231,7 @@ export class Ledger {
           return;
         }
       } catch (error) {
-        if (!isRetryableCommitError(error)) throw error;
+        if (!isKvLocked(error)) throw error;
       }
       fresh = true;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));

@@ -7,6 +7,7 @@
 import { GatewayError } from "./errors.ts";
 import { randomBase62 } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { withKvRetry } from "./kv_retry.ts";
 
 /** Bytes per chunk: under KV's 65,536-byte value limit with room for the encoding. */
 const CHUNK_BYTES = 60_000;
@@ -67,7 +68,7 @@ export class MediaStore {
     const write = async (chunk: Uint8Array) => {
       atomic.set(kvKeys.mediaChunk(id, chunks++), chunk, { expireIn: ttlMs });
       if (++inCommit === CHUNKS_PER_COMMIT) {
-        await atomic.commit();
+        await withKvRetry(() => atomic.commit());
         atomic = this.#kv.atomic();
         inCommit = 0;
       }
@@ -95,7 +96,7 @@ export class MediaStore {
       }
     }
     if (filled > 0) await write(partial.subarray(0, filled));
-    if (inCommit > 0) await atomic.commit();
+    if (inCommit > 0) await withKvRetry(() => atomic.commit());
     const now = Date.now();
     const record: MediaRecord = {
       id,
@@ -106,7 +107,7 @@ export class MediaStore {
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + ttlMs).toISOString(),
     };
-    await this.#kv.set(kvKeys.media(id), record, { expireIn: ttlMs });
+    await withKvRetry(() => this.#kv.set(kvKeys.media(id), record, { expireIn: ttlMs }));
     return record;
   }
 

@@ -7,6 +7,7 @@
 
 import type { Gateway } from "./gateway.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { withKvRetry } from "./kv_retry.ts";
 import type { SpendingLimit } from "./ledger.ts";
 import { isFinished, type TaskRecord, writeTask } from "./task_record.ts";
 
@@ -25,17 +26,19 @@ async function leasedTask(
 }
 
 /** Applies `update` under the lease; false when the lease was lost. */
-export async function updateLeasedTask(
+export function updateLeasedTask(
   gateway: Gateway,
   taskId: string,
   workerId: string,
   update: TaskUpdate,
 ): Promise<boolean> {
-  const entry = await leasedTask(gateway.kv, taskId, workerId);
-  if (!entry) return false;
-  const next = { ...entry.value, ...update };
-  const result = await writeTask(gateway.kv.atomic().check(entry), entry.value, next).commit();
-  return result.ok;
+  return withKvRetry(async () => {
+    const entry = await leasedTask(gateway.kv, taskId, workerId);
+    if (!entry) return false;
+    const next = { ...entry.value, ...update };
+    const result = await writeTask(gateway.kv.atomic().check(entry), entry.value, next).commit();
+    return result.ok;
+  });
 }
 
 /** Gives the task back to be picked up again at `nextCheckAt`; false when the lease was lost. */
@@ -81,11 +84,14 @@ export async function endTask(
     applied = true;
     return true;
   };
-  if ("cost" in money) {
-    const limit = await spendingLimitOf(gateway, task.key_id);
-    await gateway.ledger.settle(task.key_id, limit, task.id, money.cost, { guard });
-  } else {
-    await gateway.ledger.release(task.key_id, task.id, money.release, { guard });
-  }
+  // A retry is safe: the guard re-reads the lease, and the ledger moves a ref's money once.
+  await withKvRetry(async () => {
+    if ("cost" in money) {
+      const limit = await spendingLimitOf(gateway, task.key_id);
+      await gateway.ledger.settle(task.key_id, limit, task.id, money.cost, { guard });
+    } else {
+      await gateway.ledger.release(task.key_id, task.id, money.release, { guard });
+    }
+  });
   return applied;
 }

@@ -78,26 +78,30 @@ export function videoRoutes(gateway: Gateway) {
       throw new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
     }
     const videoUrl = task.status === "succeeded" ? task.result_url : null;
-    return c.json({
-      code: "success",
-      message: "",
-      data: {
-        task_id: task.id,
-        status: VIDEO_STATUS[task.status],
-        progress: task.progress,
-        result_url: videoUrl,
-        data: { video_url: videoUrl },
-        fail_reason: task.status === "failed" ? task.fail_reason : null,
-        model: task.model,
-        duration: task.input.job.duration,
-        ratio: task.input.job.ratio,
-        submit_time: task.submit_time,
-        start_time: task.start_time,
-        finish_time: task.finish_time,
-        billed_seconds: task.input.billed_ms === null ? null : task.input.billed_ms / 1000,
-        cost_units: task.status === "succeeded" || task.status === "failed" ? task.cost : null,
+    return c.json(
+      {
+        code: "success",
+        message: "",
+        data: {
+          task_id: task.id,
+          status: VIDEO_STATUS[task.status],
+          progress: task.progress,
+          result_url: videoUrl,
+          data: { video_url: videoUrl },
+          fail_reason: task.status === "failed" ? task.fail_reason : null,
+          model: task.model,
+          duration: task.input.job.duration,
+          ratio: task.input.job.ratio,
+          submit_time: task.submit_time,
+          start_time: task.start_time,
+          finish_time: task.finish_time,
+          billed_seconds: task.input.billed_ms === null ? null : task.input.billed_ms / 1000,
+          cost_units: task.status === "succeeded" || task.status === "failed" ? task.cost : null,
+        },
       },
-    }, 200, billingHeaders(task));
+      200,
+      billingHeaders(task),
+    );
   });
 
   return app;

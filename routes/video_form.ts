@@ -51,7 +51,9 @@ function parseError(error: unknown): GatewayError {
     return new GatewayError(
       "file_too_large",
       413,
-      `A file is larger than ${MAX_REFERENCE_BYTES / 1024 / 1024} MB, the largest reference accepted`,
+      `A file is larger than ${
+        MAX_REFERENCE_BYTES / 1024 / 1024
+      } MB, the largest reference accepted`,
     );
   }
   if (error instanceof MaxTotalSizeExceededError) {
@@ -118,7 +120,13 @@ export async function readVideoUpload(request: Request): Promise<VideoUpload> {
       }
       const path = `${dir}/${name}`;
       const head = await writePart(path, part.content);
-      upload.files.push({ field: name, filename: part.filename ?? name, path, size: part.size, head });
+      upload.files.push({
+        field: name,
+        filename: part.filename ?? name,
+        path,
+        size: part.size,
+        head,
+      });
     }
   } catch (error) {
     await upload[Symbol.asyncDispose]();

@@ -10,6 +10,7 @@
 import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/ids.ts";
 import { kvKeys } from "../core/kv_keys.ts";
+import { withKvRetry } from "../core/kv_retry.ts";
 import { isFinished, type TaskRecord, unixNow, writeTask } from "../core/task_record.ts";
 
 /** What a handler gets: the claimed task and a signal that fires if the lease is lost. */
@@ -40,6 +41,8 @@ export interface TaskWorkerOptions {
 }
 
 const CLAIM_BATCH = 50;
+/** A task whose handler threw (a KV or programming fault) is looked at again after this. */
+const RETRY_AFTER_ERROR_MS = 1_000;
 
 export class TaskWorker {
   readonly id = timeOrderedId("wrk");
@@ -124,7 +127,7 @@ export class TaskWorker {
       if (claimed >= free || this.#stopped) break;
       const taskId = entry.value;
       if (this.#running.has(taskId)) continue;
-      if (await this.#claim(taskId, entry.key)) claimed++;
+      if (await withKvRetry(() => this.#claim(taskId, entry.key))) claimed++;
     }
   }
 
@@ -174,10 +177,12 @@ export class TaskWorker {
         task_id: task.id,
         error: error instanceof Error ? error.message : String(error),
       }));
+      // Not left to wait for the lease to run out: due again shortly, the run still counted.
+      if (!this.#stopped) await this.#giveBack(task.id, Date.now() + RETRY_AFTER_ERROR_MS, 0);
     } finally {
       clearInterval(renew);
       this.#running.delete(task.id);
-      if (this.#stopped) await this.#giveBack(task.id);
+      if (this.#stopped) await this.#giveBack(task.id, Date.now(), 1);
       else this.wake();
     }
   }
@@ -185,35 +190,44 @@ export class TaskWorker {
   /** Extends the lease; aborts the run if another worker owns the task now. */
   async #renew(taskId: string, controller: AbortController): Promise<void> {
     try {
-      const kv = this.#gateway.kv;
-      const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
-      const task = entry.value;
-      if (!task || isFinished(task) || task.lease_owner !== this.id) {
-        controller.abort();
-        return;
-      }
-      const until = Date.now() + this.#options.leaseMs;
-      const next = { ...task, lease_until: until, next_check_at: until };
-      const result = await writeTask(kv.atomic().check(entry), task, next).commit();
-      if (!result.ok) controller.abort();
+      await withKvRetry(() => this.#renewOnce(taskId, controller));
     } catch {
       // KV hiccup: the next renewal tries again, well before the lease runs out
     }
   }
 
-  /** On shutdown: makes an unfinished task due at once, for whichever process runs next. */
-  async #giveBack(taskId: string): Promise<void> {
+  async #renewOnce(taskId: string, controller: AbortController): Promise<void> {
     const kv = this.#gateway.kv;
     const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
     const task = entry.value;
-    if (!task || isFinished(task) || task.lease_owner !== this.id) return;
-    const next = {
-      ...task,
-      attempts: Math.max(0, task.attempts - 1),
-      lease_owner: null,
-      lease_until: null,
-      next_check_at: Date.now(),
-    };
-    await writeTask(kv.atomic().check(entry), task, next).commit().catch(() => {});
+    if (!task || isFinished(task) || task.lease_owner !== this.id) {
+      controller.abort();
+      return;
+    }
+    const until = Date.now() + this.#options.leaseMs;
+    const next = { ...task, lease_until: until, next_check_at: until };
+    const result = await writeTask(kv.atomic().check(entry), task, next).commit();
+    if (!result.ok) controller.abort();
+  }
+
+  /**
+   * Releases this worker's lease on an unfinished task, due again `at`; `uncount` runs are
+   * taken off its attempts (a run cut short by shutdown does not count).
+   */
+  async #giveBack(taskId: string, at: number, uncount: number): Promise<void> {
+    const kv = this.#gateway.kv;
+    await withKvRetry(async () => {
+      const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
+      const task = entry.value;
+      if (!task || isFinished(task) || task.lease_owner !== this.id) return;
+      const next = {
+        ...task,
+        attempts: Math.max(0, task.attempts - uncount),
+        lease_owner: null,
+        lease_until: null,
+        next_check_at: at,
+      };
+      await writeTask(kv.atomic().check(entry), task, next).commit();
+    }).catch(() => {});
   }
 }

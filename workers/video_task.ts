@@ -58,7 +58,12 @@ function referenceUrl(task: VideoTask, reference: VideoReference): string {
   }`;
 }
 
-async function submitOnce(gateway: Gateway, task: VideoTask, channel: Channel, signal: AbortSignal) {
+async function submitOnce(
+  gateway: Gateway,
+  task: VideoTask,
+  channel: Channel,
+  signal: AbortSignal,
+) {
   const apiKey = pickUpstreamKey(channel);
   const model = upstreamModelName(channel, task.model);
   const job = task.input.job;

@@ -18,7 +18,8 @@ export const videoFieldsSchema = z.object({
     if (!Number.isInteger(seconds) || seconds < MIN_DURATION || seconds > MAX_DURATION) {
       ctx.addIssue({
         code: "custom",
-        message: `duration must be a whole number of seconds from ${MIN_DURATION} to ${MAX_DURATION}`,
+        message:
+          `duration must be a whole number of seconds from ${MIN_DURATION} to ${MAX_DURATION}`,
       });
       return z.NEVER;
     }

@@ -154,3 +154,31 @@ export async function assertNothingCharged(s: VideoSetup, balance: number): Prom
   assertEquals(await s.gw.assertLedgerInvariant(s.keyId), balance);
   assertEquals(await moneyMoves(s), []);
 }
+
+/** Admin calls against a gateway process. */
+export function adminOf(url: string, token: string) {
+  // deno-lint-ignore no-explicit-any
+  return (method: string, path: string, body?: unknown): Promise<any> =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((response) => response.json());
+}
+
+/** Sets up vid-2 on `arkBaseUrl` and a funded key in a gateway process. */
+export async function provisionVideo(
+  admin: ReturnType<typeof adminOf>,
+  arkBaseUrl: string,
+): Promise<{ keyId: string; key: string }> {
+  await admin("PUT", "/admin/models/vid-2", { kind: "video", price: { per_second: PER_SECOND } });
+  await admin("POST", "/admin/channels", {
+    name: "ark",
+    type: "ark-video",
+    base_url: arkBaseUrl,
+    keys: ["ark-upstream-test"],
+    models: ["vid-2"],
+  });
+  const { id, key } = await admin("POST", "/admin/keys", { name: "k", balance: 100_000_000 });
+  return { keyId: id, key };
+}

@@ -75,7 +75,11 @@ const ROLE_OF: Record<string, string> = {
   video_url: "reference_video",
   audio_url: "reference_audio",
 };
-const KIND_OF: Record<string, string> = { image_url: "image/", video_url: "video/", audio_url: "audio/" };
+const KIND_OF: Record<string, string> = {
+  image_url: "image/",
+  video_url: "video/",
+  audio_url: "audio/",
+};
 
 function arkError(status: number, code: string, message: string, param = ""): Response {
   return Response.json({
@@ -214,7 +218,9 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
             message: task.plan.errorMessage ?? "The output video may contain sensitive content",
           }
           : null,
-        usage: status === "succeeded" ? { completion_tokens: 108900, total_tokens: 108900 } : undefined,
+        usage: status === "succeeded"
+          ? { completion_tokens: 108900, total_tokens: 108900 }
+          : undefined,
         created_at: now,
         updated_at: now,
         seed: 42,
