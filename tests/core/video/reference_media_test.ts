@@ -1,0 +1,70 @@
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { FFPROBE, mediaFixtures } from "../../helpers/media_tools.ts";
+import { solidPng } from "../../helpers/png_fixtures.ts";
+import { checkReferenceFile, extensionOf } from "../../../core/video/reference_media.ts";
+import { ProbeError, probeMedia } from "../../../core/media/ffprobe.ts";
+
+const fixtures = await mediaFixtures();
+
+async function kindOf(field: string, kind: "image" | "video" | "audio", bytes: Uint8Array) {
+  return await checkReferenceFile(field, kind, bytes.subarray(0, 4100), bytes.length);
+}
+
+Deno.test("checkReferenceFile: formats judged from the bytes", async () => {
+  assertEquals(await kindOf("image_1", "image", solidPng(4, 4, [1, 2, 3, 255])), {
+    contentType: "image/png",
+  });
+  assertEquals(await kindOf("video", "video", fixtures.mp4_3s), { contentType: "video/mp4" });
+  assertEquals(await kindOf("audio", "audio", fixtures.wav_2500ms), { contentType: "audio/wav" });
+  assertEquals(await kindOf("audio", "audio", fixtures.mp3_2s), { contentType: "audio/mpeg" });
+  const wrong = await kindOf("video", "video", fixtures.wav_2500ms);
+  assertOk("refused" in wrong && wrong.refused.includes("audio/wav"));
+  const unknown = await kindOf("image_1", "image", new TextEncoder().encode("hello"));
+  assertOk("refused" in unknown && unknown.refused.includes("not recognised"));
+});
+
+Deno.test("checkReferenceFile: size limits per kind and empty files", async () => {
+  const big = await checkReferenceFile("audio", "audio", fixtures.wav_2500ms, 16 * 1024 * 1024);
+  assertOk("refused" in big && big.refused.includes("at most 15 MB"));
+  const empty = await checkReferenceFile("image_1", "image", new Uint8Array(0), 0);
+  assertOk("refused" in empty && empty.refused.includes("empty"));
+  assertEquals(extensionOf("video/quicktime"), "mov");
+  assertEquals(extensionOf("audio/mpeg"), "mp3");
+  assertEquals(extensionOf("image/png"), "png");
+});
+
+async function probeBytes(bytes: Uint8Array, ffprobe = FFPROBE) {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeFile(path, bytes);
+    return await probeMedia(ffprobe, path);
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+Deno.test("probeMedia: durations and stream kinds of real files", async () => {
+  const mp4 = await probeBytes(fixtures.mp4_3s);
+  assertEquals(mp4.seconds, 3);
+  assertEquals(mp4.streams, ["video"]);
+  const wav = await probeBytes(fixtures.wav_2500ms);
+  assertEquals(wav.seconds, 2.5);
+  assertEquals(wav.streams, ["audio"]);
+});
+
+Deno.test("probeMedia: corrupt files and a missing ffprobe are ProbeErrors", async () => {
+  let error: unknown;
+  try {
+    await probeBytes(fixtures.corrupt_mp4);
+  } catch (caught) {
+    error = caught;
+  }
+  assertOk(error instanceof ProbeError && !error.unavailable, String(error));
+  error = undefined;
+  try {
+    await probeBytes(fixtures.mp4_3s, "/nonexistent/ffprobe");
+  } catch (caught) {
+    error = caught;
+  }
+  assertOk(error instanceof ProbeError && error.unavailable, String(error));
+});

@@ -1,0 +1,81 @@
+import { assertEquals } from "../../helpers/assert.ts";
+import { failureCost, secondsText, videoBill } from "../../../core/video/video_price.ts";
+import {
+  defaultRatio,
+  ratiosFor,
+  resolutionFor,
+  resolutionOfModel,
+} from "../../../core/video/video_models.ts";
+import { videoFieldsSchema } from "../../../core/video/request_schema.ts";
+import { pollDelay } from "../../../workers/video_task.ts";
+
+Deno.test("videoBill: per second = (duration + reference seconds to the ms) × price, rounded up", () => {
+  assertEquals(videoBill({ per_second: 100_000 }, 5, []), {
+    amount: 500_000,
+    billedMs: 5000,
+    refundPercent: 100,
+  });
+  assertEquals(videoBill({ per_second: 100_000 }, 6, [3, 2.5]).amount, 1_150_000);
+  // ffprobe's 2.0875 s rounds to 2.088 s; the amount rounds up to a whole unit.
+  assertEquals(videoBill({ per_second: 7 }, 4, [2.0875]).billedMs, 6088);
+  assertEquals(videoBill({ per_second: 7 }, 4, [2.0875]).amount, Math.ceil(7 * 6.088));
+  assertEquals(videoBill({ per_second: 3 }, 4, [0.0004]).billedMs, 4000);
+});
+
+Deno.test("videoBill: per task is one price whatever the seconds; refund policy kept", () => {
+  assertEquals(videoBill({ per_task: 500_000 }, 15, [10, 10]), {
+    amount: 500_000,
+    billedMs: null,
+    refundPercent: 100,
+  });
+  assertEquals(videoBill({ per_task: 9, failure_refund_percent: 0 }, 5, []).refundPercent, 0);
+});
+
+Deno.test("failureCost: what a failed task keeps under its refund percent", () => {
+  assertEquals(failureCost(500_000, 100), 0);
+  assertEquals(failureCost(500_000, 0), 500_000);
+  assertEquals(failureCost(500_001, 50), 250_001);
+  assertEquals(secondsText(7038), "7.038");
+  assertEquals(secondsText(5000), "5");
+});
+
+Deno.test("video models: resolution from the name, else the channel's, else 720p", () => {
+  assertEquals(resolutionOfModel("vid-2"), null);
+  assertEquals(resolutionOfModel("vid-2-480p"), "480p");
+  assertEquals(resolutionOfModel("vid-2-2k"), "2k");
+  assertEquals(resolutionOfModel("vid-2-cheap"), null);
+  assertEquals(resolutionFor("vid-2-4k", "480p"), "4k");
+  assertEquals(resolutionFor("vid-2-cheap", "1080p"), "1080p");
+  assertEquals(resolutionFor("vid-2"), "720p");
+});
+
+Deno.test("video models: ratios, adaptive only off fixed-price models", () => {
+  assertEquals(ratiosFor(false), ["adaptive", "16:9", "4:3", "1:1", "3:4", "9:16", "21:9"]);
+  assertEquals(ratiosFor(true).includes("adaptive"), false);
+  assertEquals(defaultRatio(false), "adaptive");
+  assertEquals(defaultRatio(true), "16:9");
+});
+
+Deno.test("video fields: duration parsing and the resolution refusal", () => {
+  const parse = (fields: Record<string, string>) =>
+    videoFieldsSchema.safeParse({ model: "vid-2", prompt: "p", ...fields });
+  assertEquals(parse({}).data?.duration, 5);
+  assertEquals(parse({ duration: "15" }).data?.duration, 15);
+  for (const bad of ["3", "16", "5.0", "-5", "", "1e1"]) {
+    assertEquals(parse({ duration: bad }).success, false, bad);
+  }
+  const resolution = parse({ resolution: "720p" });
+  assertEquals(resolution.success, false);
+  assertEquals(resolution.error?.issues[0].path, ["resolution"]);
+});
+
+Deno.test("pollDelay: starts at the minimum, grows 1.5×, stops at the maximum", () => {
+  assertEquals([0, 1, 2, 3, 10].map((n) => pollDelay(n, 2000, 30_000)), [
+    2000,
+    3000,
+    4500,
+    6750,
+    30_000,
+  ]);
+  assertEquals(pollDelay(-1, 2000, 30_000), 2000);
+});
