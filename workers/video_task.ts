@@ -13,16 +13,10 @@ import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { callUpstream } from "../core/images/image_generation.ts";
 import { readOpenAIError } from "../core/providers/openai_chat.ts";
-import {
-  buildArkCreate,
-  buildArkPoll,
-  readArkCreated,
-  readArkTask,
-} from "../core/providers/ark_video.ts";
+import { buildArkCreate, buildArkPoll, readArkTask } from "../core/providers/ark_video.ts";
 import {
   buildGatewayVideoCreate,
   buildGatewayVideoPoll,
-  readGatewayVideoCreated,
   readGatewayVideoTask,
 } from "../core/providers/gateway_video.ts";
 import {
@@ -34,7 +28,11 @@ import {
 import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
 import { UpstreamAttemptError, withFailover } from "../core/upstream.ts";
-import type { UpstreamVideoState, VideoReference } from "../core/video/video_job.ts";
+import {
+  readCreatedTaskId,
+  type UpstreamVideoState,
+  type VideoReference,
+} from "../core/video/video_job.ts";
 import { extensionOf } from "../core/video/reference_media.ts";
 import { resolutionFor } from "../core/video/video_models.ts";
 import { failureCost } from "../core/video/video_price.ts";
@@ -77,7 +75,7 @@ async function submitOnce(
       resolution,
       (reference) => referenceUrl(task, reference),
     );
-    return readArkCreated(await callUpstream(channel, url, init, signal, readOpenAIError));
+    return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError));
   }
   const { url, init } = await buildGatewayVideoCreate(
     channel,
@@ -90,7 +88,7 @@ async function submitOnce(
       return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: reference.content_type });
     },
   );
-  return readGatewayVideoCreated(await callUpstream(channel, url, init, signal, readOpenAIError));
+  return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError));
 }
 
 async function pollOnce(

@@ -57,17 +57,6 @@ export function buildArkCreate(
   };
 }
 
-/** The upstream task id from a create answer. */
-export function readArkCreated(text: string): string {
-  const id = jsonOrNull(text)?.id;
-  if (typeof id !== "string" || id === "") {
-    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
-      retryable: true,
-    });
-  }
-  return id;
-}
-
 export function buildArkPoll(
   channel: Channel,
   apiKey: string,

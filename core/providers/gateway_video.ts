@@ -37,16 +37,6 @@ export async function buildGatewayVideoCreate(
   };
 }
 
-export function readGatewayVideoCreated(text: string): string {
-  const id = jsonOrNull(text)?.id;
-  if (typeof id !== "string" || id === "") {
-    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
-      retryable: true,
-    });
-  }
-  return id;
-}
-
 export function buildGatewayVideoPoll(
   channel: Channel,
   apiKey: string,

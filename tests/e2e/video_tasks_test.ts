@@ -18,6 +18,7 @@ import {
   provisionVideo,
   setupVideo,
   videoClient,
+  type VideoSetup,
 } from "../helpers/video_setup.ts";
 import { startArkVideoUpstream } from "../upstream/ark_video.ts";
 
@@ -153,6 +154,28 @@ Deno.test(
   },
 );
 
+/** A front gateway whose vid-2 goes to the setup's gateway through a `gateway-video` channel. */
+async function chainedFront(s: VideoSetup, perSecond: number) {
+  const front = await startTestGateway(FAST_VIDEO_ENV);
+  await front.putModel("vid-2", { kind: "video", price: { per_second: perSecond } });
+  await front.addChannel({
+    name: "next gateway",
+    type: "gateway-video",
+    base_url: `${s.gw.url}/v1`,
+    keys: [s.key],
+    models: ["vid-2"],
+  });
+  const { id, key } = await front.createKey({ balance: 50_000_000 });
+  return { front, frontKeyId: id, client: videoClient(front.url, key) };
+}
+
+async function stopAll(processes: GatewayProcess[]) {
+  for (const process of processes) {
+    process.child.kill("SIGTERM");
+    await process.child.status;
+  }
+}
+
 async function crashScenario(crashAt: string) {
   const ark = startArkVideoUpstream({
     plan: () => ({ queuedPolls: 0, runningPolls: 0, outcome: "failed" }),
@@ -193,8 +216,7 @@ async function crashScenario(crashAt: string) {
     assertEquals(key_.balance, 100_000_000);
     return { pollsBefore, pollsAfter: ark.pollRequests };
   } finally {
-    gateway.child.kill("SIGTERM");
-    await gateway.child.status;
+    await stopAll([gateway]);
     await ark.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -269,10 +291,7 @@ Deno.test(
         (await adminOf(first.url, ADMIN_TOKEN)("GET", `/admin/keys/${keyId}`)).balance;
       assertEquals(balance, 100_000_000);
     } finally {
-      for (const process of [first, second]) {
-        process.child.kill("SIGTERM");
-        await process.child.status;
-      }
+      await stopAll([first, second]);
       await ark.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
@@ -284,18 +303,8 @@ Deno.test(
   serverTest,
   async () => {
     const s = await setupVideo();
-    const front = await startTestGateway(FAST_VIDEO_ENV);
+    const { front, frontKeyId, client } = await chainedFront(s, 2 * PER_SECOND);
     try {
-      await front.putModel("vid-2", { kind: "video", price: { per_second: 2 * PER_SECOND } });
-      await front.addChannel({
-        name: "next gateway",
-        type: "gateway-video",
-        base_url: `${s.gw.url}/v1`,
-        keys: [s.key],
-        models: ["vid-2"],
-      });
-      const { id: frontKeyId, key: frontKey } = await front.createKey({ balance: 50_000_000 });
-      const client = videoClient(front.url, frontKey);
       const response = await client.submit({ model: "vid-2", prompt: "chained", duration: "4" }, [
         { field: "image_1", bytes: solidPng(8, 8, [0, 0, 255, 255]) },
         { field: "video", bytes: fixtures.mp4_3s },
@@ -320,18 +329,8 @@ Deno.test(
   serverTest,
   async () => {
     const s = await setupVideo({ ark: { plan: () => ({ outcome: "failed" }) } });
-    const front = await startTestGateway(FAST_VIDEO_ENV);
+    const { front, frontKeyId, client } = await chainedFront(s, PER_SECOND);
     try {
-      await front.putModel("vid-2", { kind: "video", price: { per_second: PER_SECOND } });
-      await front.addChannel({
-        name: "next gateway",
-        type: "gateway-video",
-        base_url: `${s.gw.url}/v1`,
-        keys: [s.key],
-        models: ["vid-2"],
-      });
-      const { id: frontKeyId, key: frontKey } = await front.createKey({ balance: 50_000_000 });
-      const client = videoClient(front.url, frontKey);
       const task = await client.waitForTask(
         await submitId(await client.submit({ model: "vid-2", prompt: "chained failure" })),
       );

@@ -1,16 +1,11 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import {
-  buildArkCreate,
-  buildArkPoll,
-  readArkCreated,
-  readArkTask,
-} from "../../../core/providers/ark_video.ts";
+import { buildArkCreate, buildArkPoll, readArkTask } from "../../../core/providers/ark_video.ts";
 import {
   buildGatewayVideoCreate,
   readGatewayVideoTask,
 } from "../../../core/providers/gateway_video.ts";
 import type { Channel } from "../../../core/channel_schema.ts";
-import type { VideoJob } from "../../../core/video/video_job.ts";
+import { readCreatedTaskId, type VideoJob } from "../../../core/video/video_job.ts";
 import { UpstreamAttemptError } from "../../../core/upstream.ts";
 
 const channel = { base_url: "https://ark.example/api/v3" } as Channel;
@@ -77,10 +72,10 @@ Deno.test("ark create: content items with roles, parameters at the top level", (
 });
 
 Deno.test("ark answers: id, every status, errors kept as the failure reason", () => {
-  assertEquals(readArkCreated('{"id":"cgt-9"}'), "cgt-9");
+  assertEquals(readCreatedTaskId('{"id":"cgt-9"}'), "cgt-9");
   let error: unknown;
   try {
-    readArkCreated("{}");
+    readCreatedTaskId("{}");
   } catch (caught) {
     error = caught;
   }
