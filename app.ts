@@ -5,6 +5,8 @@ import { GatewayError } from "./core/errors.ts";
 import type { Gateway } from "./core/gateway.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { chatCompletionsRoutes } from "./routes/chat_completions.ts";
+import { messagesRoutes } from "./routes/messages.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
 import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
@@ -21,6 +23,8 @@ export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () 
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
+  app.route("/", responsesRoutes(gateway));
+  app.route("/", messagesRoutes(gateway));
   app.route("/", imageRoutes(gateway));
   app.route("/", generateContentRoutes(gateway));
   app.route("/", mediaRoutes(gateway));

@@ -14,13 +14,7 @@ export const CHANNEL_TYPES = [
 ] as const;
 
 /** Channel types whose adaptor is implemented; others are refused until they are. */
-export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = [
-  "openai",
-  "openai-images",
-  "gemini",
-  "ark-video",
-  "gateway-video",
-];
+export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = [...CHANNEL_TYPES];
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
 

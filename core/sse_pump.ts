@@ -15,6 +15,8 @@ export interface SsePumpHandlers {
   completed(): boolean;
   /** The frame that tells the client the upstream failed mid-stream. */
   errorFrame(message: string): string;
+  /** Frames that close a completed stream (a converted format's last events). */
+  endFrame?(): string;
   /** Called once when the stream ends, however it ends. */
   finish(outcome: StreamOutcome): void;
 }
@@ -51,11 +53,15 @@ export function pumpSse(
             if (ended) return;
             call.touch();
             if (next.done) {
-              if (handlers.completed()) end("completed");
-              else {
-                controller.enqueue(encoder.encode(
-                  handlers.errorFrame("The upstream ended the stream before it was complete"),
-                ));
+              if (handlers.completed()) {
+                const last = handlers.endFrame?.();
+                if (last) controller.enqueue(encoder.encode(last));
+                end("completed");
+              } else {
+                const frame = handlers.errorFrame(
+                  "The upstream ended the stream before it was complete",
+                );
+                if (frame) controller.enqueue(encoder.encode(frame));
                 end("upstream_error");
               }
               controller.close();
@@ -78,7 +84,8 @@ export function pumpSse(
         const reason = call.timedOut
           ? "The upstream stopped sending (idle timeout)"
           : `The upstream stream failed: ${error instanceof Error ? error.message : error}`;
-        controller.enqueue(encoder.encode(handlers.errorFrame(reason)));
+        const frame = handlers.errorFrame(reason);
+        if (frame) controller.enqueue(encoder.encode(frame));
         end("upstream_error");
         controller.close();
       }

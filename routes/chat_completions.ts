@@ -2,9 +2,11 @@
 
 import { Hono } from "hono";
 import type { Gateway } from "../core/gateway.ts";
-import { completeChat } from "../core/chat_completions.ts";
 import { chatRequestSchema } from "../core/formats/openai_chat/request_schema.ts";
+import { chatInbound } from "../core/text/inbound.ts";
+import { serveText } from "../core/text/serve_text.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
+import { textResponse } from "./text_answer.ts";
 import { readJsonBody, validate } from "./validation.ts";
 
 /** The chat-completions sub-app. */
@@ -15,20 +17,14 @@ export function chatCompletionsRoutes(gateway: Gateway) {
     const request = validate(chatRequestSchema, body);
     const context = c.get("context");
     context.model = request.model;
-    const answer = await completeChat(gateway, context, c.get("key"), request, c.req.raw.signal);
-    if (answer.kind === "json") {
-      return new Response(answer.body, {
-        headers: { "content-type": "application/json", ...answer.headers },
-      });
-    }
-    return new Response(answer.stream, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-        ...answer.headers,
-      },
-    });
+    const answer = await serveText(
+      gateway,
+      context,
+      c.get("key"),
+      chatInbound(request),
+      c.req.raw.signal,
+    );
+    return textResponse(answer);
   });
   return app;
 }

@@ -1,7 +1,7 @@
 /**
  * The generate-content interface: POST /v1beta/models/{model}:generateContent and
- * :streamGenerateContent, also under /v1/models/ for newer SDKs. Image models are served here;
- * text models on this interface are not served yet (see the README's compatibility notes).
+ * :streamGenerateContent, also under /v1/models/ for newer SDKs. Text models go to any text
+ * channel (converted unless the channel is `gemini`); image models to the image channels.
  */
 
 import { Hono } from "hono";
@@ -16,6 +16,9 @@ import {
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
 import { publicUrlOf } from "./images.ts";
+import { geminiInbound } from "../core/text/inbound.ts";
+import { serveText } from "../core/text/serve_text.ts";
+import { textResponse } from "./text_answer.ts";
 
 const requestSchema = z.looseObject({
   contents: z.array(z.looseObject({
@@ -46,15 +49,27 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   const context = c.get("context");
   context.model = model;
   const catalogEntry = gateway.registry.model(model);
-  if (catalogEntry && catalogEntry.kind !== "image") {
+  if (catalogEntry?.kind === "video") {
     throw new GatewayError(
       "unsupported_interface",
       400,
-      `'${model}' is a ${catalogEntry.kind} model; generateContent serves image models in this version. Use /v1/chat/completions for text models`,
+      `'${model}' is a video model; use POST /v1/video/generations`,
       { param: "model" },
     );
   }
   const body = validate(requestSchema, await readJsonBody(c.req.raw, gateway.options.maxBodyBytes));
+  if (catalogEntry?.kind === "text") {
+    const stream = method === "streamGenerateContent";
+    const framing = c.req.query("alt") === "sse" ? "sse" : "json-array";
+    const answer = await serveText(
+      gateway,
+      context,
+      c.get("key"),
+      geminiInbound(body, model, stream, framing),
+      c.req.raw.signal,
+    );
+    return textResponse(answer);
+  }
   const answer = await serveGenerateContentImages(
     gateway,
     context,

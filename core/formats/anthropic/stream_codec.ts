@@ -1,0 +1,237 @@
+/** Messages-API streams (named events, content blocks by index) to and from neutral events. */
+
+import type {
+  NeutralEvent,
+  NeutralUsage,
+  StopReason,
+  StreamDecoder,
+  StreamEncoder,
+} from "../neutral.ts";
+import { stopWithCalls } from "../neutral.ts";
+import {
+  ANTHROPIC_STOP,
+  anthropicStop,
+  anthropicUsage,
+  encodeAnthropicUsage,
+  newMessageId,
+} from "./response_codec.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Reads an upstream messages stream. */
+export class AnthropicStreamDecoder implements StreamDecoder {
+  completed = false;
+  usage: NeutralUsage | undefined;
+  error: string | undefined;
+  #startUsage: Json = {};
+  #callOfBlock = new Map<number, number>();
+
+  decode(event: string | undefined, data: string): NeutralEvent[] {
+    let payload: Json;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return [];
+    }
+    switch (payload?.type ?? event) {
+      case "message_start":
+        this.#startUsage = payload.message?.usage ?? {};
+        return [{
+          type: "start",
+          id: payload.message?.id ?? "",
+          model: payload.message?.model ?? "",
+        }];
+      case "content_block_start": {
+        const block = payload.content_block;
+        if (block?.type === "tool_use") {
+          const index = this.#callOfBlock.size;
+          this.#callOfBlock.set(payload.index, index);
+          const input = block.input && Object.keys(block.input).length
+            ? JSON.stringify(block.input)
+            : "";
+          return [{ type: "tool_call", index, id: block.id, name: block.name, arguments: input }];
+        }
+        if (block?.type === "text" && block.text) return [{ type: "text", text: block.text }];
+        if (block?.type === "thinking" && block.thinking) {
+          return [{ type: "reasoning", text: block.thinking }];
+        }
+        return [];
+      }
+      case "content_block_delta": {
+        const delta = payload.delta;
+        switch (delta?.type) {
+          case "text_delta":
+            return delta.text ? [{ type: "text", text: delta.text }] : [];
+          case "thinking_delta":
+            return delta.thinking ? [{ type: "reasoning", text: delta.thinking }] : [];
+          case "signature_delta":
+            return [{ type: "reasoning_signature", signature: delta.signature }];
+          case "input_json_delta": {
+            const index = this.#callOfBlock.get(payload.index);
+            return index === undefined || !delta.partial_json
+              ? []
+              : [{ type: "tool_call", index, arguments: delta.partial_json }];
+          }
+          default:
+            return [];
+        }
+      }
+      case "message_delta": {
+        const events: NeutralEvent[] = [];
+        if (payload.delta?.stop_reason) {
+          events.push({
+            type: "stop",
+            reason: stopWithCalls(anthropicStop(payload.delta.stop_reason), this.#callOfBlock.size > 0),
+          });
+        }
+        // message_delta's usage is cumulative; fields it leaves out come from message_start.
+        const usage = anthropicUsage({ ...this.#startUsage, ...payload.usage });
+        if (usage) {
+          this.usage = usage;
+          events.push({ type: "usage", usage });
+        }
+        return events;
+      }
+      case "message_stop":
+        this.completed = true;
+        return [];
+      case "error":
+        this.error = payload.error?.message ?? "upstream error";
+        return [{ type: "error", message: this.error!, code: payload.error?.type }];
+      default:
+        return [];
+    }
+  }
+}
+
+type OpenBlock = { kind: "text" | "thinking" | "tool_use"; index: number; call?: number };
+
+/** Writes a messages stream for a client: every event named, blocks opened and closed in order. */
+export class AnthropicStreamEncoder implements StreamEncoder {
+  #model: string;
+  #started = false;
+  #blocks = 0;
+  #open: OpenBlock | undefined;
+  #calls = new Set<number>();
+  #pending = new Map<number, string>();
+  #stop: StopReason | undefined;
+  #usage: NeutralUsage | undefined;
+
+  constructor(model: string) {
+    this.#model = model;
+  }
+
+  #event(type: string, fields: Json): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+  }
+
+  #start(id = ""): string {
+    if (this.#started) return "";
+    this.#started = true;
+    return this.#event("message_start", {
+      message: {
+        id: newMessageId(id),
+        type: "message",
+        role: "assistant",
+        model: this.#model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 0,
+        },
+      },
+    }) + this.#event("ping", {});
+  }
+
+  #close(): string {
+    if (!this.#open) return "";
+    const index = this.#open.index;
+    this.#open = undefined;
+    return this.#event("content_block_stop", { index });
+  }
+
+  #openBlock(kind: OpenBlock["kind"], contentBlock: Json, call?: number): string {
+    const out = this.#close();
+    this.#open = { kind, index: this.#blocks++, call };
+    return out + this.#event("content_block_start", {
+      index: this.#open.index,
+      content_block: contentBlock,
+    });
+  }
+
+  #delta(delta: Json): string {
+    return this.#event("content_block_delta", { index: this.#open!.index, delta });
+  }
+
+  encode(event: NeutralEvent): string {
+    switch (event.type) {
+      case "start":
+        return this.#start(event.id);
+      case "text": {
+        let out = this.#start();
+        if (this.#open?.kind !== "text") out += this.#openBlock("text", { type: "text", text: "" });
+        return out + this.#delta({ type: "text_delta", text: event.text });
+      }
+      case "reasoning": {
+        let out = this.#start();
+        if (this.#open?.kind !== "thinking") {
+          out += this.#openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
+        }
+        return out + this.#delta({ type: "thinking_delta", thinking: event.text });
+      }
+      case "reasoning_signature":
+        return this.#open?.kind === "thinking"
+          ? this.#delta({ type: "signature_delta", signature: event.signature })
+          : "";
+      case "tool_call": {
+        let out = this.#start();
+        if (!this.#calls.has(event.index)) {
+          this.#calls.add(event.index);
+          out += this.#openBlock("tool_use", {
+            type: "tool_use",
+            id: event.id ?? `toolu_${event.index}`,
+            name: event.name ?? "",
+            input: {},
+          }, event.index);
+          const early = this.#pending.get(event.index);
+          this.#pending.delete(event.index);
+          if (early) out += this.#delta({ type: "input_json_delta", partial_json: early });
+        } else if (this.#open?.call !== event.index) {
+          // A fragment of a call whose block is not open: blocks cannot interleave, keep it.
+          this.#pending.set(event.index, (this.#pending.get(event.index) ?? "") + event.arguments);
+          return out;
+        }
+        return event.arguments
+          ? out + this.#delta({ type: "input_json_delta", partial_json: event.arguments })
+          : out;
+      }
+      case "stop":
+        this.#stop = event.reason;
+        return "";
+      case "usage":
+        this.#usage = event.usage;
+        return "";
+      default:
+        return "";
+    }
+  }
+
+  end(): string {
+    const stop = stopWithCalls(this.#stop ?? "stop", this.#calls.size > 0);
+    const usage = this.#usage ?? { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0 };
+    return this.#start() + this.#close() +
+      this.#event("message_delta", {
+        delta: { stop_reason: ANTHROPIC_STOP[stop], stop_sequence: null },
+        usage: encodeAnthropicUsage(usage),
+      }) + this.#event("message_stop", {});
+  }
+
+  error(message: string, _code: string): string {
+    return this.#event("error", { error: { type: "api_error", message } });
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The one internal representation of a text request, answer and stream that every wire format
+ * converts to and from (design.md: N formats need 2N pieces, not N²). Close to the richest of
+ * the formats, so nothing that two formats share is lost on the way through.
+ */
+
+import type { TokenUsage } from "../usage.ts";
+
+export type TextFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+
+export type StopReason = "stop" | "length" | "tool_calls" | "content_filter";
+
+export type NeutralPart =
+  | { type: "text"; text: string }
+  /** Base64 bytes. */
+  | { type: "image"; mimeType: string; data: string }
+  /** An image by address (http(s) or data: URL). */
+  | { type: "image_url"; url: string }
+  /** Thinking / reasoning; `signature` is the provider's proof, kept for the next turn. */
+  | { type: "reasoning"; text: string; signature?: string }
+  | { type: "tool_call"; id: string; name: string; arguments: string }
+  | { type: "tool_result"; callId: string; content: string; isError?: boolean };
+
+export interface NeutralMessage {
+  role: "user" | "assistant";
+  parts: NeutralPart[];
+}
+
+export interface NeutralTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export type NeutralToolChoice = "auto" | "none" | "required" | { name: string };
+
+/** Generation options; each remembers the inbound field it came from (for ignored-fields). */
+export interface NeutralOptions {
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  user?: string;
+  parallelToolCalls?: boolean;
+  /** Reasoning: an effort level, a token budget, or both. */
+  reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; budgetTokens?: number };
+  /** Structured output. */
+  responseFormat?: { type: "json_object" } | {
+    type: "json_schema";
+    name: string;
+    schema: Record<string, unknown>;
+  };
+}
+
+export type OptionName = keyof NeutralOptions;
+
+export interface NeutralRequest {
+  model: string;
+  /** System / developer instructions, in order. */
+  system: string[];
+  messages: NeutralMessage[];
+  tools: NeutralTool[];
+  toolChoice?: NeutralToolChoice;
+  stream: boolean;
+  options: NeutralOptions;
+  /** The inbound field name of each option set, e.g. `{maxOutputTokens: "max_tokens"}`. */
+  fieldOf: Partial<Record<OptionName, string>>;
+  /** Inbound fields the representation does not carry: dropped when the format changes. */
+  unmapped: string[];
+}
+
+export interface NeutralUsage extends TokenUsage {
+  /** The part of `output_tokens` spent on reasoning, when reported. */
+  reasoning_tokens?: number;
+}
+
+export interface NeutralResponse {
+  id: string;
+  model: string;
+  /** Unix seconds. */
+  created: number;
+  parts: NeutralPart[];
+  stop: StopReason;
+  usage?: NeutralUsage;
+}
+
+/** One step of a streamed answer. */
+export type NeutralEvent =
+  | { type: "start"; id: string; model: string }
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "reasoning_signature"; signature: string }
+  /** `index` counts tool calls from 0; the first event of a call carries `id` and `name`. */
+  | { type: "tool_call"; index: number; id?: string; name?: string; arguments: string }
+  | { type: "image"; mimeType: string; data: string }
+  | { type: "stop"; reason: StopReason }
+  | { type: "usage"; usage: NeutralUsage }
+  | { type: "error"; message: string; code?: string };
+
+/** Reads one upstream stream event (SSE `event` name and `data`) into neutral events. */
+export interface StreamDecoder {
+  decode(event: string | undefined, data: string): NeutralEvent[];
+  /** Whether the upstream's normal end (its last event, or its finish reason) was seen. */
+  readonly completed: boolean;
+  /** Usage seen so far (the last report wins). */
+  readonly usage: NeutralUsage | undefined;
+  /** An in-stream error the upstream sent, if any. */
+  readonly error: string | undefined;
+}
+
+/** Writes neutral events as a client format's stream frames. */
+export interface StreamEncoder {
+  encode(event: NeutralEvent): string;
+  /** The frames that close a completed stream. */
+  end(): string;
+  /** The format's in-stream error, closing the stream. */
+  error(message: string, code: string): string;
+}
+
+/** What a format's tool call becomes when the reason says "stop" but calls were made. */
+export function stopWithCalls(reason: StopReason, madeCalls: boolean): StopReason {
+  return reason === "stop" && madeCalls ? "tool_calls" : reason;
+}
+
+/** Parses tool-call arguments; an unparsable string becomes `{}` (never throws). */
+export function argumentsObject(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : { value };
+  } catch {
+    return {};
+  }
+}
+
+/** A data: URL's parts, or null for other URLs. */
+export function parseDataUrl(url: string): { mimeType: string; data: string } | null {
+  const match = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(url);
+  return match ? { mimeType: match[1] ?? "application/octet-stream", data: match[2] } : null;
+}
+
+/** The text of a tool result, whatever shape it came in. */
+export function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content.map((part) =>
+      typeof part === "string" ? part : typeof part?.text === "string" ? part.text : ""
+    ).join("");
+  }
+  return content === undefined || content === null ? "" : JSON.stringify(content);
+}

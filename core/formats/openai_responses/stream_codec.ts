@@ -1,0 +1,322 @@
+/** Responses-API streams (typed events with sequence numbers) to and from neutral events. */
+
+import type {
+  NeutralEvent,
+  NeutralUsage,
+  StopReason,
+  StreamDecoder,
+  StreamEncoder,
+} from "../neutral.ts";
+import { stopWithCalls } from "../neutral.ts";
+import { itemParts, newItemId, responseObject, responsesStop, responsesUsage } from "./response_codec.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Reads an upstream responses stream. */
+export class ResponsesStreamDecoder implements StreamDecoder {
+  completed = false;
+  usage: NeutralUsage | undefined;
+  error: string | undefined;
+  #callByOutput = new Map<number, { index: number; streamed: boolean }>();
+
+  decode(event: string | undefined, data: string): NeutralEvent[] {
+    let payload: Json;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return [];
+    }
+    const type = payload?.type ?? event;
+    switch (type) {
+      case "response.created":
+        return [{ type: "start", id: payload.response?.id ?? "", model: payload.response?.model ?? "" }];
+      case "response.output_item.added": {
+        if (payload.item?.type !== "function_call") return [];
+        const index = this.#callByOutput.size;
+        this.#callByOutput.set(payload.output_index, { index, streamed: false });
+        return [{
+          type: "tool_call",
+          index,
+          id: payload.item.call_id,
+          name: payload.item.name,
+          arguments: "",
+        }];
+      }
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        return payload.delta ? [{ type: "text", text: payload.delta }] : [];
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return payload.delta ? [{ type: "reasoning", text: payload.delta }] : [];
+      case "response.function_call_arguments.delta": {
+        const call = this.#callByOutput.get(payload.output_index);
+        if (!call || !payload.delta) return [];
+        call.streamed = true;
+        return [{ type: "tool_call", index: call.index, arguments: payload.delta }];
+      }
+      case "response.output_item.done": {
+        const item = payload.item;
+        const call = this.#callByOutput.get(payload.output_index);
+        if (item?.type === "function_call" && call && !call.streamed && item.arguments) {
+          return [{ type: "tool_call", index: call.index, arguments: item.arguments }];
+        }
+        if (item?.type === "reasoning" && item.encrypted_content) {
+          return [{ type: "reasoning_signature", signature: item.encrypted_content }];
+        }
+        if (item?.type === "image_generation_call") {
+          return itemParts(item).flatMap((part) =>
+            part.type === "image" ? [{ type: "image", mimeType: part.mimeType, data: part.data }] : []
+          );
+        }
+        return [];
+      }
+      case "response.completed":
+      case "response.incomplete": {
+        this.completed = true;
+        const events: NeutralEvent[] = [{
+          type: "stop",
+          reason: responsesStop(payload.response, this.#callByOutput.size > 0),
+        }];
+        const usage = responsesUsage(payload.response?.usage);
+        if (usage) {
+          this.usage = usage;
+          events.push({ type: "usage", usage });
+        }
+        return events;
+      }
+      case "response.failed":
+        this.error = payload.response?.error?.message ?? "the upstream response failed";
+        return [{ type: "error", message: this.error!, code: payload.response?.error?.code }];
+      case "error":
+        this.error = payload.message ?? payload.error?.message ?? "upstream error";
+        return [{ type: "error", message: this.error!, code: payload.code ?? undefined }];
+      default:
+        return [];
+    }
+  }
+}
+
+interface OpenItem {
+  item: Json;
+  outputIndex: number;
+}
+
+/** Writes a responses stream for a client, in the order the official SDK's helpers expect. */
+export class ResponsesStreamEncoder implements StreamEncoder {
+  #sequence = 0;
+  #id = newItemId("resp");
+  #created = Math.floor(Date.now() / 1000);
+  #model: string;
+  #started = false;
+  #output: Json[] = [];
+  #text: OpenItem | undefined;
+  #reasoning: OpenItem | undefined;
+  #calls = new Map<number, OpenItem>();
+  #stop: StopReason | undefined;
+  #usage: NeutralUsage | undefined;
+
+  constructor(model: string) {
+    this.#model = model;
+  }
+
+  #event(type: string, fields: Json): string {
+    return `event: ${type}\ndata: ${
+      JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })
+    }\n\n`;
+  }
+
+  #response(status: "in_progress" | "completed" | "incomplete") {
+    return responseObject({
+      id: this.#id,
+      created: this.#created,
+      model: this.#model,
+      status,
+      output: status === "in_progress" ? [] : this.#output,
+      stop: this.#stop,
+      usage: status === "in_progress" ? undefined : this.#usage,
+    });
+  }
+
+  #start(id?: string): string {
+    if (this.#started) return "";
+    this.#started = true;
+    if (id) this.#id = id.startsWith("resp_") ? id : `resp_${id}`;
+    const response = this.#response("in_progress");
+    return this.#event("response.created", { response }) +
+      this.#event("response.in_progress", { response });
+  }
+
+  #open(item: Json): OpenItem {
+    const open = { item, outputIndex: this.#output.length };
+    this.#output.push(item);
+    return open;
+  }
+
+  #closeText(): string {
+    const open = this.#text;
+    if (!open) return "";
+    this.#text = undefined;
+    const part = open.item.content[0];
+    open.item.status = "completed";
+    const at = { item_id: open.item.id, output_index: open.outputIndex, content_index: 0 };
+    return this.#event("response.output_text.done", { ...at, text: part.text, logprobs: [] }) +
+      this.#event("response.content_part.done", { ...at, part }) +
+      this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+  }
+
+  #closeReasoning(): string {
+    const open = this.#reasoning;
+    if (!open) return "";
+    this.#reasoning = undefined;
+    const part = open.item.summary[0];
+    const at = { item_id: open.item.id, output_index: open.outputIndex, summary_index: 0 };
+    return this.#event("response.reasoning_summary_text.done", { ...at, text: part.text }) +
+      this.#event("response.reasoning_summary_part.done", { ...at, part }) +
+      this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+  }
+
+  #closeCalls(): string {
+    let out = "";
+    for (const open of this.#calls.values()) {
+      open.item.status = "completed";
+      if (!open.item.arguments) open.item.arguments = "{}";
+      out += this.#event("response.function_call_arguments.done", {
+        item_id: open.item.id,
+        output_index: open.outputIndex,
+        arguments: open.item.arguments,
+      }) + this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+    }
+    this.#calls.clear();
+    return out;
+  }
+
+  encode(event: NeutralEvent): string {
+    switch (event.type) {
+      case "start":
+        return this.#start(event.id || undefined);
+      case "text": {
+        let out = this.#start();
+        if (!this.#text) {
+          out += this.#closeReasoning() + this.#closeCalls();
+          this.#text = this.#open({
+            id: newItemId("msg"),
+            type: "message",
+            status: "in_progress",
+            role: "assistant",
+            content: [{ type: "output_text", text: "", annotations: [] }],
+          });
+          const { item, outputIndex } = this.#text;
+          out += this.#event("response.output_item.added", {
+            output_index: outputIndex,
+            item: { ...item, content: [] },
+          }) + this.#event("response.content_part.added", {
+            item_id: item.id,
+            output_index: outputIndex,
+            content_index: 0,
+            part: { type: "output_text", text: "", annotations: [] },
+          });
+        }
+        this.#text.item.content[0].text += event.text;
+        return out + this.#event("response.output_text.delta", {
+          item_id: this.#text.item.id,
+          output_index: this.#text.outputIndex,
+          content_index: 0,
+          delta: event.text,
+          logprobs: [],
+        });
+      }
+      case "reasoning": {
+        let out = this.#start();
+        if (!this.#reasoning) {
+          out += this.#closeText() + this.#closeCalls();
+          this.#reasoning = this.#open({
+            id: newItemId("rs"),
+            type: "reasoning",
+            summary: [{ type: "summary_text", text: "" }],
+          });
+          const { item, outputIndex } = this.#reasoning;
+          out += this.#event("response.output_item.added", {
+            output_index: outputIndex,
+            item: { ...item, summary: [] },
+          }) + this.#event("response.reasoning_summary_part.added", {
+            item_id: item.id,
+            output_index: outputIndex,
+            summary_index: 0,
+            part: { type: "summary_text", text: "" },
+          });
+        }
+        this.#reasoning.item.summary[0].text += event.text;
+        return out + this.#event("response.reasoning_summary_text.delta", {
+          item_id: this.#reasoning.item.id,
+          output_index: this.#reasoning.outputIndex,
+          summary_index: 0,
+          delta: event.text,
+        });
+      }
+      case "reasoning_signature":
+        if (this.#reasoning) this.#reasoning.item.encrypted_content = event.signature;
+        return "";
+      case "tool_call": {
+        let out = this.#start();
+        let open = this.#calls.get(event.index);
+        if (!open) {
+          out += this.#closeText() + this.#closeReasoning();
+          open = this.#open({
+            id: newItemId("fc"),
+            type: "function_call",
+            status: "in_progress",
+            call_id: event.id ?? `call_${event.index}`,
+            name: event.name ?? "",
+            arguments: "",
+          });
+          this.#calls.set(event.index, open);
+          out += this.#event("response.output_item.added", {
+            output_index: open.outputIndex,
+            item: { ...open.item },
+          });
+        }
+        if (!event.arguments) return out;
+        open.item.arguments += event.arguments;
+        return out + this.#event("response.function_call_arguments.delta", {
+          item_id: open.item.id,
+          output_index: open.outputIndex,
+          delta: event.arguments,
+        });
+      }
+      case "image": {
+        const out = this.#start() + this.#closeText() + this.#closeReasoning();
+        const open = this.#open({
+          id: newItemId("ig"),
+          type: "image_generation_call",
+          status: "completed",
+          result: event.data,
+        });
+        return out +
+          this.#event("response.output_item.added", { output_index: open.outputIndex, item: open.item }) +
+          this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+      }
+      case "stop":
+        this.#stop = event.reason;
+        return "";
+      case "usage":
+        this.#usage = event.usage;
+        return "";
+      default:
+        return "";
+    }
+  }
+
+  end(): string {
+    const out = this.#start() + this.#closeText() + this.#closeReasoning() + this.#closeCalls();
+    const madeCalls = this.#output.some((item) => item.type === "function_call");
+    this.#stop = stopWithCalls(this.#stop ?? "stop", madeCalls);
+    const incomplete = this.#stop === "length" || this.#stop === "content_filter";
+    const status = incomplete ? "incomplete" : "completed";
+    return out + this.#event(`response.${status}`, { response: this.#response(status) });
+  }
+
+  error(message: string, code: string): string {
+    return this.#event("error", { code, message, param: null });
+  }
+}

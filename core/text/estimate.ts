@@ -1,0 +1,55 @@
+/**
+ * Token estimates of a neutral request (the same rules as the chat estimates): the hold uses an
+ * upper bound of one token per UTF-8 byte of text, 1,600 per image and 8 per message; a bill
+ * without upstream usage uses 4 characters per token.
+ */
+
+import type { NeutralRequest } from "../formats/neutral.ts";
+
+const IMAGE_TOKENS = 1_600;
+const PER_MESSAGE = 8;
+const encoder = new TextEncoder();
+
+function bytes(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).length;
+  }
+  return text.length;
+}
+
+function measure(request: NeutralRequest, text: (value: string) => void, image: () => void) {
+  for (const system of request.system) text(system);
+  for (const message of request.messages) {
+    for (const part of message.parts) {
+      switch (part.type) {
+        case "text":
+        case "reasoning":
+          text(part.text);
+          break;
+        case "tool_call":
+          text(part.name);
+          text(part.arguments);
+          break;
+        case "tool_result":
+          text(part.content);
+          break;
+        default:
+          image();
+      }
+    }
+  }
+  if (request.tools.length) text(JSON.stringify(request.tools));
+}
+
+export function neutralTokensUpperBound(request: NeutralRequest): number {
+  let tokens = (request.messages.length + request.system.length) * PER_MESSAGE;
+  measure(request, (value) => tokens += bytes(value), () => tokens += IMAGE_TOKENS);
+  return tokens;
+}
+
+export function estimateNeutralTokens(request: NeutralRequest): number {
+  let chars = 0;
+  let images = 0;
+  measure(request, (value) => chars += value.length, () => images++);
+  return Math.ceil(chars / 4) + images * IMAGE_TOKENS + request.messages.length * 4;
+}
