@@ -16,6 +16,7 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { simulatedImageColor } from "./openai_images.ts";
+import { frameStream, script, type ScriptInput, type StreamFault } from "./text_script.ts";
 
 export type GeminiFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; retryDelay?: string }
@@ -26,7 +27,9 @@ export type GeminiFault =
   /** The model declines to draw: a candidate with only a text part, finishReason STOP. */
   | { kind: "no_image" }
   /** The prompt is blocked: `promptFeedback.blockReason` "SAFETY" and no candidates. */
-  | { kind: "blocked" };
+  | { kind: "blocked" }
+  /** Text streams: an error block, or a dropped connection, in place of block `afterFrames`. */
+  | StreamFault;
 
 export interface GeminiRecordedRequest {
   path: string;
@@ -49,6 +52,8 @@ export interface GeminiUpstreamOptions {
   delayMs?: number;
   /** Image parts per image answer. Default 1. */
   imagesPerAnswer?: number;
+  /** Cached prompt tokens reported (`cachedContentTokenCount`) on text answers. */
+  cachedTokens?: number;
 }
 
 export interface GeminiUpstream {
@@ -124,6 +129,8 @@ export interface RequestFacts {
   inputImages: number;
   modalities: string[];
   imageSize?: string;
+  /** What a text answer is made from. */
+  text: ScriptInput;
 }
 
 function usage(
@@ -225,11 +232,40 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     };
   }
 
+  /** A text model's answer: thoughts, text in fragments, function calls whole in one block. */
+  function scriptedAnswer(facts: RequestFacts): AnswerPlan {
+    const answer = script(facts.text, options.cachedTokens);
+    const groups: Part[][] = [];
+    if (answer.reasoning) {
+      groups.push([{ text: answer.reasoning, thought: true, thoughtSignature: "c2lnbmF0dXJl" }]);
+    }
+    for (let i = 0; i < answer.text.length; i += 24) {
+      groups.push([{ text: answer.text.slice(i, i + 24) }]);
+    }
+    if (answer.calls.length) {
+      groups.push(
+        answer.calls.map((call) => ({ functionCall: { name: call.name, args: call.args } })),
+      );
+    }
+    return {
+      groups: groups.length ? groups : [[{ text: "" }]],
+      // Gemini finishes function calls with STOP, not a tool-specific reason.
+      finishReason: answer.stop === "length" ? "MAX_TOKENS" : "STOP",
+      usageMetadata: {
+        promptTokenCount: answer.usage.input,
+        candidatesTokenCount: answer.usage.output - answer.usage.reasoning,
+        totalTokenCount: answer.usage.input + answer.usage.output,
+        ...(answer.usage.cached ? { cachedContentTokenCount: answer.usage.cached } : {}),
+        ...(answer.usage.reasoning ? { thoughtsTokenCount: answer.usage.reasoning } : {}),
+      },
+    };
+  }
+
   function plan(facts: RequestFacts, fault?: GeminiFault): AnswerPlan {
     if (fault?.kind === "blocked") return blockedAnswer(facts);
     if (fault?.kind === "no_image") return textAnswer(facts, GEMINI_REFUSAL_TEXT);
     if (facts.modalities.includes("IMAGE")) return imageAnswer(facts);
-    return textAnswer(facts, `Echo: ${facts.prompt}`);
+    return scriptedAnswer(facts);
   }
 
   // --- rendering --------------------------------------------------------------------------------
@@ -347,8 +383,17 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     }
     const list = blocks(answer, model);
     if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
-    const text = list.map((block) => `data: ${JSON.stringify(block)}\n\n`).join("");
-    return new Response(text, { headers: { "content-type": "text/event-stream" } });
+    return frameStream(list.map((block) => `data: ${JSON.stringify(block)}\r\n\r\n`), {
+      fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream"
+        ? fault
+        : undefined,
+      errorFrame: `data: ${
+        JSON.stringify({
+          error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
+        })
+      }\r\n\r\n`,
+      signal: req.signal,
+    });
   });
   state.baseUrl = `http://127.0.0.1:${server.addr.port}`;
   state.close = async () => {
@@ -367,6 +412,34 @@ function readRequest(model: string, body: Record<string, unknown>): RequestFacts
   for (const [index, content] of contents.entries()) {
     if (!Array.isArray(content?.parts) || content.parts.length === 0) {
       return `* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.\n`;
+    }
+    if (content.role !== undefined && content.role !== "user" && content.role !== "model") {
+      return `Please use a valid role: user, model.`;
+    }
+    for (const part of content.parts) {
+      const call = part.functionCall as { name?: string; args?: unknown } | undefined;
+      if (
+        call &&
+        (typeof call.name !== "string" ||
+          (call.args !== undefined && (typeof call.args !== "object" || Array.isArray(call.args))))
+      ) {
+        return `* GenerateContentRequest.contents[${index}].parts: functionCall needs a name and object args\n`;
+      }
+      const response = part.functionResponse as { name?: string } | undefined;
+      if (response && typeof response.name !== "string") {
+        return `* GenerateContentRequest.contents[${index}].parts.function_response.name: Name cannot be empty.\n`;
+      }
+    }
+  }
+  const declarations =
+    ((body.tools ?? []) as Array<{ functionDeclarations?: Array<Record<string, unknown>> }>)
+      .flatMap((tool) => tool.functionDeclarations ?? []);
+  for (const declaration of declarations) {
+    if (!declaration.name) {
+      return "* GenerateContentRequest.tools[0].function_declarations[0].name: Name cannot be empty.\n";
+    }
+    if (declaration.parameters && declaration.parametersJsonSchema) {
+      return "* GenerateContentRequest.tools[0].function_declarations[0]: parameters and parameters_json_schema cannot both be set.\n";
     }
   }
   const config = (body.generationConfig ?? {}) as {
@@ -395,15 +468,46 @@ function readRequest(model: string, body: Record<string, unknown>): RequestFacts
     return `Unsupported image size: ${JSON.stringify(imageConfig.imageSize)}.`;
   }
   const parts = contents.flatMap((content) => content.parts ?? []);
-  const lastUser = [...contents].reverse().find((c) => (c.role ?? "user") === "user");
-  const textOf = (list: Part[]) => list.map((part) => part.text ?? "").join("");
+  const textOf = (list: Part[]) =>
+    list.filter((part) => !part.thought).map((part) => part.text ?? "").join("");
+  const lastUser = [...contents].reverse().find((c) =>
+    (c.role ?? "user") === "user" && textOf(c.parts ?? []) !== ""
+  );
+  const last = contents.at(-1);
+  const results = (last?.parts ?? []).filter((part) => part.functionResponse)
+    .map((part) =>
+      JSON.stringify((part.functionResponse as { response?: unknown }).response ?? {})
+    );
+  const toolConfig = (body.toolConfig as {
+    functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] };
+  } | undefined)
+    ?.functionCallingConfig;
+  const allowed = toolConfig?.allowedFunctionNames ?? [];
+  const thinking = (config as { thinkingConfig?: { includeThoughts?: boolean } }).thinkingConfig;
+  const system = (body.systemInstruction as Content | undefined)?.parts ?? [];
+  const inputImages = parts.filter((part) => part.inlineData || part.fileData).length;
   return {
     model,
     prompt: textOf(lastUser?.parts ?? []),
     allText: textOf(parts),
-    inputImages: parts.filter((part) => part.inlineData || part.fileData).length,
+    inputImages,
     modalities: modalities as string[],
     imageSize: imageConfig.imageSize as string | undefined,
+    text: {
+      lastUserText: textOf(lastUser?.parts ?? []),
+      allText: textOf(system) + textOf(parts) + results.join(""),
+      messages: contents.length,
+      tools: declarations.map((declaration) => declaration.name as string),
+      toolChoice: toolConfig?.mode === "NONE"
+        ? "none"
+        : toolConfig?.mode === "ANY"
+        ? (allowed.length === 1 ? { name: allowed[0] } : "required")
+        : undefined,
+      toolResults: results,
+      images: inputImages,
+      maxTokens: (config as { maxOutputTokens?: number }).maxOutputTokens,
+      reasoning: thinking?.includeThoughts === true,
+    },
   };
 }
 

@@ -394,7 +394,7 @@ Deno.test("gemini: SSE stream", opts, async () => {
     assertEquals(res.headers.get("content-type"), "text/event-stream");
     const raw = await res.text();
     assertOk(!raw.includes("[DONE]") && !raw.includes("event:"));
-    const blocks = raw.split("\n\n").filter(Boolean).map((frame) => {
+    const blocks = raw.split(/\r?\n\r?\n/).filter(Boolean).map((frame) => {
       assertOk(frame.startsWith("data: "));
       return JSON.parse(frame.slice(6));
     });

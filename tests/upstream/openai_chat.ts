@@ -6,6 +6,8 @@
  * Frames are written split at awkward byte offsets to exercise the gateway's SSE parsing.
  */
 
+import { pieces, script, type ScriptInput } from "./text_script.ts";
+
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
@@ -69,6 +71,23 @@ export function simulatedUsage(messages: ChatMessage[], outputChars: number, cac
   };
 }
 
+/** The real API's check: a tool message answers a tool call of the assistant message before. */
+function checkToolMessages(messages: Array<Record<string, unknown>>): string | null {
+  let open = new Set<string>();
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      open = new Set(
+        ((message.tool_calls ?? []) as Array<{ id: string }>).map((call) => call.id),
+      );
+    } else if (message.role === "tool") {
+      if (!open.has(message.tool_call_id as string)) {
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      }
+    } else open = new Set();
+  }
+  return null;
+}
+
 function errorBody(status: number, message: string) {
   const type = status === 429
     ? "rate_limit_error"
@@ -101,6 +120,13 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const authorization = req.headers.get("authorization");
     const body = await req.json();
     state.requests.push({ path: url.pathname, authorization, body });
+    const toolOrder = checkToolMessages(body.messages ?? []);
+    if (toolOrder) {
+      return new Response(errorBody(400, toolOrder), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
     if (!keys.some((key) => authorization === `Bearer ${key}`)) {
       return new Response(errorBody(401, "Incorrect API key provided"), {
         status: 401,
@@ -128,32 +154,58 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
   function plan(body: Record<string, unknown>) {
     const messages = body.messages as ChatMessage[];
     const tools = (body.tools as Array<{ function: { name: string } }> | undefined) ?? [];
-    const useTools = tools.length > 0 && body.tool_choice !== "none";
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
-    const content = `Echo: ${textOf(lastUser?.content)}`;
-    const calls = useTools
-      ? tools.slice(0, 3).map((tool, index) => ({
-        id: `call_${index}`,
-        name: tool.function.name,
-        arguments: JSON.stringify({ city: `City ${index}`, unit: "celsius", index }),
-      }))
-      : [];
-    const outputChars = useTools
-      ? calls.reduce((n, c) => n + c.arguments.length, 0)
-      : content.length;
-    const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
-    let text = content;
-    let finish = useTools ? "tool_calls" : "stop";
-    if (!useTools && maxTokens && Math.ceil(content.length / 4) > maxTokens) {
-      text = content.slice(0, maxTokens * 4);
-      finish = "length";
+    const trailing: string[] = [];
+    for (const message of [...messages].reverse()) {
+      if (message.role !== "tool") break;
+      trailing.unshift(textOf(message.content));
     }
+    const choice = body.tool_choice as
+      | string
+      | { type: string; function: { name: string } }
+      | undefined;
+    const images = messages.reduce(
+      (n, m) =>
+        n + (Array.isArray(m.content) ? m.content.filter((p) => p.type === "image_url").length : 0),
+      0,
+    );
+    const answer = script({
+      lastUserText: textOf(lastUser?.content),
+      allText: messages.map((m) => textOf(m.content)).join(""),
+      messages: messages.length,
+      tools: tools.map((tool) => tool.function.name),
+      toolChoice: typeof choice === "object"
+        ? { name: choice.function.name }
+        : choice as ScriptInput["toolChoice"],
+      toolResults: trailing,
+      images,
+      maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
+      reasoning: body.reasoning_effort !== undefined,
+    });
+    const calls = answer.calls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: JSON.stringify(call.args),
+    }));
+    const outputChars = calls.length
+      ? calls.reduce((n, c) => n + c.arguments.length, 0)
+      : answer.text.length;
+    const usage = simulatedUsage(messages, outputChars, options.cachedTokens);
+    const reasoningTokens = answer.usage.reasoning;
     return {
       messages,
-      content: useTools ? null : text,
+      reasoning: answer.reasoning,
+      content: calls.length ? null : answer.text,
       calls,
-      finish,
-      usage: simulatedUsage(messages, useTools ? outputChars : text.length, options.cachedTokens),
+      finish: answer.stop,
+      usage: {
+        ...usage,
+        completion_tokens: usage.completion_tokens + reasoningTokens,
+        total_tokens: usage.total_tokens + reasoningTokens,
+        ...(reasoningTokens
+          ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } }
+          : {}),
+      },
     };
   }
 
@@ -165,6 +217,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     }
     const answer = plan(body);
     const message: Record<string, unknown> = { role: "assistant", content: answer.content };
+    if (answer.reasoning) message.reasoning_content = answer.reasoning;
     if (answer.calls.length) {
       message.tool_calls = answer.calls.map((call) => ({
         id: call.id,
@@ -204,6 +257,9 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       chunk({ role: "assistant", content: answer.content === null ? null : "" }),
     ];
     const size = options.chunkSize ?? 3;
+    for (const piece of pieces(answer.reasoning, 6)) {
+      chunks.push(chunk({ reasoning_content: piece }));
+    }
     if (answer.content) {
       for (let i = 0; i < answer.content.length; i += size) {
         chunks.push(chunk({ content: answer.content.slice(i, i + size) }));

@@ -1,0 +1,336 @@
+/**
+ * A simulated Anthropic messages upstream (`POST /v1/messages`, `/v1/messages/count_tokens`).
+ * It checks requests as the real API does (a role other than user/assistant, a missing
+ * max_tokens, an empty text block, a tool_result that answers no tool_use of the turn before or
+ * that is not first in its turn, thinking with a budget under 1,024 or at max_tokens, sampling
+ * changes with thinking: 400 invalid_request_error) and answers in its shape: content blocks,
+ * thinking with a signature, tool_use, cache usage apart from input_tokens. Streams name every
+ * event, open and close blocks in order, send tool input as input_json_delta fragments and
+ * usage in message_start and message_delta. Faults: error statuses (529 overloaded included),
+ * an `event: error` mid-stream, a connection dropped mid-stream, malformed JSON.
+ */
+
+import { frameStream, pieces, script, type ScriptInput, type StreamFault } from "./text_script.ts";
+
+export type AnthropicFault =
+  | { kind: "status"; status: number; type?: string; message?: string }
+  | { kind: "malformed" }
+  | StreamFault;
+
+export interface AnthropicRecordedRequest {
+  path: string;
+  apiKey: string | null;
+  version: string | null;
+  body: Record<string, unknown>;
+}
+
+export interface AnthropicUpstreamOptions {
+  keys?: string[];
+  cachedTokens?: number;
+  chunkDelayMs?: number;
+}
+
+export interface AnthropicUpstream {
+  /** Base URL as the Anthropic SDK takes it (no /v1). */
+  baseUrl: string;
+  requests: AnthropicRecordedRequest[];
+  faults: AnthropicFault[];
+  options: AnthropicUpstreamOptions;
+  close(): Promise<void>;
+}
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+function anthropicError(
+  status: number,
+  message: string,
+  type = ERROR_TYPES[status] ?? "api_error",
+) {
+  return Response.json({ type: "error", error: { type, message }, request_id: "req_sim" }, {
+    status,
+  });
+}
+
+function blocks(content: Json): Json[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/** Checks a messages body; returns the script facts or the error message. */
+function read(body: Json): ScriptInput | string {
+  if (typeof body.model !== "string") return "model: Field required";
+  if (!Number.isInteger(body.max_tokens)) return "max_tokens: Field required";
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    return "messages: at least one message is required";
+  }
+  let previousToolUses = new Set<string>();
+  let images = 0;
+  let allText = typeof body.system === "string"
+    ? body.system
+    : (body.system ?? []).map((block: Json) => block.text ?? "").join("");
+  for (const [index, message] of body.messages.entries()) {
+    if (message.role !== "user" && message.role !== "assistant") {
+      return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    }
+    const content = blocks(message.content);
+    if (!Array.isArray(content) || content.length === 0) {
+      return `messages.${index}: all messages must have non-empty content`;
+    }
+    const toolUses = new Set<string>();
+    let seenOther = false;
+    for (const block of content) {
+      switch (block.type) {
+        case "text":
+          if (!block.text) return `messages.${index}: text content blocks must be non-empty`;
+          allText += block.text;
+          seenOther = true;
+          break;
+        case "image":
+          if (block.source?.type !== "base64" && block.source?.type !== "url") {
+            return `messages.${index}: image source type must be base64 or url`;
+          }
+          images++;
+          seenOther = true;
+          break;
+        case "tool_use":
+          if (message.role !== "assistant") return `messages.${index}: tool_use in a user turn`;
+          if (typeof block.input !== "object" || Array.isArray(block.input)) {
+            return `messages.${index}: tool_use.input: Input should be a valid dictionary`;
+          }
+          toolUses.add(block.id);
+          allText += JSON.stringify(block.input);
+          break;
+        case "tool_result":
+          if (!previousToolUses.has(block.tool_use_id)) {
+            return `messages.${index}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+          }
+          if (seenOther) {
+            return `messages.${index}: \`tool_result\` blocks must come first in the user message content`;
+          }
+          allText += typeof block.content === "string"
+            ? block.content
+            : JSON.stringify(block.content);
+          break;
+        case "thinking":
+          if (message.role !== "assistant" || !block.signature) {
+            return `messages.${index}: thinking blocks need a signature`;
+          }
+          break;
+        default:
+          return `messages.${index}: unknown content block type ${block.type}`;
+      }
+    }
+    previousToolUses = toolUses;
+  }
+  const thinking = body.thinking?.type === "enabled";
+  if (thinking) {
+    const budget = body.thinking.budget_tokens;
+    if (!(budget >= 1024)) {
+      return "thinking.budget_tokens: Input should be greater than or equal to 1024";
+    }
+    if (budget >= body.max_tokens) {
+      return "`max_tokens` must be greater than `thinking.budget_tokens`";
+    }
+    if (body.temperature !== undefined && body.temperature !== 1) {
+      return "`temperature` may only be set to 1 when thinking is enabled";
+    }
+  }
+  for (const tool of body.tools ?? []) {
+    if (!tool.name || typeof tool.input_schema !== "object") {
+      return "tools: input_schema: Field required";
+    }
+  }
+  const last = body.messages.at(-1);
+  const lastBlocks = last.role === "user" ? blocks(last.content) : [];
+  const choice = body.tool_choice;
+  return {
+    lastUserText: lastBlocks.filter((block: Json) => block.type === "text")
+      .map((block: Json) => block.text).join(""),
+    allText,
+    messages: body.messages.length,
+    tools: (body.tools ?? []).map((tool: Json) => tool.name),
+    toolChoice: choice?.type === "any"
+      ? "required"
+      : choice?.type === "tool"
+      ? { name: choice.name }
+      : choice?.type === "none"
+      ? "none"
+      : undefined,
+    toolResults: lastBlocks.filter((block: Json) => block.type === "tool_result")
+      .map((block: Json) =>
+        typeof block.content === "string" ? block.content : JSON.stringify(block.content)
+      ),
+    images,
+    maxTokens: body.max_tokens,
+    reasoning: thinking,
+  };
+}
+
+const STOP = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use" };
+
+export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): AnthropicUpstream {
+  const keys = options.keys ?? ["sk-ant-upstream-test"];
+  const state: AnthropicUpstream = {
+    baseUrl: "",
+    requests: [],
+    faults: [],
+    options,
+    close: async () => {},
+  };
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const apiKey = req.headers.get("x-api-key") ??
+      req.headers.get("authorization")?.replace(/^Bearer /, "") ?? null;
+    const version = req.headers.get("anthropic-version");
+    let body: Json;
+    try {
+      body = await req.json();
+    } catch {
+      return anthropicError(400, "There was an issue with the request body: invalid JSON");
+    }
+    state.requests.push({ path: url.pathname, apiKey, version, body });
+    if (!apiKey || !keys.includes(apiKey)) return anthropicError(401, "invalid x-api-key");
+    if (!version) return anthropicError(400, "anthropic-version: header is required");
+    if (url.pathname === "/v1/messages/count_tokens") {
+      const facts = read({ ...body, max_tokens: 1 });
+      if (typeof facts === "string") return anthropicError(400, facts);
+      return Response.json({ input_tokens: script(facts).usage.input });
+    }
+    if (req.method !== "POST" || url.pathname !== "/v1/messages") {
+      return anthropicError(404, `Not found: ${url.pathname}`);
+    }
+    const facts = read(body);
+    if (typeof facts === "string") return anthropicError(400, facts);
+    const fault = state.faults.shift();
+    if (fault?.kind === "status") {
+      return anthropicError(fault.status, fault.message ?? "Simulated failure", fault.type);
+    }
+    if (fault?.kind === "malformed") {
+      return new Response('{"id":"msg_broken","type":"message","content":[', {
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const answer = script(facts, options.cachedTokens);
+    const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+    const signature = `sig_${btoa(answer.reasoning).slice(0, 16)}`;
+    const usage = {
+      input_tokens: answer.usage.input - answer.usage.cached,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: answer.usage.cached,
+      output_tokens: answer.usage.output,
+    };
+    if (!body.stream) {
+      const content: Json[] = [];
+      if (answer.reasoning) {
+        content.push({ type: "thinking", thinking: answer.reasoning, signature });
+      }
+      if (answer.text) content.push({ type: "text", text: answer.text });
+      for (const call of answer.calls) {
+        content.push({
+          type: "tool_use",
+          id: call.id.replace("call_", "toolu_"),
+          name: call.name,
+          input: call.args,
+        });
+      }
+      return Response.json({
+        id,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content,
+        stop_reason: STOP[answer.stop],
+        stop_sequence: null,
+        usage,
+      });
+    }
+    const frames: string[] = [];
+    const event = (type: string, data: Json) =>
+      frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event("message_start", {
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    });
+    event("ping", {});
+    let index = 0;
+    if (answer.reasoning) {
+      event("content_block_start", {
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
+      for (const piece of pieces(answer.reasoning, 7)) {
+        event("content_block_delta", { index, delta: { type: "thinking_delta", thinking: piece } });
+      }
+      event("content_block_delta", { index, delta: { type: "signature_delta", signature } });
+      event("content_block_stop", { index: index++ });
+    }
+    if (answer.text) {
+      event("content_block_start", { index, content_block: { type: "text", text: "" } });
+      for (const piece of pieces(answer.text, 3)) {
+        event("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
+      }
+      event("content_block_stop", { index: index++ });
+    }
+    for (const call of answer.calls) {
+      event("content_block_start", {
+        index,
+        content_block: {
+          type: "tool_use",
+          id: call.id.replace("call_", "toolu_"),
+          name: call.name,
+          input: {},
+        },
+      });
+      event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: "" },
+      });
+      for (const piece of pieces(JSON.stringify(call.args), 5)) {
+        event("content_block_delta", {
+          index,
+          delta: { type: "input_json_delta", partial_json: piece },
+        });
+      }
+      event("content_block_stop", { index: index++ });
+    }
+    event("message_delta", {
+      delta: { stop_reason: STOP[answer.stop], stop_sequence: null },
+      usage: { output_tokens: answer.usage.output },
+    });
+    event("message_stop", {});
+    return frameStream(frames, {
+      fault: fault as StreamFault | undefined,
+      errorFrame: `event: error\ndata: ${
+        JSON.stringify({
+          type: "error",
+          error: { type: "overloaded_error", message: "Overloaded" },
+        })
+      }\n\n`,
+      delayMs: options.chunkDelayMs,
+      signal: req.signal,
+    });
+  });
+  state.baseUrl = `http://127.0.0.1:${server.addr.port}`;
+  state.close = () => server.shutdown();
+  return state;
+}

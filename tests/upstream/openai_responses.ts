@@ -1,0 +1,289 @@
+/**
+ * A simulated OpenAI responses upstream (`POST /v1/responses`). It checks input items as the real
+ * API does (a function_call_output whose call_id matches no function_call in the input, an
+ * unknown item type, a function tool without a name: 400) and answers with output items
+ * (reasoning with a summary when `reasoning` is set, a message, or function calls) and usage with
+ * cached and reasoning details. Streams are typed events with sequence numbers and no [DONE]:
+ * response.created, response.in_progress, items added, content parts, text and argument deltas,
+ * the matching done events, response.completed (or response.incomplete at max_output_tokens).
+ * Faults: error statuses, an `event: error` mid-stream, a dropped connection, malformed JSON.
+ */
+
+import { frameStream, pieces, script, type ScriptInput, type StreamFault } from "./text_script.ts";
+
+export type ResponsesFault =
+  | { kind: "status"; status: number; message?: string }
+  | { kind: "malformed" }
+  | StreamFault;
+
+export interface ResponsesRecordedRequest {
+  authorization: string | null;
+  body: Record<string, unknown>;
+}
+
+export interface ResponsesUpstreamOptions {
+  keys?: string[];
+  cachedTokens?: number;
+}
+
+export interface ResponsesUpstream {
+  baseUrl: string;
+  requests: ResponsesRecordedRequest[];
+  faults: ResponsesFault[];
+  close(): Promise<void>;
+}
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+function openaiError(status: number, message: string, param: string | null = null) {
+  const type = status >= 500
+    ? "server_error"
+    : status === 429
+    ? "rate_limit_error"
+    : "invalid_request_error";
+  return Response.json({ error: { message, type, param, code: null } }, { status });
+}
+
+function textOf(content: Json): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((part: Json) => part.text ?? "").join("");
+}
+
+function read(body: Json): ScriptInput | string {
+  if (typeof body.model !== "string") return "Missing required parameter: 'model'.";
+  const items = typeof body.input === "string"
+    ? [{ role: "user", content: body.input }]
+    : body.input;
+  if (!Array.isArray(items)) return "Invalid type for 'input'.";
+  const calls = new Set<string>();
+  let allText = body.instructions ?? "";
+  let images = 0;
+  let lastUser = "";
+  let results: string[] = [];
+  for (const [index, item] of items.entries()) {
+    const type = item.type ?? "message";
+    if (type === "message") {
+      if (!["user", "assistant", "system", "developer"].includes(item.role)) {
+        return `Invalid value: '${item.role}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`;
+      }
+      for (const part of Array.isArray(item.content) ? item.content : []) {
+        if (part.type === "input_image") images++;
+        else if (!["input_text", "output_text", "refusal"].includes(part.type)) {
+          return `Invalid value: '${part.type}' at input[${index}].content.`;
+        }
+      }
+      allText += textOf(item.content);
+      if (item.role === "user") {
+        lastUser = textOf(item.content);
+        results = [];
+      }
+    } else if (type === "function_call") {
+      calls.add(item.call_id);
+      allText += item.arguments ?? "";
+    } else if (type === "function_call_output") {
+      if (!calls.has(item.call_id)) {
+        return `No tool call found for function call output with call_id ${item.call_id}.`;
+      }
+      results.push(typeof item.output === "string" ? item.output : JSON.stringify(item.output));
+      allText += results.at(-1);
+    } else {
+      return `Invalid value: '${type}' at input[${index}].type.`;
+    }
+  }
+  for (const tool of body.tools ?? []) {
+    if (tool.type === "function" && !tool.name) {
+      return "Missing required parameter: 'tools[0].name'.";
+    }
+  }
+  const lastItem = items.at(-1);
+  const endsWithResults = lastItem?.type === "function_call_output";
+  const choice = body.tool_choice;
+  return {
+    lastUserText: lastUser,
+    allText,
+    messages: items.length,
+    tools: (body.tools ?? []).filter((tool: Json) => tool.type === "function").map((tool: Json) =>
+      tool.name
+    ),
+    toolChoice: typeof choice === "string"
+      ? choice as ScriptInput["toolChoice"]
+      : choice?.type === "function"
+      ? { name: choice.name }
+      : undefined,
+    toolResults: endsWithResults ? results : [],
+    images,
+    maxTokens: body.max_output_tokens,
+    reasoning: body.reasoning?.effort !== undefined,
+  };
+}
+
+export function startOpenAIResponsesUpstream(
+  options: ResponsesUpstreamOptions = {},
+): ResponsesUpstream {
+  const keys = options.keys ?? ["sk-upstream-test"];
+  const state: ResponsesUpstream = { baseUrl: "", requests: [], faults: [], close: async () => {} };
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    if (req.method !== "POST" || url.pathname !== "/v1/responses") {
+      return openaiError(404, `Unknown path ${url.pathname}`);
+    }
+    const authorization = req.headers.get("authorization");
+    let body: Json;
+    try {
+      body = await req.json();
+    } catch {
+      return openaiError(400, "We could not parse the JSON body of your request.");
+    }
+    state.requests.push({ authorization, body });
+    if (!keys.some((key) => authorization === `Bearer ${key}`)) {
+      return openaiError(401, "Incorrect API key provided");
+    }
+    const facts = read(body);
+    if (typeof facts === "string") return openaiError(400, facts);
+    const fault = state.faults.shift();
+    if (fault?.kind === "status") {
+      return openaiError(fault.status, fault.message ?? "Simulated failure");
+    }
+    if (fault?.kind === "malformed") {
+      return new Response('{"id":"resp_broken","output":[', {
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const answer = script(facts, options.cachedTokens);
+    const id = `resp_${crypto.randomUUID().replaceAll("-", "")}`;
+    const created = Math.floor(Date.now() / 1000);
+    const usage = {
+      input_tokens: answer.usage.input,
+      input_tokens_details: { cached_tokens: answer.usage.cached },
+      output_tokens: answer.usage.output,
+      output_tokens_details: { reasoning_tokens: answer.usage.reasoning },
+      total_tokens: answer.usage.input + answer.usage.output,
+    };
+    const incomplete = answer.stop === "length";
+    const output: Json[] = [];
+    if (answer.reasoning) {
+      output.push({
+        id: `rs_${crypto.randomUUID().replaceAll("-", "")}`,
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: answer.reasoning }],
+      });
+    }
+    if (answer.text) {
+      output.push({
+        id: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
+        type: "message",
+        status: incomplete ? "incomplete" : "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: answer.text, annotations: [], logprobs: [] }],
+      });
+    }
+    for (const call of answer.calls) {
+      output.push({
+        id: `fc_${crypto.randomUUID().replaceAll("-", "")}`,
+        type: "function_call",
+        status: "completed",
+        call_id: call.id,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+      });
+    }
+    const response = (status: string, withOutput: boolean) => ({
+      id,
+      object: "response",
+      created_at: created,
+      status,
+      error: null,
+      incomplete_details: status === "incomplete" ? { reason: "max_output_tokens" } : null,
+      instructions: body.instructions ?? null,
+      model: body.model,
+      output: withOutput ? output : [],
+      parallel_tool_calls: true,
+      tool_choice: body.tool_choice ?? "auto",
+      tools: body.tools ?? [],
+      usage: withOutput ? usage : null,
+    });
+    const finalStatus = incomplete ? "incomplete" : "completed";
+    if (!body.stream) return Response.json(response(finalStatus, true));
+
+    const frames: string[] = [];
+    let sequence = 0;
+    const event = (type: string, data: Json) =>
+      frames.push(
+        `event: ${type}\ndata: ${
+          JSON.stringify({ type, sequence_number: sequence++, ...data })
+        }\n\n`,
+      );
+    event("response.created", { response: response("in_progress", false) });
+    event("response.in_progress", { response: response("in_progress", false) });
+    output.forEach((item, outputIndex) => {
+      if (item.type === "reasoning") {
+        event("response.output_item.added", {
+          output_index: outputIndex,
+          item: { ...item, summary: [] },
+        });
+        const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
+        event("response.reasoning_summary_part.added", {
+          ...at,
+          part: { type: "summary_text", text: "" },
+        });
+        for (const piece of pieces(item.summary[0].text, 6)) {
+          event("response.reasoning_summary_text.delta", { ...at, delta: piece });
+        }
+        event("response.reasoning_summary_text.done", { ...at, text: item.summary[0].text });
+        event("response.reasoning_summary_part.done", { ...at, part: item.summary[0] });
+      } else if (item.type === "message") {
+        event("response.output_item.added", {
+          output_index: outputIndex,
+          item: { ...item, status: "in_progress", content: [] },
+        });
+        const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+        event("response.content_part.added", {
+          ...at,
+          part: { type: "output_text", text: "", annotations: [] },
+        });
+        for (const piece of pieces(item.content[0].text, 3)) {
+          event("response.output_text.delta", { ...at, delta: piece, logprobs: [] });
+        }
+        event("response.output_text.done", { ...at, text: item.content[0].text, logprobs: [] });
+        event("response.content_part.done", { ...at, part: item.content[0] });
+      } else {
+        event("response.output_item.added", {
+          output_index: outputIndex,
+          item: { ...item, status: "in_progress", arguments: "" },
+        });
+        for (const piece of pieces(item.arguments, 5)) {
+          event("response.function_call_arguments.delta", {
+            item_id: item.id,
+            output_index: outputIndex,
+            delta: piece,
+          });
+        }
+        event("response.function_call_arguments.done", {
+          item_id: item.id,
+          output_index: outputIndex,
+          arguments: item.arguments,
+        });
+      }
+      event("response.output_item.done", { output_index: outputIndex, item });
+    });
+    event(`response.${finalStatus}`, { response: response(finalStatus, true) });
+    return frameStream(frames, {
+      fault: fault as StreamFault | undefined,
+      errorFrame: `event: error\ndata: ${
+        JSON.stringify({
+          type: "error",
+          sequence_number: 99,
+          code: "server_error",
+          message: "Simulated overload",
+          param: null,
+        })
+      }\n\n`,
+      signal: req.signal,
+    });
+  });
+  state.baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+  state.close = () => server.shutdown();
+  return state;
+}

@@ -1,0 +1,141 @@
+/**
+ * What every simulated text upstream answers, decided from the few facts each reads out of its
+ * own request format: tool calls when tools are offered (two at once, or the one tool_choice
+ * names) and the last turn carries no tool results; otherwise an echo of the last user text that
+ * mentions images and tool results it received; reasoning when asked for; cut at max tokens.
+ * The four simulators only differ in how they write this on the wire, as the real APIs do.
+ */
+
+export interface ScriptInput {
+  lastUserText: string;
+  /** All text of the request, for prompt tokens. */
+  allText: string;
+  messages: number;
+  tools: string[];
+  toolChoice?: "auto" | "none" | "required" | { name: string };
+  /** Tool results in the last user turn. */
+  toolResults: string[];
+  images: number;
+  maxTokens?: number;
+  reasoning: boolean;
+}
+
+export interface ScriptedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface Script {
+  reasoning: string;
+  text: string;
+  calls: ScriptedCall[];
+  stop: "stop" | "length" | "tool_calls";
+  usage: { input: number; cached: number; output: number; reasoning: number };
+}
+
+export const IMAGE_INPUT_TOKENS = 85;
+
+export function script(input: ScriptInput, cachedTokens = 0): Script {
+  const choice = input.toolChoice;
+  const mustCall = choice === "required" || typeof choice === "object";
+  const callTools = input.tools.length > 0 && choice !== "none" &&
+    (mustCall || input.toolResults.length === 0);
+  const names = typeof choice === "object" ? [choice.name] : input.tools.slice(0, 2);
+  const calls = callTools
+    ? names.map((name, index) => ({
+      id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      name,
+      args: { city: `City ${index}`, unit: "celsius", index },
+    }))
+    : [];
+  let text = callTools ? "" : `Echo: ${input.lastUserText}` +
+    (input.images ? ` [images: ${input.images}]` : "") +
+    (input.toolResults.length ? ` [tool results: ${input.toolResults.join(" | ")}]` : "");
+  let stop: Script["stop"] = callTools ? "tool_calls" : "stop";
+  if (input.maxTokens && Math.ceil(text.length / 4) > input.maxTokens) {
+    text = text.slice(0, input.maxTokens * 4);
+    stop = "length";
+  }
+  const reasoning = input.reasoning ? `Considering: ${input.lastUserText}` : "";
+  const inputTokens = Math.ceil(input.allText.length / 4) + 3 * input.messages +
+    input.images * IMAGE_INPUT_TOKENS;
+  const reasoningTokens = Math.ceil(reasoning.length / 4);
+  const outputChars = text.length +
+    calls.reduce((n, call) => n + JSON.stringify(call.args).length, 0);
+  return {
+    reasoning,
+    text,
+    calls,
+    stop,
+    usage: {
+      input: inputTokens,
+      cached: Math.min(cachedTokens, inputTokens),
+      output: Math.max(1, Math.ceil(outputChars / 4)) + reasoningTokens,
+      reasoning: reasoningTokens,
+    },
+  };
+}
+
+/** `text` in pieces of `size` characters. */
+export function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+const encoder = new TextEncoder();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Faults every simulated text stream can show. */
+export type StreamFault =
+  | { kind: "die_mid_stream"; afterFrames: number }
+  | { kind: "in_stream_error"; afterFrames: number };
+
+/**
+ * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
+ * deliver it), with `errorFrame` or a dropped connection in place of frame `afterFrames`.
+ */
+export function frameStream(
+  frames: string[],
+  options: {
+    fault?: StreamFault;
+    errorFrame?: string;
+    delayMs?: number;
+    signal: AbortSignal;
+    onCancel?: () => void;
+    contentType?: string;
+  },
+): Response {
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const [sent, frame] of frames.entries()) {
+        if (cancelled || options.signal.aborted) return;
+        const fault = options.fault;
+        if (fault && sent === fault.afterFrames) {
+          if (fault.kind === "in_stream_error") {
+            controller.enqueue(encoder.encode(options.errorFrame ?? ""));
+            controller.close();
+            return;
+          }
+          if (sent > 0) await sleep(30);
+          controller.error(new Error("simulated connection loss"));
+          return;
+        }
+        const cut = Math.max(1, Math.floor(frame.length / 2) + (sent % 7));
+        controller.enqueue(encoder.encode(frame.slice(0, cut)));
+        controller.enqueue(encoder.encode(frame.slice(cut)));
+        if (options.delayMs) await sleep(options.delayMs);
+      }
+      if (!cancelled) controller.close();
+    },
+    cancel() {
+      cancelled = true;
+      options.onCancel?.();
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": options.contentType ?? "text/event-stream" },
+  });
+}
