@@ -53,8 +53,13 @@ export function encodeGeminiUsage(usage: NeutralUsage) {
   };
 }
 
-/** The neutral parts of one candidate's parts; `callCount` numbers calls without ids. */
-export function geminiParts(parts: Json[], callCount: () => number): NeutralPart[] {
+/** A fresh id for a function call Gemini sent without one (ids must differ across turns). */
+export function newCallId(): string {
+  return `call_${randomBase62(20)}`;
+}
+
+/** The neutral parts of one candidate's parts. */
+export function geminiParts(parts: Json[]): NeutralPart[] {
   const out: NeutralPart[] = [];
   for (const part of parts ?? []) {
     if (typeof part?.text === "string") {
@@ -66,7 +71,7 @@ export function geminiParts(parts: Json[], callCount: () => number): NeutralPart
     } else if (part?.functionCall) {
       out.push({
         type: "tool_call",
-        id: part.functionCall.id ?? `call_${callCount()}`,
+        id: part.functionCall.id ?? newCallId(),
         name: part.functionCall.name,
         arguments: JSON.stringify(part.functionCall.args ?? {}),
       });
@@ -79,8 +84,7 @@ export function geminiParts(parts: Json[], callCount: () => number): NeutralPart
 
 export function decodeGeminiResponse(answer: Json): NeutralResponse {
   const candidate = answer?.candidates?.[0];
-  let calls = 0;
-  const parts = geminiParts(candidate?.content?.parts ?? [], () => calls++);
+  const parts = geminiParts(candidate?.content?.parts ?? []);
   const blocked = answer?.promptFeedback?.blockReason !== undefined;
   return {
     id: answer?.responseId ?? "",

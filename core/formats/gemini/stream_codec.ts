@@ -45,7 +45,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
       events.push({ type: "start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "" });
     }
     const candidate = chunk.candidates?.[0];
-    for (const part of geminiParts(candidate?.content?.parts ?? [], () => this.#calls)) {
+    for (const part of geminiParts(candidate?.content?.parts ?? [])) {
       switch (part.type) {
         case "text":
           if (part.text) events.push({ type: "text", text: part.text });
