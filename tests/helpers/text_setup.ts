@@ -96,7 +96,7 @@ export async function setupText(options: { balance?: number } = {}): Promise<Tex
 }
 
 export const WEATHER_SCHEMA = {
-  type: "object",
+  type: "object" as const,
   properties: { city: { type: "string" }, unit: { type: "string" } },
   required: ["city"],
 };
