@@ -1,0 +1,83 @@
+/**
+ * The AI SDK's providers (@ai-sdk/openai responses and chat, @ai-sdk/anthropic, @ai-sdk/google)
+ * with generateText and streamText, tools run in a loop, against every text channel type.
+ */
+
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { assertEquals, assertOk } from "../helpers/assert.ts";
+import { serverTest } from "../helpers/gateway.ts";
+import {
+  CHANNEL_TYPES,
+  MODEL_OF,
+  setupText,
+  type TextSetup,
+  WEATHER_SCHEMA,
+} from "../helpers/text_setup.ts";
+
+function providers(s: TextSetup) {
+  const openai = createOpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1` });
+  const anthropic = createAnthropic({ apiKey: s.key, baseURL: `${s.gw.url}/v1` });
+  const google = createGoogleGenerativeAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1beta` });
+  return {
+    "openai (responses)": (model: string) => openai(model),
+    "openai.chat": (model: string) => openai.chat(model),
+    anthropic: (model: string) => anthropic(model),
+    google: (model: string) => google(model),
+  };
+}
+
+const weather = tool({
+  description: "Weather in a city",
+  inputSchema: jsonSchema<{ city: string; unit?: string }>(WEATHER_SCHEMA),
+  execute: ({ city }) => Promise.resolve(`sunny in ${city}`),
+});
+
+for (const type of CHANNEL_TYPES) {
+  Deno.test(
+    `AI SDK providers → ${type}: generateText with a tool loop, streamText`,
+    serverTest,
+    async () => {
+      const s = await setupText();
+      try {
+        for (const [name, provider] of Object.entries(providers(s))) {
+          const model = provider(MODEL_OF[type]);
+          const plain = await generateText({ model, prompt: "hello", maxRetries: 0 });
+          assertEquals(plain.text, "Echo: hello", `${name} → ${type}`);
+          assertOk((plain.usage.inputTokens ?? 0) > 0, `${name} → ${type}: usage`);
+
+          const looped = await generateText({
+            model,
+            prompt: "weather?",
+            tools: { get_weather: weather, get_time: weather },
+            stopWhen: stepCountIs(3),
+            maxRetries: 0,
+          });
+          assertEquals(looped.steps[0].toolCalls.map((call) => call.toolName), [
+            "get_weather",
+            "get_time",
+          ], `${name} → ${type}`);
+          assertOk(
+            /sunny in City 0.*sunny in City 1/.test(looped.text),
+            `${name} → ${type}: ${looped.text}`,
+          );
+
+          const streamed = streamText({ model, prompt: "stream please", maxRetries: 0 });
+          assertEquals(await streamed.text, "Echo: stream please", `${name} → ${type}`);
+          const streamedTools = streamText({
+            model,
+            prompt: "weather?",
+            tools: { get_weather: weather },
+            stopWhen: stepCountIs(2),
+            maxRetries: 0,
+          });
+          assertOk((await streamedTools.text).includes("sunny in City 0"), `${name} → ${type}`);
+        }
+      } finally {
+        await s.close();
+      }
+    },
+  );
+}
