@@ -239,8 +239,8 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     if (answer.reasoning) {
       groups.push([{ text: answer.reasoning, thought: true, thoughtSignature: "c2lnbmF0dXJl" }]);
     }
-    for (let i = 0; i < answer.text.length; i += 24) {
-      groups.push([{ text: answer.text.slice(i, i + 24) }]);
+    for (let i = 0; i < answer.text.length; i += 5) {
+      groups.push([{ text: answer.text.slice(i, i + 5) }]);
     }
     if (answer.calls.length) {
       groups.push(

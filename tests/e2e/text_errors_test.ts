@@ -1,0 +1,216 @@
+/**
+ * Upstream errors reach every inbound interface in its own envelope and status, including errors
+ * inside a stream (each format's in-stream error event), and cost nothing. Ignored fields are
+ * named; requests a channel cannot serve get a 400 that says where to go instead.
+ */
+
+import { assertEquals, assertOk } from "../helpers/assert.ts";
+import { serverTest } from "../helpers/gateway.ts";
+import {
+  CHANNEL_TYPES,
+  MODEL_OF,
+  setupText,
+  type TextChannelType,
+  type TextSetup,
+} from "../helpers/text_setup.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+interface Inbound {
+  path(model: string, stream: boolean): string;
+  headers(key: string): Record<string, string>;
+  body(model: string, stream: boolean, extra?: Json): Json;
+  /** The error message of a JSON error answer in this interface's envelope, or null. */
+  errorOf(body: Json): string | null;
+  /** Whether a stream's text carries this format's in-stream error. */
+  streamError(text: string): boolean;
+}
+
+export const INBOUND: Record<string, Inbound> = {
+  chat: {
+    path: () => "/v1/chat/completions",
+    headers: (key) => ({ authorization: `Bearer ${key}` }),
+    body: (model, stream, extra = {}) => ({
+      model,
+      messages: [{ role: "user", content: "hi" }],
+      stream,
+      ...extra,
+    }),
+    errorOf: (body) => typeof body?.error?.type === "string" ? body.error.message : null,
+    streamError: (text) => /data: \{"error":\{/.test(text),
+  },
+  responses: {
+    path: () => "/v1/responses",
+    headers: (key) => ({ authorization: `Bearer ${key}` }),
+    body: (model, stream, extra = {}) => ({ model, input: "hi", stream, ...extra }),
+    errorOf: (body) => typeof body?.error?.type === "string" ? body.error.message : null,
+    streamError: (text) => text.includes('event: error\ndata: {"type":"error"'),
+  },
+  messages: {
+    path: () => "/v1/messages",
+    headers: (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+    body: (model, stream, extra = {}) => ({
+      model,
+      max_tokens: 100,
+      messages: [{ role: "user", content: "hi" }],
+      stream,
+      ...extra,
+    }),
+    errorOf: (body) => body?.type === "error" ? body.error.message : null,
+    streamError: (text) => text.includes('event: error\ndata: {"type":"error"'),
+  },
+  "generate-content": {
+    path: (model, stream) =>
+      `/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`,
+    headers: (key) => ({ "x-goog-api-key": key }),
+    body: (_model, _stream, extra = {}) => ({
+      contents: [{ role: "user", parts: [{ text: "hi" }] }],
+      ...extra,
+    }),
+    errorOf: (body) => typeof body?.error?.status === "string" ? body.error.message : null,
+    streamError: (text) => /data: \{"error":\{/.test(text),
+  },
+};
+
+export function send(
+  s: TextSetup,
+  inbound: Inbound,
+  type: TextChannelType,
+  stream: boolean,
+  extra?: Json,
+) {
+  const model = MODEL_OF[type];
+  return fetch(`${s.gw.url}${inbound.path(model, stream)}`, {
+    method: "POST",
+    headers: { ...inbound.headers(s.key), "content-type": "application/json" },
+    body: JSON.stringify(inbound.body(model, stream, extra)),
+  });
+}
+
+function refuse(s: TextSetup, type: TextChannelType) {
+  const fault = { kind: "status" as const, status: 400, message: "simulated bad request" };
+  if (type === "openai") s.chat.faults.push(fault);
+  if (type === "openai-responses") s.responses.faults.push(fault);
+  if (type === "anthropic") s.anthropic.faults.push(fault);
+  if (type === "gemini") s.gemini.faults.push(fault);
+}
+
+function breakStream(
+  s: TextSetup,
+  type: TextChannelType,
+  kind: "in_stream_error" | "die_mid_stream",
+) {
+  if (type === "openai") s.chat.faults.push({ kind, afterChunks: 2 });
+  if (type === "openai-responses") s.responses.faults.push({ kind, afterFrames: 4 });
+  if (type === "anthropic") s.anthropic.faults.push({ kind, afterFrames: 4 });
+  if (type === "gemini") s.gemini.faults.push({ kind, afterFrames: 1 });
+}
+
+for (const [name, inbound] of Object.entries(INBOUND)) {
+  Deno.test(
+    `${name}: upstream errors in its own envelope from every channel type, no charge`,
+    serverTest,
+    async () => {
+      const s = await setupText();
+      try {
+        for (const type of CHANNEL_TYPES) {
+          refuse(s, type);
+          const refused = await send(s, inbound, type, false);
+          const body = await refused.json();
+          assertEquals(refused.status, 400, `${name} ← ${type}`);
+          assertOk(inbound.errorOf(body)?.includes("simulated bad request"), JSON.stringify(body));
+
+          for (const kind of ["in_stream_error", "die_mid_stream"] as const) {
+            breakStream(s, type, kind);
+            const broken = await send(s, inbound, type, true);
+            assertEquals(broken.status, 200);
+            const text = await broken.text();
+            assertOk(inbound.streamError(text), `${name} ← ${type} (${kind}): ${text.slice(-300)}`);
+          }
+        }
+        await s.gw.settle();
+        const moves = (await s.gw.ledger(s.keyId)).filter((entry) => entry.type !== "credit");
+        assertEquals(
+          moves.filter((entry) => entry.type === "settle" || entry.type === "charge"),
+          [],
+        );
+        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+}
+
+Deno.test(
+  "ignored fields are dropped and named in x-gateway-ignored-fields",
+  serverTest,
+  async () => {
+    const s = await setupText();
+    try {
+      const chatToAnthropic = await send(s, INBOUND.chat, "anthropic", false, {
+        seed: 7,
+        logprobs: true,
+        temperature: 0.5,
+      });
+      assertEquals(chatToAnthropic.status, 200);
+      assertEquals(chatToAnthropic.headers.get("x-gateway-ignored-fields"), "seed,logprobs");
+      await chatToAnthropic.body?.cancel();
+      assertEquals(s.lastBody("anthropic").temperature, 0.5);
+      assertEquals(s.lastBody("anthropic").seed, undefined);
+
+      const messagesToChat = await send(s, INBOUND.messages, "openai", false, { top_k: 5 });
+      assertEquals(messagesToChat.headers.get("x-gateway-ignored-fields"), "top_k");
+      await messagesToChat.body?.cancel();
+
+      const passThrough = await send(s, INBOUND.chat, "openai", false, { logprobs: true });
+      assertEquals(passThrough.headers.get("x-gateway-ignored-fields"), null);
+      await passThrough.body?.cancel();
+      assertEquals(s.lastBody("openai").logprobs, true);
+    } finally {
+      await s.close();
+    }
+  },
+);
+
+Deno.test(
+  "a request that needs its own kind of upstream gets a 400 naming the interface to use",
+  serverTest,
+  async () => {
+    const s = await setupText();
+    try {
+      const cases: Array<[Inbound, TextChannelType, Json, string]> = [
+        [INBOUND.messages, "openai", {
+          tools: [{ type: "web_search_20250305", name: "web_search" }],
+        }, "tools[type=web_search_20250305]"],
+        [
+          INBOUND["generate-content"],
+          "anthropic",
+          { tools: [{ googleSearch: {} }] },
+          "tools[googleSearch]",
+        ],
+        [INBOUND.chat, "gemini", { n: 2 }, "n"],
+        [
+          INBOUND.responses,
+          "anthropic",
+          { tools: [{ type: "web_search" }] },
+          "tools[type=web_search]",
+        ],
+      ];
+      for (const [inbound, type, extra, param] of cases) {
+        const response = await send(s, inbound, type, false, extra);
+        const body = await response.json();
+        assertEquals(response.status, 400, param);
+        assertOk(inbound.errorOf(body)?.includes("instead"), JSON.stringify(body));
+      }
+      assertEquals(
+        CHANNEL_TYPES.reduce((n, type) => n + s.count(type), 0),
+        0,
+      );
+      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+    } finally {
+      await s.close();
+    }
+  },
+);
