@@ -19,10 +19,7 @@ import {
   encodeResponsesResponse,
   responsesUsage,
 } from "./openai_responses/response_codec.ts";
-import {
-  ResponsesStreamDecoder,
-  ResponsesStreamEncoder,
-} from "./openai_responses/stream_codec.ts";
+import { ResponsesStreamDecoder, ResponsesStreamEncoder } from "./openai_responses/stream_codec.ts";
 import { encodeAnthropicRequest } from "./anthropic/request_codec.ts";
 import {
   anthropicUsage,
@@ -36,7 +33,11 @@ import {
   encodeGeminiResponse,
   geminiUsage,
 } from "./gemini/response_codec.ts";
-import { type GeminiFraming, GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.ts";
+import {
+  type GeminiFraming,
+  GeminiStreamDecoder,
+  GeminiStreamEncoder,
+} from "./gemini/stream_codec.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

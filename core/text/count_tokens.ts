@@ -26,17 +26,25 @@ export async function countMessageTokens(
   const channel = order.find((candidate) => candidate.type === "anthropic");
   if (channel) {
     try {
-      const text = await callUpstream(channel, `${channel.base_url}/v1/messages/count_tokens`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-api-key": pickUpstreamKey(channel),
-          "anthropic-version": ANTHROPIC_VERSION,
+      const text = await callUpstream(
+        channel,
+        `${channel.base_url}/v1/messages/count_tokens`,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-api-key": pickUpstreamKey(channel),
+            "anthropic-version": ANTHROPIC_VERSION,
+          },
+          body: JSON.stringify({ ...body, model: upstreamModelName(channel, body.model) }),
         },
-        body: JSON.stringify({ ...body, model: upstreamModelName(channel, body.model) }),
-      }, signal, readAnthropicError);
+        signal,
+        readAnthropicError,
+      );
       const counted = JSON.parse(text)?.input_tokens;
-      if (typeof counted === "number") return { body: { input_tokens: counted }, source: "upstream" };
+      if (typeof counted === "number") {
+        return { body: { input_tokens: counted }, source: "upstream" };
+      }
     } catch {
       // fall back to the estimate below
     }

@@ -10,7 +10,10 @@ import {
   decodeResponsesRequest,
   responsesOnlyFeature,
 } from "../formats/openai_responses/request_codec.ts";
-import { anthropicOnlyFeature, decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
+import {
+  anthropicOnlyFeature,
+  decodeAnthropicRequest,
+} from "../formats/anthropic/request_codec.ts";
 import { decodeGeminiRequest, geminiOnlyFeature } from "../formats/gemini/request_codec.ts";
 import type { ChatRequest } from "../formats/openai_chat/request_schema.ts";
 import {

@@ -24,7 +24,9 @@ export function passThroughBody(inbound: TextInbound, upstreamModel: string): st
         ...body,
         model: upstreamModel,
         // The gateway always asks for usage, to bill from it (the relay hides it if unasked).
-        ...(inbound.stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
+        ...(inbound.stream
+          ? { stream_options: { ...body.stream_options, include_usage: true } }
+          : {}),
       });
     default:
       return JSON.stringify({ ...body, model: upstreamModel });
@@ -34,7 +36,9 @@ export function passThroughBody(inbound: TextInbound, upstreamModel: string): st
 function renamer(upstreamModel: string, publicModel: string): (data: string) => string {
   if (upstreamModel === publicModel) return (data) => data;
   const pattern = new RegExp(
-    `("(?:model|modelVersion)"\\s*:\\s*)${JSON.stringify(upstreamModel).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+    `("(?:model|modelVersion)"\\s*:\\s*)${
+      JSON.stringify(upstreamModel).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    }`,
   );
   const replacement = `$1${JSON.stringify(publicModel)}`;
   return (data) => data.replace(pattern, replacement);
@@ -49,7 +53,12 @@ export class PassThroughStream {
   #rename: (data: string) => string;
   #frames = 0;
 
-  constructor(format: TextFormat, framing: GeminiFraming, upstreamModel: string, publicModel: string) {
+  constructor(
+    format: TextFormat,
+    framing: GeminiFraming,
+    upstreamModel: string,
+    publicModel: string,
+  ) {
     this.#format = format;
     this.#framing = framing;
     this.decoder = CODECS[format].streamDecoder();

@@ -28,7 +28,7 @@ import { CODECS, FORMAT_OF_CHANNEL, INTERFACE_OF_FORMAT } from "../formats/codec
 import type { NeutralPart, TextFormat } from "../formats/neutral.ts";
 import { readTextUpstreamError, textUpstreamRequest } from "../providers/text_upstreams.ts";
 import type { TextInbound } from "./inbound.ts";
-import { PassThroughStream, passThroughBody } from "./pass_through.ts";
+import { passThroughBody, PassThroughStream } from "./pass_through.ts";
 
 export const TEXT_CHANNEL_TYPES: readonly ChannelType[] = [
   "openai",
@@ -93,7 +93,9 @@ function upstreamBody(
   upstreamModel: string,
   maxOutput: number,
 ): { body: string; ignored: string[] } {
-  if (format === inbound.format) return { body: passThroughBody(inbound, upstreamModel), ignored: [] };
+  if (format === inbound.format) {
+    return { body: passThroughBody(inbound, upstreamModel), ignored: [] };
+  }
   const neutral = inbound.neutral();
   const { body, ignored } = CODECS[format].encodeRequest(neutral, upstreamModel, maxOutput);
   return {
@@ -336,7 +338,8 @@ export async function serveText(
       },
       completed: () => decoder.completed && !errorSent,
       endFrame: () => encoder.end(),
-      errorFrame: (message) => errorSent ? "" : encoder.error(message, "upstream_stream_interrupted"),
+      errorFrame: (message) =>
+        errorSent ? "" : encoder.error(message, "upstream_stream_interrupted"),
     };
   }
 

@@ -170,7 +170,12 @@ function blockOf(part: NeutralPart): Json | null {
     case "image_url":
       return { type: "image", source: { type: "url", url: part.url } };
     case "tool_call":
-      return { type: "tool_use", id: part.id, name: part.name, input: argumentsObject(part.arguments) };
+      return {
+        type: "tool_use",
+        id: part.id,
+        name: part.name,
+        input: argumentsObject(part.arguments),
+      };
     case "tool_result":
       return {
         type: "tool_result",
@@ -243,7 +248,9 @@ export function encodeAnthropicRequest(
     } else ignored.push("reasoning");
   }
   // Extended thinking refuses sampling changes; they are dropped then.
-  if (o.temperature !== undefined) thinking ? ignored.push("temperature") : body.temperature = o.temperature;
+  if (o.temperature !== undefined) {
+    thinking ? ignored.push("temperature") : body.temperature = o.temperature;
+  }
   if (o.topP !== undefined) thinking ? ignored.push("topP") : body.top_p = o.topP;
   if (o.topK !== undefined) thinking ? ignored.push("topK") : body.top_k = o.topK;
   if (o.stop) body.stop_sequences = o.stop;

@@ -11,7 +11,8 @@ export const messagesRequestSchema = z.looseObject({
   ),
   messages: z.array(z.looseObject({
     role: z.enum(["user", "assistant"], {
-      error: "a message role is 'user' or 'assistant'; system instructions go in the top-level 'system' field",
+      error:
+        "a message role is 'user' or 'assistant'; system instructions go in the top-level 'system' field",
     }),
     content: z.union([z.string(), z.array(block)], {
       error: "content is a string or an array of content blocks",

@@ -82,7 +82,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (payload.delta?.stop_reason) {
           events.push({
             type: "stop",
-            reason: stopWithCalls(anthropicStop(payload.delta.stop_reason), this.#callOfBlock.size > 0),
+            reason: stopWithCalls(
+              anthropicStop(payload.delta.stop_reason),
+              this.#callOfBlock.size > 0,
+            ),
           });
         }
         // message_delta's usage is cumulative; fields it leaves out come from message_start.

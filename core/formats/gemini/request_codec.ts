@@ -95,7 +95,11 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
             : { type: "text", text: part.text },
         );
       } else if (part.inlineData) {
-        parts.push({ type: "image", mimeType: part.inlineData.mimeType, data: part.inlineData.data });
+        parts.push({
+          type: "image",
+          mimeType: part.inlineData.mimeType,
+          data: part.inlineData.data,
+        });
       } else if (part.fileData?.fileUri) {
         parts.push({ type: "image_url", url: part.fileData.fileUri });
       } else if (part.functionCall) {
@@ -198,7 +202,9 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
 ]);
 
 /** The generate-content body for `request` (the model goes in the URL, not the body). */
-export function encodeGeminiRequest(request: NeutralRequest): { body: Json; ignored: OptionName[] } {
+export function encodeGeminiRequest(
+  request: NeutralRequest,
+): { body: Json; ignored: OptionName[] } {
   const names = new Map<string, string>();
   for (const message of request.messages) {
     for (const part of message.parts) if (part.type === "tool_call") names.set(part.id, part.name);
@@ -240,11 +246,15 @@ export function encodeGeminiRequest(request: NeutralRequest): { body: Json; igno
         }
       }
     }
-    if (parts.length) contents.push({ role: message.role === "assistant" ? "model" : "user", parts });
+    if (parts.length) {
+      contents.push({ role: message.role === "assistant" ? "model" : "user", parts });
+    }
   }
   const o = request.options;
   const body: Json = { contents };
-  if (request.system.length) body.systemInstruction = { parts: [{ text: request.system.join("\n\n") }] };
+  if (request.system.length) {
+    body.systemInstruction = { parts: [{ text: request.system.join("\n\n") }] };
+  }
   if (request.tools.length) {
     body.tools = [{
       functionDeclarations: request.tools.map((tool) => ({
@@ -279,7 +289,9 @@ export function encodeGeminiRequest(request: NeutralRequest): { body: Json; igno
   }
   if (o.responseFormat) {
     config.responseMimeType = "application/json";
-    if (o.responseFormat.type === "json_schema") config.responseJsonSchema = o.responseFormat.schema;
+    if (o.responseFormat.type === "json_schema") {
+      config.responseJsonSchema = o.responseFormat.schema;
+    }
   }
   if (Object.keys(config).length) body.generationConfig = config;
   const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));

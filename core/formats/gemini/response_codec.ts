@@ -111,7 +111,9 @@ export function geminiPart(part: NeutralPart): Json | null {
         ...(part.signature ? { thoughtSignature: part.signature } : {}),
       };
     case "tool_call":
-      return { functionCall: { id: part.id, name: part.name, args: argumentsObject(part.arguments) } };
+      return {
+        functionCall: { id: part.id, name: part.name, args: argumentsObject(part.arguments) },
+      };
     case "image":
       return { inlineData: { mimeType: part.mimeType, data: part.data } };
     default:

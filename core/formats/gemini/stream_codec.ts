@@ -52,7 +52,9 @@ export class GeminiStreamDecoder implements StreamDecoder {
           break;
         case "reasoning":
           if (part.text) events.push({ type: "reasoning", text: part.text });
-          if (part.signature) events.push({ type: "reasoning_signature", signature: part.signature });
+          if (part.signature) {
+            events.push({ type: "reasoning_signature", signature: part.signature });
+          }
           break;
         case "tool_call":
           events.push({
@@ -174,7 +176,9 @@ export class GeminiStreamEncoder implements StreamEncoder {
   }
 
   error(message: string, code: string): string {
-    const error = { error: { code: 500, message, status: "INTERNAL", details: [{ reason: code }] } };
+    const error = {
+      error: { code: 500, message, status: "INTERNAL", details: [{ reason: code }] },
+    };
     if (this.#framing === "sse") return `data: ${JSON.stringify(error)}\r\n\r\n`;
     return (this.#frames++ === 0 ? "[" : ",\r\n") + JSON.stringify(error) + "]";
   }

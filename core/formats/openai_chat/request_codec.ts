@@ -149,7 +149,9 @@ export function decodeChatRequest(body: Json): NeutralRequest {
     set("reasoning", { effort: body.reasoning_effort }, "reasoning_effort");
   }
   const format = body.response_format;
-  if (format?.type === "json_object") set("responseFormat", { type: "json_object" }, "response_format");
+  if (format?.type === "json_object") {
+    set("responseFormat", { type: "json_object" }, "response_format");
+  }
   if (format?.type === "json_schema" && format.json_schema?.schema) {
     set("responseFormat", {
       type: "json_schema",
@@ -157,7 +159,10 @@ export function decodeChatRequest(body: Json): NeutralRequest {
       schema: format.json_schema.schema,
     }, "response_format");
   }
-  const legacyTools = (body.functions ?? []).map((fn: Json) => ({ type: "function", function: fn }));
+  const legacyTools = (body.functions ?? []).map((fn: Json) => ({
+    type: "function",
+    function: fn,
+  }));
   const tools = [...(body.tools ?? []), ...legacyTools]
     .filter((tool: Json) => tool?.type === "function" && tool.function?.name)
     .map((tool: Json) => ({
@@ -178,7 +183,8 @@ export function decodeChatRequest(body: Json): NeutralRequest {
   };
 }
 
-const EFFORT_BY_BUDGET = (budget: number) => budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
+const EFFORT_BY_BUDGET = (budget: number) =>
+  budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
 
 function contentParts(parts: NeutralPart[]): Json {
   const visible = parts.filter((part) =>
@@ -188,14 +194,12 @@ function contentParts(parts: NeutralPart[]): Json {
     return visible.map((part) => (part as { text: string }).text).join("");
   }
   return visible.map((part) =>
-    part.type === "text"
-      ? { type: "text", text: part.text }
-      : {
-        type: "image_url",
-        image_url: {
-          url: part.type === "image" ? `data:${part.mimeType};base64,${part.data}` : part.url,
-        },
-      }
+    part.type === "text" ? { type: "text", text: part.text } : {
+      type: "image_url",
+      image_url: {
+        url: part.type === "image" ? `data:${part.mimeType};base64,${part.data}` : part.url,
+      },
+    }
   );
 }
 
@@ -279,12 +283,10 @@ export function encodeChatRequest(
       EFFORT_BY_BUDGET(o.reasoning.budgetTokens ?? 4096);
   }
   if (o.responseFormat) {
-    body.response_format = o.responseFormat.type === "json_object"
-      ? { type: "json_object" }
-      : {
-        type: "json_schema",
-        json_schema: { name: o.responseFormat.name, schema: o.responseFormat.schema },
-      };
+    body.response_format = o.responseFormat.type === "json_object" ? { type: "json_object" } : {
+      type: "json_schema",
+      json_schema: { name: o.responseFormat.name, schema: o.responseFormat.schema },
+    };
   }
   const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));
   return { body, ignored };

@@ -45,7 +45,9 @@ export function decodeChatResponse(answer: Json): NeutralResponse {
   const message = answer?.choices?.[0]?.message ?? {};
   const parts: NeutralPart[] = [];
   const reasoning = message.reasoning_content ?? message.reasoning;
-  if (typeof reasoning === "string" && reasoning) parts.push({ type: "reasoning", text: reasoning });
+  if (typeof reasoning === "string" && reasoning) {
+    parts.push({ type: "reasoning", text: reasoning });
+  }
   if (typeof message.content === "string" && message.content) {
     parts.push({ type: "text", text: message.content });
   }

@@ -173,6 +173,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   }
 
   error(message: string, code: string): string {
-    return `data: ${JSON.stringify({ error: { message, type: "upstream_error", param: null, code } })}\n\n`;
+    return `data: ${
+      JSON.stringify({ error: { message, type: "upstream_error", param: null, code } })
+    }\n\n`;
   }
 }

@@ -87,7 +87,9 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
     const type = item?.type ?? "message";
     if (type === "message") {
       if (item.role === "system" || item.role === "developer") {
-        system.push(inputParts(item.content).map((part) => (part as { text?: string }).text ?? "").join(""));
+        system.push(
+          inputParts(item.content).map((part) => (part as { text?: string }).text ?? "").join(""),
+        );
       } else push(item.role === "assistant" ? "assistant" : "user", inputParts(item.content));
     } else if (type === "function_call") {
       push("assistant", [{
@@ -97,7 +99,11 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
         arguments: item.arguments ?? "",
       }]);
     } else if (type === "function_call_output") {
-      push("user", [{ type: "tool_result", callId: item.call_id, content: resultText(item.output) }]);
+      push("user", [{
+        type: "tool_result",
+        callId: item.call_id,
+        content: resultText(item.output),
+      }]);
     } else if (type === "reasoning") {
       const text = (item.summary ?? []).map((part: Json) => part?.text ?? "").join("\n");
       push("assistant", [{
@@ -166,7 +172,9 @@ function contentOf(parts: NeutralPart[]): Json[] {
     if (part.type === "text") content.push({ type: "input_text", text: part.text });
     else if (part.type === "image") {
       content.push({ type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}` });
-    } else if (part.type === "image_url") content.push({ type: "input_image", image_url: part.url });
+    } else if (part.type === "image_url") {
+      content.push({ type: "input_image", image_url: part.url });
+    }
   }
   return content;
 }
@@ -216,7 +224,9 @@ export function encodeResponsesRequest(
   }
   const choice = request.toolChoice;
   if (choice) {
-    body.tool_choice = typeof choice === "string" ? choice : { type: "function", name: choice.name };
+    body.tool_choice = typeof choice === "string"
+      ? choice
+      : { type: "function", name: choice.name };
   }
   if (o.maxOutputTokens !== undefined) body.max_output_tokens = o.maxOutputTokens;
   if (o.temperature !== undefined) body.temperature = o.temperature;

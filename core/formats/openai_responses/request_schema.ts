@@ -13,7 +13,9 @@ export const responsesRequestSchema = z.looseObject({
   tools: z.array(z.looseObject({ type: z.string() })).nullish(),
   previous_response_id: z.string().nullish(),
 }).superRefine((body, ctx) => {
-  if (body.input === undefined && !body.previous_response_id && !body.prompt && !body.conversation) {
+  if (
+    body.input === undefined && !body.previous_response_id && !body.prompt && !body.conversation
+  ) {
     ctx.addIssue({ code: "custom", path: ["input"], message: "input is required" });
   }
 });

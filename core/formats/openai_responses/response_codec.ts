@@ -13,7 +13,10 @@ export function responsesUsage(usage: Json): NeutralUsage | undefined {
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
   return {
     input_tokens: input,
-    cached_input_tokens: Math.min(input, Math.max(0, usage.input_tokens_details?.cached_tokens ?? 0)),
+    cached_input_tokens: Math.min(
+      input,
+      Math.max(0, usage.input_tokens_details?.cached_tokens ?? 0),
+    ),
     output_tokens: Math.max(0, usage.output_tokens ?? 0),
     ...(typeof reasoning === "number" ? { reasoning_tokens: reasoning } : {}),
   };

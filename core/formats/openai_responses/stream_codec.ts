@@ -8,7 +8,13 @@ import type {
   StreamEncoder,
 } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
-import { itemParts, newItemId, responseObject, responsesStop, responsesUsage } from "./response_codec.ts";
+import {
+  itemParts,
+  newItemId,
+  responseObject,
+  responsesStop,
+  responsesUsage,
+} from "./response_codec.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -30,7 +36,11 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     const type = payload?.type ?? event;
     switch (type) {
       case "response.created":
-        return [{ type: "start", id: payload.response?.id ?? "", model: payload.response?.model ?? "" }];
+        return [{
+          type: "start",
+          id: payload.response?.id ?? "",
+          model: payload.response?.model ?? "",
+        }];
       case "response.output_item.added": {
         if (payload.item?.type !== "function_call") return [];
         const index = this.#callByOutput.size;
@@ -66,7 +76,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         }
         if (item?.type === "image_generation_call") {
           return itemParts(item).flatMap((part) =>
-            part.type === "image" ? [{ type: "image", mimeType: part.mimeType, data: part.data }] : []
+            part.type === "image"
+              ? [{ type: "image", mimeType: part.mimeType, data: part.data }]
+              : []
           );
         }
         return [];
@@ -185,7 +197,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         item_id: open.item.id,
         output_index: open.outputIndex,
         arguments: open.item.arguments,
-      }) + this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+      }) +
+        this.#event("response.output_item.done", {
+          output_index: open.outputIndex,
+          item: open.item,
+        });
     }
     this.#calls.clear();
     return out;
@@ -293,8 +309,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           result: event.data,
         });
         return out +
-          this.#event("response.output_item.added", { output_index: open.outputIndex, item: open.item }) +
-          this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
+          this.#event("response.output_item.added", {
+            output_index: open.outputIndex,
+            item: open.item,
+          }) +
+          this.#event("response.output_item.done", {
+            output_index: open.outputIndex,
+            item: open.item,
+          });
       }
       case "stop":
         this.#stop = event.reason;
