@@ -64,6 +64,64 @@ function streamResponse(includeUsage: boolean): Response {
   });
 }
 
+/** Pause after an anthropic stream's first event: a buffering proxy would add it to TTFB. */
+export const MESSAGES_GAP_MS = 20;
+
+function messagesEvent(type: string, data: Record<string, unknown>): Uint8Array {
+  return encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+}
+
+/** message_start stamped with the wall-clock time it is written (for the relay measure). */
+const messageStart = () =>
+  messagesEvent("message_start", {
+    sent_at: performance.timeOrigin + performance.now(),
+    message: {
+      id: "msg_bench",
+      type: "message",
+      role: "assistant",
+      model: "bench-claude-upstream",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  });
+const MESSAGES_REST: Uint8Array[] = [
+  messagesEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+  ...["Hello", " there", "!"].map((text) =>
+    messagesEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
+  ),
+  messagesEvent("content_block_stop", { index: 0 }),
+  messagesEvent("message_delta", {
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: 5 },
+  }),
+  messagesEvent("message_stop", {}),
+];
+const MESSAGE = JSON.stringify({
+  id: "msg_bench",
+  type: "message",
+  role: "assistant",
+  model: "bench-claude-upstream",
+  content: [{ type: "text", text: "Hello there!" }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: { input_tokens: 10, output_tokens: 5 },
+});
+
+/** The first event at once, the rest after MESSAGES_GAP_MS. */
+function messagesStream(): Response {
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(messageStart());
+      await new Promise((resolve) => setTimeout(resolve, MESSAGES_GAP_MS));
+      for (const event of MESSAGES_REST) controller.enqueue(event);
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
 function errorResponse(status: number, message: string): Response {
   return Response.json({ error: { message, type: "invalid_request_error" } }, { status });
 }
@@ -71,6 +129,11 @@ function errorResponse(status: number, message: string): Response {
 /** Answers POST /v1/chat/completions with a fixed completion or a fixed SSE stream. */
 export async function handle(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
+  if (request.method === "POST" && pathname === "/v1/messages") {
+    const body = await request.json().catch(() => ({}));
+    if (body.stream === true) return messagesStream();
+    return new Response(MESSAGE, { headers: { "content-type": "application/json" } });
+  }
   if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
     return errorResponse(404, `No route for ${request.method} ${pathname}`);
   }

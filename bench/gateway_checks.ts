@@ -18,6 +18,22 @@ export const STREAM_BODY = JSON.stringify({
 });
 /** The path measured on every target. */
 export const CHAT_PATH = "/v1/chat/completions";
+export const MESSAGES_PATH = "/v1/messages";
+/** A model served by an `anthropic` channel on the fixed upstream. */
+export const CLAUDE_MODEL = "bench-claude";
+/** A streamed messages request: a pass-through on the anthropic channel. */
+export const MESSAGES_STREAM_BODY = JSON.stringify({
+  model: CLAUDE_MODEL,
+  max_tokens: 64,
+  messages: [{ role: "user", content: "Say hello" }],
+  stream: true,
+});
+/** A streamed chat request to the same model: converted to and from the messages format. */
+export const CONVERTED_STREAM_BODY = JSON.stringify({
+  model: CLAUDE_MODEL,
+  messages: [{ role: "user", content: "Say hello" }],
+  stream: true,
+});
 const SETTLE_TIMEOUT_MS = 20_000;
 
 async function admin(
@@ -49,7 +65,13 @@ export const FUNDED_BALANCE = 1_000_000_000_000;
 export async function seed(
   gatewayUrl: string,
   upstreamUrl: string,
-): Promise<{ unlimited: { id: string; key: string }; funded: { id: string; key: string } }> {
+): Promise<
+  {
+    unlimited: { id: string; key: string };
+    funded: { id: string; key: string };
+    text: { id: string; key: string };
+  }
+> {
   await admin(gatewayUrl, "PUT", `/admin/models/${MODEL}`, {
     kind: "text",
     price: { input: 1_000_000, output: 2_000_000 },
@@ -61,6 +83,18 @@ export async function seed(
     keys: ["sk-bench"],
     models: [MODEL],
   }, 201);
+  await admin(gatewayUrl, "PUT", `/admin/models/${CLAUDE_MODEL}`, {
+    kind: "text",
+    price: { input: 1_000_000, output: 2_000_000 },
+  }, 200);
+  await admin(gatewayUrl, "POST", "/admin/channels", {
+    name: "bench-anthropic",
+    type: "anthropic",
+    base_url: upstreamUrl,
+    keys: ["sk-bench"],
+    models: [CLAUDE_MODEL],
+    model_map: { [CLAUDE_MODEL]: `${CLAUDE_MODEL}-upstream` },
+  }, 201);
   const createKey = async (input: Record<string, unknown>) => {
     const created = await admin(gatewayUrl, "POST", "/admin/keys", input, 201);
     if (typeof created.key !== "string" || typeof created.id !== "string") {
@@ -71,6 +105,7 @@ export async function seed(
   return {
     unlimited: await createKey({ name: "bench", unlimited: true }),
     funded: await createKey({ name: "bench-funded", balance: FUNDED_BALANCE }),
+    text: await createKey({ name: "bench-text", unlimited: true }),
   };
 }
 
@@ -124,9 +159,28 @@ export async function ledgerCheck(
     await sleep(100);
   }
   const waited = Math.round(performance.now() - started);
+  let entries = "";
+  if (balance !== expected) {
+    const costs = new Map<number, number>();
+    let cursor = "";
+    do {
+      const page = await admin(
+        gatewayUrl,
+        "GET",
+        `/admin/ledger?key=${keyId}&limit=1000&cursor=${cursor}`,
+        undefined,
+        200,
+      );
+      for (const entry of page.data as Array<{ amount: number }>) {
+        costs.set(entry.amount, (costs.get(entry.amount) ?? 0) + 1);
+      }
+      cursor = (page.cursor as string | null) ?? "";
+    } while (cursor);
+    entries = `; entries by amount: ${JSON.stringify(Object.fromEntries(costs))}`;
+  }
   const verdict = balance === expected
     ? `matches; reached ${waited} ms after the last load run returned`
-    : `DIFFERS by ${balance - expected} units after waiting ${waited} ms`;
+    : `DIFFERS by ${balance - expected} units after waiting ${waited} ms${entries}`;
   return `${okRequests} successful requests x ${COST_PER_REQUEST} units, from ${startBalance}: ` +
     `expected ${expected}; key balance ${balance} (${verdict})`;
 }

@@ -34,6 +34,9 @@ export interface LoadResult {
   /** Time to the first chunk of the body; null when nothing succeeded. */
   ttfb_p50_ms: number | null;
   ttfb_p99_ms: number | null;
+  /** From the upstream writing its first byte to the client reading it (stamped streams only). */
+  relay_p50_ms: number | null;
+  relay_p99_ms: number | null;
   seconds: number;
   /** Answers in the measured window by status ("fetch_error" for failed fetches). */
   statuses: Record<string, number>;
@@ -48,6 +51,7 @@ interface Outcome {
   ok: boolean;
   status: string;
   ttfb: number;
+  relay?: number;
   total: number;
   error?: string;
 }
@@ -62,6 +66,7 @@ interface Tally {
   totalOk: number;
   totals: number[];
   ttfbs: number[];
+  relays: number[];
   statuses: Record<string, number>;
   errorSample: string | null;
 }
@@ -115,13 +120,25 @@ async function oneRequest(options: LoadOptions, signal: AbortSignal): Promise<Ou
       return { ok, status: String(response.status), ttfb: total, total, error: text.slice(0, 300) };
     }
     let ttfb = NaN;
+    let relay: number | undefined;
     if (response.body) {
-      for await (const _ of response.body) {
-        if (Number.isNaN(ttfb)) ttfb = performance.now() - started;
+      for await (const chunk of response.body) {
+        if (!Number.isNaN(ttfb)) continue;
+        const now = performance.now();
+        ttfb = now - started;
+        // A stamped upstream puts the wall-clock time it wrote its first byte in that event.
+        const sentAt = /"sent_at":([0-9.]+)/.exec(new TextDecoder().decode(chunk))?.[1];
+        if (sentAt) relay = performance.timeOrigin + now - Number(sentAt);
       }
     }
     const total = performance.now() - started;
-    return { ok, status: String(response.status), ttfb: Number.isNaN(ttfb) ? total : ttfb, total };
+    return {
+      ok,
+      status: String(response.status),
+      ttfb: Number.isNaN(ttfb) ? total : ttfb,
+      total,
+      relay,
+    };
   } catch (error) {
     const total = performance.now() - started;
     return { ok: false, status: "fetch_error", ttfb: total, total, error: String(error) };
@@ -147,6 +164,7 @@ function record(tally: Tally, outcome: Outcome, done: number): void {
   }
   tally.totals.push(outcome.total);
   tally.ttfbs.push(outcome.ttfb);
+  if (outcome.relay !== undefined) tally.relays.push(outcome.relay);
 }
 
 async function requestLoop(options: LoadOptions, tally: Tally, signal: AbortSignal): Promise<void> {
@@ -170,6 +188,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     totalOk: 0,
     totals: [],
     ttfbs: [],
+    relays: [],
     statuses: {},
     errorSample: null,
   };
@@ -199,6 +218,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99_ms: ms(percentile(totals, 0.99)),
     ttfb_p50_ms: ms(percentile(ttfbs, 0.5)),
     ttfb_p99_ms: ms(percentile(ttfbs, 0.99)),
+    relay_p50_ms: tally.relays.length
+      ? ms(percentile(tally.relays.sort((a, b) => a - b), 0.5))
+      : null,
+    relay_p99_ms: tally.relays.length ? ms(percentile(tally.relays, 0.99)) : null,
     seconds: round(seconds),
     statuses: tally.statuses,
     warmup_errors: tally.warmupErrors,

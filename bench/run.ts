@@ -7,11 +7,16 @@
 import type { LoadResult } from "./load.ts";
 import { type ServerProcess, startServer, waitForOk } from "./processes.ts";
 import { type BenchConfig, formatReport, type TargetResult } from "./report.ts";
+import { measureStreamCpu } from "./stream_cpu.ts";
+import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
 import {
   ADMIN_TOKEN,
   CHAT_PATH,
+  CONVERTED_STREAM_BODY,
   FUNDED_BALANCE,
   ledgerCheck,
+  MESSAGES_PATH,
+  MESSAGES_STREAM_BODY,
   metricsSummary,
   PLAIN_BODY,
   rssMb,
@@ -140,6 +145,105 @@ async function measure(
   }));
 }
 
+interface TtfbRow {
+  name: string;
+  result: LoadResult;
+}
+
+/** Streams of the messages format: straight to the upstream, passed through, converted. */
+async function measureTextStreams(
+  servers: { upstream: ServerProcess; forwarder: ServerProcess; gateway: ServerProcess },
+  key: string,
+  config: BenchConfig,
+): Promise<TtfbRow[]> {
+  const targets = [
+    {
+      name: "upstream direct (messages)",
+      url: servers.upstream.url + MESSAGES_PATH,
+      body: MESSAGES_STREAM_BODY,
+    },
+    {
+      name: `${FORWARDER} (messages)`,
+      url: servers.forwarder.url + MESSAGES_PATH,
+      body: MESSAGES_STREAM_BODY,
+    },
+    {
+      name: "gateway, messages → anthropic (pass-through)",
+      url: servers.gateway.url + MESSAGES_PATH,
+      body: MESSAGES_STREAM_BODY,
+    },
+    {
+      name: "gateway, chat → anthropic (converted)",
+      url: servers.gateway.url + CHAT_PATH,
+      body: CONVERTED_STREAM_BODY,
+    },
+  ];
+  const rows: TtfbRow[] = [];
+  for (const target of targets) {
+    const result = await load(
+      target.url,
+      key,
+      target.body,
+      1,
+      config.latencySeconds,
+      config.warmup,
+    );
+    log(`${target.name} @1: ${describe(result)}`);
+    rows.push({ name: target.name, result });
+  }
+  return rows;
+}
+
+function formatTextStreams(rows: TtfbRow[]): string {
+  const direct = rows[0].result;
+  const cell = (value: number | null) => value === null ? "n/a" : `${value} ms`;
+  const added = (value: number | null, base: number | null) =>
+    value === null || base === null
+      ? "n/a"
+      : `${value - base >= 0 ? "+" : ""}${(value - base).toFixed(2)} ms`;
+  const passThrough = rows.find((row) => row.name.includes("pass-through"))!.result;
+  const met = passThrough.relay_p50_ms !== null && passThrough.relay_p50_ms <= 1;
+  return [
+    `Text streams, 1 connection. The upstream writes its first event (stamped with the time it`,
+    `wrote it), then the rest after ${MESSAGES_GAP_MS} ms: a proxy that buffered would add that pause.`,
+    `"relay" = from the upstream writing its first byte to the client reading it; "added TTFB" =`,
+    `TTFB minus the upstream's own (so it includes the extra hop and the request's handling).`,
+    "",
+    "| target | relay p50 | relay p99 | TTFB p50 | TTFB p99 | added TTFB p50 | added TTFB p99 | err |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map(({ name, result }) =>
+      `| ${name} | ${cell(result.relay_p50_ms)} | ${cell(result.relay_p99_ms)} | ${
+        cell(result.ttfb_p50_ms)
+      } | ${cell(result.ttfb_p99_ms)} | ${added(result.ttfb_p50_ms, direct.ttfb_p50_ms)} | ${
+        added(result.ttfb_p99_ms, direct.ttfb_p99_ms)
+      } | ${result.errors} |`
+    ),
+    "",
+    `Target: a pass-through stream's first byte within 1 ms of the upstream's (relay p50 <= 1 ms): ${
+      met ? "met" : "MISSED"
+    }. (The converted stream's first event is rewritten, so it carries no stamp.)`,
+  ].join("\n");
+}
+
+function formatStreamCpu(): string {
+  const rows = measureStreamCpu();
+  const worst = Math.max(...rows.map((row) => row.convertedUs / row.passThroughUs));
+  return [
+    "Stream CPU per upstream event (in-process, 2,000 text deltas, best of 15): converted vs",
+    "pass-through of the same upstream stream. Target: converted <= 2x pass-through.",
+    "",
+    "| upstream → client | converted µs/event | pass-through µs/event | ratio |",
+    "| --- | --- | --- | --- |",
+    ...rows.map((row) =>
+      `| ${row.upstream} → ${row.client} | ${row.convertedUs.toFixed(2)} | ${
+        row.passThroughUs.toFixed(2)
+      } | ${(row.convertedUs / row.passThroughUs).toFixed(2)} |`
+    ),
+    "",
+    `Worst ratio ${worst.toFixed(2)} (${worst <= 2 ? "meets" : "MISSES"} the 2x target)`,
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const config: BenchConfig = {
     connections: 32,
@@ -206,9 +310,18 @@ async function main(): Promise<void> {
       unlimited: keys.unlimited.key,
       funded: keys.funded.key,
     }, config);
+    const textStreams = await measureTextStreams(
+      { upstream, forwarder, gateway },
+      keys.text.key,
+      config,
+    );
     const rssAfterLoad = await rssMb(gateway.pid);
     console.log("");
     console.log(formatReport(config, results, FORWARDER, GATEWAY, FUNDED));
+    console.log("");
+    console.log(formatTextStreams(textStreams));
+    console.log("");
+    console.log(formatStreamCpu());
 
     const okRequests = (name: string) => {
       const result = results.find((target) => target.name === name)!;

@@ -122,8 +122,20 @@ export class ChatStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case "start":
         return this.#start(event.id || undefined);
-      case "text":
-        return this.#start() + this.#chunk({ content: event.text });
+      case "text": {
+        const start = this.#start();
+        // The hottest frame of a stream, written directly rather than through an object.
+        return start +
+          `data: {"id":${
+            JSON.stringify(this.#id)
+          },"object":"chat.completion.chunk","created":${this.#created},"model":${
+            JSON.stringify(this.#model)
+          },"choices":[{"index":0,"delta":{"content":${
+            JSON.stringify(event.text)
+          }},"logprobs":null,"finish_reason":null}]${
+            this.#includeUsage ? ',"usage":null' : ""
+          }}\n\n`;
+      }
       case "reasoning":
         return this.#start() + this.#chunk({ reasoning_content: event.text });
       case "tool_call": {

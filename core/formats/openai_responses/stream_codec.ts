@@ -234,13 +234,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           });
         }
         this.#text.item.content[0].text += event.text;
-        return out + this.#event("response.output_text.delta", {
-          item_id: this.#text.item.id,
-          output_index: this.#text.outputIndex,
-          content_index: 0,
-          delta: event.text,
-          logprobs: [],
-        });
+        // The hottest frame of a stream, written directly rather than through an object.
+        return out +
+          `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${this
+            .#sequence++},"item_id":"${this.#text.item.id}","output_index":${this.#text.outputIndex},"content_index":0,"delta":${
+            JSON.stringify(event.text)
+          },"logprobs":[]}\n\n`;
       }
       case "reasoning": {
         let out = this.#start();
