@@ -12,27 +12,17 @@ import {
 } from "../core/formats/anthropic/request_schema.ts";
 import { anthropicInbound } from "../core/text/inbound.ts";
 import { countMessageTokens } from "../core/text/count_tokens.ts";
-import { serveText } from "../core/text/serve_text.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
-import { textResponse } from "./text_answer.ts";
+import { textHandler } from "./text_answer.ts";
 import { readJsonBody, validate } from "./validation.ts";
 
 export function messagesRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.post("/v1/messages", requireKey(gateway, "anthropic"), async (c) => {
-    const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
-    const request = validate(messagesRequestSchema, body);
-    const context = c.get("context");
-    context.model = request.model;
-    const answer = await serveText(
-      gateway,
-      context,
-      c.get("key"),
-      anthropicInbound(request),
-      c.req.raw.signal,
-    );
-    return textResponse(answer);
-  });
+  app.post(
+    "/v1/messages",
+    requireKey(gateway, "anthropic"),
+    textHandler(gateway, messagesRequestSchema, anthropicInbound),
+  );
 
   app.post("/v1/messages/count_tokens", requireKey(gateway, "anthropic"), async (c) => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);

@@ -1,6 +1,12 @@
-/** Renders a text answer (JSON or stream) as the HTTP response. */
+/** The shared shape of the text routes: read and check the body, serve it, render the answer. */
 
-import type { TextAnswer } from "../core/text/serve_text.ts";
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { Gateway } from "../core/gateway.ts";
+import type { TextInbound } from "../core/text/inbound.ts";
+import { serveText, type TextAnswer } from "../core/text/serve_text.ts";
+import type { AppEnv } from "./middleware.ts";
+import { readJsonBody, validate } from "./validation.ts";
 
 export function textResponse(answer: TextAnswer): Response {
   if (answer.kind === "json") {
@@ -16,4 +22,26 @@ export function textResponse(answer: TextAnswer): Response {
       ...answer.headers,
     },
   });
+}
+
+/** A handler that checks the JSON body with `schema` and serves it as `inboundOf` says. */
+export function textHandler<T extends z.ZodType<{ model: string }>>(
+  gateway: Gateway,
+  schema: T,
+  inboundOf: (request: z.infer<T>) => TextInbound,
+) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
+    const request = validate(schema, body);
+    const context = c.get("context");
+    context.model = request.model;
+    const answer = await serveText(
+      gateway,
+      context,
+      c.get("key"),
+      inboundOf(request),
+      c.req.raw.signal,
+    );
+    return textResponse(answer);
+  };
 }

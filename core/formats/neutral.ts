@@ -154,3 +154,39 @@ export function resultText(content: unknown): string {
   }
   return content === undefined || content === null ? "" : JSON.stringify(content);
 }
+
+/** Builds a request's options, remembering each one's inbound field (for ignored-fields). */
+export function optionRecorder(prefix = "") {
+  const options: NeutralOptions = {};
+  const fieldOf: NeutralRequest["fieldOf"] = {};
+  const set = <K extends OptionName>(name: K, value: NeutralOptions[K] | null, field: string) => {
+    if (value === undefined || value === null) return;
+    options[name] = value;
+    fieldOf[name] = prefix + field;
+  };
+  return { options, fieldOf, set };
+}
+
+/** Adds a turn, merged into the last one when the role is the same (formats differ on this). */
+export function appendTurn(
+  messages: NeutralMessage[],
+  role: NeutralMessage["role"],
+  parts: NeutralPart[],
+): void {
+  const last = messages.at(-1);
+  if (last?.role === role) last.parts.push(...parts);
+  else messages.push({ role, parts });
+}
+
+/** The options a format does not carry. */
+export function unsupportedOptions(
+  options: NeutralOptions,
+  supported: ReadonlySet<OptionName>,
+): OptionName[] {
+  return (Object.keys(options) as OptionName[]).filter((name) => !supported.has(name));
+}
+
+/** An effort level for a thinking budget, for formats that take levels. */
+export function effortOfBudget(budget = 4096): "low" | "medium" | "high" {
+  return budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
+}

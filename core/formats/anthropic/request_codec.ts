@@ -1,14 +1,16 @@
 /** Messages-API requests to and from the neutral representation (pure). */
 
 import {
+  appendTurn,
   argumentsObject,
   type NeutralMessage,
-  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type NeutralToolChoice,
   type OptionName,
+  optionRecorder,
   resultText,
+  unsupportedOptions,
 } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -105,17 +107,9 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     const parts = blocksOf(message.content).map(partOf).filter((part): part is NeutralPart =>
       part !== null
     );
-    const last = messages.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else messages.push({ role, parts });
+    appendTurn(messages, role, parts);
   }
-  const options: NeutralOptions = {};
-  const fieldOf: NeutralRequest["fieldOf"] = {};
-  const set = <K extends OptionName>(name: K, value: NeutralOptions[K], field: string) => {
-    if (value === undefined || value === null) return;
-    options[name] = value;
-    fieldOf[name] = field;
-  };
+  const { options, fieldOf, set } = optionRecorder();
   set("maxOutputTokens", body.max_tokens, "max_tokens");
   set("temperature", body.temperature, "temperature");
   set("topP", body.top_p, "top_p");
@@ -210,7 +204,7 @@ export function encodeAnthropicRequest(
     if (content.length) messages.push({ role: message.role, content });
   }
   const o = request.options;
-  const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));
+  const ignored = unsupportedOptions(o, SUPPORTED);
   const body: Json = {
     model,
     max_tokens: o.maxOutputTokens ?? defaultMaxTokens,

@@ -1,14 +1,16 @@
 /** Generate-content requests to and from the neutral representation (pure). */
 
 import {
+  appendTurn,
   argumentsObject,
   type NeutralMessage,
-  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type NeutralToolChoice,
   type OptionName,
+  optionRecorder,
   resultText,
+  unsupportedOptions,
 } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -129,18 +131,10 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
         });
       }
     }
-    const last = messages.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else messages.push({ role, parts });
+    appendTurn(messages, role, parts);
   }
   const config = body.generationConfig ?? {};
-  const options: NeutralOptions = {};
-  const fieldOf: NeutralRequest["fieldOf"] = {};
-  const set = <K extends OptionName>(name: K, value: NeutralOptions[K], field: string) => {
-    if (value === undefined || value === null) return;
-    options[name] = value;
-    fieldOf[name] = `generationConfig.${field}`;
-  };
+  const { options, fieldOf, set } = optionRecorder("generationConfig.");
   set("maxOutputTokens", config.maxOutputTokens, "maxOutputTokens");
   set("temperature", config.temperature, "temperature");
   set("topP", config.topP, "topP");
@@ -294,6 +288,6 @@ export function encodeGeminiRequest(
     }
   }
   if (Object.keys(config).length) body.generationConfig = config;
-  const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));
+  const ignored = unsupportedOptions(o, SUPPORTED);
   return { body, ignored };
 }

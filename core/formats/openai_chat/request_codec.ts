@@ -1,14 +1,17 @@
 /** Chat-completions requests to and from the neutral representation (pure). */
 
 import {
+  appendTurn,
+  effortOfBudget,
   type NeutralMessage,
-  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type NeutralToolChoice,
   type OptionName,
+  optionRecorder,
   parseDataUrl,
   resultText,
+  unsupportedOptions,
 } from "../neutral.ts";
 
 /** Top-level fields this codec reads; any other is `unmapped`. */
@@ -71,11 +74,8 @@ function toolChoiceOf(choice: Json): NeutralToolChoice | undefined {
 export function decodeChatRequest(body: Json): NeutralRequest {
   const system: string[] = [];
   const messages: NeutralMessage[] = [];
-  const push = (role: "user" | "assistant", parts: NeutralPart[]) => {
-    const last = messages.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else messages.push({ role, parts });
-  };
+  const push = (role: "user" | "assistant", parts: NeutralPart[]) =>
+    appendTurn(messages, role, parts);
   for (const message of body.messages ?? []) {
     switch (message.role) {
       case "system":
@@ -121,13 +121,7 @@ export function decodeChatRequest(body: Json): NeutralRequest {
         break;
     }
   }
-  const options: NeutralOptions = {};
-  const fieldOf: NeutralRequest["fieldOf"] = {};
-  const set = <K extends OptionName>(name: K, value: NeutralOptions[K], field: string) => {
-    if (value === undefined || value === null) return;
-    options[name] = value;
-    fieldOf[name] = field;
-  };
+  const { options, fieldOf, set } = optionRecorder();
   set(
     "maxOutputTokens",
     body.max_completion_tokens ?? body.max_tokens,
@@ -182,9 +176,6 @@ export function decodeChatRequest(body: Json): NeutralRequest {
     unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
   };
 }
-
-const EFFORT_BY_BUDGET = (budget: number) =>
-  budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
 
 function contentParts(parts: NeutralPart[]): Json {
   const visible = parts.filter((part) =>
@@ -279,8 +270,7 @@ export function encodeChatRequest(
     body.parallel_tool_calls = o.parallelToolCalls;
   }
   if (o.reasoning) {
-    body.reasoning_effort = o.reasoning.effort ??
-      EFFORT_BY_BUDGET(o.reasoning.budgetTokens ?? 4096);
+    body.reasoning_effort = o.reasoning.effort ?? effortOfBudget(o.reasoning.budgetTokens);
   }
   if (o.responseFormat) {
     body.response_format = o.responseFormat.type === "json_object" ? { type: "json_object" } : {
@@ -288,6 +278,6 @@ export function encodeChatRequest(
       json_schema: { name: o.responseFormat.name, schema: o.responseFormat.schema },
     };
   }
-  const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));
+  const ignored = unsupportedOptions(o, SUPPORTED);
   return { body, ignored };
 }

@@ -1,14 +1,17 @@
 /** Responses-API requests to and from the neutral representation (pure). */
 
 import {
+  appendTurn,
+  effortOfBudget,
   type NeutralMessage,
-  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type NeutralToolChoice,
   type OptionName,
+  optionRecorder,
   parseDataUrl,
   resultText,
+  unsupportedOptions,
 } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -74,12 +77,8 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
   const system: string[] = [];
   if (typeof body.instructions === "string" && body.instructions) system.push(body.instructions);
   const messages: NeutralMessage[] = [];
-  const push = (role: "user" | "assistant", parts: NeutralPart[]) => {
-    if (!parts.length) return;
-    const last = messages.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else messages.push({ role, parts });
-  };
+  const push = (role: "user" | "assistant", parts: NeutralPart[]) =>
+    parts.length ? appendTurn(messages, role, parts) : undefined;
   const items = typeof body.input === "string"
     ? [{ role: "user", content: body.input }]
     : body.input ?? [];
@@ -113,13 +112,7 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
       }]);
     }
   }
-  const options: NeutralOptions = {};
-  const fieldOf: NeutralRequest["fieldOf"] = {};
-  const set = <K extends OptionName>(name: K, value: NeutralOptions[K], field: string) => {
-    if (value === undefined || value === null) return;
-    options[name] = value;
-    fieldOf[name] = field;
-  };
+  const { options, fieldOf, set } = optionRecorder();
   set("maxOutputTokens", body.max_output_tokens, "max_output_tokens");
   set("temperature", body.temperature, "temperature");
   set("topP", body.top_p, "top_p");
@@ -236,9 +229,8 @@ export function encodeResponsesRequest(
     body.parallel_tool_calls = o.parallelToolCalls;
   }
   if (o.reasoning) {
-    const budget = o.reasoning.budgetTokens ?? 4096;
     body.reasoning = {
-      effort: o.reasoning.effort ?? (budget < 2048 ? "low" : budget < 8192 ? "medium" : "high"),
+      effort: o.reasoning.effort ?? effortOfBudget(o.reasoning.budgetTokens),
       summary: "auto",
     };
   }
@@ -249,6 +241,6 @@ export function encodeResponsesRequest(
         : { type: "json_schema", name: o.responseFormat.name, schema: o.responseFormat.schema },
     };
   }
-  const ignored = (Object.keys(o) as OptionName[]).filter((name) => !SUPPORTED.has(name));
+  const ignored = unsupportedOptions(o, SUPPORTED);
   return { body, ignored };
 }
