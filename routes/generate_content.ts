@@ -25,7 +25,7 @@ const requestSchema = z.looseObject({
     role: z.string().optional(),
     parts: z.array(z.looseObject({
       text: z.string().optional(),
-      inlineData: z.object({ mimeType: z.string(), data: z.string() }).optional(),
+      inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
     })).min(1, "each content needs at least one part"),
   })).min(1, "contents must not be empty"),
   generationConfig: z.looseObject({

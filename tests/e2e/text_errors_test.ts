@@ -97,6 +97,22 @@ Deno.test(
       assertEquals(passThrough.headers.get("x-gateway-ignored-fields"), null);
       await passThrough.body?.cancel();
       assertEquals(s.lastBody("openai").logprobs, true);
+
+      // Same format in and out: every field reaches the upstream as sent, but the model name.
+      const messages = await send(s, INBOUND.messages, "anthropic", false, {
+        service_tier: "standard_only",
+        metadata: { user_id: "u-1" },
+      });
+      await messages.body?.cancel();
+      assertEquals(s.lastBody("anthropic").service_tier, "standard_only");
+      assertEquals(s.lastBody("anthropic").model, "m-anthropic-upstream");
+      const gemini = await send(s, INBOUND["generate-content"], "gemini", false, {
+        safetySettings: [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE" }],
+      });
+      await gemini.body?.cancel();
+      assertEquals(s.lastBody("gemini").safetySettings, [
+        { category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE" },
+      ]);
     } finally {
       await s.close();
     }

@@ -122,7 +122,7 @@ Deno.test("gemini encoder: JSON-array framing, function calls whole, finish and 
   });
 });
 
-Deno.test("decoders: anthropic input fragments, usage merged from start and delta; chat usage without [DONE]", () => {
+Deno.test("decoders: anthropic input fragments, usage merged from start and delta; chat usage on a chunk with choices, no [DONE] (litellm#36168)", () => {
   const anthropic = new AnthropicStreamDecoder();
   const feed = (type: string, data: unknown) =>
     anthropic.decode(type, JSON.stringify({ type, ...data as object }));
