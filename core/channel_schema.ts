@@ -13,9 +13,6 @@ export const CHANNEL_TYPES = [
   "gateway-video",
 ] as const;
 
-/** Channel types whose adaptor is implemented; others are refused until they are. */
-export const SERVED_CHANNEL_TYPES: readonly ChannelType[] = [...CHANNEL_TYPES];
-
 export type ChannelType = typeof CHANNEL_TYPES[number];
 
 const channelFields = {
@@ -36,27 +33,13 @@ const channelFields = {
   video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
 };
 
-function refuseUnservedType(type: ChannelType | undefined, ctx: z.RefinementCtx) {
-  if (type !== undefined && !SERVED_CHANNEL_TYPES.includes(type)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["type"],
-      message: `Channel type '${type}' is not served by this version; use one of: ${
-        SERVED_CHANNEL_TYPES.join(", ")
-      }`,
-    });
-  }
-}
-
-export const channelInputSchema = z.strictObject(channelFields).superRefine((channel, ctx) =>
-  refuseUnservedType(channel.type, ctx)
-);
+export const channelInputSchema = z.strictObject(channelFields);
 
 export const channelPatchSchema = z.strictObject(
   Object.fromEntries(
     Object.entries(channelFields).map(([name, schema]) => [name, schema.optional()]),
   ) as { [K in keyof typeof channelFields]: z.ZodOptional<(typeof channelFields)[K]> },
-).superRefine((channel, ctx) => refuseUnservedType(channel.type, ctx));
+);
 
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 

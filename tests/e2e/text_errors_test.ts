@@ -159,3 +159,45 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "malformed text requests: a 400 in each interface's envelope, no upstream call, no charge",
+  serverTest,
+  async () => {
+    const s = await setupText();
+    try {
+      const cases: Array<[Inbound, Json, string]> = [
+        [INBOUND.chat, { messages: [] }, "messages"],
+        [INBOUND.chat, { messages: [{ role: "robot", content: "hi" }] }, "messages.0.role"],
+        [INBOUND.responses, { input: undefined }, "input"],
+        [INBOUND.responses, { input: 42 }, "input"],
+        [INBOUND.messages, { max_tokens: 0 }, "max_tokens"],
+        [INBOUND.messages, { messages: [{ role: "user", content: 7 }] }, "messages.0.content"],
+        [INBOUND["generate-content"], { contents: [] }, "contents"],
+        [
+          INBOUND["generate-content"],
+          { contents: [{ role: "user", parts: [] }] },
+          "contents.0.parts",
+        ],
+      ];
+      for (const [inbound, extra, field] of cases) {
+        for (const type of CHANNEL_TYPES) {
+          const response = await send(s, inbound, type, false, extra);
+          const body = await response.json();
+          assertEquals(response.status, 400, `${field} → ${type}`);
+          assertOk(inbound.errorOf(body)?.includes(field.split(".")[0]), JSON.stringify(body));
+        }
+      }
+      const unknown = await send(s, INBOUND.messages, "anthropic", false, {
+        model: "no-such-model",
+      });
+      assertEquals(unknown.status, 404);
+      assertEquals((await unknown.json()).error.type, "not_found_error");
+      assertEquals(CHANNEL_TYPES.reduce((n, type) => n + s.count(type), 0), 0);
+      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+      assertEquals((await s.gw.ledger(s.keyId)).length, 1, "only the opening credit");
+    } finally {
+      await s.close();
+    }
+  },
+);

@@ -1,13 +1,12 @@
 /** /v1/responses with the openai SDK (6.x and 7.x) against every text channel type. */
 
-import OpenAI from "openai";
-import OpenAI7 from "openai7";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import {
   CACHED_TOKENS,
   CHANNEL_TYPES,
   MODEL_OF,
+  openaiClients,
   RED_PNG_B64,
   setupText,
   WEATHER_SCHEMA,
@@ -27,16 +26,7 @@ for (const type of CHANNEL_TYPES) {
     async () => {
       const s = await setupText();
       try {
-        for (
-          const client of [
-            new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 }),
-            new OpenAI7({
-              apiKey: s.key,
-              baseURL: `${s.gw.url}/v1`,
-              maxRetries: 0,
-            }) as unknown as OpenAI,
-          ]
-        ) {
+        for (const client of openaiClients(s)) {
           const answer = await client.responses.create({
             model,
             instructions: "Be brief.",

@@ -4,6 +4,8 @@
  * tests drive every inbound interface against each of them.
  */
 
+import OpenAI from "openai";
+import OpenAI7 from "openai7";
 import { startTestGateway, TEST_TEXT_PRICE, type TestGateway } from "./gateway.ts";
 import { type SimulatedUpstream, startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
 import {
@@ -104,3 +106,9 @@ export const WEATHER_SCHEMA = {
 /** An 8x8 red PNG, base64. */
 export const RED_PNG_B64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC";
+
+/** The openai SDK's 6.x and 7.x lines, pointed at the setup's gateway. */
+export function openaiClients(s: TextSetup): OpenAI[] {
+  const options = { apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 };
+  return [new OpenAI(options), new OpenAI7(options) as unknown as OpenAI];
+}
