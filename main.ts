@@ -6,6 +6,7 @@ import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
 import { loadSecretBox } from "./core/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import { buildTimeIndexes } from "./core/time_indexes.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
@@ -65,12 +66,14 @@ export async function startGateway(
     mediaFetchHosts: settings.mediaFetchHosts,
     taskQueue: !isRemoteKv(settings.kvLocation),
     ffprobePath: settings.ffprobePath,
+    configFile: settings.configPath,
     video: {
       pollMinMs: settings.videoPollMinMs,
       pollMaxMs: settings.videoPollMaxMs,
       timeoutMs: settings.videoTimeoutMs,
     },
   });
+  await buildTimeIndexes(kv);
   await gateway.registry.start();
   if (config) await applyConfig(gateway, config);
 

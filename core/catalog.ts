@@ -1,6 +1,7 @@
 /** The model catalog: what each public model id is, who may use it and what it costs. */
 
 import { z } from "zod";
+import { patchShape } from "./patch_schema.ts";
 
 /** Money: an integer count of units (1 unit = 0.000001 of the currency). */
 export const unitsSchema = z.int().nonnegative();
@@ -32,7 +33,7 @@ export const videoPriceSchema = z.union([
 
 export const modelKindSchema = z.enum(["text", "image", "video"]);
 
-export const modelInputSchema = z.strictObject({
+const modelFields = {
   kind: modelKindSchema,
   groups: z.array(z.string().min(1)).default(["default"]),
   price: z.union([textPriceSchema, imagePriceSchema, videoPriceSchema]),
@@ -41,7 +42,11 @@ export const modelInputSchema = z.strictObject({
   /** Output tokens assumed for the hold when a request sets no max_tokens. */
   max_output_tokens: z.int().positive().optional(),
   context_window: z.int().positive().optional(),
-}).superRefine((model, ctx) => {
+  /** A disabled model is not listed and answers 404 like an unknown one; its channels stay. */
+  enabled: z.boolean().default(true),
+};
+
+export const modelInputSchema = z.strictObject(modelFields).superRefine((model, ctx) => {
   const schema = { text: textPriceSchema, image: imagePriceSchema, video: videoPriceSchema }[
     model.kind
   ];
@@ -58,6 +63,12 @@ export const modelInputSchema = z.strictObject({
     });
   }
 });
+
+/**
+ * A PATCH of a catalog model changes exactly the fields it names; the merged model is then
+ * checked whole against `modelInputSchema` (a new kind needs a price of that kind).
+ */
+export const modelPatchSchema = z.strictObject(patchShape(modelFields));
 
 export type ModelInput = z.infer<typeof modelInputSchema>;
 export type TextPrice = z.infer<typeof textPriceSchema>;
@@ -85,6 +96,7 @@ function imageModel(id: string, perImage: number, description: string) {
     groups: ["default"],
     price: { per_image: perImage },
     description,
+    enabled: true,
   });
 }
 
@@ -93,7 +105,13 @@ function videoModel(
   price: { per_second: number } | { per_task: number },
   note: string,
 ) {
-  return builtIn(id, { kind: "video", groups: ["default"], price, description: note });
+  return builtIn(id, {
+    kind: "video",
+    groups: ["default"],
+    price,
+    description: note,
+    enabled: true,
+  });
 }
 
 /** The spec's image and video model names, with default prices an operator overrides. */

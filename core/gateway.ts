@@ -2,6 +2,7 @@
 
 import { KeyStore } from "./keys.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
 import { Ledger } from "./ledger.ts";
 import { MediaStore } from "./media_store.ts";
 import { Metrics } from "./metrics.ts";
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   taskQueue: boolean;
   /** The ffprobe binary that reads reference media durations. */
   ffprobePath: string;
+  /** The config file applied at boot, if any: the records it manages refuse admin changes. */
+  configFile?: string;
   video: VideoOptions;
 }
 
@@ -70,7 +73,7 @@ export class Gateway {
     this.options = options;
     this.ledger = new Ledger(kv);
     this.keys = new KeyStore(kv, this.ledger);
-    this.registry = new Registry(kv, box);
+    this.registry = new Registry(kv, box, { configFile: options.configFile });
     this.media = new MediaStore(kv, options.mediaTtlMs);
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,
@@ -85,12 +88,20 @@ export class Gateway {
     return work;
   }
 
-  /** Task records (video and async image work), oldest first. */
-  async listTasks(cursor: string | undefined, limit: number) {
-    const iterator = this.kv.list({ prefix: kvKeys.tasks() }, { cursor, limit });
+  /** Task records (video and async image work), newest first unless `options.order` is `asc`. */
+  async listTasks(options: ListOptions) {
+    const iterator = this.kv.list<string>(
+      timeRangeSelector(kvKeys.tasksByTime(), (ms) => ms, options),
+      kvListOptions(options),
+    );
+    const ids: string[] = [];
+    for await (const entry of iterator) ids.push(entry.value);
     const data: unknown[] = [];
-    for await (const entry of iterator) data.push(entry.value);
-    return { data, cursor: data.length === limit ? iterator.cursor : null };
+    for (let i = 0; i < ids.length; i += 10) {
+      const found = await this.kv.getMany(ids.slice(i, i + 10).map((id) => kvKeys.task(id)));
+      for (const entry of found) if (entry.value) data.push(entry.value);
+    }
+    return { data, cursor: ids.length === options.limit ? iterator.cursor : null };
   }
 
   /** Waits for tracked work, then writes the request log. */

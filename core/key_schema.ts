@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { unitsSchema } from "./catalog.ts";
+import { patchShape } from "./patch_schema.ts";
 
 const keyFields = {
   name: z.string().min(1).max(200),
@@ -27,11 +28,8 @@ export const keyInputSchema = z.strictObject({
   balance: unitsSchema.default(0),
 });
 
-export const keyPatchSchema = z.strictObject(
-  Object.fromEntries(
-    Object.entries(keyFields).map(([name, schema]) => [name, schema.optional()]),
-  ) as { [K in keyof typeof keyFields]: z.ZodOptional<(typeof keyFields)[K]> },
-);
+/** A PATCH changes exactly the fields it names; `null` clears a nullable one. */
+export const keyPatchSchema = z.strictObject(patchShape(keyFields));
 
 export const creditInputSchema = z.strictObject({
   amount: z.int().refine((amount) => amount !== 0, "amount must not be zero"),

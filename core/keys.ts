@@ -7,8 +7,10 @@
 import { GatewayError } from "./errors.ts";
 import { newApiKeySecret, sha256Hex, timeOrderedId } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { kvListOptions, type ListOptions } from "./list_options.ts";
 import type { Ledger } from "./ledger.ts";
 import { type KeyInput, type keyPatchSchema, type KeyRecord, publicKey } from "./key_schema.ts";
+import { sentFields } from "./patch_schema.ts";
 import type { z } from "zod";
 
 export const KEY_CACHE_MS = 5_000;
@@ -67,8 +69,10 @@ export class KeyStore {
     return publicKey(entry.value!, await this.#ledger.balance(id));
   }
 
-  async list(cursor: string | undefined, limit: number) {
-    const iterator = this.#kv.list<KeyRecord>({ prefix: kvKeys.apiKeys() }, { cursor, limit });
+  /** Keys, newest first unless `options.order` is `asc`. */
+  async list(options: ListOptions) {
+    const { limit } = options;
+    const iterator = this.#kv.list<KeyRecord>({ prefix: kvKeys.apiKeys() }, kvListOptions(options));
     const records: KeyRecord[] = [];
     for await (const entry of iterator) records.push(entry.value);
     const balances = await this.#ledger.balances(records.map((record) => record.id));
@@ -80,8 +84,11 @@ export class KeyStore {
 
   async update(id: string, patch: z.infer<typeof keyPatchSchema>) {
     const entry = await this.#record(id);
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    const record: KeyRecord = { ...entry.value!, ...defined, updated_at: new Date().toISOString() };
+    const record: KeyRecord = {
+      ...entry.value!,
+      ...sentFields(patch),
+      updated_at: new Date().toISOString(),
+    };
     const result = await this.#kv.atomic().check(entry).set(kvKeys.apiKey(id), record).commit();
     if (!result.ok) throw new GatewayError("conflict", 409, "The key changed meanwhile; retry");
     this.#cache.delete(record.hash);

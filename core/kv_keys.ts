@@ -9,6 +9,9 @@ export const kvKeys = {
   ledgerEntry: (keyId: string, entryId: string) => ["ledger", keyId, entryId] as const,
   ledgerOfKey: (keyId: string) => ["ledger", keyId] as const,
   ledger: () => ["ledger"] as const,
+  /** Time index of every key's entries (entry ids are time-ordered): entry id → key id. */
+  ledgerByTime: (entryId: string) => ["ledger_by_time", entryId] as const,
+  ledgersByTime: () => ["ledger_by_time"] as const,
   ledgerRef: (ref: string) => ["ledger_ref", ref] as const,
   openHold: (ref: string) => ["holds", ref] as const,
   openHolds: () => ["holds"] as const,
@@ -21,6 +24,11 @@ export const kvKeys = {
   requestLogs: () => ["requests"] as const,
   tasks: () => ["tasks"] as const,
   task: (id: string) => ["tasks", id] as const,
+  /** Creation-time index of tasks (task ids are random): submit time in ms, id → id. */
+  taskByTime: (submittedMs: number, id: string) => ["tasks_by_time", submittedMs, id] as const,
+  tasksByTime: () => ["tasks_by_time"] as const,
+  /** Set once the time indexes above cover records written before they existed. */
+  timeIndexesBuilt: () => ["migrations", "time_indexes_v1"] as const,
   /** Due-time index: tasks a worker should look at once `at` (ms) has passed. */
   taskDue: (at: number, id: string) => ["task_due", at, id] as const,
   tasksDue: () => ["task_due"] as const,

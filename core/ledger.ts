@@ -8,6 +8,7 @@
 import { GatewayError } from "./errors.ts";
 import { timeOrderedId } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
+import { idTimeBound, kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
 import { isKvLocked } from "./kv_retry.ts";
 
 export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
@@ -197,6 +198,7 @@ export class Ledger {
             ...planned,
           };
           atomic.set(kvKeys.ledgerEntry(keyId, entry.id), entry);
+          atomic.set(kvKeys.ledgerByTime(entry.id), keyId);
           outcomes.push({ entry });
         } catch (error) {
           outcomes.push({ error });
@@ -411,11 +413,31 @@ export class Ledger {
   }
 
   /** Ledger entries of one key, or of all keys (ordered by key, then time). */
-  async list(keyId: string | undefined, cursor: string | undefined, limit: number) {
-    const prefix = keyId ? kvKeys.ledgerOfKey(keyId) : kvKeys.ledger();
-    const iterator = this.#kv.list<LedgerEntry>({ prefix }, { cursor, limit });
+  /** Entries of one key, or of every key, newest first unless `options.order` is `asc`. */
+  async list(keyId: string | undefined, options: ListOptions) {
+    const bound = (ms: number) => idTimeBound("le", ms);
+    if (keyId) {
+      const iterator = this.#kv.list<LedgerEntry>(
+        timeRangeSelector(kvKeys.ledgerOfKey(keyId), bound, options),
+        kvListOptions(options),
+      );
+      const data: LedgerEntry[] = [];
+      for await (const entry of iterator) data.push(entry.value);
+      return { data, cursor: data.length === options.limit ? iterator.cursor : null };
+    }
+    const iterator = this.#kv.list<string>(
+      timeRangeSelector(kvKeys.ledgersByTime(), bound, options),
+      kvListOptions(options),
+    );
+    const keys: Array<readonly [string, string, string]> = [];
+    for await (const entry of iterator) {
+      keys.push(kvKeys.ledgerEntry(entry.value, entry.key[1] as string));
+    }
     const data: LedgerEntry[] = [];
-    for await (const entry of iterator) data.push(entry.value);
-    return { data, cursor: data.length === limit ? iterator.cursor : null };
+    for (let i = 0; i < keys.length; i += 10) {
+      const found = await this.#kv.getMany<LedgerEntry[]>(keys.slice(i, i + 10));
+      for (const entry of found) if (entry.value) data.push(entry.value);
+    }
+    return { data, cursor: keys.length === options.limit ? iterator.cursor : null };
   }
 }

@@ -5,6 +5,7 @@
  */
 
 import { kvKeys } from "./kv_keys.ts";
+import { idTimeBound, kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
 
 export interface RequestLogEntry {
   id: string;
@@ -82,12 +83,12 @@ export class RequestLog {
     }
   }
 
-  /** Logged requests, oldest first, skipping those past retention. */
-  async list(cursor: string | undefined, limit: number, filter: { key?: string } = {}) {
-    const iterator = this.#kv.list<RequestLogEntry>({ prefix: kvKeys.requestLogs() }, {
-      cursor,
-      limit,
-    });
+  /** Logged requests, newest first unless `options.order` is `asc`, skipping those past retention. */
+  async list(options: ListOptions, filter: { key?: string } = {}) {
+    const iterator = this.#kv.list<RequestLogEntry>(
+      timeRangeSelector(kvKeys.requestLogs(), (ms) => idTimeBound("req", ms), options),
+      kvListOptions(options),
+    );
     const cutoff = Date.now() - this.#retentionMs;
     const data: RequestLogEntry[] = [];
     let seen = 0;
@@ -97,6 +98,6 @@ export class RequestLog {
       if (filter.key && entry.value.key_id !== filter.key) continue;
       data.push(entry.value);
     }
-    return { data, cursor: seen === limit ? iterator.cursor : null };
+    return { data, cursor: seen === options.limit ? iterator.cursor : null };
   }
 }

@@ -64,6 +64,7 @@ export function writeTask(
     atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));
   }
   atomic.set(kvKeys.task(next.id), next);
+  if (!previous) atomic.set(kvKeys.taskByTime(next.submit_time * 1000, next.id), next.id);
   if (!isFinished(next)) atomic.set(kvKeys.taskDue(next.next_check_at, next.id), next.id);
   return atomic;
 }

@@ -2,24 +2,56 @@
 
 import { Hono } from "hono";
 import { isAdminToken } from "../core/admin_token.ts";
-import { modelInputSchema } from "../core/catalog.ts";
-import { channelInputSchema, channelPatchSchema, publicChannel } from "../core/channel_schema.ts";
+import { modelInputSchema, modelPatchSchema } from "../core/catalog.ts";
+import {
+  channelCreateSchema,
+  channelPatchBodySchema,
+  publicChannel,
+} from "../core/channel_schema.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
+import type { ListOptions } from "../core/list_options.ts";
 import { creditInputSchema, keyInputSchema, keyPatchSchema } from "../core/key_schema.ts";
 import type { AppEnv } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
 
 const ADMIN_BODY_LIMIT = 1024 * 1024;
 
-function paging(query: (name: string) => string | undefined) {
+function timeParam(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) {
+    throw new GatewayError(
+      "invalid_request",
+      400,
+      `${name} must be an ISO 8601 time such as 2026-11-24T10:00:00Z, not '${value}'`,
+      { param: name },
+    );
+  }
+  return ms;
+}
+
+/** `?cursor=&limit=&order=asc|desc&since=&until=` of an admin list; newest first by default. */
+function listOptions(query: (name: string) => string | undefined): ListOptions {
   const limit = Number(query("limit") ?? "50");
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new GatewayError("invalid_request", 400, "limit must be an integer from 1 to 1000", {
       param: "limit",
     });
   }
-  return { cursor: query("cursor") || undefined, limit };
+  const order = query("order") ?? "desc";
+  if (order !== "asc" && order !== "desc") {
+    throw new GatewayError("invalid_request", 400, "order must be 'asc' or 'desc'", {
+      param: "order",
+    });
+  }
+  return {
+    cursor: query("cursor") || undefined,
+    limit,
+    order,
+    since: timeParam("since", query("since")),
+    until: timeParam("until", query("until")),
+  };
 }
 
 /** The admin sub-app. */
@@ -46,8 +78,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
     return c.json(await gateway.keys.create(input), 201);
   });
   app.get("/admin/keys", async (c) => {
-    const { cursor, limit } = paging((name) => c.req.query(name));
-    return c.json(await gateway.keys.list(cursor, limit));
+    return c.json(await gateway.keys.list(listOptions((name) => c.req.query(name))));
   });
   app.get("/admin/keys/:id", async (c) => c.json(await gateway.keys.get(c.req.param("id"))));
   app.patch("/admin/keys/:id", async (c) => {
@@ -71,19 +102,25 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
 
   // channels
   app.post("/admin/channels", async (c) => {
-    const input = validate(channelInputSchema, await body(c.req.raw));
-    return c.json(await gateway.registry.createChannel(input), 201);
+    const { create_models, ...input } = validate(channelCreateSchema, await body(c.req.raw));
+    return c.json(
+      await gateway.registry.createChannel(input, { createModels: create_models }),
+      201,
+    );
   });
   app.get("/admin/channels", async (c) => {
-    const { cursor, limit } = paging((name) => c.req.query(name));
-    return c.json(await gateway.registry.listChannels(cursor, limit));
+    return c.json(await gateway.registry.listChannels(listOptions((name) => c.req.query(name))));
   });
   app.get("/admin/channels/:id", async (c) => {
     return c.json(publicChannel(await gateway.registry.getChannel(c.req.param("id"))));
   });
   app.patch("/admin/channels/:id", async (c) => {
-    const patch = validate(channelPatchSchema, await body(c.req.raw));
-    return c.json(await gateway.registry.updateChannel(c.req.param("id"), patch));
+    const { create_models, ...patch } = validate(channelPatchBodySchema, await body(c.req.raw));
+    return c.json(
+      await gateway.registry.updateChannel(c.req.param("id"), patch, {
+        createModels: create_models,
+      }),
+    );
   });
   app.delete("/admin/channels/:id", async (c) => {
     await gateway.registry.deleteChannel(c.req.param("id"));
@@ -97,19 +134,26 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
     const input = validate(modelInputSchema, await body(c.req.raw));
     return c.json(await gateway.registry.putModel(c.req.param("id"), input));
   });
+  app.patch("/admin/models/:id", async (c) => {
+    const patch = validate(modelPatchSchema, await body(c.req.raw));
+    return c.json(await gateway.registry.patchModel(c.req.param("id"), patch));
+  });
+  app.delete("/admin/models/:id", async (c) => {
+    await gateway.registry.deleteModel(c.req.param("id"));
+    return c.body(null, 204);
+  });
 
   // ledger, request log, tasks
   app.get("/admin/ledger", async (c) => {
-    const { cursor, limit } = paging((name) => c.req.query(name));
-    return c.json(await gateway.ledger.list(c.req.query("key"), cursor, limit));
+    const options = listOptions((name) => c.req.query(name));
+    return c.json(await gateway.ledger.list(c.req.query("key"), options));
   });
   app.get("/admin/requests", async (c) => {
-    const { cursor, limit } = paging((name) => c.req.query(name));
-    return c.json(await gateway.requestLog.list(cursor, limit, { key: c.req.query("key") }));
+    const options = listOptions((name) => c.req.query(name));
+    return c.json(await gateway.requestLog.list(options, { key: c.req.query("key") }));
   });
   app.get("/admin/tasks", async (c) => {
-    const { cursor, limit } = paging((name) => c.req.query(name));
-    return c.json(await gateway.listTasks(cursor, limit));
+    return c.json(await gateway.listTasks(listOptions((name) => c.req.query(name))));
   });
 
   return app;

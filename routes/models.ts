@@ -15,7 +15,8 @@ import { type AppEnv, requireKey } from "./middleware.ts";
 export function modelsForKey(gateway: Gateway, key: KeyRecord): CatalogModel[] {
   return gateway.registry.models
     .filter((model) =>
-      keyMayUseModel(key, model) && gateway.registry.servesModel(model.id, key.group)
+      model.enabled !== false && keyMayUseModel(key, model) &&
+      gateway.registry.servesModel(model.id, key.group)
     )
     .sort((a, b) => a.id.localeCompare(b.id));
 }

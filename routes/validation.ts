@@ -1,8 +1,9 @@
 /** Reads and checks JSON bodies, turning every problem into a 400 with the field named. */
 
-import type { z } from "zod";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import { readLimited } from "../core/read_limited.ts";
+
+export { validate } from "../core/validate.ts";
 
 /** Parses `text` as JSON or throws 400 `invalid_json`. */
 export function parseJson(text: string): unknown {
@@ -22,20 +23,6 @@ export function parseJson(text: string): unknown {
       "invalid_json",
     );
   }
-}
-
-/** Checks `value` against `schema` or throws 400 naming the first offending field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = issue.path.join(".");
-  throw new GatewayError(
-    "invalid_request",
-    400,
-    path ? `Invalid value for '${path}': ${issue.message}` : `Invalid request: ${issue.message}`,
-    { param: path || undefined },
-  );
 }
 
 /** Reads a JSON body with the size limit enforced while reading. */

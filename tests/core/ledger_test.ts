@@ -13,7 +13,7 @@ async function withLedger(fn: (ledger: Ledger, kv: Deno.Kv, path: string) => Pro
 }
 
 async function sumOfEntries(ledger: Ledger, keyId: string) {
-  const { data } = await ledger.list(keyId, undefined, 1000);
+  const { data } = await ledger.list(keyId, { limit: 1000, order: "asc" });
   return data.reduce((sum, entry) => sum + entry.amount, 0);
 }
 
@@ -38,7 +38,7 @@ Deno.test("Ledger.hold() refuses with insufficient_balance and writes nothing", 
     await ledger.credit("k", 100);
     await assertRejects(() => ledger.hold("k", limited, "req-1", 101));
     assertEquals(await ledger.balance("k"), 100);
-    assertEquals((await ledger.list("k", undefined, 100)).data.length, 1);
+    assertEquals((await ledger.list("k", { limit: 100, order: "asc" })).data.length, 1);
   });
 });
 

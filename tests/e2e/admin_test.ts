@@ -16,6 +16,7 @@ Deno.test(
       const { id, key } = created.body;
       assertOk(key.startsWith("sk-gw-"));
       assertEquals(created.body.balance, 5_000);
+      await gw.putModel("m", { kind: "text", price: { input: 1, output: 1 } });
       const fetched = (await gw.admin("GET", `/admin/keys/${id}`)).body;
       assertEquals(fetched.key, undefined);
       assertEquals(fetched.hash, undefined);
@@ -133,6 +134,7 @@ Deno.test(
   async () => {
     const gw = await startTestGateway();
     try {
+      await gw.putModel("m", { kind: "text", price: { input: 1, output: 1 } });
       const channel = await gw.addChannel({ base_url: "http://127.0.0.1:9/v1", models: ["m"] });
       const patched = await gw.admin("PATCH", `/admin/channels/${channel.id}`, {
         enabled: false,

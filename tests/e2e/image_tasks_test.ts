@@ -211,7 +211,7 @@ Deno.test(
       const task = await waitForTask(gateway.url, key, taskId);
       assertEquals(task.status, "succeeded");
       assertEquals(upstream.requests.length, 2, "run again once after the lease ran out");
-      const ledger = await admin("GET", `/admin/ledger?key=${keyId}`);
+      const ledger = await admin("GET", `/admin/ledger?key=${keyId}&order=asc`);
       const types = ledger.data.map((entry: { type: string }) => entry.type);
       assertEquals(types, ["credit", "hold", "settle"]);
       const record = await admin("GET", `/admin/keys/${keyId}`);

@@ -203,7 +203,10 @@ async function crashScenario(crashAt: string) {
     const client = videoClient(gateway.url, key);
     const task = await client.waitForTask(id);
     assertEquals(task.status, "FAILURE");
-    const ledger = await adminOf(gateway.url, ADMIN_TOKEN)("GET", `/admin/ledger?key=${keyId}`);
+    const ledger = await adminOf(gateway.url, ADMIN_TOKEN)(
+      "GET",
+      `/admin/ledger?key=${keyId}&order=asc`,
+    );
     const moves = ledger.data.map((entry: { type: string; amount: number }) => [
       entry.type,
       entry.amount,
@@ -279,7 +282,7 @@ Deno.test(
       for (const id of ids) assertEquals((await client.waitForTask(id)).status, "FAILURE");
       const ledger = await adminOf(first.url, ADMIN_TOKEN)(
         "GET",
-        `/admin/ledger?key=${keyId}&limit=1000`,
+        `/admin/ledger?key=${keyId}&order=asc&limit=1000`,
       );
       const entries = ledger.data as Array<{ type: string; ref: string }>;
       for (const id of ids) {

@@ -68,7 +68,10 @@ export async function startTestGateway(
     const entries = [];
     let cursor = "";
     do {
-      const page = await admin("GET", `/admin/ledger?key=${keyId}&limit=1000&cursor=${cursor}`);
+      const page = await admin(
+        "GET",
+        `/admin/ledger?key=${keyId}&order=asc&limit=1000&cursor=${cursor}`,
+      );
       entries.push(...page.body.data);
       cursor = page.body.cursor ?? "";
     } while (cursor);
