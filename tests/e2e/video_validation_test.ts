@@ -1,6 +1,7 @@
 /** Every refused video request: its status, its error, and that nothing was charged or sent. */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
+import { captureConsoleError } from "../helpers/console_capture.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
@@ -311,7 +312,12 @@ Deno.test(
     const s = await setupVideo({ env: { FFPROBE_PATH: "/nonexistent/ffprobe" } });
     try {
       const balance = await s.gw.balance(s.keyId);
-      const refused = await s.submit(BASE, [{ field: "video", bytes: fixtures.mp4_3s }]);
+      const { result: refused, lines } = await captureConsoleError(() =>
+        s.submit(BASE, [{ field: "video", bytes: fixtures.mp4_3s }])
+      );
+      assertEquals(lines.map((line) => JSON.parse(line)), [
+        { msg: "ffprobe unavailable", error: "ffprobe was not found at '/nonexistent/ffprobe'" },
+      ]);
       assertEquals(refused.status, 503);
       assertEquals((await refused.json()).error.code, "media_probe_unavailable");
       await assertNothingCharged(s, balance);

@@ -10,7 +10,14 @@
  * an `event: error` mid-stream, a connection dropped mid-stream, malformed JSON.
  */
 
-import { frameStream, pieces, script, type ScriptInput, type StreamFault } from "./text_script.ts";
+import {
+  frameStream,
+  pieces,
+  script,
+  type ScriptInput,
+  simulatorOnError,
+  type StreamFault,
+} from "./text_script.ts";
 
 export type AnthropicFault =
   | { kind: "status"; status: number; type?: string; message?: string }
@@ -189,7 +196,12 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     close: async () => {},
   };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    onError: simulatorOnError,
+  }, async (req) => {
     const url = new URL(req.url);
     const apiKey = req.headers.get("x-api-key") ??
       req.headers.get("authorization")?.replace(/^Bearer /, "") ?? null;

@@ -16,7 +16,13 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { simulatedImageColor } from "./openai_images.ts";
-import { frameStream, script, type ScriptInput, type StreamFault } from "./text_script.ts";
+import {
+  frameStream,
+  script,
+  type ScriptInput,
+  simulatorOnError,
+  type StreamFault,
+} from "./text_script.ts";
 
 export type GeminiFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; retryDelay?: string }
@@ -294,7 +300,12 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
 
   // --- HTTP -------------------------------------------------------------------------------------
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    onError: simulatorOnError,
+  }, async (req) => {
     const url = new URL(req.url);
     const route =
       /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/

@@ -6,7 +6,13 @@
  * Frames are written split at awkward byte offsets to exercise the gateway's SSE parsing.
  */
 
-import { pieces, script, type ScriptInput } from "./text_script.ts";
+import {
+  pieces,
+  script,
+  type ScriptInput,
+  SimulatedConnectionLoss,
+  simulatorOnError,
+} from "./text_script.ts";
 
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
@@ -112,7 +118,12 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
   };
   const keys = options.keys ?? ["sk-upstream-test"];
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    onError: simulatorOnError,
+  }, async (req) => {
     const url = new URL(req.url);
     if (req.method !== "POST" || url.pathname !== "/v1/chat/completions") {
       return new Response(errorBody(404, `Unknown path ${url.pathname}`), { status: 404 });
@@ -303,7 +314,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
           if (fault?.kind === "die_mid_stream" && sent === fault.afterChunks) {
             // Let what was sent reach the wire first, as a real connection loss would.
             if (sent > 0) await sleep(30);
-            controller.error(new Error("simulated connection loss"));
+            controller.error(new SimulatedConnectionLoss());
             return;
           }
           if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {

@@ -9,7 +9,14 @@
  * Faults: error statuses, an `event: error` mid-stream, a dropped connection, malformed JSON.
  */
 
-import { frameStream, pieces, script, type ScriptInput, type StreamFault } from "./text_script.ts";
+import {
+  frameStream,
+  pieces,
+  script,
+  type ScriptInput,
+  simulatorOnError,
+  type StreamFault,
+} from "./text_script.ts";
 
 export type ResponsesFault =
   | { kind: "status"; status: number; message?: string }
@@ -124,7 +131,12 @@ export function startOpenAIResponsesUpstream(
   const keys = options.keys ?? ["sk-upstream-test"];
   const state: ResponsesUpstream = { baseUrl: "", requests: [], faults: [], close: async () => {} };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    onError: simulatorOnError,
+  }, async (req) => {
     const url = new URL(req.url);
     if (req.method !== "POST" || url.pathname !== "/v1/responses") {
       return openaiError(404, `Unknown path ${url.pathname}`);

@@ -87,6 +87,27 @@ export function pieces(text: string, size: number): string[] {
 const encoder = new TextEncoder();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * What a simulated stream errors with to drop its connection midway. Deno's server then aborts
+ * the response, so the gateway reads a body that breaks off, as on a real connection loss.
+ */
+export class SimulatedConnectionLoss extends Error {
+  constructor() {
+    super("simulated connection loss");
+    this.name = "SimulatedConnectionLoss";
+  }
+}
+
+/**
+ * `onError` for the simulators' `Deno.serve`. A body that failed with SimulatedConnectionLoss is
+ * the fault doing its job, so it is not logged; anything else is logged and answered as Deno's
+ * default handler does.
+ */
+export function simulatorOnError(error: unknown): Response {
+  if (!(error instanceof SimulatedConnectionLoss)) console.error(error);
+  return new Response("Internal Server Error", { status: 500 });
+}
+
 /** Faults every simulated text stream can show. */
 export type StreamFault =
   | { kind: "die_mid_stream"; afterFrames: number }
@@ -120,7 +141,7 @@ export function frameStream(
             return;
           }
           if (sent > 0) await sleep(30);
-          controller.error(new Error("simulated connection loss"));
+          controller.error(new SimulatedConnectionLoss());
           return;
         }
         const cut = Math.max(1, Math.floor(frame.length / 2) + (sent % 7));
