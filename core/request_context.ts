@@ -5,6 +5,7 @@ import type { KeyRecord } from "./key_schema.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 import type { TokenUsage, UsageSource } from "./usage.ts";
 import type { ClientInterface } from "./credentials.ts";
+import type { AttemptRecord } from "./upstream.ts";
 
 export interface RequestResult {
   status: number;
@@ -25,7 +26,8 @@ export class RequestContext {
   key: KeyRecord | null = null;
   model: string | null = null;
   stream = false;
-  attempts = 0;
+  /** Every upstream attempt, in order; the failover helper appends to it. */
+  readonly upstreamAttempts: AttemptRecord[] = [];
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
   #logged = false;
@@ -48,11 +50,12 @@ export class RequestContext {
       route: this.route,
       key_id: this.key?.id ?? null,
       model: this.model,
-      channel_id: result.channelId ?? null,
+      channel_id: result.channelId ?? this.upstreamAttempts.at(-1)?.channel_id ?? null,
       status: result.status,
       latency_ms: Math.round(latency * 100) / 100,
       stream: this.stream,
-      attempts: this.attempts,
+      attempts: this.upstreamAttempts.length,
+      upstream_attempts: this.upstreamAttempts,
       input_tokens: result.usage?.input_tokens ?? 0,
       cached_input_tokens: result.usage?.cached_input_tokens ?? 0,
       output_tokens: result.usage?.output_tokens ?? 0,

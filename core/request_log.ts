@@ -5,6 +5,7 @@
  */
 
 import { kvKeys } from "./kv_keys.ts";
+import type { AttemptRecord } from "./upstream.ts";
 import { idTimeBound, kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
 
 export interface RequestLogEntry {
@@ -19,6 +20,8 @@ export interface RequestLogEntry {
   latency_ms: number;
   stream: boolean;
   attempts: number;
+  /** Each upstream attempt: channel, URL without query, outcome, error class, latency. */
+  upstream_attempts: AttemptRecord[];
   input_tokens: number;
   cached_input_tokens: number;
   output_tokens: number;

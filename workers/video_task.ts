@@ -27,7 +27,7 @@ import {
 } from "../core/routing.ts";
 import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
-import { UpstreamAttemptError, withFailover } from "../core/upstream.ts";
+import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../core/upstream.ts";
 import {
   readCreatedTaskId,
   type UpstreamVideoState,
@@ -61,6 +61,7 @@ async function submitOnce(
   task: VideoTask,
   channel: Channel,
   signal: AbortSignal,
+  trace: AttemptTrace,
 ) {
   const apiKey = pickUpstreamKey(channel);
   const model = upstreamModelName(channel, task.model);
@@ -75,7 +76,9 @@ async function submitOnce(
       resolution,
       (reference) => referenceUrl(task, reference),
     );
-    return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError));
+    return readCreatedTaskId(
+      await callUpstream(channel, url, init, signal, readOpenAIError, trace),
+    );
   }
   const { url, init } = await buildGatewayVideoCreate(
     channel,
@@ -88,7 +91,7 @@ async function submitOnce(
       return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: reference.content_type });
     },
   );
-  return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError));
+  return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError, trace));
 }
 
 async function pollOnce(
@@ -159,14 +162,12 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
     }
     const { result: upstreamId, channel } = await withFailover(
       order,
-      1 + gateway.options.maxRetries,
-      run.signal,
-      (channel) => submitOnce(gateway, task, channel, run.signal),
-      (record) =>
-        gateway.metrics.add("gateway_upstream_attempts_total", {
-          channel: record.channel_id,
-          outcome: record.outcome,
-        }),
+      (channel, trace) => submitOnce(gateway, task, channel, run.signal, trace),
+      {
+        maxAttempts: 1 + gateway.options.maxRetries,
+        signal: run.signal,
+        metrics: gateway.metrics,
+      },
     );
     await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
       upstream_id: upstreamId,

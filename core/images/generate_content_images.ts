@@ -14,7 +14,7 @@ import { type KeyRecord, ownerOf } from "../key_schema.ts";
 import { RequestBill } from "../request_bill.ts";
 import type { RequestContext } from "../request_context.ts";
 import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
-import { UpstreamAttemptError, withFailover } from "../upstream.ts";
+import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../upstream.ts";
 import {
   buildGeminiRequest,
   readGeminiError,
@@ -96,6 +96,7 @@ async function passThrough(
   model: string,
   request: GenerateContentRequest,
   signal: AbortSignal,
+  trace: AttemptTrace,
 ): Promise<{ body: Record<string, unknown>; images: number }> {
   const { url, init } = buildGeminiRequest(
     channel,
@@ -103,7 +104,7 @@ async function passThrough(
     upstreamModelName(channel, model),
     request,
   );
-  const text = await callUpstream(channel, url, init, signal, readGeminiError);
+  const text = await callUpstream(channel, url, init, signal, readGeminiError, trace);
   const images = readGeminiImageAnswer(text).length;
   return { body: JSON.parse(text), images };
 }
@@ -137,12 +138,11 @@ export async function serveGenerateContentImages(
   try {
     const chosen = await withFailover(
       order,
-      1 + gateway.options.maxRetries,
-      signal,
-      async (channel) => {
-        context.attempts++;
-        if (channel.type === "gemini") return await passThrough(channel, model, request, signal);
-        const result = await attemptImageJob(channel, job, signal);
+      async (channel, trace) => {
+        if (channel.type === "gemini") {
+          return await passThrough(channel, model, request, signal, trace);
+        }
+        const result = await attemptImageJob(channel, job, signal, trace);
         const target = {
           publicUrl,
           owner: ownerOf(key),
@@ -166,11 +166,12 @@ export async function serveGenerateContentImages(
           },
         };
       },
-      (record) =>
-        gateway.metrics.add("gateway_upstream_attempts_total", {
-          channel: record.channel_id,
-          outcome: record.outcome,
-        }),
+      {
+        maxAttempts: 1 + gateway.options.maxRetries,
+        signal,
+        metrics: gateway.metrics,
+        log: context.upstreamAttempts,
+      },
     );
     answer = chosen.result;
     channelId = chosen.channel.id;

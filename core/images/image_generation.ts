@@ -10,7 +10,14 @@ import type { Gateway } from "../gateway.ts";
 import type { KeyRecord } from "../key_schema.ts";
 import { resolveModel } from "../model_access.ts";
 import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
-import { UpstreamAttemptError, UpstreamCall, withFailover } from "../upstream.ts";
+import {
+  type AttemptRecord,
+  type AttemptTrace,
+  networkFailure,
+  type UpstreamAttemptError,
+  UpstreamCall,
+  withFailover,
+} from "../upstream.ts";
 import { readOpenAIError } from "../providers/openai_chat.ts";
 import { buildOpenAIImagesRequest, readOpenAIImagesAnswer } from "../providers/openai_images.ts";
 import {
@@ -42,7 +49,9 @@ export async function callUpstream(
   init: RequestInit,
   signal: AbortSignal,
   readError: (response: Response) => Promise<UpstreamAttemptError>,
+  trace?: AttemptTrace,
 ): Promise<string> {
+  if (trace) trace.url = url;
   const call = new UpstreamCall(channel.timeout_ms, signal);
   try {
     const response = await fetch(url, { ...init, signal: call.signal });
@@ -52,13 +61,7 @@ export async function callUpstream(
     return text;
   } catch (error) {
     call.abort();
-    if (error instanceof UpstreamAttemptError) throw error;
-    const reason = call.timedOut
-      ? `timed out after ${channel.timeout_ms} ms`
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    throw new UpstreamAttemptError(reason, { retryable: !call.clientAborted });
+    throw networkFailure(error, call);
   }
 }
 
@@ -67,6 +70,7 @@ export async function attemptImageJob(
   channel: Channel,
   job: ImageJob,
   signal: AbortSignal,
+  trace?: AttemptTrace,
 ): Promise<ImageAttemptResult> {
   const upstreamModel = upstreamModelName(channel, job.model);
   if (channel.type === "openai-images") {
@@ -76,7 +80,7 @@ export async function attemptImageJob(
       upstreamModel,
       job,
     );
-    const text = await callUpstream(channel, url, init, signal, readOpenAIError);
+    const text = await callUpstream(channel, url, init, signal, readOpenAIError, trace);
     return { images: readOpenAIImagesAnswer(text), ignoredFields: [] };
   }
   // Gemini draws one image per call: n calls at once, keeping every image that came back.
@@ -88,7 +92,8 @@ export async function attemptImageJob(
       upstreamModel,
       body,
     );
-    return callUpstream(channel, url, init, signal, readGeminiError).then(readGeminiImageAnswer);
+    return callUpstream(channel, url, init, signal, readGeminiError, trace)
+      .then(readGeminiImageAnswer);
   });
   const settled = await Promise.allSettled(calls);
   const images: UpstreamImage[] = settled.flatMap((result) =>
@@ -98,27 +103,18 @@ export async function attemptImageJob(
   return { images: images.slice(0, job.n), ignoredFields: geminiIgnoredImageFields(job) };
 }
 
-/** Runs `job` over `order` with failover; counts attempts in metrics. */
+/** Runs `job` over `order` with failover; each attempt goes to `log` when given. */
 export function runImageJob(
   gateway: Gateway,
   order: readonly Channel[],
   job: ImageJob,
   signal: AbortSignal,
-  onAttempt: () => void = () => {},
+  log?: AttemptRecord[],
 ): Promise<{ result: ImageAttemptResult; channel: Channel }> {
   return withFailover(
     order,
-    1 + gateway.options.maxRetries,
-    signal,
-    (channel) => {
-      onAttempt();
-      return attemptImageJob(channel, job, signal);
-    },
-    (record) =>
-      gateway.metrics.add("gateway_upstream_attempts_total", {
-        channel: record.channel_id,
-        outcome: record.outcome,
-      }),
+    (channel, trace) => attemptImageJob(channel, job, signal, trace),
+    { maxAttempts: 1 + gateway.options.maxRetries, signal, metrics: gateway.metrics, log },
   );
 }
 

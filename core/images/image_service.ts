@@ -55,9 +55,13 @@ export async function serveImages(
   let channelId: string;
   let ignoredFields: string[];
   try {
-    const { result, channel } = await runImageJob(gateway, order, job, signal, () => {
-      context.attempts++;
-    });
+    const { result, channel } = await runImageJob(
+      gateway,
+      order,
+      job,
+      signal,
+      context.upstreamAttempts,
+    );
     channelId = channel.id;
     ignoredFields = result.ignoredFields;
     await bill.confirmed();

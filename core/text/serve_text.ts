@@ -20,7 +20,7 @@ import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
 import { pumpSse, type SsePumpHandlers, type StreamOutcome } from "../sse_pump.ts";
 import { RequestBill } from "../request_bill.ts";
 import { textCost } from "../pricing.ts";
-import { UpstreamAttemptError, UpstreamCall, withFailover } from "../upstream.ts";
+import { networkFailure, UpstreamAttemptError, UpstreamCall, withFailover } from "../upstream.ts";
 import type { TokenUsage, UsageSource } from "../usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
 import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
@@ -165,10 +165,7 @@ export async function serveText(
   try {
     chosen = await withFailover(
       order,
-      1 + gateway.options.maxRetries,
-      clientSignal,
-      async (channel): Promise<JsonResult | StreamResult> => {
-        context.attempts++;
+      async (channel, trace): Promise<JsonResult | StreamResult> => {
         const format = formatOf(channel);
         const upstreamModel = upstreamModelName(channel, inbound.model);
         const { body, ignored } = upstreamBody(inbound, format, upstreamModel, maxOutput);
@@ -180,6 +177,7 @@ export async function serveText(
           stream,
           body,
         );
+        trace.url = url;
         const attempt: Attempt = { format, upstreamModel, ignored };
         try {
           const response = await fetch(url, { ...init, signal: call.signal });
@@ -210,20 +208,15 @@ export async function serveText(
           return { ...attempt, call, first: first.value, events };
         } catch (error) {
           call.abort();
-          if (error instanceof UpstreamAttemptError) throw error;
-          const reason = call.timedOut
-            ? `timed out after ${channel.timeout_ms} ms`
-            : error instanceof Error
-            ? error.message
-            : String(error);
-          throw new UpstreamAttemptError(reason, { retryable: !call.clientAborted });
+          throw networkFailure(error, call);
         }
       },
-      (record) =>
-        gateway.metrics.add("gateway_upstream_attempts_total", {
-          channel: record.channel_id,
-          outcome: record.outcome,
-        }),
+      {
+        maxAttempts: 1 + gateway.options.maxRetries,
+        signal: clientSignal,
+        metrics: gateway.metrics,
+        log: context.upstreamAttempts,
+      },
     );
   } catch (error) {
     await bill.release("upstream call failed");

@@ -1,0 +1,180 @@
+/** Every failed upstream attempt is attributed: channel, URL, cause class, latency. */
+
+import { assertEquals, assertOk } from "../helpers/assert.ts";
+import { serverTest } from "../helpers/gateway.ts";
+import { type ChatSetup, MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
+import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
+
+const ask = { model: MODEL, messages: [{ role: "user", content: "who failed?" }] };
+
+/** A loopback port that nothing listens on. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Replaces the setup's only channel by one at `baseUrl`; returns its id. */
+async function onlyChannel(s: ChatSetup, baseUrl: string, extra = {}): Promise<string> {
+  const channels = (await s.gw.admin("GET", "/admin/channels")).body.data;
+  for (const channel of channels) await s.gw.admin("DELETE", `/admin/channels/${channel.id}`);
+  const created = await s.gw.addChannel({
+    name: "only",
+    base_url: baseUrl,
+    models: [MODEL],
+    ...extra,
+  });
+  return created.id;
+}
+
+// deno-lint-ignore no-explicit-any
+async function lastRequest(s: ChatSetup): Promise<any> {
+  await s.gw.settle();
+  return (await s.gw.admin("GET", "/admin/requests?limit=1")).body.data[0];
+}
+
+const cases: Array<{
+  label: string;
+  errorClass: string;
+  status?: number;
+  // deno-lint-ignore no-explicit-any
+  start(): Promise<{ baseUrl: string; extra?: any; close(): Promise<void> | void }>;
+}> = [
+  {
+    label: "a refused connection",
+    errorClass: "connect_refused",
+    start: () => Promise.resolve({ baseUrl: `http://127.0.0.1:${closedPort()}/v1`, close() {} }),
+  },
+  {
+    label: "a host name that does not resolve",
+    errorClass: "dns",
+    start: () => Promise.resolve({ baseUrl: "http://upstream.invalid/v1", close() {} }),
+  },
+  {
+    label: "TLS spoken to a plain HTTP server",
+    errorClass: "tls",
+    start() {
+      const plain = startOpenAIChatUpstream();
+      return Promise.resolve({
+        baseUrl: plain.baseUrl.replace("http:", "https:"),
+        close: plain.close,
+      });
+    },
+  },
+  {
+    label: "a connection reset",
+    errorClass: "reset",
+    start() {
+      const reset = startResettingServer();
+      return Promise.resolve({ baseUrl: reset.baseUrl, close: () => reset.close() });
+    },
+  },
+  {
+    label: "a timeout",
+    errorClass: "timeout",
+    start() {
+      const slow = startOpenAIChatUpstream();
+      slow.fault = { kind: "hang" };
+      return Promise.resolve({
+        baseUrl: slow.baseUrl,
+        extra: { timeout_ms: 300 },
+        close: slow.close,
+      });
+    },
+  },
+  {
+    label: "an upstream 500",
+    errorClass: "http_500",
+    status: 500,
+    start() {
+      const failing = startOpenAIChatUpstream();
+      failing.fault = { kind: "status", status: 500 };
+      return Promise.resolve({ baseUrl: failing.baseUrl, close: failing.close });
+    },
+  },
+  {
+    label:
+      "an upstream 404 (a wrong base URL or model map is the channel's fault, not the client's)",
+    errorClass: "http_404",
+    status: 404,
+    start() {
+      const missing = startOpenAIChatUpstream();
+      missing.fault = { kind: "status", status: 404 };
+      return Promise.resolve({ baseUrl: missing.baseUrl, close: missing.close });
+    },
+  },
+];
+
+for (const { label, errorClass, status, start } of cases) {
+  Deno.test(
+    `upstream attribution: ${label} is a 502 naming the channel and '${errorClass}', recorded, not charged`,
+    serverTest,
+    async () => {
+      const s = await setupChat();
+      const upstream = await start();
+      try {
+        const channelId = await onlyChannel(s, upstream.baseUrl, upstream.extra);
+        const response = await postChat(s, ask);
+        const body = await response.json();
+        assertEquals(response.status, 502);
+        assertEquals(body.error.code, "upstream_unavailable");
+        assertEquals(response.headers.get("x-gateway-channel"), channelId);
+        assertOk(body.error.message.includes(errorClass), body.error.message);
+        assertOk(body.error.message.includes(channelId), body.error.message);
+        assertOk(!body.error.message.includes("sk-upstream-test"));
+
+        const record = await lastRequest(s);
+        assertEquals(record.status, 502);
+        assertEquals(record.channel_id, channelId);
+        assertEquals(record.attempts, 1);
+        const [attempt] = record.upstream_attempts;
+        assertEquals(attempt.channel_id, channelId);
+        assertEquals(attempt.outcome, "failed");
+        assertEquals(attempt.error_class, errorClass);
+        assertEquals(attempt.status, status);
+        assertEquals(attempt.url, `${upstream.baseUrl}/chat/completions`);
+        assertOk(typeof attempt.latency_ms === "number");
+        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+      } finally {
+        await upstream.close();
+        await s.close();
+      }
+    },
+  );
+}
+
+Deno.test(
+  "upstream attribution: with failover the record lists the dead channel's attempt and the live one's",
+  serverTest,
+  async () => {
+    const s = await setupChat();
+    try {
+      const primary = (await s.gw.admin("GET", "/admin/channels")).body.data[0].id;
+      const dead = await s.gw.addChannel({
+        name: "dead",
+        base_url: `http://127.0.0.1:${closedPort()}/v1`,
+        models: [MODEL],
+        priority: 1,
+      });
+      const response = await postChat(s, ask);
+      assertEquals(response.status, 200);
+      assertEquals(response.headers.get("x-gateway-channel"), primary);
+      await response.body?.cancel();
+      const record = await lastRequest(s);
+      assertEquals(record.channel_id, primary);
+      assertEquals(record.attempts, 2);
+      assertEquals(
+        record.upstream_attempts.map((a: { channel_id: string; outcome: string }) => [
+          a.channel_id,
+          a.outcome,
+        ]),
+        [[dead.id, "failed"], [primary, "ok"]],
+      );
+      assertEquals(record.upstream_attempts[0].error_class, "connect_refused");
+      assertEquals(record.upstream_attempts[1].error_class, undefined);
+    } finally {
+      await s.close();
+    }
+  },
+);
