@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { patchShape } from "./patch_schema.ts";
-import { VIDEO_RESOLUTIONS } from "./video/video_models.ts";
+import { VIDEO_RESOLUTIONS } from "./video/video_job.ts";
 
 export const CHANNEL_TYPES = [
   "openai",
@@ -15,51 +15,6 @@ export const CHANNEL_TYPES = [
 ] as const;
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
-
-/** The kind of model each channel type serves (gemini serves image models too). */
-export const KIND_OF_CHANNEL_TYPE: Record<ChannelType, "text" | "image" | "video"> = {
-  "openai": "text",
-  "openai-responses": "text",
-  "anthropic": "text",
-  "gemini": "text",
-  "openai-images": "image",
-  "ark-video": "video",
-  "gateway-video": "video",
-};
-
-const SDK_BASE_URL_EXAMPLE: Record<ChannelType, string> = {
-  "openai": "https://api.openai.com/v1",
-  "openai-responses": "https://api.openai.com/v1",
-  "anthropic": "https://api.anthropic.com",
-  "gemini": "https://generativelanguage.googleapis.com",
-  "openai-images": "https://api.openai.com/v1",
-  "ark-video": "https://ark.cn-beijing.volces.com/api/v3",
-  "gateway-video": "https://other-gateway.example/v1",
-};
-
-/** Path endings the gateway appends itself, per channel type; a base_url must not carry them. */
-const APPENDED_PATHS: Record<ChannelType, RegExp> = {
-  "openai": /\/(chat\/completions|completions|responses)$/,
-  "openai-responses": /\/(responses|chat\/completions)$/,
-  "anthropic": /\/v1(\/messages)?$/,
-  "gemini": /\/(v1|v1beta|v1alpha)(\/models.*)?$/,
-  "openai-images": /\/images(\/(generations|edits))?$/,
-  "ark-video": /\/contents\/generations\/tasks$/,
-  "gateway-video": /\/video\/generations$/,
-};
-
-/**
- * Why `baseUrl` cannot be right for a channel of `type`, or undefined. The base URL is what the
- * provider's own SDK takes; the gateway appends the rest (`/v1/messages` on anthropic), so a
- * base URL that already ends with it would double it (`…/v1/v1/messages` → 404 upstream).
- */
-export function baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined {
-  const path = new URL(baseUrl).pathname.replace(/\/+$/, "");
-  if (!APPENDED_PATHS[type].test(path)) return undefined;
-  return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
-    `the rest; '${baseUrl}' already ends with '${path.match(APPENDED_PATHS[type])![0]}'. ` +
-    `Use the form '${SDK_BASE_URL_EXAMPLE[type]}'`;
-}
 
 const channelFields = {
   name: z.string().min(1).max(200),

@@ -7,6 +7,7 @@ import { Ledger } from "./ledger.ts";
 import { MediaStore } from "./media_store.ts";
 import { Metrics } from "./metrics.ts";
 import { RateLimiter } from "./rate_limit.ts";
+import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./registry.ts";
 import { RequestLog } from "./request_log.ts";
 import type { SecretBox } from "./secret_box.ts";
@@ -73,7 +74,10 @@ export class Gateway {
     this.options = options;
     this.ledger = new Ledger(kv);
     this.keys = new KeyStore(kv, this.ledger);
-    this.registry = new Registry(kv, box, { configFile: options.configFile });
+    this.registry = new Registry(kv, box, {
+      rules: CHANNEL_RULES,
+      configFile: options.configFile,
+    });
     this.media = new MediaStore(kv, options.mediaTtlMs);
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,

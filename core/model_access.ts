@@ -1,10 +1,11 @@
 /** Decides whether a key may use a model, and which channels may serve it. */
 
 import { type CatalogModel, keyMayUseModel } from "./catalog.ts";
-import type { Channel, ChannelType } from "./channel_schema.ts";
+import type { Channel } from "./channel_schema.ts";
 import { GatewayError } from "./errors.ts";
 import type { Gateway } from "./gateway.ts";
 import type { KeyRecord } from "./key_schema.ts";
+import { servesKind } from "./providers/provider_table.ts";
 import { eligibleChannels, planChannelOrder } from "./routing.ts";
 
 const INTERFACE_BY_KIND = {
@@ -19,7 +20,6 @@ export function resolveModel(
   key: KeyRecord,
   modelId: string,
   kind: CatalogModel["kind"],
-  channelTypes: readonly ChannelType[],
 ): { model: CatalogModel; order: Channel[] } {
   const model = gateway.registry.model(modelId);
   if (!model) {
@@ -49,7 +49,7 @@ export function resolveModel(
     );
   }
   const channels = eligibleChannels(gateway.registry.channels, modelId, key.group)
-    .filter((channel) => channelTypes.includes(channel.type));
+    .filter((channel) => servesKind(channel, kind));
   if (channels.length === 0) {
     throw new GatewayError(
       "no_available_channel",

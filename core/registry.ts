@@ -10,11 +10,10 @@ import { kvKeys } from "./kv_keys.ts";
 import { kvListOptions, type ListOptions } from "./list_options.ts";
 import type { SecretBox } from "./secret_box.ts";
 import {
-  baseUrlProblem,
   type Channel,
   type ChannelInput,
   type channelPatchSchema,
-  KIND_OF_CHANNEL_TYPE,
+  type ChannelType,
   publicChannel,
   type StoredChannel,
 } from "./channel_schema.ts";
@@ -34,7 +33,16 @@ export const REFRESH_MS = 2_000;
 /** Who made a record: the admin API, or the config file (which rewrites it at every boot). */
 export type RecordSource = "admin" | "config";
 
+/** What the registry must know of channel types to check a channel (the provider table's). */
+export interface ChannelTypeRules {
+  /** The kind of model `create_models` makes for a channel of `type`. */
+  modelKind(type: ChannelType): "text" | "image" | "video";
+  /** Why `baseUrl` cannot be right for `type`, or undefined. */
+  baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
+}
+
 export interface RegistryOptions {
+  rules: ChannelTypeRules;
   /** The config file applied at boot, named when a change to a record it manages is refused. */
   configFile?: string;
 }
@@ -52,7 +60,7 @@ export class Registry {
   #version: Deno.KvEntryMaybe<unknown>["versionstamp"] = null;
   #timer?: ReturnType<typeof setTimeout>;
 
-  constructor(kv: Deno.Kv, box: SecretBox, options: RegistryOptions = {}) {
+  constructor(kv: Deno.Kv, box: SecretBox, options: RegistryOptions) {
     this.#kv = kv;
     this.#box = box;
     this.#options = options;
@@ -138,7 +146,7 @@ export class Registry {
     newModels: readonly string[],
     createModels: boolean,
   ): CatalogModel[] {
-    const problem = baseUrlProblem(channel.type, channel.base_url);
+    const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
     if (problem) {
       throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
     }
@@ -154,7 +162,7 @@ export class Registry {
         { param: "models" },
       );
     }
-    const kind = KIND_OF_CHANNEL_TYPE[channel.type];
+    const kind = this.#options.rules.modelKind(channel.type);
     const now = new Date().toISOString();
     return missing.map((id) => ({
       id,

@@ -61,14 +61,9 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   if (catalogEntry?.kind === "text") {
     const stream = method === "streamGenerateContent";
     const framing = c.req.query("alt") === "sse" ? "sse" : "json-array";
-    const answer = await serveText(
-      gateway,
-      context,
-      c.get("key"),
-      geminiInbound(body, model, stream, framing),
-      c.req.raw.signal,
+    return textResponse(
+      await serveText(c.get("scope"), geminiInbound(body, model, stream, framing)),
     );
-    return textResponse(answer);
   }
   const answer = await serveGenerateContentImages(
     gateway,

@@ -12,6 +12,7 @@ import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/ids.ts";
 import type { KeyRecord } from "../core/key_schema.ts";
 import { RequestContext } from "../core/request_context.ts";
+import type { RequestScope } from "../core/scope.ts";
 import { errorResponse } from "./error_envelopes.ts";
 
 export type AppEnv = {
@@ -19,6 +20,8 @@ export type AppEnv = {
     context: RequestContext;
     key: KeyRecord;
     credential: PresentedCredential;
+    /** The authenticated request as services take it (set by `requireKey`). */
+    scope: RequestScope;
     /** The parsed request URL, parsed once per request. */
     url: URL;
   };
@@ -113,6 +116,13 @@ export function requireKey(
     gateway.rateLimiter.take(key.id, key.rpm);
     c.set("key", key);
     c.set("credential", credential);
+    c.set("scope", {
+      gateway,
+      context,
+      key,
+      signal: c.req.raw.signal,
+      publicUrl: gateway.options.publicUrl ?? url.origin,
+    });
     await next();
   };
 }

@@ -33,15 +33,7 @@ export function textHandler<T extends z.ZodType<{ model: string }>>(
   return async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(schema, body);
-    const context = c.get("context");
-    context.model = request.model;
-    const answer = await serveText(
-      gateway,
-      context,
-      c.get("key"),
-      inboundOf(request),
-      c.req.raw.signal,
-    );
-    return textResponse(answer);
+    c.get("context").model = request.model;
+    return textResponse(await serveText(c.get("scope"), inboundOf(request)));
   };
 }

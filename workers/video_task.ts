@@ -11,32 +11,16 @@ import type { Channel } from "../core/channel_schema.ts";
 import { crashPoint } from "../core/crash_points.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { callUpstream } from "../core/images/image_generation.ts";
-import { readOpenAIError } from "../core/providers/openai_chat.ts";
-import { buildArkCreate, buildArkPoll, readArkTask } from "../core/providers/ark_video.ts";
-import {
-  buildGatewayVideoCreate,
-  buildGatewayVideoPoll,
-  readGatewayVideoTask,
-} from "../core/providers/gateway_video.ts";
-import {
-  eligibleChannels,
-  pickUpstreamKey,
-  planChannelOrder,
-  upstreamModelName,
-} from "../core/routing.ts";
+import { providerOf, servesKind } from "../core/providers/provider_table.ts";
+import { eligibleChannels, planChannelOrder, upstreamTarget } from "../core/routing.ts";
 import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
 import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../core/upstream.ts";
-import {
-  readCreatedTaskId,
-  type UpstreamVideoState,
-  type VideoReference,
-} from "../core/video/video_job.ts";
+import { callUpstream } from "../core/upstream/call.ts";
+import type { UpstreamVideoState, VideoReference } from "../core/video/video_job.ts";
 import { extensionOf } from "../core/video/reference_media.ts";
-import { resolutionFor } from "../core/video/video_models.ts";
 import { failureCost } from "../core/video/video_price.ts";
-import { VIDEO_CHANNEL_TYPES, type VideoTaskInput } from "../core/video/video_service.ts";
+import type { VideoTaskInput } from "../core/video/video_service.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 
 /** Submissions tried (each over every channel) before the task fails. */
@@ -60,52 +44,35 @@ async function submitOnce(
   gateway: Gateway,
   task: VideoTask,
   channel: Channel,
-  signal: AbortSignal,
-  trace: AttemptTrace,
-) {
-  const apiKey = pickUpstreamKey(channel);
-  const model = upstreamModelName(channel, task.model);
-  const job = task.input.job;
-  if (channel.type === "ark-video") {
-    const resolution = resolutionFor(task.model, channel.video_resolution);
-    const { url, init } = buildArkCreate(
-      channel,
-      apiKey,
-      model,
-      job,
-      resolution,
-      (reference) => referenceUrl(task, reference),
-    );
-    return readCreatedTaskId(
-      await callUpstream(channel, url, init, signal, readOpenAIError, trace),
-    );
-  }
-  const { url, init } = await buildGatewayVideoCreate(
-    channel,
-    apiKey,
-    model,
-    job,
-    task.id,
-    async (reference) => {
-      const { bytes } = await gateway.media.readOwn(reference.media_id);
-      return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: reference.content_type });
+  options: { signal: AbortSignal; trace: AttemptTrace },
+): Promise<string> {
+  const provider = providerOf(channel);
+  const video = provider.video!;
+  const request = await video.create(upstreamTarget(channel, task.model), {
+    job: task.input.job,
+    references: {
+      urlOf: (reference) => referenceUrl(task, reference),
+      async fileOf(reference) {
+        const { bytes } = await gateway.media.readOwn(reference.media_id);
+        return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: reference.content_type });
+      },
+      idempotencyKey: task.id,
     },
+  });
+  return video.readCreated(
+    await callUpstream(channel, request, { ...options, errors: provider.errors }),
   );
-  return readCreatedTaskId(await callUpstream(channel, url, init, signal, readOpenAIError, trace));
 }
 
 async function pollOnce(
   channel: Channel,
-  upstreamId: string,
+  task: VideoTask,
   signal: AbortSignal,
 ): Promise<UpstreamVideoState> {
-  const apiKey = pickUpstreamKey(channel);
-  if (channel.type === "ark-video") {
-    const { url, init } = buildArkPoll(channel, apiKey, upstreamId);
-    return readArkTask(await callUpstream(channel, url, init, signal, readOpenAIError));
-  }
-  const { url, init } = buildGatewayVideoPoll(channel, apiKey, upstreamId);
-  return readGatewayVideoTask(await callUpstream(channel, url, init, signal, readOpenAIError));
+  const provider = providerOf(channel);
+  const video = provider.video!;
+  const request = video.poll(upstreamTarget(channel, task.model), task.upstream_id!);
+  return video.readTask(await callUpstream(channel, request, { signal, errors: provider.errors }));
 }
 
 /** Ends the task as FAILURE with its refund. */
@@ -154,7 +121,7 @@ function isFinalRefusal(error: unknown): boolean {
 async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<void> {
   const order = planChannelOrder(
     eligibleChannels(gateway.registry.channels, task.model, task.input.group)
-      .filter((channel) => (VIDEO_CHANNEL_TYPES as readonly string[]).includes(channel.type)),
+      .filter((channel) => servesKind(channel, "video")),
   );
   try {
     if (order.length === 0) {
@@ -162,7 +129,7 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
     }
     const { result: upstreamId, channel } = await withFailover(
       order,
-      (channel, trace) => submitOnce(gateway, task, channel, run.signal, trace),
+      (channel, trace) => submitOnce(gateway, task, channel, { signal: run.signal, trace }),
       {
         maxAttempts: 1 + gateway.options.maxRetries,
         signal: run.signal,
@@ -195,7 +162,7 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
   }
   let state: UpstreamVideoState;
   try {
-    state = await pollOnce(channel, task.upstream_id!, run.signal);
+    state = await pollOnce(channel, task, run.signal);
   } catch (error) {
     if (run.signal.aborted) return;
     if (error instanceof UpstreamAttemptError && error.status === 404) {

@@ -13,19 +13,11 @@ import { timeOrderedId } from "../ids.ts";
 import { type KeyRecord, ownerOf } from "../key_schema.ts";
 import { RequestBill } from "../request_bill.ts";
 import type { RequestContext } from "../request_context.ts";
-import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
+import { upstreamTarget } from "../routing.ts";
 import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../upstream.ts";
-import {
-  buildGeminiRequest,
-  readGeminiError,
-  readGeminiImageAnswer,
-} from "../providers/gemini_images.ts";
-import {
-  attemptImageJob,
-  callUpstream,
-  fetchableHostsFor,
-  resolveImageModel,
-} from "./image_generation.ts";
+import { callUpstream } from "../upstream/call.ts";
+import { providerOf } from "../providers/provider_table.ts";
+import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
 import { imageAnswerHeaders } from "./image_service.ts";
 import type { ImageJob, InputImage } from "./image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
@@ -91,21 +83,21 @@ export function imageJobOfGenerateContent(
   };
 }
 
+/** The request as it came, on an upstream that speaks generate-content natively. */
 async function passThrough(
   channel: Channel,
   model: string,
   request: GenerateContentRequest,
-  signal: AbortSignal,
-  trace: AttemptTrace,
+  options: { signal: AbortSignal; trace: AttemptTrace },
 ): Promise<{ body: Record<string, unknown>; images: number }> {
-  const { url, init } = buildGeminiRequest(
+  const provider = providerOf(channel);
+  const image = provider.image!;
+  const text = await callUpstream(
     channel,
-    pickUpstreamKey(channel),
-    upstreamModelName(channel, model),
-    request,
+    image.generateContent!(upstreamTarget(channel, model), request),
+    { ...options, errors: provider.errors },
   );
-  const text = await callUpstream(channel, url, init, signal, readGeminiError, trace);
-  const images = readGeminiImageAnswer(text).length;
+  const images = image.readImages(text).length;
   return { body: JSON.parse(text), images };
 }
 
@@ -139,10 +131,10 @@ export async function serveGenerateContentImages(
     const chosen = await withFailover(
       order,
       async (channel, trace) => {
-        if (channel.type === "gemini") {
-          return await passThrough(channel, model, request, signal, trace);
+        if (providerOf(channel).image?.generateContent) {
+          return await passThrough(channel, model, request, { signal, trace });
         }
-        const result = await attemptImageJob(channel, job, signal, trace);
+        const result = await attemptImageJob(channel, job, { signal, trace });
         const target = {
           publicUrl,
           owner: ownerOf(key),

@@ -4,37 +4,21 @@
  * delivered (or release on failure). The synchronous path and the task worker share it.
  */
 
-import type { Channel, ChannelType } from "../channel_schema.ts";
+import type { Channel } from "../channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import type { KeyRecord } from "../key_schema.ts";
 import { resolveModel } from "../model_access.ts";
-import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
-import {
-  type AttemptRecord,
-  type AttemptTrace,
-  networkFailure,
-  type UpstreamAttemptError,
-  UpstreamCall,
-  withFailover,
-} from "../upstream.ts";
-import { readOpenAIError } from "../providers/openai_chat.ts";
-import { buildOpenAIImagesRequest, readOpenAIImagesAnswer } from "../providers/openai_images.ts";
-import {
-  buildGeminiRequest,
-  geminiIgnoredImageFields,
-  geminiImageBody,
-  readGeminiError,
-  readGeminiImageAnswer,
-} from "../providers/gemini_images.ts";
+import { providerOf } from "../providers/provider_table.ts";
+import { upstreamTarget } from "../routing.ts";
+import { type AttemptRecord, type AttemptTrace, withFailover } from "../upstream.ts";
+import { callUpstream } from "../upstream/call.ts";
 import type { ImageAttemptResult, ImageJob, UpstreamImage } from "./image_job.ts";
 import { type ImagePrice, imageUnitPrice } from "./price.ts";
 
-export const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["openai-images", "gemini"];
-
 /** The catalog entry, channel order and price of one image for `job`, or why not. */
 export function resolveImageModel(gateway: Gateway, key: KeyRecord, job: ImageJob) {
-  const { model, order } = resolveModel(gateway, key, job.model, "image", IMAGE_CHANNEL_TYPES);
+  const { model, order } = resolveModel(gateway, key, job.model, "image");
   return {
     model,
     order,
@@ -42,65 +26,26 @@ export function resolveImageModel(gateway: Gateway, key: KeyRecord, job: ImageJo
   };
 }
 
-/** One non-streaming upstream call with the channel's timeout; the answer's text. */
-export async function callUpstream(
-  channel: Channel,
-  url: string,
-  init: RequestInit,
-  signal: AbortSignal,
-  readError: (response: Response) => Promise<UpstreamAttemptError>,
-  trace?: AttemptTrace,
-): Promise<string> {
-  if (trace) trace.url = url;
-  const call = new UpstreamCall(channel.timeout_ms, signal);
-  try {
-    const response = await fetch(url, { ...init, signal: call.signal });
-    if (!response.ok) throw await readError(response);
-    const text = await response.text();
-    call.done();
-    return text;
-  } catch (error) {
-    call.abort();
-    throw networkFailure(error, call);
-  }
-}
-
-/** One attempt of `job` on `channel`. */
+/**
+ * One attempt of `job` on `channel`: the provider's calls (one, or one per image) at once,
+ * keeping every image that came back; none is a failed attempt.
+ */
 export async function attemptImageJob(
   channel: Channel,
   job: ImageJob,
-  signal: AbortSignal,
-  trace?: AttemptTrace,
+  options: { signal: AbortSignal; trace?: AttemptTrace },
 ): Promise<ImageAttemptResult> {
-  const upstreamModel = upstreamModelName(channel, job.model);
-  if (channel.type === "openai-images") {
-    const { url, init } = buildOpenAIImagesRequest(
-      channel,
-      pickUpstreamKey(channel),
-      upstreamModel,
-      job,
-    );
-    const text = await callUpstream(channel, url, init, signal, readOpenAIError, trace);
-    return { images: readOpenAIImagesAnswer(text), ignoredFields: [] };
-  }
-  // Gemini draws one image per call: n calls at once, keeping every image that came back.
-  const body = geminiImageBody(job);
-  const calls = Array.from({ length: job.n }, () => {
-    const { url, init } = buildGeminiRequest(
-      channel,
-      pickUpstreamKey(channel),
-      upstreamModel,
-      body,
-    );
-    return callUpstream(channel, url, init, signal, readGeminiError, trace)
-      .then(readGeminiImageAnswer);
-  });
+  const provider = providerOf(channel);
+  const image = provider.image!;
+  const calls = image.requests(upstreamTarget(channel, job.model), job).map((request) =>
+    callUpstream(channel, request, { ...options, errors: provider.errors }).then(image.readImages)
+  );
   const settled = await Promise.allSettled(calls);
   const images: UpstreamImage[] = settled.flatMap((result) =>
     result.status === "fulfilled" ? result.value : []
   );
   if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
-  return { images: images.slice(0, job.n), ignoredFields: geminiIgnoredImageFields(job) };
+  return { images: images.slice(0, job.n), ignoredFields: image.ignoredFields(job) };
 }
 
 /** Runs `job` over `order` with failover; each attempt goes to `log` when given. */
@@ -113,7 +58,7 @@ export function runImageJob(
 ): Promise<{ result: ImageAttemptResult; channel: Channel }> {
   return withFailover(
     order,
-    (channel, trace) => attemptImageJob(channel, job, signal, trace),
+    (channel, trace) => attemptImageJob(channel, job, { signal, trace }),
     { maxAttempts: 1 + gateway.options.maxRetries, signal, metrics: gateway.metrics, log },
   );
 }

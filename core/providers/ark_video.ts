@@ -5,10 +5,17 @@
  * fetches, each with its role; resolution, ratio and duration are top-level parameters.
  */
 
-import type { Channel } from "../channel_schema.ts";
 import { jsonOrNull } from "../json_or_null.ts";
 import { UpstreamAttemptError } from "../upstream.ts";
-import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import {
+  resolutionFor,
+  type UpstreamVideoState,
+  type VideoJob,
+  type VideoReference,
+} from "../video/video_job.ts";
+import { bearerJson, type Provider, readCreatedTaskId, type UpstreamTarget } from "./provider.ts";
 
 type ContentItem =
   | { type: "text"; text: string }
@@ -27,41 +34,33 @@ function contentItem(reference: VideoReference, url: string): ContentItem {
   }
 }
 
-function headers(apiKey: string): Record<string, string> {
-  return { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-}
-
-/** The create-task request of `job`; `urlOf` gives each reference's hosted URL. */
+/**
+ * The create-task request of `job`; `urlOf` gives each reference's hosted URL. The resolution
+ * is the model name's, else the channel's `video_resolution` (the spec's route configuration).
+ */
 export function buildArkCreate(
-  channel: Channel,
-  apiKey: string,
-  upstreamModel: string,
-  job: VideoJob,
-  resolution: string,
-  urlOf: (reference: VideoReference) => string,
-): { url: string; init: RequestInit } {
+  { channel, apiKey, model }: UpstreamTarget,
+  input: { job: VideoJob; urlOf: (reference: VideoReference) => string },
+): UpstreamRequest {
+  const { job, urlOf } = input;
   const content: ContentItem[] = [
     { type: "text", text: job.prompt },
     ...job.references.map((reference) => contentItem(reference, urlOf(reference))),
   ];
   const body = {
-    model: upstreamModel,
+    model,
     content,
-    resolution,
+    resolution: resolutionFor(job.model, channel.video_resolution),
     ratio: job.ratio,
     duration: job.duration,
   };
   return {
     url: `${channel.base_url}/contents/generations/tasks`,
-    init: { method: "POST", headers: headers(apiKey), body: JSON.stringify(body) },
+    init: { method: "POST", headers: bearerJson(apiKey), body: JSON.stringify(body) },
   };
 }
 
-export function buildArkPoll(
-  channel: Channel,
-  apiKey: string,
-  upstreamId: string,
-): { url: string; init: RequestInit } {
+export function buildArkPoll({ channel, apiKey }: UpstreamTarget, upstreamId: string) {
   return {
     url: `${channel.base_url}/contents/generations/tasks/${encodeURIComponent(upstreamId)}`,
     init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
@@ -102,3 +101,17 @@ export function readArkTask(text: string): UpstreamVideoState {
       return { state: "running" };
   }
 }
+
+export const arkVideoProvider: Provider = {
+  kinds: ["video"],
+  baseUrlExample: "https://ark.cn-beijing.volces.com/api/v3",
+  appendedPaths: /\/contents\/generations\/tasks$/,
+  errors: OPENAI_ERRORS,
+  video: {
+    create: (target, { job, references }) =>
+      Promise.resolve(buildArkCreate(target, { job, urlOf: references.urlOf })),
+    readCreated: readCreatedTaskId,
+    poll: buildArkPoll,
+    readTask: readArkTask,
+  },
+};

@@ -5,43 +5,49 @@
  * so a retried submission after a crash finds the task it already made instead of a second one.
  */
 
-import type { Channel } from "../channel_schema.ts";
 import { jsonOrNull } from "../json_or_null.ts";
 import { UpstreamAttemptError } from "../upstream.ts";
-import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { type UpstreamVideoState, type VideoJob } from "../video/video_job.ts";
+import {
+  type Provider,
+  readCreatedTaskId,
+  type UpstreamTarget,
+  type VideoReferences,
+} from "./provider.ts";
 
 /** The create request of `job`; `fileOf` reads each reference's bytes from the media store. */
 export async function buildGatewayVideoCreate(
-  channel: Channel,
-  apiKey: string,
-  upstreamModel: string,
-  job: VideoJob,
-  idempotencyKey: string,
-  fileOf: (reference: VideoReference) => Promise<Blob>,
-): Promise<{ url: string; init: RequestInit }> {
+  { channel, apiKey, model }: UpstreamTarget,
+  input: { job: VideoJob; references: VideoReferences },
+): Promise<UpstreamRequest> {
+  const { job, references } = input;
   const form = new FormData();
-  form.set("model", upstreamModel);
+  form.set("model", model);
   form.set("prompt", job.prompt);
   form.set("duration", String(job.duration));
   form.set("ratio", job.ratio);
   for (const reference of job.references) {
-    form.set(reference.field, await fileOf(reference), reference.filename);
+    form.set(reference.field, await references.fileOf(reference), reference.filename);
   }
   return {
     url: `${channel.base_url}/video/generations`,
     init: {
       method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "idempotency-key": idempotencyKey },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "idempotency-key": references.idempotencyKey,
+      },
       body: form,
     },
   };
 }
 
 export function buildGatewayVideoPoll(
-  channel: Channel,
-  apiKey: string,
+  { channel, apiKey }: UpstreamTarget,
   upstreamId: string,
-): { url: string; init: RequestInit } {
+): UpstreamRequest {
   return {
     url: `${channel.base_url}/video/generations/${encodeURIComponent(upstreamId)}`,
     init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
@@ -75,3 +81,16 @@ export function readGatewayVideoTask(text: string): UpstreamVideoState {
       return { state: "running", progress };
   }
 }
+
+export const gatewayVideoProvider: Provider = {
+  kinds: ["video"],
+  baseUrlExample: "https://other-gateway.example/v1",
+  appendedPaths: /\/video\/generations$/,
+  errors: OPENAI_ERRORS,
+  video: {
+    create: buildGatewayVideoCreate,
+    readCreated: readCreatedTaskId,
+    poll: buildGatewayVideoPoll,
+    readTask: readGatewayVideoTask,
+  },
+};

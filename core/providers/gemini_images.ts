@@ -4,10 +4,9 @@
  * array. Gemini draws one image per call and has no mask or quality option.
  */
 
-import type { Channel } from "../channel_schema.ts";
 import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
 import { geminiImageConfig, modelSizeClass } from "../images/sizes.ts";
-import { isRetryableStatus, UpstreamAttemptError } from "../upstream.ts";
+import { UpstreamAttemptError } from "../upstream.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
 export function geminiIgnoredImageFields(job: ImageJob): string[] {
@@ -30,28 +29,6 @@ export function geminiImageBody(job: ImageJob): Record<string, unknown> {
     generationConfig: {
       responseModalities: ["IMAGE"],
       ...(Object.keys(imageConfig).length ? { imageConfig } : {}),
-    },
-  };
-}
-
-/** The URL and init of a generateContent call on `channel`. */
-export function buildGeminiRequest(
-  channel: Channel,
-  upstreamKey: string,
-  upstreamModel: string,
-  body: unknown,
-  method: "generateContent" | "streamGenerateContent" = "generateContent",
-): { url: string; init: RequestInit } {
-  const query = method === "streamGenerateContent" ? "?alt=sse" : "";
-  return {
-    url: `${channel.base_url}/v1beta/models/${encodeURIComponent(upstreamModel)}:${method}${query}`,
-    init: {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-goog-api-key": upstreamKey,
-      },
-      body: JSON.stringify(body),
     },
   };
 }
@@ -102,32 +79,6 @@ export function readGeminiImageAnswer(text: string): UpstreamImage[] {
     );
   }
   return images;
-}
-
-/** Reads a Google-style error answer into an attempt error. */
-export async function readGeminiError(response: Response): Promise<UpstreamAttemptError> {
-  const text = await response.text().catch(() => "");
-  let message = `HTTP ${response.status}`;
-  let code: string | undefined;
-  try {
-    const error = JSON.parse(text)?.error;
-    if (typeof error?.message === "string") message = `HTTP ${response.status}: ${error.message}`;
-    if (typeof error?.status === "string") code = error.status.toLowerCase();
-  } catch {
-    // not JSON: keep the status only
-  }
-  // Google answers a bad API key with 400 INVALID_ARGUMENT: that is the channel's fault.
-  const keyRefused = response.status === 401 || response.status === 403 ||
-    /API key not valid/i.test(message);
-  if (keyRefused) {
-    message = `HTTP ${response.status}: the channel's upstream credential was refused`;
-  }
-  return new UpstreamAttemptError(message, {
-    retryable: keyRefused || isRetryableStatus(response.status),
-    status: keyRefused ? 502 : response.status,
-    upstreamCode: code,
-    retryAfter: response.headers.get("retry-after") ?? undefined,
-  });
 }
 
 function base64(bytes: Uint8Array): string {

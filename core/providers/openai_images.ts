@@ -4,23 +4,23 @@
  * base64, older models answer URLs; the gateway converts whatever comes back.
  */
 
-import type { Channel } from "../channel_schema.ts";
 import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
 import { UpstreamAttemptError } from "../upstream.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import type { Provider, UpstreamTarget } from "./provider.ts";
 
-/** The URL and body of an images call on `channel` for `job` (model name already mapped). */
+/** The images call for `job` on `target`: JSON generations, multipart edits. */
 export function buildOpenAIImagesRequest(
-  channel: Channel,
-  upstreamKey: string,
-  upstreamModel: string,
+  { channel, apiKey, model }: UpstreamTarget,
   job: ImageJob,
-): { url: string; init: RequestInit } {
+): UpstreamRequest {
   const headers: Record<string, string> = {
-    "authorization": `Bearer ${upstreamKey}`,
+    "authorization": `Bearer ${apiKey}`,
     "accept": "application/json",
   };
   const fields: Record<string, string | number> = {
-    model: upstreamModel,
+    model,
     prompt: job.prompt,
     n: job.n,
   };
@@ -74,3 +74,15 @@ export function readOpenAIImagesAnswer(text: string): UpstreamImage[] {
   }
   return images;
 }
+
+export const openAIImagesProvider: Provider = {
+  kinds: ["image"],
+  baseUrlExample: "https://api.openai.com/v1",
+  appendedPaths: /\/images(\/(generations|edits))?$/,
+  errors: OPENAI_ERRORS,
+  image: {
+    requests: (target, job) => [buildOpenAIImagesRequest(target, job)],
+    readImages: readOpenAIImagesAnswer,
+    ignoredFields: () => [],
+  },
+};

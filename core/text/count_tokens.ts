@@ -1,17 +1,16 @@
 /**
- * Token counts for the messages interface: the upstream's own count when the model has an
- * anthropic channel, else the gateway's estimate (4 characters a token, 1,600 an image).
+ * Token counts for the messages interface: the upstream's own count when the model has a
+ * channel that counts (anthropic), else the gateway's estimate (4 characters a token, 1,600 an image).
  */
 
 import type { Gateway } from "../gateway.ts";
 import type { KeyRecord } from "../key_schema.ts";
 import { resolveModel } from "../model_access.ts";
-import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
+import { upstreamTarget } from "../routing.ts";
 import { decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
-import { ANTHROPIC_VERSION, readAnthropicError } from "../providers/text_upstreams.ts";
-import { callUpstream } from "../images/image_generation.ts";
+import { providerOf } from "../providers/provider_table.ts";
+import { callUpstream } from "../upstream/call.ts";
 import { estimateNeutralTokens } from "./estimate.ts";
-import { TEXT_CHANNEL_TYPES } from "./serve_text.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -22,24 +21,16 @@ export async function countMessageTokens(
   body: Json,
   signal: AbortSignal,
 ): Promise<{ body: { input_tokens: number }; source: "upstream" | "estimate" }> {
-  const { order } = resolveModel(gateway, key, body.model, "text", TEXT_CHANNEL_TYPES);
-  const channel = order.find((candidate) => candidate.type === "anthropic");
+  const { order } = resolveModel(gateway, key, body.model, "text");
+  const channel = order.find((candidate) => providerOf(candidate).text?.countTokens);
   if (channel) {
     try {
+      const provider = providerOf(channel);
+      const target = upstreamTarget(channel, body.model);
       const text = await callUpstream(
         channel,
-        `${channel.base_url}/v1/messages/count_tokens`,
-        {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-api-key": pickUpstreamKey(channel),
-            "anthropic-version": ANTHROPIC_VERSION,
-          },
-          body: JSON.stringify({ ...body, model: upstreamModelName(channel, body.model) }),
-        },
-        signal,
-        readAnthropicError,
+        provider.text!.countTokens!(target, JSON.stringify({ ...body, model: target.model })),
+        { signal, errors: provider.errors },
       );
       const counted = JSON.parse(text)?.input_tokens;
       if (typeof counted === "number") {

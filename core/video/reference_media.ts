@@ -5,8 +5,9 @@
  */
 
 import { fileTypeFromBuffer } from "file-type";
+import type { ReferenceKind } from "./video_job.ts";
 
-export type ReferenceKind = "image" | "video" | "audio";
+export type { ReferenceKind };
 
 export const REFERENCE_FIELDS: Record<string, ReferenceKind> = {
   image_1: "image",

@@ -1,8 +1,24 @@
 /** A video task as the providers see it, and the upstream task states they report. */
 
-import { jsonOrNull } from "../json_or_null.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
-import type { ReferenceKind } from "./reference_media.ts";
+/** What a reference file is. */
+export type ReferenceKind = "image" | "video" | "audio";
+
+export const VIDEO_RESOLUTIONS = ["480p", "720p", "1080p", "2k", "4k"] as const;
+export type VideoResolution = typeof VIDEO_RESOLUTIONS[number];
+
+/** The resolution a model name carries, e.g. `vid-2-1080p`; null when the name carries none. */
+export function resolutionOfModel(model: string): VideoResolution | null {
+  const suffix = /-(480p|720p|1080p|2k|4k)$/i.exec(model)?.[1]?.toLowerCase();
+  return (suffix as VideoResolution | undefined) ?? null;
+}
+
+/**
+ * The resolution to ask the upstream for: the model name's, else the channel's
+ * `video_resolution` (the spec's route configuration for `vid-2-cheap`), else 720p.
+ */
+export function resolutionFor(model: string, channelResolution?: string): VideoResolution {
+  return resolutionOfModel(model) ?? (channelResolution as VideoResolution | undefined) ?? "720p";
+}
 
 /** A reference file kept in the media store for the task's life. */
 export interface VideoReference {
@@ -28,14 +44,3 @@ export type UpstreamVideoState =
   | { state: "queued" | "running"; progress?: string }
   | { state: "succeeded"; videoUrl: string }
   | { state: "failed"; reason: string };
-
-/** The task id in an upstream's create answer (`{id}` on both video upstreams). */
-export function readCreatedTaskId(text: string): string {
-  const id = jsonOrNull(text)?.id;
-  if (typeof id !== "string" || id === "") {
-    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
-      retryable: true,
-    });
-  }
-  return id;
-}

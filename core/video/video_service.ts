@@ -24,8 +24,6 @@ import type { VideoJob, VideoReference } from "./video_job.ts";
 import { defaultRatio, ratiosFor } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "./video_price.ts";
 
-export const VIDEO_CHANNEL_TYPES = ["ark-video", "gateway-video"] as const;
-
 /** A file part of the upload, already on disk. */
 export interface UploadedFile {
   field: string;
@@ -190,7 +188,7 @@ export async function submitVideoTask(
   publicUrl: string,
   idempotencyKey?: string,
 ): Promise<VideoSubmission> {
-  const { model } = resolveModel(gateway, key, request.model, "video", VIDEO_CHANNEL_TYPES);
+  const { model } = resolveModel(gateway, key, request.model, "video");
   const price = model.price as VideoPrice;
   const perTask = isPerTask(price);
   const ratio = checkRatio(request, perTask);

@@ -5,10 +5,12 @@ import {
   readGatewayVideoTask,
 } from "../../../core/providers/gateway_video.ts";
 import type { Channel } from "../../../core/channel_schema.ts";
-import { readCreatedTaskId, type VideoJob } from "../../../core/video/video_job.ts";
+import type { VideoJob } from "../../../core/video/video_job.ts";
+import { readCreatedTaskId } from "../../../core/providers/provider.ts";
 import { UpstreamAttemptError } from "../../../core/upstream.ts";
 
-const channel = { base_url: "https://ark.example/api/v3" } as Channel;
+const channel = { base_url: "https://ark.example/api/v3", video_resolution: "1080p" } as Channel;
+const target = { channel, apiKey: "sk", model: "seedance" };
 const job: VideoJob = {
   model: "vid-2",
   prompt: "a cat",
@@ -43,14 +45,10 @@ const job: VideoJob = {
 };
 
 Deno.test("ark create: content items with roles, parameters at the top level", () => {
-  const { url, init } = buildArkCreate(
-    channel,
-    "sk",
-    "seedance",
+  const { url, init } = buildArkCreate(target, {
     job,
-    "1080p",
-    (ref) => `https://gw/media/${ref.media_id}`,
-  );
+    urlOf: (ref) => `https://gw/media/${ref.media_id}`,
+  });
   assertEquals(url, "https://ark.example/api/v3/contents/generations/tasks");
   assertEquals((init.headers as Record<string, string>).authorization, "Bearer sk");
   assertEquals(JSON.parse(init.body as string), {
@@ -66,7 +64,7 @@ Deno.test("ark create: content items with roles, parameters at the top level", (
     duration: 6,
   });
   assertEquals(
-    buildArkPoll(channel, "sk", "cgt-1").url,
+    buildArkPoll(target, "cgt-1").url,
     `${channel.base_url}/contents/generations/tasks/cgt-1`,
   );
 });
@@ -99,12 +97,15 @@ Deno.test("ark answers: id, every status, errors kept as the failure reason", ()
 
 Deno.test("gateway-video: multipart with the files and an Idempotency-Key; states read back", async () => {
   const { url, init } = await buildGatewayVideoCreate(
-    { base_url: "https://next/v1" } as Channel,
-    "sk-next",
-    "vid-2",
-    job,
-    "task_abc",
-    (ref) => Promise.resolve(new Blob([ref.media_id], { type: ref.content_type })),
+    { channel: { base_url: "https://next/v1" } as Channel, apiKey: "sk-next", model: "vid-2" },
+    {
+      job,
+      references: {
+        urlOf: () => "",
+        fileOf: (ref) => Promise.resolve(new Blob([ref.media_id], { type: ref.content_type })),
+        idempotencyKey: "task_abc",
+      },
+    },
   );
   assertEquals(url, "https://next/v1/video/generations");
   assertEquals((init.headers as Record<string, string>)["idempotency-key"], "task_abc");

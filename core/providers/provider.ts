@@ -1,0 +1,95 @@
+/**
+ * What a channel type is: which kinds of model it serves, the shape of its base URL, how its
+ * errors read, and for each kind the pure functions that build its requests and read its
+ * answers. Fetching, KV and money live outside (core/upstream, the modality services).
+ */
+
+import type { Channel } from "../channel_schema.ts";
+import { jsonOrNull } from "../json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
+import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+import type { ErrorDialect } from "../upstream/error_reader.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+
+export type ModelKind = "text" | "image" | "video";
+
+/** Where one call goes: the channel, one of its upstream keys, and the model's upstream name. */
+export interface UpstreamTarget {
+  channel: Channel;
+  /** The upstream secret for this call. */
+  apiKey: string;
+  /** The model's name upstream (after the channel's model map). */
+  model: string;
+}
+
+export interface TextProvider {
+  /** The wire format the upstream speaks. */
+  format: TextFormat;
+  /** The call that sends `body` (already in `format`). */
+  request(target: UpstreamTarget, input: { stream: boolean; body: string }): UpstreamRequest;
+  /** The upstream's own token count for a messages body, where it has one. */
+  countTokens?(target: UpstreamTarget, body: string): UpstreamRequest;
+}
+
+export interface ImageProvider {
+  /** The calls that serve `job`: one, or one per image for upstreams that draw one a call. */
+  requests(target: UpstreamTarget, job: ImageJob): UpstreamRequest[];
+  /** The images of one call's answer; none is a failed attempt. */
+  readImages(text: string): UpstreamImage[];
+  /** Fields of `job` this upstream cannot honour. */
+  ignoredFields(job: ImageJob): string[];
+  /** A generate-content body passed through as it came (upstreams that speak it natively). */
+  generateContent?(target: UpstreamTarget, body: unknown): UpstreamRequest;
+}
+
+/** How a video task's reference files reach the upstream. */
+export interface VideoReferences {
+  /** A hosted, expiring URL the upstream fetches. */
+  urlOf(reference: VideoReference): string;
+  /** The bytes, for upstreams that take the files themselves. */
+  fileOf(reference: VideoReference): Promise<Blob>;
+  /** Sent where the upstream takes one, so a retried submission finds its first task. */
+  idempotencyKey: string;
+}
+
+export interface VideoProvider {
+  create(
+    target: UpstreamTarget,
+    input: { job: VideoJob; references: VideoReferences },
+  ): Promise<UpstreamRequest>;
+  /** The upstream's task id in its create answer. */
+  readCreated(text: string): string;
+  poll(target: UpstreamTarget, upstreamId: string): UpstreamRequest;
+  readTask(text: string): UpstreamVideoState;
+}
+
+export interface Provider {
+  /** Kinds of catalog model it serves; the first is what `create_models` makes. */
+  kinds: readonly ModelKind[];
+  /** A base URL in the form the provider's SDK takes, shown when one is refused. */
+  baseUrlExample: string;
+  /** Path endings the gateway appends itself, which a base URL must therefore not carry. */
+  appendedPaths: RegExp;
+  errors: ErrorDialect;
+  text?: TextProvider;
+  image?: ImageProvider;
+  video?: VideoProvider;
+}
+
+/** JSON POST headers with a bearer key. */
+export function bearerJson(apiKey: string, accept = "application/json"): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept };
+}
+
+/** The task id in a video upstream's create answer (`{id}` on both video upstreams). */
+export function readCreatedTaskId(text: string): string {
+  const id = jsonOrNull(text)?.id;
+  if (typeof id !== "string" || id === "") {
+    throw new UpstreamAttemptError("The upstream's create answer has no task id", {
+      retryable: true,
+    });
+  }
+  return id;
+}

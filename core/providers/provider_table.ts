@@ -1,0 +1,52 @@
+/**
+ * The provider table: one row per channel type. Everything that depends on a channel's type
+ * reads it here, so adding a channel type is one provider file, one row, and its name in
+ * `CHANNEL_TYPES`.
+ */
+
+import type { ChannelType } from "../channel_schema.ts";
+import { anthropicProvider } from "./anthropic.ts";
+import { arkVideoProvider } from "./ark_video.ts";
+import { gatewayVideoProvider } from "./gateway_video.ts";
+import { geminiProvider } from "./gemini.ts";
+import { openAIChatProvider } from "./openai_chat.ts";
+import { openAIImagesProvider } from "./openai_images.ts";
+import { openAIResponsesProvider } from "./openai_responses.ts";
+import type { ModelKind, Provider } from "./provider.ts";
+
+export const PROVIDERS: Record<ChannelType, Provider> = {
+  "openai": openAIChatProvider,
+  "openai-responses": openAIResponsesProvider,
+  "anthropic": anthropicProvider,
+  "gemini": geminiProvider,
+  "openai-images": openAIImagesProvider,
+  "ark-video": arkVideoProvider,
+  "gateway-video": gatewayVideoProvider,
+};
+
+/** The provider of a channel. */
+export function providerOf(channel: { type: ChannelType }): Provider {
+  return PROVIDERS[channel.type];
+}
+
+/** Whether a channel can serve models of `kind`. */
+export function servesKind(channel: { type: ChannelType }, kind: ModelKind): boolean {
+  return PROVIDERS[channel.type].kinds.includes(kind);
+}
+
+/** The rules the channel registry checks a channel against (given to it at wiring). */
+export const CHANNEL_RULES = {
+  /** The kind of model `create_models` makes for a channel of `type`. */
+  modelKind: (type: ChannelType): ModelKind => PROVIDERS[type].kinds[0],
+  /** Why `baseUrl` cannot be right for `type`, or undefined. */
+  baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined {
+    const { appendedPaths, baseUrlExample } = PROVIDERS[type];
+    const path = new URL(baseUrl).pathname.replace(/\/+$/, "");
+    const appended = path.match(appendedPaths)?.[0];
+    if (!appended) return undefined;
+    return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
+      `the rest; '${baseUrl}' already ends with '${appended}'. Use the form '${baseUrlExample}'`;
+  },
+};
+
+export type ChannelRules = typeof CHANNEL_RULES;

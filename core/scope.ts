@@ -1,0 +1,17 @@
+/** One authenticated client request as the services see it, built once by the auth middleware. */
+
+import type { Gateway } from "./gateway.ts";
+import type { KeyRecord } from "./key_schema.ts";
+import type { RequestContext } from "./request_context.ts";
+
+export interface RequestScope {
+  gateway: Gateway;
+  /** The request's id, timing, attempts and its one log line. */
+  context: RequestContext;
+  /** The authenticated key. */
+  key: KeyRecord;
+  /** The client's signal: aborted when the client goes away. */
+  signal: AbortSignal;
+  /** The base URL of hosted media links: GATEWAY_PUBLIC_URL, else the request's origin. */
+  publicUrl: string;
+}

@@ -1,0 +1,129 @@
+/**
+ * The streamed answer of a text request: each upstream event relayed (same format) or converted
+ * (another format) as it arrives, and the bill settled once however the stream ends.
+ */
+
+import type { Channel } from "../channel_schema.ts";
+import { CODECS } from "../formats/codecs.ts";
+import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
+import { pumpSse, type SsePumpHandlers } from "../sse_pump.ts";
+import type { TokenUsage } from "../usage.ts";
+import type { TextInbound } from "./inbound.ts";
+import { PassThroughStream } from "./pass_through.ts";
+import type { TextBill } from "./text_bill.ts";
+import type { StreamAttempt } from "./text_attempt.ts";
+
+/** How one stream is relayed, and what it has delivered so far. */
+interface StreamRelay {
+  handlers: Omit<SsePumpHandlers, "finish">;
+  usage(): TokenUsage | undefined;
+  outputChars(): number;
+}
+
+/** Chat to chat: the relay rewrites only what it must (model name, the usage chunk). */
+function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
+  const relay = new OpenAIChatStreamRelay({
+    clientWantsUsage: inbound.includeUsage,
+    upstreamModel: attempt.upstreamModel,
+    publicModel: inbound.model,
+  });
+  return {
+    usage: () => relay.usage,
+    outputChars: () => relay.outputChars,
+    handlers: {
+      frame(event) {
+        const data = relay.relay(event.data);
+        return data === null ? null : `data: ${data}\n\n`;
+      },
+      completed: () => relay.completed,
+      errorFrame: (message) =>
+        relay.upstreamError !== undefined
+          ? ""
+          : CODECS["openai-chat"].streamEncoder("", inbound).error(
+            message,
+            "upstream_stream_interrupted",
+          ),
+    },
+  };
+}
+
+/** Same format: each event as it came, model renamed, read on the way past. */
+function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
+  const relay = new PassThroughStream(
+    inbound.format,
+    inbound.framing,
+    attempt.upstreamModel,
+    inbound.model,
+  );
+  return {
+    usage: () => relay.decoder.usage,
+    outputChars: () => relay.outputChars,
+    handlers: {
+      frame: (event) => relay.frame(event),
+      completed: () => relay.decoder.completed && relay.decoder.error === undefined,
+      endFrame: () => relay.end(),
+      errorFrame: (message) => relay.error(message, "upstream_stream_interrupted"),
+    },
+  };
+}
+
+/** Another format: decoded to neutral events, encoded in the client's format. */
+function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
+  const decoder = CODECS[attempt.format].streamDecoder();
+  const encoder = CODECS[inbound.format].streamEncoder(inbound.model, inbound);
+  let chars = 0;
+  let errorSent = false;
+  return {
+    usage: () => decoder.usage,
+    outputChars: () => chars,
+    handlers: {
+      frame(event) {
+        let out = "";
+        for (const neutral of decoder.decode(event.event, event.data)) {
+          if (neutral.type === "error") {
+            if (!errorSent) out += encoder.error(neutral.message, neutral.code ?? "upstream_error");
+            errorSent = true;
+            continue;
+          }
+          if (errorSent) continue;
+          if (neutral.type === "text" || neutral.type === "reasoning") chars += neutral.text.length;
+          else if (neutral.type === "tool_call") chars += neutral.arguments.length;
+          out += encoder.encode(neutral);
+        }
+        return out || null;
+      },
+      completed: () => decoder.completed && !errorSent,
+      endFrame: () => encoder.end(),
+      errorFrame: (message) =>
+        errorSent ? "" : encoder.error(message, "upstream_stream_interrupted"),
+    },
+  };
+}
+
+/** The client's stream; the bill is settled (or released) once when it ends. */
+export function streamAnswer(
+  attempt: StreamAttempt,
+  input: { inbound: TextInbound; channel: Channel; bill: TextBill },
+): { stream: ReadableStream<Uint8Array>; contentType: string } {
+  const { inbound, channel, bill } = input;
+  const relay = attempt.format !== inbound.format
+    ? convertingRelay(attempt, inbound)
+    : inbound.format === "openai-chat"
+    ? chatRelay(attempt, inbound)
+    : passThroughRelay(attempt, inbound);
+  const stream = pumpSse(attempt.first, attempt.events, attempt.call, {
+    ...relay.handlers,
+    finish(outcome) {
+      const usage = relay.usage();
+      if (outcome === "upstream_error" && !usage) {
+        bill.releaseInterrupted(channel, relay.outputChars());
+      } else {
+        bill.settle(channel, outcome, { usage, outputChars: relay.outputChars() });
+      }
+    },
+  });
+  const contentType = inbound.format === "gemini" && inbound.framing === "json-array"
+    ? "application/json"
+    : "text/event-stream; charset=utf-8";
+  return { stream, contentType };
+}

@@ -1,0 +1,146 @@
+/**
+ * One attempt of a text request on one channel: the upstream body (passed through when the
+ * channel speaks the inbound format, converted otherwise), the call, and either the whole JSON
+ * answer or the stream's first event (so a stream that dies before it can still fail over).
+ */
+
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { Channel } from "../channel_schema.ts";
+import { GatewayError } from "../errors.ts";
+import { CODECS, INTERFACE_OF_FORMAT } from "../formats/codecs.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import { providerOf } from "../providers/provider_table.ts";
+import { upstreamTarget } from "../routing.ts";
+import {
+  type AttemptTrace,
+  networkFailure,
+  UpstreamAttemptError,
+  type UpstreamCall,
+} from "../upstream.ts";
+import { openUpstream } from "../upstream/call.ts";
+import type { TextInbound } from "./inbound.ts";
+import { passThroughBody } from "./pass_through.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** What every attempt learned: the channel's format, the model's name there, dropped fields. */
+interface AttemptBase {
+  format: TextFormat;
+  upstreamModel: string;
+  ignored: string[];
+}
+
+export interface JsonAttempt extends AttemptBase {
+  kind: "json";
+  answer: Json;
+}
+
+export interface StreamAttempt extends AttemptBase {
+  kind: "stream";
+  call: UpstreamCall;
+  first: EventSourceMessage;
+  events: ReadableStreamDefaultReader<EventSourceMessage>;
+}
+
+export type TextAttempt = JsonAttempt | StreamAttempt;
+
+/** The wire format a text channel speaks. */
+export function formatOf(channel: Channel): TextFormat {
+  return providerOf(channel).text!.format;
+}
+
+/**
+ * The channels that can serve `inbound`: all of them, unless it uses a field only its own
+ * format has; then only those, or a 400 that names the interface to use instead.
+ */
+export function servableOrder(order: Channel[], inbound: TextInbound): Channel[] {
+  if (!inbound.exclusive) return order;
+  const own = order.filter((channel) => formatOf(channel) === inbound.format);
+  if (own.length) return own;
+  const formats = [...new Set(order.map(formatOf))];
+  throw new GatewayError(
+    "unsupported_on_channel",
+    400,
+    `'${inbound.exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
+      `is served here by upstreams that speak another. Drop '${inbound.exclusive}', or send the ` +
+      `request to ${formats.map((format) => INTERFACE_OF_FORMAT[format]).join(" or ")} instead`,
+    { param: inbound.exclusive },
+  );
+}
+
+/** The upstream body for a channel of `format`, and the inbound fields it could not carry. */
+function upstreamBody(
+  inbound: TextInbound,
+  input: { format: TextFormat; upstreamModel: string; maxOutput: number },
+): { body: string; ignored: string[] } {
+  if (input.format === inbound.format) {
+    return { body: passThroughBody(inbound, input.upstreamModel), ignored: [] };
+  }
+  const neutral = inbound.neutral();
+  const { body, ignored } = CODECS[input.format].encodeRequest(
+    neutral,
+    input.upstreamModel,
+    input.maxOutput,
+  );
+  return {
+    body: JSON.stringify(body),
+    ignored: [...ignored.map((name) => neutral.fieldOf[name] ?? name), ...neutral.unmapped],
+  };
+}
+
+/** One attempt of `inbound` on `channel`. */
+export async function attemptText(
+  channel: Channel,
+  inbound: TextInbound,
+  options: { maxOutput: number; signal: AbortSignal; trace: AttemptTrace },
+): Promise<TextAttempt> {
+  const provider = providerOf(channel);
+  const format = provider.text!.format;
+  const target = upstreamTarget(channel, inbound.model);
+  const { body, ignored } = upstreamBody(inbound, {
+    format,
+    upstreamModel: target.model,
+    maxOutput: options.maxOutput,
+  });
+  const base: AttemptBase = { format, upstreamModel: target.model, ignored };
+  const { response, call } = await openUpstream(
+    channel,
+    provider.text!.request(target, { stream: inbound.stream, body }),
+    { signal: options.signal, errors: provider.errors, trace: options.trace },
+  );
+  try {
+    if (!inbound.stream) {
+      const text = await response.text();
+      call.done();
+      try {
+        return { ...base, kind: "json", answer: JSON.parse(text) };
+      } catch {
+        throw new UpstreamAttemptError("bad_answer: the upstream answered with invalid JSON", {
+          retryable: true,
+        });
+      }
+    }
+    if (!response.body) {
+      throw new UpstreamAttemptError("bad_answer: the upstream sent no stream", {
+        retryable: true,
+      });
+    }
+    const events = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader();
+    const first = await events.read();
+    if (first.done) {
+      throw new UpstreamAttemptError("bad_answer: the upstream stream ended before any event", {
+        retryable: true,
+      });
+    }
+    call.touch();
+    return { ...base, kind: "stream", call, first: first.value, events };
+  } catch (error) {
+    call.abort();
+    throw networkFailure(error, call);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The money of one text request: hold the most it can cost, then settle what the upstream
+ * reports (the gateway's estimate when it reports nothing), or release in full.
+ * Billing policy (docs/billing.md): a completed request pays its usage; a client that
+ * disconnects pays for what the upstream produced up to then; an upstream failure, before or
+ * during the answer, costs nothing.
+ */
+
+import { DEFAULT_MAX_OUTPUT_TOKENS, type TextPrice } from "../catalog.ts";
+import type { Channel } from "../channel_schema.ts";
+import type { CatalogModel } from "../catalog.ts";
+import { textCost } from "../pricing.ts";
+import { RequestBill } from "../request_bill.ts";
+import type { RequestScope } from "../scope.ts";
+import type { StreamOutcome } from "../sse_pump.ts";
+import type { TokenUsage } from "../usage.ts";
+import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
+import type { TextInbound } from "./inbound.ts";
+
+export class TextBill {
+  readonly #scope: RequestScope;
+  readonly #inbound: TextInbound;
+  readonly #price: TextPrice;
+  readonly #bill: RequestBill;
+  /** Output tokens the request may produce (per choice); held in full. */
+  readonly maxOutput: number;
+
+  constructor(scope: RequestScope, input: { inbound: TextInbound; model: CatalogModel }) {
+    this.#scope = scope;
+    this.#inbound = input.inbound;
+    this.#price = input.model.price as TextPrice;
+    this.#bill = new RequestBill(scope.gateway, scope.key, scope.context.id);
+    this.maxOutput = input.inbound.maxOutputTokens ?? input.model.max_output_tokens ??
+      DEFAULT_MAX_OUTPUT_TOKENS;
+  }
+
+  /** Holds the most the request can cost: its input's upper bound and every output token. */
+  hold(): Promise<void> {
+    const inbound = this.#inbound;
+    const copies = inbound.format === "openai-chat" ? inbound.body.n ?? 1 : 1;
+    return this.#bill.hold(textCost(this.#price, {
+      input_tokens: inbound.inputUpperBound(),
+      cached_input_tokens: 0,
+      output_tokens: this.maxOutput * copies,
+    }));
+  }
+
+  /** Waits for the hold's commit (402 if it failed). */
+  confirmed(): Promise<void> {
+    return this.#bill.confirmed();
+  }
+
+  /** Gives the hold back: nothing was delivered. */
+  release(reason: string): Promise<void> {
+    return this.#bill.release(reason);
+  }
+
+  /** Usage estimated from the request and the output the client received. */
+  #estimate(outputChars: number): TokenUsage {
+    return {
+      input_tokens: this.#inbound.inputEstimate(),
+      cached_input_tokens: 0,
+      output_tokens: estimateOutputTokens(outputChars),
+    };
+  }
+
+  /**
+   * Settles the delivered answer (off the response path) and logs the request: the upstream's
+   * usage when it sent one, else the estimate from `outputChars`.
+   */
+  settle(
+    channel: Channel,
+    outcome: StreamOutcome,
+    delivered: { usage: TokenUsage | undefined; outputChars: number },
+  ): void {
+    const { gateway, context } = this.#scope;
+    const usage = delivered.usage ?? this.#estimate(delivered.outputChars);
+    gateway.track((async () => {
+      const cost = await this.#bill.settle(textCost(this.#price, usage));
+      context.finish(gateway, {
+        status: 200,
+        channelId: channel.id,
+        usage,
+        usageSource: delivered.usage ? "upstream" : "estimate",
+        cost,
+        outcome,
+      });
+    })());
+  }
+
+  /** A stream the upstream broke before any usage: released in full, logged as interrupted. */
+  releaseInterrupted(channel: Channel, outputChars: number): void {
+    const { gateway, context } = this.#scope;
+    gateway.track((async () => {
+      await this.#bill.release("upstream failed mid-stream");
+      context.finish(gateway, {
+        status: 200,
+        channelId: channel.id,
+        outcome: "upstream_error",
+        errorCode: "upstream_stream_interrupted",
+        usage: this.#estimate(outputChars),
+        usageSource: "estimate",
+      });
+    })());
+  }
+}

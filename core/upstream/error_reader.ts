@@ -1,0 +1,56 @@
+/** Reads an upstream's error answer into an attempt error, one dialect per provider family. */
+
+import { isRetryableStatus, UpstreamAttemptError } from "../upstream.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** How one provider family writes its errors. */
+export interface ErrorDialect {
+  /** The message and machine code in a parsed error body. */
+  read(body: Json): { message?: unknown; code?: unknown };
+  /** Whether an answer refuses the channel's own credential, beside 401 and 403. */
+  refusesCredential?(status: number, message: string): boolean;
+  /** A provider's own status in standard terms (Anthropic's 529 overloaded is a 503). */
+  normalStatus?(status: number): number;
+}
+
+/** `{error:{message, code}}`, or the fields at the top (OpenAI and OpenAI-compatible upstreams). */
+export const OPENAI_ERRORS: ErrorDialect = {
+  read: (body) => ({ message: (body?.error ?? body)?.message, code: (body?.error ?? body)?.code }),
+};
+
+/**
+ * Reads `response`'s error answer. A refused channel credential is named as such (never the
+ * upstream's words, which may quote the key) and is a failover, as is any status that says
+ * "this channel, now".
+ */
+export async function readUpstreamError(
+  response: Response,
+  dialect: ErrorDialect,
+): Promise<UpstreamAttemptError> {
+  const text = await response.text().catch(() => "");
+  let message = `HTTP ${response.status}`;
+  let code: string | undefined;
+  try {
+    const fields = dialect.read(JSON.parse(text));
+    if (typeof fields.message === "string") message = `HTTP ${response.status}: ${fields.message}`;
+    if (typeof fields.code === "string") code = fields.code;
+  } catch {
+    // not JSON: keep the status only
+  }
+  const credentialRefused = response.status === 401 || response.status === 403 ||
+    (dialect.refusesCredential?.(response.status, message) ?? false);
+  if (credentialRefused) {
+    message = `HTTP ${response.status}: the channel's upstream credential was refused`;
+  }
+  const status = dialect.normalStatus?.(response.status) ?? response.status;
+  return new UpstreamAttemptError(message, {
+    retryable: credentialRefused || isRetryableStatus(status),
+    // A refused credential is the gateway's problem, never the client's 4xx.
+    status: credentialRefused && status !== 401 && status !== 403 ? 502 : status,
+    upstreamCode: code,
+    retryAfter: response.headers.get("retry-after") ?? undefined,
+    errorClass: `http_${response.status}`,
+  });
+}
