@@ -98,7 +98,7 @@ export async function startGateway(
     concurrency: TASK_CONCURRENCY,
     useQueue: !isRemoteKv(settings.kvLocation),
   });
-  gateway.wakeTasks = () => worker.wake();
+  gateway.tasks.wake = () => worker.wake();
 
   let ready = false;
   const app = createApp(gateway, admin.hash, () => ready);

@@ -1,8 +1,6 @@
 /** The gateway's domain services, built once at boot and passed to routes and workers. */
 
 import { KeyStore } from "./keys.ts";
-import { kvKeys } from "./kv_keys.ts";
-import { kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
 import { Ledger } from "./ledger.ts";
 import { MediaStore } from "./media_store.ts";
 import { Metrics } from "./metrics.ts";
@@ -11,6 +9,7 @@ import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./registry.ts";
 import { RequestLog } from "./request_log.ts";
 import type { SecretBox } from "./secret_box.ts";
+import { TaskStore } from "./tasks/task_store.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -64,8 +63,8 @@ export class Gateway {
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
-  /** Wakes the task worker after a submission (set by main once the worker runs). */
-  wakeTasks: () => void = () => {};
+  /** Every task read and write; `tasks.wake` is set by main once the worker runs. */
+  readonly tasks: TaskStore;
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -79,6 +78,12 @@ export class Gateway {
       configFile: options.configFile,
     });
     this.media = new MediaStore(kv, options.mediaTtlMs);
+    this.tasks = new TaskStore(kv, {
+      ledger: this.ledger,
+      limitOf: (keyId) => this.keys.get(keyId).catch(() => ({ unlimited: false, credit_limit: 0 })),
+      queue: options.taskQueue,
+      wake: () => {},
+    });
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,
@@ -90,22 +95,6 @@ export class Gateway {
     this.#pending.add(work);
     work.finally(() => this.#pending.delete(work)).catch(() => {});
     return work;
-  }
-
-  /** Task records (video and async image work), newest first unless `options.order` is `asc`. */
-  async listTasks(options: ListOptions) {
-    const iterator = this.kv.list<string>(
-      timeRangeSelector(kvKeys.tasksByTime(), (ms) => ms, options),
-      kvListOptions(options),
-    );
-    const ids: string[] = [];
-    for await (const entry of iterator) ids.push(entry.value);
-    const data: unknown[] = [];
-    for (let i = 0; i < ids.length; i += 10) {
-      const found = await this.kv.getMany(ids.slice(i, i + 10).map((id) => kvKeys.task(id)));
-      for (const entry of found) if (entry.value) data.push(entry.value);
-    }
-    return { data, cursor: ids.length === options.limit ? iterator.cursor : null };
   }
 
   /** Waits for tracked work, then writes the request log. */

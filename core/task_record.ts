@@ -73,3 +73,40 @@ export function writeTask(
 export function unixNow(): number {
   return Math.floor(Date.now() / 1000);
 }
+
+/** What a new task is made of; everything else starts empty. */
+export interface NewTask<Input> {
+  id: string;
+  kind: TaskRecord["kind"];
+  action: string;
+  owner: string;
+  key_id: string;
+  model: string;
+  /** The progress shown while submitted. */
+  progress: string;
+  /** Units held for it. */
+  held: number;
+  input: Input;
+}
+
+/** A new task record, due at once. The one place a task record is built. */
+export function newTaskRecord<Input>(fields: NewTask<Input>): TaskRecord<Input> {
+  const now = Date.now();
+  return {
+    ...fields,
+    status: "submitted",
+    submit_time: Math.floor(now / 1000),
+    start_time: null,
+    finish_time: null,
+    attempts: 0,
+    cost: null,
+    fail_reason: null,
+    channel_id: null,
+    result_url: null,
+    image_urls: null,
+    upstream_id: null,
+    next_check_at: now,
+    lease_owner: null,
+    lease_until: null,
+  };
+}

@@ -153,7 +153,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
     return c.json(await gateway.requestLog.list(options, { key: c.req.query("key") }));
   });
   app.get("/admin/tasks", async (c) => {
-    return c.json(await gateway.listTasks(listOptions((name) => c.req.query(name))));
+    return c.json(await gateway.tasks.list(listOptions((name) => c.req.query(name))));
   });
 
   return app;

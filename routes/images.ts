@@ -8,7 +8,6 @@ import type { Context } from "hono";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { ownerOf } from "../core/key_schema.ts";
-import { kvKeys } from "../core/kv_keys.ts";
 import { checkEditInputs } from "../core/images/edit_inputs.ts";
 import type { ResponseFormat } from "../core/images/deliver_images.ts";
 import type { ImageJob, InputImage } from "../core/images/image_job.ts";
@@ -18,7 +17,7 @@ import {
   generationRequestSchema,
   KNOWN_GENERATION_FIELDS,
 } from "../core/images/request_schema.ts";
-import { RAW_STATUS, type TaskRecord } from "../core/task_record.ts";
+import { RAW_STATUS } from "../core/task_record.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
 
@@ -174,10 +173,11 @@ export function imageRoutes(gateway: Gateway) {
 
   app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {
     const taskId = c.req.param("task_id");
-    const task = taskId.startsWith("task_")
-      ? (await gateway.kv.get<TaskRecord>(kvKeys.task(taskId))).value
-      : null;
-    if (!task || task.kind !== "image" || task.owner !== ownerOf(c.get("key"))) {
+    const task = await gateway.tasks.getOwned(taskId, {
+      owner: ownerOf(c.get("key")),
+      kind: "image",
+    });
+    if (!task) {
       throw new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
     }
     return c.json({

@@ -8,7 +8,6 @@ import { Hono } from "hono";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { ownerOf } from "../core/key_schema.ts";
-import { kvKeys } from "../core/kv_keys.ts";
 import type { TaskRecord, TaskStatus } from "../core/task_record.ts";
 import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
 import { secondsText } from "../core/video/video_price.ts";
@@ -71,10 +70,11 @@ export function videoRoutes(gateway: Gateway) {
 
   app.get("/v1/video/generations/:task_id", requireKey(gateway, "openai"), async (c) => {
     const taskId = c.req.param("task_id");
-    const task = taskId.startsWith("task_")
-      ? (await gateway.kv.get<TaskRecord<VideoTaskInput>>(kvKeys.task(taskId))).value
-      : null;
-    if (!task || task.kind !== "video" || task.owner !== ownerOf(c.get("key"))) {
+    const task = await gateway.tasks.getOwned<VideoTaskInput>(taskId, {
+      owner: ownerOf(c.get("key")),
+      kind: "video",
+    });
+    if (!task) {
       throw new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
     }
     const videoUrl = task.status === "succeeded" ? task.result_url : null;

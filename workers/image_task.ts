@@ -16,7 +16,6 @@ import {
 } from "../core/images/image_generation.ts";
 import type { ImageJob, InputImage } from "../core/images/image_job.ts";
 import type { ImageTaskInput, StoredInputImage } from "../core/images/image_service.ts";
-import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 
@@ -39,13 +38,17 @@ function isRetryable(error: unknown): boolean {
 export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void> {
   const task = run.task as TaskRecord<ImageTaskInput>;
   const fail = (reason: string) =>
-    endTask(gateway, task, run.workerId, {
-      status: "failed",
-      progress: "100%",
-      finish_time: unixNow(),
-      fail_reason: reason,
-      cost: 0,
-    }, { release: `task failed: ${reason}` });
+    gateway.tasks.end(task, {
+      workerId: run.workerId,
+      update: {
+        status: "failed",
+        progress: "100%",
+        finish_time: unixNow(),
+        fail_reason: reason,
+        cost: 0,
+      },
+      money: { release: `task failed: ${reason}` },
+    });
 
   if (task.attempts > MAX_ATTEMPTS) {
     await fail(`gave up after ${MAX_ATTEMPTS} attempts`);
@@ -69,22 +72,27 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     if (delivered.items.length === 0) throw undeliverable(delivered.failures);
     const urls = delivered.items.map((item) => item.url!);
     const cost = unitPrice * urls.length;
-    await endTask(gateway, task, run.workerId, {
-      status: "succeeded",
-      progress: "100%",
-      finish_time: unixNow(),
-      channel_id: channel.id,
-      result_url: urls[0],
-      image_urls: urls,
-      cost,
-    }, { cost });
+    await gateway.tasks.end(task, {
+      workerId: run.workerId,
+      update: {
+        status: "succeeded",
+        progress: "100%",
+        finish_time: unixNow(),
+        channel_id: channel.id,
+        result_url: urls[0],
+        image_urls: urls,
+        cost,
+      },
+      money: { cost },
+    });
     gateway.metrics.add("gateway_cost_units_total", { model: task.model }, cost);
   } catch (error) {
     if (run.signal.aborted) return; // lease lost or shutting down: the task is run again
     const reason = error instanceof Error ? error.message : String(error);
     if (isRetryable(error) && task.attempts < MAX_ATTEMPTS) {
-      await rescheduleTask(gateway, task.id, run.workerId, Date.now() + RETRY_DELAY_MS, {
-        fail_reason: reason,
+      await gateway.tasks.reschedule(task.id, run.workerId, {
+        at: Date.now() + RETRY_DELAY_MS,
+        update: { fail_reason: reason },
       });
       return;
     }

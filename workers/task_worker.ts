@@ -1,6 +1,6 @@
 /**
  * The task worker: claims due tasks from the due index by atomic check, runs each under a lease
- * that it renews while the work lasts, and lets handlers end them (core/task_lifecycle.ts).
+ * that it renews while the work lasts, and lets handlers end them (core/tasks/task_store.ts).
  * State lives in KV, so several gateway processes on one KV share the work and a killed process
  * loses nothing: its leases run out and another run picks the tasks up. A KV queue message wakes
  * the loop at once where queues exist (embedded KV); the loop also polls, which is all there is
@@ -9,9 +9,7 @@
 
 import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/ids.ts";
-import { kvKeys } from "../core/kv_keys.ts";
-import { withKvRetry } from "../core/kv_retry.ts";
-import { isFinished, type TaskRecord, unixNow, writeTask } from "../core/task_record.ts";
+import type { TaskRecord } from "../core/task_record.ts";
 
 /** What a handler gets: the claimed task and a signal that fires if the lease is lost. */
 export interface TaskRun {
@@ -117,47 +115,22 @@ export class TaskWorker {
   async #claimDue(): Promise<void> {
     const free = this.#options.concurrency - this.#running.size;
     if (free <= 0) return;
-    const kv = this.#gateway.kv;
-    const due = kv.list<string>({
-      start: kvKeys.tasksDue() as unknown as Deno.KvKey,
-      end: [...kvKeys.tasksDue(), Date.now() + 1],
-    }, { limit: CLAIM_BATCH });
     let claimed = 0;
-    for await (const entry of due) {
+    for await (const due of this.#gateway.tasks.due(CLAIM_BATCH)) {
       if (claimed >= free || this.#stopped) break;
-      const taskId = entry.value;
-      if (this.#running.has(taskId)) continue;
-      if (await withKvRetry(() => this.#claim(taskId, entry.key))) claimed++;
+      if (this.#running.has(due.taskId)) continue;
+      const task = await this.#gateway.tasks.claim(due, {
+        workerId: this.id,
+        leaseMs: this.#options.leaseMs,
+        accepts: (task) => task.kind in this.#handlers,
+        onClaim: (task) => this.#handlers[task.kind]?.onClaim?.(task) ?? {},
+      });
+      if (!task) continue;
+      const controller = new AbortController();
+      const done = this.#execute(this.#handlers[task.kind]!.run, task, controller);
+      this.#running.set(task.id, { controller, done });
+      claimed++;
     }
-  }
-
-  async #claim(taskId: string, dueKey: Deno.KvKey): Promise<boolean> {
-    const kv = this.#gateway.kv;
-    const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
-    const task = entry.value;
-    if (!task || isFinished(task) || task.next_check_at !== dueKey[1]) {
-      // An index entry left behind by a change that did not touch it: drop it.
-      await kv.atomic().check(entry).delete(dueKey).commit();
-      return false;
-    }
-    const kind = this.#handlers[task.kind];
-    if (!kind) return false;
-    const now = Date.now();
-    const claimed: TaskRecord = {
-      ...task,
-      ...kind.onClaim?.(task),
-      start_time: task.start_time ?? unixNow(),
-      attempts: task.attempts + 1,
-      lease_owner: this.id,
-      lease_until: now + this.#options.leaseMs,
-      next_check_at: now + this.#options.leaseMs,
-    };
-    const result = await writeTask(kv.atomic().check(entry), task, claimed).commit();
-    if (!result.ok) return false;
-    const controller = new AbortController();
-    const done = this.#execute(kind.run, claimed, controller);
-    this.#running.set(taskId, { controller, done });
-    return true;
   }
 
   async #execute(
@@ -190,44 +163,15 @@ export class TaskWorker {
   /** Extends the lease; aborts the run if another worker owns the task now. */
   async #renew(taskId: string, controller: AbortController): Promise<void> {
     try {
-      await withKvRetry(() => this.#renewOnce(taskId, controller));
+      const held = await this.#gateway.tasks.renew(taskId, this.id, this.#options.leaseMs);
+      if (!held) controller.abort();
     } catch {
       // KV hiccup: the next renewal tries again, well before the lease runs out
     }
   }
 
-  async #renewOnce(taskId: string, controller: AbortController): Promise<void> {
-    const kv = this.#gateway.kv;
-    const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
-    const task = entry.value;
-    if (!task || isFinished(task) || task.lease_owner !== this.id) {
-      controller.abort();
-      return;
-    }
-    const until = Date.now() + this.#options.leaseMs;
-    const next = { ...task, lease_until: until, next_check_at: until };
-    const result = await writeTask(kv.atomic().check(entry), task, next).commit();
-    if (!result.ok) controller.abort();
-  }
-
-  /**
-   * Releases this worker's lease on an unfinished task, due again `at`; `uncount` runs are
-   * taken off its attempts (a run cut short by shutdown does not count).
-   */
-  async #giveBack(taskId: string, at: number, uncount: number): Promise<void> {
-    const kv = this.#gateway.kv;
-    await withKvRetry(async () => {
-      const entry = await kv.get<TaskRecord>(kvKeys.task(taskId));
-      const task = entry.value;
-      if (!task || isFinished(task) || task.lease_owner !== this.id) return;
-      const next = {
-        ...task,
-        attempts: Math.max(0, task.attempts - uncount),
-        lease_owner: null,
-        lease_until: null,
-        next_check_at: at,
-      };
-      await writeTask(kv.atomic().check(entry), task, next).commit();
-    }).catch(() => {});
+  /** Releases this worker's lease, due again `at`; `uncount` runs are taken off its attempts. */
+  #giveBack(taskId: string, at: number, uncount: number): Promise<void> {
+    return this.#gateway.tasks.giveBack(taskId, this.id, { at, uncount });
   }
 }

@@ -13,7 +13,6 @@ import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { providerOf, servesKind } from "../core/providers/provider_table.ts";
 import { eligibleChannels, planChannelOrder, upstreamTarget } from "../core/routing.ts";
-import { endTask, rescheduleTask } from "../core/task_lifecycle.ts";
 import { type TaskRecord, unixNow } from "../core/task_record.ts";
 import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../core/upstream.ts";
 import { callUpstream } from "../core/upstream/call.ts";
@@ -79,27 +78,35 @@ async function pollOnce(
 async function fail(gateway: Gateway, task: VideoTask, workerId: string, reason: string) {
   crashPoint("video.before_end");
   const cost = failureCost(task.held, task.input.refund_percent);
-  const ended = await endTask(gateway, task, workerId, {
-    status: "failed",
-    progress: "100%",
-    finish_time: unixNow(),
-    fail_reason: reason,
-    cost,
-  }, cost > 0 ? { cost } : { release: `video task failed: ${reason}` });
+  const ended = await gateway.tasks.end(task, {
+    workerId,
+    update: {
+      status: "failed",
+      progress: "100%",
+      finish_time: unixNow(),
+      fail_reason: reason,
+      cost,
+    },
+    money: cost > 0 ? { cost } : { release: `video task failed: ${reason}` },
+  });
   crashPoint("video.after_end");
   if (ended) gateway.metrics.add("gateway_video_tasks_total", { outcome: "failed" }, 1);
 }
 
 async function succeed(gateway: Gateway, task: VideoTask, workerId: string, videoUrl: string) {
   crashPoint("video.before_end");
-  const ended = await endTask(gateway, task, workerId, {
-    status: "succeeded",
-    progress: "100%",
-    finish_time: unixNow(),
-    result_url: videoUrl,
-    fail_reason: null,
-    cost: task.held,
-  }, { cost: task.held });
+  const ended = await gateway.tasks.end(task, {
+    workerId,
+    update: {
+      status: "succeeded",
+      progress: "100%",
+      finish_time: unixNow(),
+      result_url: videoUrl,
+      fail_reason: null,
+      cost: task.held,
+    },
+    money: { cost: task.held },
+  });
   crashPoint("video.after_end");
   if (ended) {
     gateway.metrics.add("gateway_video_tasks_total", { outcome: "succeeded" }, 1);
@@ -136,10 +143,13 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         metrics: gateway.metrics,
       },
     );
-    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
-      upstream_id: upstreamId,
-      channel_id: channel.id,
-      fail_reason: null,
+    await gateway.tasks.reschedule(task.id, run.workerId, {
+      at: nextCheck(gateway, task),
+      update: {
+        upstream_id: upstreamId,
+        channel_id: channel.id,
+        fail_reason: null,
+      },
     });
   } catch (error) {
     if (run.signal.aborted) return;
@@ -148,8 +158,11 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
       await fail(gateway, task, run.workerId, `submission failed: ${reason}`);
       return;
     }
-    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
-      fail_reason: reason,
+    await gateway.tasks.reschedule(task.id, run.workerId, {
+      at: nextCheck(gateway, task),
+      update: {
+        fail_reason: reason,
+      },
     });
   }
 }
@@ -170,7 +183,7 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
       return;
     }
     // A passing fault (network, 5xx, a garbled answer): look again later, until the timeout.
-    await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task));
+    await gateway.tasks.reschedule(task.id, run.workerId, { at: nextCheck(gateway, task) });
     return;
   }
   switch (state.state) {
@@ -179,9 +192,12 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
     case "failed":
       return await fail(gateway, task, run.workerId, state.reason);
     default:
-      await rescheduleTask(gateway, task.id, run.workerId, nextCheck(gateway, task), {
-        status: state.state === "queued" ? "submitted" : "in_progress",
-        progress: state.progress ?? (state.state === "queued" ? "20%" : "50%"),
+      await gateway.tasks.reschedule(task.id, run.workerId, {
+        at: nextCheck(gateway, task),
+        update: {
+          status: state.state === "queued" ? "submitted" : "in_progress",
+          progress: state.progress ?? (state.state === "queued" ? "20%" : "50%"),
+        },
       });
   }
 }

@@ -8,7 +8,7 @@ import { randomBase62 } from "../ids.ts";
 import { type KeyRecord, ownerOf } from "../key_schema.ts";
 import type { RequestContext } from "../request_context.ts";
 import { RequestBill } from "../request_bill.ts";
-import { type TaskRecord, unixNow, writeTask } from "../task_record.ts";
+import { newTaskRecord, type TaskRecord, unixNow } from "../task_record.ts";
 import type { ImageJob, InputImage } from "./image_job.ts";
 import {
   fetchableHostsFor,
@@ -126,38 +126,17 @@ export async function submitImageTask(
     mask: mask ? await storeInput(gateway, mask) : null,
     public_url: publicUrl,
   };
-  const now = Date.now();
-  const task: TaskRecord<ImageTaskInput> = {
+  const task = newTaskRecord<ImageTaskInput>({
     id: `task_${randomBase62(24)}`,
     kind: "image",
     action: job.action,
     owner: ownerOf(key),
     key_id: key.id,
     model: job.model,
-    status: "submitted",
     progress: "10%",
-    submit_time: Math.floor(now / 1000),
-    start_time: null,
-    finish_time: null,
-    attempts: 0,
     held: unitPrice * job.n,
-    cost: null,
-    fail_reason: null,
-    channel_id: null,
-    result_url: null,
-    image_urls: null,
-    next_check_at: now,
-    lease_owner: null,
-    lease_until: null,
     input,
-  };
-  await gateway.ledger.hold(key.id, key, task.id, task.held, {
-    uniqueRef: true,
-    alsoWrite: (atomic) => {
-      writeTask(atomic, null, task);
-      if (gateway.options.taskQueue) atomic.enqueue({ wake: "tasks" });
-    },
   });
-  gateway.wakeTasks();
+  await gateway.tasks.create(task, { key });
   return task;
 }

@@ -9,11 +9,10 @@ import type { Gateway } from "../gateway.ts";
 import { sha256Hex } from "../ids.ts";
 import { randomBase62 } from "../ids.ts";
 import { type KeyRecord, ownerOf } from "../key_schema.ts";
-import { kvKeys } from "../kv_keys.ts";
 import { ProbeError, probeMedia } from "../media/ffprobe.ts";
 import type { MediaRecord } from "../media_store.ts";
 import { resolveModel } from "../model_access.ts";
-import { type TaskRecord, writeTask } from "../task_record.ts";
+import { newTaskRecord, type TaskRecord } from "../task_record.ts";
 import {
   checkReferenceFile,
   REFERENCE_FIELDS,
@@ -163,7 +162,7 @@ async function earlierTask(
   owner: string,
   request: VideoRequest,
 ): Promise<TaskRecord<VideoTaskInput> | null> {
-  const task = (await gateway.kv.get<TaskRecord<VideoTaskInput>>(kvKeys.task(taskId))).value;
+  const task = await gateway.tasks.get<VideoTaskInput>(taskId);
   if (!task || task.owner !== owner) return null;
   const job = task.input.job;
   if (job.model !== request.model || job.prompt !== request.prompt) {
@@ -230,30 +229,15 @@ export async function submitVideoTask(
         seconds: file.seconds,
       });
     }
-    const now = Date.now();
-    const task: TaskRecord<VideoTaskInput> = {
+    const task = newTaskRecord<VideoTaskInput>({
       id: taskId,
       kind: "video",
       action: "generations",
       owner,
       key_id: key.id,
       model: request.model,
-      status: "submitted",
       progress: "20%",
-      submit_time: Math.floor(now / 1000),
-      start_time: null,
-      finish_time: null,
-      attempts: 0,
       held: bill.amount,
-      cost: null,
-      fail_reason: null,
-      channel_id: null,
-      result_url: null,
-      image_urls: null,
-      upstream_id: null,
-      next_check_at: now,
-      lease_owner: null,
-      lease_until: null,
       input: {
         job: {
           model: request.model,
@@ -267,17 +251,8 @@ export async function submitVideoTask(
         billed_ms: bill.billedMs,
         refund_percent: bill.refundPercent,
       },
-    };
-    await gateway.ledger.hold(key.id, key, task.id, task.held, {
-      uniqueRef: !idempotencyKey,
-      alsoWrite: (atomic) => {
-        // Two identical idempotent requests at once: only one commit can create the task.
-        if (idempotencyKey) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
-        writeTask(atomic, null, task);
-        if (gateway.options.taskQueue) atomic.enqueue({ wake: "tasks" });
-      },
     });
-    gateway.wakeTasks();
+    await gateway.tasks.create(task, { key, idempotent: Boolean(idempotencyKey) });
     return { task, replayed: false };
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));

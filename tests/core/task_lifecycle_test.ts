@@ -1,8 +1,7 @@
-/** endTask moves a task's money exactly once, whoever calls it and however often. */
+/** TaskStore.end moves a task's money exactly once, whoever calls it and however often. */
 
 import { assertEquals } from "../helpers/assert.ts";
 import { serverTest, startTestGateway } from "../helpers/gateway.ts";
-import { endTask } from "../../core/task_lifecycle.ts";
 import { type TaskRecord, writeTask } from "../../core/task_record.ts";
 import { kvKeys } from "../../core/kv_keys.ts";
 
@@ -35,7 +34,7 @@ function leasedTask(keyId: string, workerId: string): TaskRecord {
 }
 
 Deno.test(
-  "endTask: a repeated or concurrent end refunds once; a worker without the lease writes nothing",
+  "TaskStore.end: a repeated or concurrent end refunds once; a worker without the lease writes nothing",
   serverTest,
   async () => {
     const gw = await startTestGateway();
@@ -48,11 +47,26 @@ Deno.test(
         alsoWrite: (atomic) => void writeTask(atomic, null, task),
       });
       const failed = { status: "failed" as const, fail_reason: "test" };
-      assertEquals(await endTask(gateway, task, "wrk_b", failed, { release: "x" }), false);
+      assertEquals(
+        await gateway.tasks.end(task, {
+          workerId: "wrk_b",
+          update: failed,
+          money: { release: "x" },
+        }),
+        false,
+      );
       const results = await Promise.all([
-        endTask(gateway, task, "wrk_a", failed, { release: "first" }),
-        endTask(gateway, task, "wrk_a", failed, { release: "second" }),
-        endTask(gateway, task, "wrk_a", { status: "succeeded" }, { cost: 700 }),
+        gateway.tasks.end(task, { workerId: "wrk_a", update: failed, money: { release: "first" } }),
+        gateway.tasks.end(task, {
+          workerId: "wrk_a",
+          update: failed,
+          money: { release: "second" },
+        }),
+        gateway.tasks.end(task, {
+          workerId: "wrk_a",
+          update: { status: "succeeded" },
+          money: { cost: 700 },
+        }),
       ]);
       assertEquals(results.filter(Boolean).length, 1);
       const types = (await gw.ledger(keyId)).map((entry) => entry.type);
@@ -62,7 +76,14 @@ Deno.test(
       const stored = (await gateway.kv.get<TaskRecord>(kvKeys.task(task.id))).value!;
       assertEquals(stored.lease_owner, null);
       assertEquals(await gw.assertLedgerInvariant(keyId), types[2] === "release" ? 1000 : 300);
-      assertEquals(await endTask(gateway, task, "wrk_a", failed, { release: "late" }), false);
+      assertEquals(
+        await gateway.tasks.end(task, {
+          workerId: "wrk_a",
+          update: failed,
+          money: { release: "late" },
+        }),
+        false,
+      );
       assertEquals((await gw.ledger(keyId)).length, 3);
     } finally {
       await gw.close();

@@ -1,0 +1,245 @@
+/**
+ * The task store: every read and write of task records. A record and its due-index entry change
+ * together in one commit checked against the record's versionstamp, so a worker that lost its
+ * lease can never overwrite a newer state; a task is created in the commit that holds its money
+ * and ended in the commit that settles or releases it, so its money moves exactly once.
+ */
+
+import { kvKeys } from "../kv_keys.ts";
+import { withKvRetry } from "../kv_retry.ts";
+import type { Ledger, SpendingLimit } from "../ledger.ts";
+import { kvListOptions, type ListOptions, timeRangeSelector } from "../list_options.ts";
+import { isFinished, type TaskRecord, unixNow, writeTask } from "../task_record.ts";
+
+/** Fields a worker may change under its lease. */
+export type TaskUpdate = Partial<Omit<TaskRecord, "id" | "owner" | "key_id" | "held">>;
+
+export interface TaskStoreOptions {
+  ledger: Ledger;
+  /** The spending limit of a key, for settling a task's hold. */
+  limitOf(keyId: string): Promise<SpendingLimit>;
+  /** Whether KV queues exist here: a new task then enqueues a wake-up in its commit. */
+  queue: boolean;
+  /** Wakes this process's worker after a submission. */
+  wake(): void;
+}
+
+/** A due-index entry: the task to look at and the index key it sits under. */
+export interface DueTask {
+  taskId: string;
+  dueKey: Deno.KvKey;
+}
+
+export class TaskStore {
+  readonly #kv: Deno.Kv;
+  readonly #options: TaskStoreOptions;
+
+  constructor(kv: Deno.Kv, options: TaskStoreOptions) {
+    this.#kv = kv;
+    this.#options = options;
+  }
+
+  /** Wakes the worker (set once the worker runs). */
+  set wake(wake: () => void) {
+    this.#options.wake = wake;
+  }
+
+  /** The task, or null. */
+  async get<Input = unknown>(id: string): Promise<TaskRecord<Input> | null> {
+    if (!id.startsWith("task_")) return null;
+    return (await this.#kv.get<TaskRecord<Input>>(kvKeys.task(id))).value;
+  }
+
+  /** The task of `kind` if `owner` may read it; null for any other (never says which). */
+  async getOwned<Input = unknown>(
+    id: string,
+    filter: { owner: string; kind: TaskRecord["kind"] },
+  ): Promise<TaskRecord<Input> | null> {
+    const task = await this.get<Input>(id);
+    return task && task.kind === filter.kind && task.owner === filter.owner ? task : null;
+  }
+
+  /** Tasks, newest first unless `options.order` is `asc`. */
+  async list(options: ListOptions) {
+    const iterator = this.#kv.list<string>(
+      timeRangeSelector(kvKeys.tasksByTime(), (ms) => ms, options),
+      kvListOptions(options),
+    );
+    const ids: string[] = [];
+    for await (const entry of iterator) ids.push(entry.value);
+    const data: TaskRecord[] = [];
+    for (let i = 0; i < ids.length; i += 10) {
+      const found = await this.#kv.getMany<TaskRecord[]>(
+        ids.slice(i, i + 10).map((id) => kvKeys.task(id)),
+      );
+      for (const entry of found) if (entry.value) data.push(entry.value);
+    }
+    return { data, cursor: ids.length === options.limit ? iterator.cursor : null };
+  }
+
+  /**
+   * Writes a new task in the commit that holds its money, so a task exists exactly when its
+   * money is held. With `idempotent`, a second task of the same id is refused by the commit
+   * (two identical idempotent requests at once make one task).
+   */
+  async create(
+    task: TaskRecord,
+    input: { key: SpendingLimit & { id: string }; idempotent?: boolean },
+  ): Promise<void> {
+    await this.#options.ledger.hold(input.key.id, input.key, task.id, task.held, {
+      uniqueRef: !input.idempotent,
+      alsoWrite: (atomic) => {
+        if (input.idempotent) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
+        writeTask(atomic, null, task);
+        if (this.#options.queue) atomic.enqueue({ wake: "tasks" });
+      },
+    });
+    this.#options.wake();
+  }
+
+  /** Tasks due by now, in due order. */
+  async *due(limit: number): AsyncGenerator<DueTask> {
+    const entries = this.#kv.list<string>({
+      start: kvKeys.tasksDue() as unknown as Deno.KvKey,
+      end: [...kvKeys.tasksDue(), Date.now() + 1],
+    }, { limit });
+    for await (const entry of entries) yield { taskId: entry.value, dueKey: entry.key };
+  }
+
+  /**
+   * Takes the lease of a due task for `workerId`; null when it is not claimable (another worker
+   * took it, it ended, or its index entry is stale — which is then dropped).
+   */
+  claim(
+    due: DueTask,
+    input: {
+      workerId: string;
+      leaseMs: number;
+      accepts(task: TaskRecord): boolean;
+      onClaim?(task: TaskRecord): Partial<TaskRecord>;
+    },
+  ): Promise<TaskRecord | null> {
+    return withKvRetry(async () => {
+      const entry = await this.#kv.get<TaskRecord>(kvKeys.task(due.taskId));
+      const task = entry.value;
+      if (!task || isFinished(task) || task.next_check_at !== due.dueKey[1]) {
+        // An index entry left behind by a change that did not touch it: drop it.
+        await this.#kv.atomic().check(entry).delete(due.dueKey).commit();
+        return null;
+      }
+      if (!input.accepts(task)) return null;
+      const now = Date.now();
+      const claimed: TaskRecord = {
+        ...task,
+        ...input.onClaim?.(task),
+        start_time: task.start_time ?? unixNow(),
+        attempts: task.attempts + 1,
+        lease_owner: input.workerId,
+        lease_until: now + input.leaseMs,
+        next_check_at: now + input.leaseMs,
+      };
+      const result = await writeTask(this.#kv.atomic().check(entry), task, claimed).commit();
+      return result.ok ? claimed : null;
+    });
+  }
+
+  /** Reads the task if `workerId` holds its lease and it is not finished. */
+  async #leased(taskId: string, workerId: string): Promise<Deno.KvEntry<TaskRecord> | null> {
+    const entry = await this.#kv.get<TaskRecord>(kvKeys.task(taskId));
+    const task = entry.value;
+    if (!task || isFinished(task) || task.lease_owner !== workerId) return null;
+    return entry as Deno.KvEntry<TaskRecord>;
+  }
+
+  /** Applies `update` under `workerId`'s lease; false when the lease was lost. */
+  update(taskId: string, workerId: string, update: TaskUpdate): Promise<boolean> {
+    return withKvRetry(async () => {
+      const entry = await this.#leased(taskId, workerId);
+      if (!entry) return false;
+      const next = { ...entry.value, ...update };
+      const result = await writeTask(this.#kv.atomic().check(entry), entry.value, next).commit();
+      return result.ok;
+    });
+  }
+
+  /** Extends `workerId`'s lease by `leaseMs`; false when another worker owns the task now. */
+  renew(taskId: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const until = Date.now() + leaseMs;
+    return this.update(taskId, workerId, { lease_until: until, next_check_at: until });
+  }
+
+  /** Gives the task back to be picked up again at `at`; false when the lease was lost. */
+  reschedule(
+    taskId: string,
+    workerId: string,
+    input: { at: number; update?: TaskUpdate },
+  ): Promise<boolean> {
+    return this.update(taskId, workerId, {
+      ...input.update,
+      next_check_at: input.at,
+      lease_owner: null,
+      lease_until: null,
+    });
+  }
+
+  /**
+   * Releases `workerId`'s lease on an unfinished task, due again at `at`; `uncount` runs are
+   * taken off its attempts (a run cut short by shutdown does not count). Never throws.
+   */
+  async giveBack(
+    taskId: string,
+    workerId: string,
+    input: { at: number; uncount: number },
+  ): Promise<void> {
+    await withKvRetry(async () => {
+      const entry = await this.#leased(taskId, workerId);
+      if (!entry) return;
+      const task = entry.value;
+      const next = {
+        ...task,
+        attempts: Math.max(0, task.attempts - input.uncount),
+        lease_owner: null,
+        lease_until: null,
+        next_check_at: input.at,
+      };
+      await writeTask(this.#kv.atomic().check(entry), task, next).commit();
+    }).catch(() => {});
+  }
+
+  /**
+   * Ends the task with `update` (status succeeded or failed) and, in the same commit, settles its
+   * hold to `money.cost` or releases it. Returns false when `workerId` no longer holds the lease
+   * or the task had already ended: then nothing was written.
+   */
+  async end(
+    task: Pick<TaskRecord, "id" | "key_id">,
+    input: {
+      workerId: string;
+      update: TaskUpdate;
+      money: { cost: number } | { release: string };
+    },
+  ): Promise<boolean> {
+    const { workerId, update, money } = input;
+    const ledger = this.#options.ledger;
+    let applied = false;
+    const guard = async (atomic: Deno.AtomicOperation) => {
+      applied = false;
+      const entry = await this.#leased(task.id, workerId);
+      if (!entry) return false;
+      const next: TaskRecord = { ...entry.value, ...update, lease_owner: null, lease_until: null };
+      writeTask(atomic.check(entry), entry.value, next);
+      applied = true;
+      return true;
+    };
+    // A retry is safe: the guard re-reads the lease, and the ledger moves a ref's money once.
+    await withKvRetry(async () => {
+      if ("cost" in money) {
+        const limit = await this.#options.limitOf(task.key_id);
+        await ledger.settle(task.key_id, limit, task.id, money.cost, { guard });
+      } else {
+        await ledger.release(task.key_id, task.id, money.release, { guard });
+      }
+    });
+    return applied;
+  }
+}
