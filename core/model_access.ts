@@ -3,7 +3,7 @@
 import { type CatalogModel, keyMayUseModel } from "./catalog.ts";
 import type { Channel } from "./channel_schema.ts";
 import { GatewayError } from "./errors.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Registry } from "./registry.ts";
 import type { KeyRecord } from "./key_schema.ts";
 import { servesKind } from "./providers/provider_table.ts";
 import { eligibleChannels, planChannelOrder } from "./routing.ts";
@@ -16,12 +16,12 @@ const INTERFACE_BY_KIND = {
 
 /** The catalog entry and the ordered channels for `modelId`, or the error that says why not. */
 export function resolveModel(
-  gateway: Gateway,
-  key: KeyRecord,
-  modelId: string,
-  kind: CatalogModel["kind"],
+  registry: Registry,
+  request: { key: KeyRecord; model: string; kind: CatalogModel["kind"] },
 ): { model: CatalogModel; order: Channel[] } {
-  const model = gateway.registry.model(modelId);
+  const { key, kind } = request;
+  const modelId = request.model;
+  const model = registry.model(modelId);
   if (!model) {
     throw new GatewayError(
       "model_not_found",
@@ -48,7 +48,7 @@ export function resolveModel(
       { param: "model" },
     );
   }
-  const channels = eligibleChannels(gateway.registry.channels, modelId, key.group)
+  const channels = eligibleChannels(registry.channels, { model: modelId, group: key.group })
     .filter((channel) => servesKind(channel, kind));
   if (channels.length === 0) {
     throw new GatewayError(

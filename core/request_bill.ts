@@ -3,7 +3,7 @@
  * the real cost or release in full, exactly once (the ledger guarantees the once).
  */
 
-import type { Gateway } from "./gateway.ts";
+import type { Ledger } from "./ledger.ts";
 import type { KeyRecord } from "./key_schema.ts";
 
 /**
@@ -11,15 +11,16 @@ import type { KeyRecord } from "./key_schema.ts";
  * `charge` entry when the request ends, and a failure writes nothing.
  */
 export class RequestBill {
-  readonly #gateway: Gateway;
+  readonly #ledger: Ledger;
   readonly #key: KeyRecord;
   readonly #ref: string;
   held = 0;
 
-  constructor(gateway: Gateway, key: KeyRecord, ref: string) {
-    this.#gateway = gateway;
-    this.#key = key;
-    this.#ref = ref;
+  /** A bill of `key` for the request or task `ref`. */
+  constructor(ledger: Ledger, of: { key: KeyRecord; ref: string }) {
+    this.#ledger = ledger;
+    this.#key = of.key;
+    this.#ref = of.ref;
   }
 
   /** The hold's commit; rejects with 402 when the key cannot cover it. */
@@ -33,7 +34,7 @@ export class RequestBill {
   async hold(amount: number): Promise<void> {
     this.held = amount;
     if (this.#key.unlimited) return;
-    const ledger = this.#gateway.ledger;
+    const ledger = this.#ledger;
     const covered = ledger.covers(this.#key.id, this.#key, this.held);
     const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held, {
       uniqueRef: true,
@@ -51,10 +52,10 @@ export class RequestBill {
   /** Charges `cost` units, returning it. */
   async settle(cost: number): Promise<number> {
     if (this.#key.unlimited) {
-      await this.#gateway.ledger.charge(this.#key.id, this.#ref, cost);
+      await this.#ledger.charge(this.#key.id, this.#ref, cost);
       return cost;
     }
-    await this.#gateway.ledger.settle(this.#key.id, this.#key, this.#ref, cost);
+    await this.#ledger.settle(this.#key.id, this.#key, this.#ref, cost);
     return cost;
   }
 
@@ -62,6 +63,6 @@ export class RequestBill {
   async release(note: string): Promise<void> {
     if (this.#key.unlimited) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
-    await this.#gateway.ledger.release(this.#key.id, this.#ref, note);
+    await this.#ledger.release(this.#key.id, this.#ref, note);
   }
 }

@@ -1,6 +1,7 @@
 /** One client request's accounting: its id, key, timing, and the one log line it ends with. */
 
-import type { Gateway } from "./gateway.ts";
+import type { Metrics } from "./metrics.ts";
+import type { RequestLog } from "./request_log.ts";
 import type { KeyRecord } from "./key_schema.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 import type { TokenUsage, UsageSource } from "./usage.ts";
@@ -17,6 +18,12 @@ export interface RequestResult {
   outcome?: string;
 }
 
+/** Where a finished request is reported. */
+export interface Telemetry {
+  requestLog: RequestLog;
+  metrics: Metrics;
+}
+
 /** Carries a request through the gateway and logs it once when it ends. */
 export class RequestContext {
   readonly id: string;
@@ -31,15 +38,20 @@ export class RequestContext {
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
   #logged = false;
+  readonly #telemetry: Telemetry;
 
-  constructor(id: string, clientInterface: ClientInterface, route: string) {
-    this.id = id;
-    this.interface = clientInterface;
-    this.route = route;
+  constructor(
+    request: { id: string; interface: ClientInterface; route: string },
+    telemetry: Telemetry,
+  ) {
+    this.id = request.id;
+    this.interface = request.interface;
+    this.route = request.route;
+    this.#telemetry = telemetry;
   }
 
   /** Logs the request and counts it in metrics. Only the first call counts. */
-  finish(gateway: Gateway, result: RequestResult): void {
+  finish(result: RequestResult): void {
     if (this.#logged) return;
     this.#logged = true;
     const latency = performance.now() - this.startedAt;
@@ -64,12 +76,16 @@ export class RequestContext {
       error_code: result.errorCode ?? null,
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
     };
-    gateway.requestLog.record(entry);
+    this.#telemetry.requestLog.record(entry);
     const labels = { interface: this.interface, route: this.route, status: String(result.status) };
-    gateway.metrics.add("gateway_requests_total", labels);
-    gateway.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
+    this.#telemetry.metrics.add("gateway_requests_total", labels);
+    this.#telemetry.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
     if (entry.cost) {
-      gateway.metrics.add("gateway_cost_units_total", { model: this.model ?? "" }, entry.cost);
+      this.#telemetry.metrics.add(
+        "gateway_cost_units_total",
+        { model: this.model ?? "" },
+        entry.cost,
+      );
     }
   }
 }

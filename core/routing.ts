@@ -4,7 +4,10 @@ import type { Channel } from "./channel_schema.ts";
 import type { UpstreamTarget } from "./providers/provider.ts";
 
 /** Channels that may serve `model` to a key of `group`. */
-export function eligibleChannels(channels: readonly Channel[], model: string, group: string) {
+export function eligibleChannels(
+  channels: readonly Channel[],
+  { model, group }: { model: string; group: string },
+) {
   return channels.filter((channel) =>
     channel.enabled && channel.models.includes(model) && channel.groups.includes(group)
   );

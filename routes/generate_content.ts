@@ -15,7 +15,6 @@ import {
 } from "../core/images/generate_content_images.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
-import { publicUrlOf } from "./images.ts";
 import { geminiInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
@@ -65,15 +64,10 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
       await serveText(c.get("scope"), geminiInbound(body, model, stream, framing)),
     );
   }
-  const answer = await serveGenerateContentImages(
-    gateway,
-    context,
-    c.get("key"),
+  const answer = await serveGenerateContentImages(c.get("scope"), {
     model,
-    body as GenerateContentRequest,
-    publicUrlOf(gateway, c),
-    c.req.raw.signal,
-  );
+    request: body as GenerateContentRequest,
+  });
   if (method === "generateContent") return c.json(answer.body, 200, answer.headers);
   // A drawn image arrives whole: the stream is one chunk, framed as the client asked.
   context.stream = true;

@@ -35,27 +35,19 @@ function wantsTask(c: Context<AppEnv>): boolean {
   );
 }
 
-/** Base URL of hosted links: GATEWAY_PUBLIC_URL, else this request's origin. */
-export function publicUrlOf(gateway: Gateway, c: Context<AppEnv>): string {
-  return gateway.options.publicUrl ?? (c.get("url") ?? new URL(c.req.url)).origin;
-}
-
+/** The answer to an image request: a task, or the images. */
 async function answer(
-  gateway: Gateway,
   c: Context<AppEnv>,
-  job: ImageJob,
-  format: ResponseFormat,
-  ignoredFields: string[],
+  request: { job: ImageJob; format: ResponseFormat; ignoredFields: string[] },
 ): Promise<Response> {
+  const { job, format, ignoredFields } = request;
   const context = c.get("context");
   context.model = job.model;
-  const key = c.get("key");
-  const publicUrl = publicUrlOf(gateway, c);
   const ignored = ignoredFields.length
     ? { "x-gateway-ignored-fields": ignoredFields.join(",") }
     : undefined;
   if (wantsTask(c)) {
-    const task = await submitImageTask(gateway, key, job, publicUrl);
+    const task = await submitImageTask(c.get("scope"), job);
     return c.json(
       {
         code: "success",
@@ -66,15 +58,7 @@ async function answer(
       ignored,
     );
   }
-  const result = await serveImages(
-    gateway,
-    context,
-    key,
-    job,
-    format,
-    publicUrl,
-    c.req.raw.signal,
-  );
+  const result = await serveImages(c.get("scope"), { job, format });
   const headers = { ...result.headers };
   if (ignored) {
     headers["x-gateway-ignored-fields"] = [
@@ -134,7 +118,7 @@ export function imageRoutes(gateway: Gateway) {
       user: request.user,
       images: [],
     };
-    return await answer(gateway, c, job, request.response_format, ignored);
+    return await answer(c, { job, format: request.response_format, ignoredFields: ignored });
   });
 
   app.post("/v1/images/edits", requireKey(gateway, "openai"), async (c) => {
@@ -168,7 +152,7 @@ export function imageRoutes(gateway: Gateway) {
       images,
       mask,
     };
-    return await answer(gateway, c, job, fields.response_format, ignored);
+    return await answer(c, { job, format: fields.response_format, ignoredFields: ignored });
   });
 
   app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {

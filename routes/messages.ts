@@ -28,7 +28,7 @@ export function messagesRoutes(gateway: Gateway) {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(countTokensSchema, body);
     c.get("context").model = request.model;
-    const result = await countMessageTokens(gateway, c.get("key"), request, c.req.raw.signal);
+    const result = await countMessageTokens(c.get("scope"), request);
     return c.json(result.body, 200, { "x-gateway-token-count": result.source });
   });
   return app;

@@ -51,15 +51,15 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
     const url = new URL(c.req.url);
     c.set("url", url);
     const clientInterface = interfaceOfRequest(url.pathname, c.req.raw.headers, url);
-    const context = new RequestContext(
-      timeOrderedId("req"),
-      clientInterface,
-      routeLabel(url.pathname),
-    );
+    const context = new RequestContext({
+      id: timeOrderedId("req"),
+      interface: clientInterface,
+      route: routeLabel(url.pathname),
+    }, gateway);
     c.set("context", context);
     await next();
     if (!context.logsLater && !isUnlogged(url.pathname)) {
-      context.finish(gateway, { status: c.res.status });
+      context.finish({ status: c.res.status });
     }
     c.res.headers.set("x-request-id", context.id);
     if (clientInterface === "anthropic") c.res.headers.set("request-id", context.id);
@@ -78,12 +78,12 @@ export function renderError(gateway: Gateway, error: unknown, c: Context<AppEnv>
   }
   const url = new URL(c.req.url);
   const context = c.get("context") ??
-    new RequestContext(
-      timeOrderedId("req"),
-      interfaceOfRequest(url.pathname, c.req.raw.headers, url),
-      url.pathname,
-    );
-  context.finish(gateway, { status: gatewayError.status, errorCode: gatewayError.code });
+    new RequestContext({
+      id: timeOrderedId("req"),
+      interface: interfaceOfRequest(url.pathname, c.req.raw.headers, url),
+      route: url.pathname,
+    }, gateway);
+  context.finish({ status: gatewayError.status, errorCode: gatewayError.code });
   return errorResponse(context.interface, gatewayError, context.id);
 }
 

@@ -12,7 +12,6 @@ import type { TaskRecord, TaskStatus } from "../core/task_record.ts";
 import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
 import { secondsText } from "../core/video/video_price.ts";
 import { submitVideoTask, type VideoTaskInput } from "../core/video/video_service.ts";
-import { publicUrlOf } from "./images.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { validate } from "./validation.ts";
 import { readVideoUpload } from "./video_form.ts";
@@ -54,14 +53,11 @@ export function videoRoutes(gateway: Gateway) {
     const request = validate(videoFieldsSchema, upload.fields);
     c.get("context").model = request.model;
     const ignored = Object.keys(upload.fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
-    const { task, replayed } = await submitVideoTask(
-      gateway,
-      c.get("key"),
+    const { task, replayed } = await submitVideoTask(c.get("scope"), {
       request,
-      upload.files,
-      publicUrlOf(gateway, c),
+      files: upload.files,
       idempotencyKey,
-    );
+    });
     const headers = billingHeaders(task);
     if (ignored.length) headers["x-gateway-ignored-fields"] = ignored.join(",");
     if (replayed) headers["x-gateway-idempotent-replay"] = "true";

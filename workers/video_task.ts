@@ -127,7 +127,7 @@ function isFinalRefusal(error: unknown): boolean {
 
 async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<void> {
   const order = planChannelOrder(
-    eligibleChannels(gateway.registry.channels, task.model, task.input.group)
+    eligibleChannels(gateway.registry.channels, { model: task.model, group: task.input.group })
       .filter((channel) => servesKind(channel, "video")),
   );
   try {

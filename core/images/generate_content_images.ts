@@ -8,11 +8,9 @@
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import type { Channel } from "../channel_schema.ts";
 import { invalidRequest } from "../errors.ts";
-import type { Gateway } from "../gateway.ts";
 import { timeOrderedId } from "../ids.ts";
-import { type KeyRecord, ownerOf } from "../key_schema.ts";
+import { ownerOf } from "../key_schema.ts";
 import { RequestBill } from "../request_bill.ts";
-import type { RequestContext } from "../request_context.ts";
 import { upstreamTarget } from "../routing.ts";
 import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../upstream.ts";
 import { callUpstream } from "../upstream/call.ts";
@@ -21,6 +19,7 @@ import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_g
 import { imageAnswerHeaders } from "./image_service.ts";
 import type { ImageJob, InputImage } from "./image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
+import type { RequestScope } from "../scope.ts";
 
 interface Part {
   text?: string;
@@ -103,14 +102,11 @@ async function passThrough(
 
 /** Serves a generate-content request for an image model. */
 export async function serveGenerateContentImages(
-  gateway: Gateway,
-  context: RequestContext,
-  key: KeyRecord,
-  model: string,
-  request: GenerateContentRequest,
-  publicUrl: string,
-  signal: AbortSignal,
+  scope: RequestScope,
+  input: { model: string; request: GenerateContentRequest },
 ): Promise<GenerateContentAnswer> {
+  const { gateway, context, key, signal, publicUrl } = scope;
+  const { model, request } = input;
   const modalities = request.generationConfig?.responseModalities ?? [];
   if (!modalities.map((value) => value.toUpperCase()).includes("IMAGE")) {
     throw invalidRequest(
@@ -123,7 +119,7 @@ export async function serveGenerateContentImages(
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
   const { order, unitPrice } = resolveImageModel(gateway, key, job);
-  const bill = new RequestBill(gateway, key, context.id);
+  const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
   await bill.hold(unitPrice * job.n);
   let answer: { body: Record<string, unknown>; images: number };
   let channelId: string;
@@ -178,7 +174,7 @@ export async function serveGenerateContentImages(
   context.logsLater = true;
   gateway.track((async () => {
     await bill.settle(cost);
-    context.finish(gateway, { status: 200, channelId, cost });
+    context.finish({ status: 200, channelId, cost });
   })());
   return {
     body: answer.body,

@@ -18,7 +18,7 @@ import { type ImagePrice, imageUnitPrice } from "./price.ts";
 
 /** The catalog entry, channel order and price of one image for `job`, or why not. */
 export function resolveImageModel(gateway: Gateway, key: KeyRecord, job: ImageJob) {
-  const { model, order } = resolveModel(gateway, key, job.model, "image");
+  const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
   return {
     model,
     order,

@@ -5,9 +5,9 @@
 
 import type { Gateway } from "../gateway.ts";
 import { randomBase62 } from "../ids.ts";
-import { type KeyRecord, ownerOf } from "../key_schema.ts";
-import type { RequestContext } from "../request_context.ts";
+import { ownerOf } from "../key_schema.ts";
 import { RequestBill } from "../request_bill.ts";
+import type { RequestScope } from "../scope.ts";
 import { newTaskRecord, type TaskRecord, unixNow } from "../task_record.ts";
 import type { ImageJob, InputImage } from "./image_job.ts";
 import {
@@ -40,16 +40,13 @@ export function imageAnswerHeaders(
 
 /** Serves `job` synchronously: the answer is `{created, data[]}` in `format`. */
 export async function serveImages(
-  gateway: Gateway,
-  context: RequestContext,
-  key: KeyRecord,
-  job: ImageJob,
-  format: ResponseFormat,
-  publicUrl: string,
-  signal: AbortSignal,
+  scope: RequestScope,
+  input: { job: ImageJob; format: ResponseFormat },
 ): Promise<ImagesAnswer> {
+  const { gateway, context, key, signal, publicUrl } = scope;
+  const { job, format } = input;
   const { order, unitPrice } = resolveImageModel(gateway, key, job);
-  const bill = new RequestBill(gateway, key, context.id);
+  const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
   await bill.hold(unitPrice * job.n);
   let delivered: { items: ImageItem[]; failures: string[] };
   let channelId: string;
@@ -80,7 +77,7 @@ export async function serveImages(
   context.logsLater = true;
   gateway.track((async () => {
     await bill.settle(cost);
-    context.finish(gateway, { status: 200, channelId, cost });
+    context.finish({ status: 200, channelId, cost });
   })());
   return {
     body: { created: unixNow(), data: delivered.items },
@@ -113,11 +110,10 @@ async function storeInput(gateway: Gateway, image: InputImage): Promise<StoredIn
  * exists exactly when its money is held. Returns the new task.
  */
 export async function submitImageTask(
-  gateway: Gateway,
-  key: KeyRecord,
+  scope: RequestScope,
   job: ImageJob,
-  publicUrl: string,
 ): Promise<TaskRecord<ImageTaskInput>> {
+  const { gateway, key, publicUrl } = scope;
   const { unitPrice } = resolveImageModel(gateway, key, job);
   const { images, mask, ...jobFields } = job;
   const input: ImageTaskInput = {

@@ -3,25 +3,23 @@
  * channel that counts (anthropic), else the gateway's estimate (4 characters a token, 1,600 an image).
  */
 
-import type { Gateway } from "../gateway.ts";
-import type { KeyRecord } from "../key_schema.ts";
 import { resolveModel } from "../model_access.ts";
 import { upstreamTarget } from "../routing.ts";
 import { decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
 import { providerOf } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { estimateNeutralTokens } from "./estimate.ts";
+import type { RequestScope } from "../scope.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 export async function countMessageTokens(
-  gateway: Gateway,
-  key: KeyRecord,
+  scope: RequestScope,
   body: Json,
-  signal: AbortSignal,
 ): Promise<{ body: { input_tokens: number }; source: "upstream" | "estimate" }> {
-  const { order } = resolveModel(gateway, key, body.model, "text");
+  const { gateway, key, signal } = scope;
+  const { order } = resolveModel(gateway.registry, { key, model: body.model, kind: "text" });
   const channel = order.find((candidate) => providerOf(candidate).text?.countTokens);
   if (channel) {
     try {

@@ -25,7 +25,7 @@ export type TextAnswer =
 /** Serves one text request in `scope`. */
 export async function serveText(scope: RequestScope, inbound: TextInbound): Promise<TextAnswer> {
   const { gateway, context, key, signal } = scope;
-  const resolved = resolveModel(gateway, key, inbound.model, "text");
+  const resolved = resolveModel(gateway.registry, { key, model: inbound.model, kind: "text" });
   const order = servableOrder(resolved.order, inbound);
   context.stream = inbound.stream;
 

@@ -29,7 +29,10 @@ export class TextBill {
     this.#scope = scope;
     this.#inbound = input.inbound;
     this.#price = input.model.price as TextPrice;
-    this.#bill = new RequestBill(scope.gateway, scope.key, scope.context.id);
+    this.#bill = new RequestBill(scope.gateway.ledger, {
+      key: scope.key,
+      ref: scope.context.id,
+    });
     this.maxOutput = input.inbound.maxOutputTokens ?? input.model.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS;
   }
@@ -77,7 +80,7 @@ export class TextBill {
     const usage = delivered.usage ?? this.#estimate(delivered.outputChars);
     gateway.track((async () => {
       const cost = await this.#bill.settle(textCost(this.#price, usage));
-      context.finish(gateway, {
+      context.finish({
         status: 200,
         channelId: channel.id,
         usage,
@@ -93,7 +96,7 @@ export class TextBill {
     const { gateway, context } = this.#scope;
     gateway.track((async () => {
       await this.#bill.release("upstream failed mid-stream");
-      context.finish(gateway, {
+      context.finish({
         status: 200,
         channelId: channel.id,
         outcome: "upstream_error",

@@ -8,7 +8,7 @@ import { GatewayError, invalidRequest } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { sha256Hex } from "../ids.ts";
 import { randomBase62 } from "../ids.ts";
-import { type KeyRecord, ownerOf } from "../key_schema.ts";
+import { ownerOf } from "../key_schema.ts";
 import { ProbeError, probeMedia } from "../media/ffprobe.ts";
 import type { MediaRecord } from "../media_store.ts";
 import { resolveModel } from "../model_access.ts";
@@ -22,6 +22,7 @@ import {
 import type { VideoJob, VideoReference } from "./video_job.ts";
 import { defaultRatio, ratiosFor } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "./video_price.ts";
+import type { RequestScope } from "../scope.ts";
 
 /** A file part of the upload, already on disk. */
 export interface UploadedFile {
@@ -180,14 +181,16 @@ async function earlierTask(
  * same owner answers the task made the first time, with no second charge.
  */
 export async function submitVideoTask(
-  gateway: Gateway,
-  key: KeyRecord,
-  request: VideoRequest,
-  files: UploadedFile[],
-  publicUrl: string,
-  idempotencyKey?: string,
+  scope: RequestScope,
+  input: { request: VideoRequest; files: UploadedFile[]; idempotencyKey?: string },
 ): Promise<VideoSubmission> {
-  const { model } = resolveModel(gateway, key, request.model, "video");
+  const { gateway, key, publicUrl } = scope;
+  const { request, files, idempotencyKey } = input;
+  const { model } = resolveModel(gateway.registry, {
+    key,
+    model: request.model,
+    kind: "video",
+  });
   const price = model.price as VideoPrice;
   const perTask = isPerTask(price);
   const ratio = checkRatio(request, perTask);

@@ -53,7 +53,9 @@ Deno.test("eligibleChannels() skips disabled channels, other models and other gr
     channel("other-model", { models: ["x"] }),
     channel("other-group", { groups: ["vip"] }),
   ];
-  assertEquals(eligibleChannels(channels, "m", "default").map((c) => c.id), ["ok"]);
+  assertEquals(eligibleChannels(channels, { model: "m", group: "default" }).map((c) => c.id), [
+    "ok",
+  ]);
 });
 
 Deno.test("upstreamModelName() maps through model_map and defaults to the public id", () => {
