@@ -24,8 +24,9 @@ export const kvKeys = {
   requestLogs: () => ["requests"] as const,
   tasks: () => ["tasks"] as const,
   task: (id: string) => ["tasks", id] as const,
-  /** Creation-time index of tasks (task ids are random): submit time in ms, id → id. */
-  taskByTime: (submittedMs: number, id: string) => ["tasks_by_time", submittedMs, id] as const,
+  /** Creation-time index of tasks (task ids are random): ms, a unique tie-break → task id. */
+  taskByTime: (submittedMs: number, tieBreak: string) =>
+    ["tasks_by_time", submittedMs, tieBreak] as const,
   tasksByTime: () => ["tasks_by_time"] as const,
   /** Set once the time indexes above cover records written before they existed. */
   timeIndexesBuilt: () => ["migrations", "time_indexes_v1"] as const,

@@ -4,6 +4,7 @@
  * a worker that lost its lease can never overwrite a newer state.
  */
 
+import { timeOrderedId } from "./ids.ts";
 import { kvKeys } from "./kv_keys.ts";
 
 export type TaskStatus = "submitted" | "in_progress" | "succeeded" | "failed";
@@ -64,7 +65,9 @@ export function writeTask(
     atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));
   }
   atomic.set(kvKeys.task(next.id), next);
-  if (!previous) atomic.set(kvKeys.taskByTime(next.submit_time * 1000, next.id), next.id);
+  // Indexed to the millisecond (submit_time is in seconds) and, within one, by a time-ordered
+  // id (task ids are random), so admin lists show tasks newest first.
+  if (!previous) atomic.set(kvKeys.taskByTime(Date.now(), timeOrderedId("t")), next.id);
   if (!isFinished(next)) atomic.set(kvKeys.taskDue(next.next_check_at, next.id), next.id);
   return atomic;
 }
