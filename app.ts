@@ -30,16 +30,15 @@ export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () 
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));
   app.notFound((c) =>
-    renderError(
-      gateway,
-      new GatewayError(
+    renderError(gateway, {
+      error: new GatewayError(
         "not_found",
         404,
         `No route for ${c.req.method} ${new URL(c.req.url).pathname}`,
       ),
       c,
-    )
+    })
   );
-  app.onError((error, c) => renderError(gateway, error, c));
+  app.onError((error, c) => renderError(gateway, { error, c }));
   return app;
 }

@@ -28,8 +28,7 @@ function bearer(headers: Headers): string | undefined {
 /** Reads the credential for `clientInterface` from headers and (Gemini only) `?key=`. */
 export function readCredential(
   clientInterface: ClientInterface,
-  headers: Headers,
-  url: URL,
+  { headers, url }: { headers: Headers; url: URL },
 ): PresentedCredential | undefined {
   if (clientInterface === "gemini") {
     const goog = headers.get("x-goog-api-key");
@@ -53,7 +52,10 @@ export function readCredential(
  * The interface a path belongs to. `/v1/models` is shared by three SDK families: the request's
  * credential headers pick the family, as new-api does.
  */
-export function interfaceOfRequest(path: string, headers: Headers, url: URL): ClientInterface {
+export function interfaceOfRequest(
+  path: string,
+  { headers, url }: { headers: Headers; url: URL },
+): ClientInterface {
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1beta/") || path === "/v1beta" || /:[A-Za-z]+$/.test(path)) {
     return "gemini";

@@ -4,8 +4,7 @@ import { concatBytes } from "./bytes.ts";
 
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
-  maxBytes: number,
-  tooLarge: () => Error,
+  { maxBytes, tooLarge }: { maxBytes: number; tooLarge: () => Error },
 ): Promise<Uint8Array<ArrayBuffer>> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

@@ -28,11 +28,14 @@ const encoder = new TextEncoder();
  * `events` yields the rest.
  */
 export function pumpSse(
-  first: EventSourceMessage,
-  events: ReadableStreamDefaultReader<EventSourceMessage>,
-  call: UpstreamCall,
+  upstream: {
+    first: EventSourceMessage;
+    events: ReadableStreamDefaultReader<EventSourceMessage>;
+    call: UpstreamCall;
+  },
   handlers: SsePumpHandlers,
 ): ReadableStream<Uint8Array> {
+  const { first, events, call } = upstream;
   let ended = false;
   let pendingFirst: EventSourceMessage | undefined = first;
   const end = (outcome: StreamOutcome) => {

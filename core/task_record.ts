@@ -58,8 +58,7 @@ export function isFinished(task: Pick<TaskRecord, "status">): boolean {
 /** Adds to `atomic` the writes that replace `previous` (null for a new task) by `next`. */
 export function writeTask(
   atomic: Deno.AtomicOperation,
-  previous: TaskRecord | null,
-  next: TaskRecord,
+  { previous, next }: { previous: TaskRecord | null; next: TaskRecord },
 ): Deno.AtomicOperation {
   if (previous && !isFinished(previous)) {
     atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));

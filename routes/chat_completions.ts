@@ -12,7 +12,7 @@ export function chatCompletionsRoutes(gateway: Gateway) {
   app.post(
     "/v1/chat/completions",
     requireKey(gateway, "openai"),
-    textHandler(gateway, chatRequestSchema, chatInbound),
+    textHandler(gateway, { schema: chatRequestSchema, inboundOf: chatInbound }),
   );
   return app;
 }

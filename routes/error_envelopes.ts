@@ -45,8 +45,7 @@ const GEMINI_STATUSES: Record<ErrorKind, string> = {
 /** The JSON body of `error` in `clientInterface`'s envelope. */
 export function errorBody(
   clientInterface: ClientInterface,
-  error: GatewayError,
-  requestId: string,
+  { error, requestId }: { error: GatewayError; requestId: string },
 ): unknown {
   switch (clientInterface) {
     case "anthropic":
@@ -85,8 +84,7 @@ export function errorBody(
 /** The full error response: envelope, status, request id and retry hints. */
 export function errorResponse(
   clientInterface: ClientInterface,
-  error: GatewayError,
-  requestId: string,
+  { error, requestId }: { error: GatewayError; requestId: string },
 ): Response {
   const headers = new Headers({
     "content-type": "application/json",
@@ -95,7 +93,7 @@ export function errorResponse(
   });
   if (clientInterface === "anthropic") headers.set("request-id", requestId);
   if (error.retryable !== undefined) headers.set("x-should-retry", String(error.retryable));
-  return new Response(JSON.stringify(errorBody(clientInterface, error, requestId)), {
+  return new Response(JSON.stringify(errorBody(clientInterface, { error, requestId })), {
     status: error.status,
     headers,
   });

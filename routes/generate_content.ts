@@ -61,7 +61,7 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
     const stream = method === "streamGenerateContent";
     const framing = c.req.query("alt") === "sse" ? "sse" : "json-array";
     return textResponse(
-      await serveText(c.get("scope"), geminiInbound(body, model, stream, framing)),
+      await serveText(c.get("scope"), geminiInbound(body, { model, stream, framing })),
     );
   }
   const answer = await serveGenerateContentImages(c.get("scope"), {

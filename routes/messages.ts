@@ -21,7 +21,7 @@ export function messagesRoutes(gateway: Gateway) {
   app.post(
     "/v1/messages",
     requireKey(gateway, "anthropic"),
-    textHandler(gateway, messagesRequestSchema, anthropicInbound),
+    textHandler(gateway, { schema: messagesRequestSchema, inboundOf: anthropicInbound }),
   );
 
   app.post("/v1/messages/count_tokens", requireKey(gateway, "anthropic"), async (c) => {

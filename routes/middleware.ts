@@ -50,7 +50,7 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
   return async function requestContextMiddleware(c, next) {
     const url = new URL(c.req.url);
     c.set("url", url);
-    const clientInterface = interfaceOfRequest(url.pathname, c.req.raw.headers, url);
+    const clientInterface = interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url });
     const context = new RequestContext({
       id: timeOrderedId("req"),
       interface: clientInterface,
@@ -67,7 +67,10 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
 }
 
 /** Renders any error in the interface's envelope and logs the failed request. */
-export function renderError(gateway: Gateway, error: unknown, c: Context<AppEnv>): Response {
+export function renderError(
+  gateway: Gateway,
+  { error, c }: { error: unknown; c: Context<AppEnv> },
+): Response {
   const gatewayError = toGatewayError(error);
   if (!(error instanceof GatewayError)) {
     console.error(JSON.stringify({
@@ -80,11 +83,11 @@ export function renderError(gateway: Gateway, error: unknown, c: Context<AppEnv>
   const context = c.get("context") ??
     new RequestContext({
       id: timeOrderedId("req"),
-      interface: interfaceOfRequest(url.pathname, c.req.raw.headers, url),
+      interface: interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url }),
       route: url.pathname,
     }, gateway);
   context.finish({ status: gatewayError.status, errorCode: gatewayError.code });
-  return errorResponse(context.interface, gatewayError, context.id);
+  return errorResponse(context.interface, { error: gatewayError, requestId: context.id });
 }
 
 /** Authenticates the caller's key for `clientInterface` (or the one the path implies). */
@@ -95,11 +98,10 @@ export function requireKey(
   return async function requireKeyMiddleware(c, next) {
     const context = c.get("context");
     const url = c.get("url") ?? new URL(c.req.url);
-    const credential = readCredential(
-      clientInterface ?? context.interface,
-      c.req.raw.headers,
+    const credential = readCredential(clientInterface ?? context.interface, {
+      headers: c.req.raw.headers,
       url,
-    );
+    });
     if (!credential) {
       throw new GatewayError(
         "missing_api_key",

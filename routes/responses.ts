@@ -12,7 +12,7 @@ export function responsesRoutes(gateway: Gateway) {
   app.post(
     "/v1/responses",
     requireKey(gateway, "openai"),
-    textHandler(gateway, responsesRequestSchema, responsesInbound),
+    textHandler(gateway, { schema: responsesRequestSchema, inboundOf: responsesInbound }),
   );
   return app;
 }

@@ -27,8 +27,7 @@ export function textResponse(answer: TextAnswer): Response {
 /** A handler that checks the JSON body with `schema` and serves it as `inboundOf` says. */
 export function textHandler<T extends z.ZodType<{ model: string }>>(
   gateway: Gateway,
-  schema: T,
-  inboundOf: (request: z.infer<T>) => TextInbound,
+  { schema, inboundOf }: { schema: T; inboundOf: (request: z.infer<T>) => TextInbound },
 ) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);

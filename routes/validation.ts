@@ -49,5 +49,5 @@ export async function readLimitedBytes(
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array(0);
-  return await readLimited(request.body, maxBytes, tooLarge);
+  return await readLimited(request.body, { maxBytes, tooLarge });
 }

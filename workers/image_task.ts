@@ -61,13 +61,16 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       images: await Promise.all(task.input.images.map((image) => loadInput(gateway, image))),
       mask: task.input.mask ? await loadInput(gateway, task.input.mask) : undefined,
     };
-    const { order, unitPrice } = resolveImageModel(gateway, key, job);
-    const { result, channel } = await runImageJob(gateway, order, job, run.signal);
-    const delivered = await deliverImages(gateway, result.images.slice(0, job.n), "url", {
-      publicUrl: task.input.public_url,
-      owner: task.owner,
-      fetchableHosts: fetchableHostsFor(gateway, channel),
-      signal: run.signal,
+    const { order, unitPrice } = resolveImageModel(gateway, { key, job });
+    const { result, channel } = await runImageJob(gateway, order, { job, signal: run.signal });
+    const delivered = await deliverImages(gateway, result.images.slice(0, job.n), {
+      format: "url",
+      target: {
+        publicUrl: task.input.public_url,
+        owner: task.owner,
+        fetchableHosts: fetchableHostsFor(gateway, channel),
+        signal: run.signal,
+      },
     });
     if (delivered.items.length === 0) throw undeliverable(delivered.failures);
     const urls = delivered.items.map((item) => item.url!);

@@ -28,7 +28,10 @@ const MAX_SUBMIT_RUNS = 5;
 type VideoTask = TaskRecord<VideoTaskInput>;
 
 /** The wait before poll number `polls` (0 for the first). */
-export function pollDelay(polls: number, minMs: number, maxMs: number): number {
+export function pollDelay(
+  polls: number,
+  { minMs, maxMs }: { minMs: number; maxMs: number },
+): number {
   return Math.min(maxMs, minMs * Math.pow(1.5, Math.max(0, polls)));
 }
 
@@ -116,7 +119,7 @@ async function succeed(gateway: Gateway, task: VideoTask, workerId: string, vide
 
 function nextCheck(gateway: Gateway, task: VideoTask): number {
   const { pollMinMs, pollMaxMs } = gateway.options.video;
-  return Date.now() + pollDelay(task.attempts - 1, pollMinMs, pollMaxMs);
+  return Date.now() + pollDelay(task.attempts - 1, { minMs: pollMinMs, maxMs: pollMaxMs });
 }
 
 /** Whether an upstream refusal is final (the request itself was refused), not a passing fault. */

@@ -40,7 +40,10 @@ export interface DeliveryTarget {
 }
 
 /** The hosted address of a media object. */
-export function hostedMediaUrl(publicUrl: string, id: string, mimeType: string): string {
+export function hostedMediaUrl(
+  publicUrl: string,
+  { id, mimeType }: { id: string; mimeType: string },
+): string {
   const extension = mimeType.split("/")[1]?.replace("jpeg", "jpg") ?? "bin";
   return `${publicUrl}/media/${id}.${extension}`;
 }
@@ -75,11 +78,10 @@ export async function fetchImage(
     await response.body?.cancel();
     throw new Error(`fetching the image answered HTTP ${response.status}`);
   }
-  const bytes = await readLimited(
-    response.body,
-    FETCH_LIMIT_BYTES,
-    () => new Error("the image is larger than 20 MB"),
-  );
+  const bytes = await readLimited(response.body, {
+    maxBytes: FETCH_LIMIT_BYTES,
+    tooLarge: () => new Error("the image is larger than 20 MB"),
+  });
   const type = response.headers.get("content-type")?.split(";")[0].trim();
   return { bytes, mimeType: type?.startsWith("image/") ? type : "image/png" };
 }
@@ -104,8 +106,7 @@ export async function imageBytes(
 export async function deliverImages(
   gateway: Gateway,
   images: UpstreamImage[],
-  format: ResponseFormat,
-  target: DeliveryTarget,
+  { format, target }: { format: ResponseFormat; target: DeliveryTarget },
 ): Promise<{ items: ImageItem[]; failures: string[] }> {
   const items: ImageItem[] = [];
   const failures: string[] = [];
@@ -121,7 +122,10 @@ export async function deliverImages(
         items.push({ b64_json: encodeBase64(bytes), ...revised });
       } else {
         const record = await gateway.media.put(bytes, mimeType, target.owner);
-        items.push({ url: hostedMediaUrl(target.publicUrl, record.id, mimeType), ...revised });
+        items.push({
+          url: hostedMediaUrl(target.publicUrl, { id: record.id, mimeType }),
+          ...revised,
+        });
       }
     } catch (error) {
       failures.push(error instanceof Error ? error.message : String(error));

@@ -118,7 +118,7 @@ export async function serveGenerateContentImages(
   if (job.n < 1 || job.n > 10) {
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
-  const { order, unitPrice } = resolveImageModel(gateway, key, job);
+  const { order, unitPrice } = resolveImageModel(gateway, { key, job });
   const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
   await bill.hold(unitPrice * job.n);
   let answer: { body: Record<string, unknown>; images: number };
@@ -179,6 +179,6 @@ export async function serveGenerateContentImages(
   return {
     body: answer.body,
     images,
-    headers: imageAnswerHeaders(channelId, [], images, cost),
+    headers: imageAnswerHeaders({ channelId, ignoredFields: [], count: images, cost }),
   };
 }

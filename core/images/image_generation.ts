@@ -17,12 +17,15 @@ import type { ImageAttemptResult, ImageJob, UpstreamImage } from "./image_job.ts
 import { type ImagePrice, imageUnitPrice } from "./price.ts";
 
 /** The catalog entry, channel order and price of one image for `job`, or why not. */
-export function resolveImageModel(gateway: Gateway, key: KeyRecord, job: ImageJob) {
+export function resolveImageModel(
+  gateway: Gateway,
+  { key, job }: { key: KeyRecord; job: ImageJob },
+) {
   const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
   return {
     model,
     order,
-    unitPrice: imageUnitPrice(model.price as ImagePrice, job.size, job.quality),
+    unitPrice: imageUnitPrice(model.price as ImagePrice, { size: job.size, quality: job.quality }),
   };
 }
 
@@ -52,9 +55,7 @@ export async function attemptImageJob(
 export function runImageJob(
   gateway: Gateway,
   order: readonly Channel[],
-  job: ImageJob,
-  signal: AbortSignal,
-  log?: AttemptRecord[],
+  { job, signal, log }: { job: ImageJob; signal: AbortSignal; log?: AttemptRecord[] },
 ): Promise<{ result: ImageAttemptResult; channel: Channel }> {
   return withFailover(
     order,

@@ -25,10 +25,12 @@ export interface ImagesAnswer {
 
 /** Response headers every image answer carries. */
 export function imageAnswerHeaders(
-  channelId: string,
-  ignoredFields: string[],
-  count: number,
-  cost: number,
+  { channelId, ignoredFields, count, cost }: {
+    channelId: string;
+    ignoredFields: string[];
+    count: number;
+    cost: number;
+  },
 ): Record<string, string> {
   return {
     "x-gateway-channel": channelId,
@@ -45,28 +47,29 @@ export async function serveImages(
 ): Promise<ImagesAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
   const { job, format } = input;
-  const { order, unitPrice } = resolveImageModel(gateway, key, job);
+  const { order, unitPrice } = resolveImageModel(gateway, { key, job });
   const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
   await bill.hold(unitPrice * job.n);
   let delivered: { items: ImageItem[]; failures: string[] };
   let channelId: string;
   let ignoredFields: string[];
   try {
-    const { result, channel } = await runImageJob(
-      gateway,
-      order,
+    const { result, channel } = await runImageJob(gateway, order, {
       job,
       signal,
-      context.upstreamAttempts,
-    );
+      log: context.upstreamAttempts,
+    });
     channelId = channel.id;
     ignoredFields = result.ignoredFields;
     await bill.confirmed();
-    delivered = await deliverImages(gateway, result.images.slice(0, job.n), format, {
-      publicUrl,
-      owner: ownerOf(key),
-      fetchableHosts: fetchableHostsFor(gateway, channel),
-      signal,
+    delivered = await deliverImages(gateway, result.images.slice(0, job.n), {
+      format,
+      target: {
+        publicUrl,
+        owner: ownerOf(key),
+        fetchableHosts: fetchableHostsFor(gateway, channel),
+        signal,
+      },
     });
     if (delivered.items.length === 0) throw undeliverable(delivered.failures);
   } catch (error) {
@@ -81,7 +84,7 @@ export async function serveImages(
   })());
   return {
     body: { created: unixNow(), data: delivered.items },
-    headers: imageAnswerHeaders(channelId, ignoredFields, delivered.items.length, cost),
+    headers: imageAnswerHeaders({ channelId, ignoredFields, count: delivered.items.length, cost }),
   };
 }
 
@@ -114,7 +117,7 @@ export async function submitImageTask(
   job: ImageJob,
 ): Promise<TaskRecord<ImageTaskInput>> {
   const { gateway, key, publicUrl } = scope;
-  const { unitPrice } = resolveImageModel(gateway, key, job);
+  const { unitPrice } = resolveImageModel(gateway, { key, job });
   const { images, mask, ...jobFields } = job;
   const input: ImageTaskInput = {
     job: jobFields,

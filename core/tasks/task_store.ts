@@ -90,7 +90,7 @@ export class TaskStore {
       uniqueRef: !input.idempotent,
       alsoWrite: (atomic) => {
         if (input.idempotent) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
-        writeTask(atomic, null, task);
+        writeTask(atomic, { previous: null, next: task });
         if (this.#options.queue) atomic.enqueue({ wake: "tasks" });
       },
     });
@@ -138,7 +138,10 @@ export class TaskStore {
         lease_until: now + input.leaseMs,
         next_check_at: now + input.leaseMs,
       };
-      const result = await writeTask(this.#kv.atomic().check(entry), task, claimed).commit();
+      const result = await writeTask(this.#kv.atomic().check(entry), {
+        previous: task,
+        next: claimed,
+      }).commit();
       return result.ok ? claimed : null;
     });
   }
@@ -157,7 +160,10 @@ export class TaskStore {
       const entry = await this.#leased(taskId, workerId);
       if (!entry) return false;
       const next = { ...entry.value, ...update };
-      const result = await writeTask(this.#kv.atomic().check(entry), entry.value, next).commit();
+      const result = await writeTask(this.#kv.atomic().check(entry), {
+        previous: entry.value,
+        next,
+      }).commit();
       return result.ok;
     });
   }
@@ -202,7 +208,7 @@ export class TaskStore {
         lease_until: null,
         next_check_at: input.at,
       };
-      await writeTask(this.#kv.atomic().check(entry), task, next).commit();
+      await writeTask(this.#kv.atomic().check(entry), { previous: task, next }).commit();
     }).catch(() => {});
   }
 
@@ -227,7 +233,7 @@ export class TaskStore {
       const entry = await this.#leased(task.id, workerId);
       if (!entry) return false;
       const next: TaskRecord = { ...entry.value, ...update, lease_owner: null, lease_until: null };
-      writeTask(atomic.check(entry), entry.value, next);
+      writeTask(atomic.check(entry), { previous: entry.value, next });
       applied = true;
       return true;
     };

@@ -121,9 +121,7 @@ export function anthropicInbound(body: Json): TextInbound {
 
 export function geminiInbound(
   body: Json,
-  model: string,
-  stream: boolean,
-  framing: GeminiFraming,
+  { model, stream, framing }: { model: string; stream: boolean; framing: GeminiFraming },
 ): TextInbound {
   return fromNeutral(
     "gemini",

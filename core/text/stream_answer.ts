@@ -111,7 +111,7 @@ export function streamAnswer(
     : inbound.format === "openai-chat"
     ? chatRelay(attempt, inbound)
     : passThroughRelay(attempt, inbound);
-  const stream = pumpSse(attempt.first, attempt.events, attempt.call, {
+  const stream = pumpSse(attempt, {
     ...relay.handlers,
     finish(outcome) {
       const usage = relay.usage();

@@ -71,9 +71,7 @@ export function formatList(kind: ReferenceKind): string {
  */
 export async function checkReferenceFile(
   field: string,
-  kind: ReferenceKind,
-  head: Uint8Array,
-  size: number,
+  { kind, head, size }: { kind: ReferenceKind; head: Uint8Array; size: number },
 ): Promise<{ contentType: string } | { refused: string }> {
   const limits = REFERENCE_LIMITS[kind];
   if (size === 0) return { refused: `${field} is an empty file` };

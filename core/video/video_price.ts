@@ -25,8 +25,10 @@ export function isPerTask(price: VideoPrice): price is { per_task: number } {
 /** The bill of a task of `durationSeconds` output with references of `referenceSeconds`. */
 export function videoBill(
   price: VideoPrice,
-  durationSeconds: number,
-  referenceSeconds: readonly number[],
+  { durationSeconds, referenceSeconds }: {
+    durationSeconds: number;
+    referenceSeconds: readonly number[];
+  },
 ): VideoBill {
   if ("per_task" in price) {
     return {

@@ -68,7 +68,7 @@ async function checkFiles(files: UploadedFile[]): Promise<CheckedFile[]> {
   const checked: CheckedFile[] = [];
   for (const file of files) {
     const kind = REFERENCE_FIELDS[file.field];
-    const result = await checkReferenceFile(file.field, kind, file.head, file.size);
+    const result = await checkReferenceFile(file.field, { kind, head: file.head, size: file.size });
     if ("refused" in result) {
       const tooLarge = file.size > REFERENCE_LIMITS[kind].maxBytes;
       throw new GatewayError(
@@ -205,11 +205,10 @@ export async function submitVideoTask(
 
   const checked = await checkFiles(files);
   if (!perTask) await probeDurations(gateway, checked);
-  const bill = videoBill(
-    price,
-    request.duration,
-    checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
-  );
+  const bill = videoBill(price, {
+    durationSeconds: request.duration,
+    referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
+  });
 
   const ttlMs = Math.max(gateway.options.mediaTtlMs, gateway.options.video.timeoutMs + 3_600_000);
   const stored: MediaRecord[] = [];

@@ -44,7 +44,7 @@ Deno.test(
       const key = (await gateway.keys.get(keyId))!;
       const task = leasedTask(keyId, "wrk_a");
       await gateway.ledger.hold(keyId, key, task.id, task.held, {
-        alsoWrite: (atomic) => void writeTask(atomic, null, task),
+        alsoWrite: (atomic) => void writeTask(atomic, { previous: null, next: task }),
       });
       const failed = { status: "failed" as const, fail_reason: "test" };
       assertEquals(

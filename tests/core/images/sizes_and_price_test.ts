@@ -32,11 +32,11 @@ Deno.test("image prices: the most specific tier wins, then per_image", () => {
     per_image: 10,
     tiers: { "1024x1024/high": 30, "2048x2048/*": 50, "*/low": 5 },
   };
-  assertEquals(imageUnitPrice(price, "1024x1024", "high"), 30);
-  assertEquals(imageUnitPrice(price, "2048x2048", "high"), 50);
-  assertEquals(imageUnitPrice(price, "1024x1024", "low"), 5);
-  assertEquals(imageUnitPrice(price, "auto", "auto"), 10);
-  assertEquals(imageCost(price, "2048x2048", "low", 3), 150);
+  assertEquals(imageUnitPrice(price, { size: "1024x1024", quality: "high" }), 30);
+  assertEquals(imageUnitPrice(price, { size: "2048x2048", quality: "high" }), 50);
+  assertEquals(imageUnitPrice(price, { size: "1024x1024", quality: "low" }), 5);
+  assertEquals(imageUnitPrice(price, { size: "auto", quality: "auto" }), 10);
+  assertEquals(imageCost(price, { size: "2048x2048", quality: "low", count: 3 }), 150);
 });
 
 Deno.test("parseRange: single ranges, suffixes, open ends and unsatisfiable ones", () => {

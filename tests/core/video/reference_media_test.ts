@@ -7,7 +7,11 @@ import { ProbeError, probeMedia } from "../../../core/media/ffprobe.ts";
 const fixtures = await mediaFixtures();
 
 async function kindOf(field: string, kind: "image" | "video" | "audio", bytes: Uint8Array) {
-  return await checkReferenceFile(field, kind, bytes.subarray(0, 4100), bytes.length);
+  return await checkReferenceFile(field, {
+    kind,
+    head: bytes.subarray(0, 4100),
+    size: bytes.length,
+  });
 }
 
 Deno.test("checkReferenceFile: formats judged from the bytes", async () => {
@@ -24,9 +28,17 @@ Deno.test("checkReferenceFile: formats judged from the bytes", async () => {
 });
 
 Deno.test("checkReferenceFile: size limits per kind and empty files", async () => {
-  const big = await checkReferenceFile("audio", "audio", fixtures.wav_2500ms, 16 * 1024 * 1024);
+  const big = await checkReferenceFile("audio", {
+    kind: "audio",
+    head: fixtures.wav_2500ms,
+    size: 16 * 1024 * 1024,
+  });
   assertOk("refused" in big && big.refused.includes("at most 15 MB"));
-  const empty = await checkReferenceFile("image_1", "image", new Uint8Array(0), 0);
+  const empty = await checkReferenceFile("image_1", {
+    kind: "image",
+    head: new Uint8Array(0),
+    size: 0,
+  });
   assertOk("refused" in empty && empty.refused.includes("empty"));
   assertEquals(extensionOf("video/quicktime"), "mov");
   assertEquals(extensionOf("audio/mpeg"), "mp3");

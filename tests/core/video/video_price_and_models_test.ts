@@ -6,25 +6,46 @@ import { videoFieldsSchema } from "../../../core/video/request_schema.ts";
 import { pollDelay } from "../../../workers/video_task.ts";
 
 Deno.test("videoBill: per second = (duration + reference seconds to the ms) × price, rounded up", () => {
-  assertEquals(videoBill({ per_second: 100_000 }, 5, []), {
+  assertEquals(videoBill({ per_second: 100_000 }, { durationSeconds: 5, referenceSeconds: [] }), {
     amount: 500_000,
     billedMs: 5000,
     refundPercent: 100,
   });
-  assertEquals(videoBill({ per_second: 100_000 }, 6, [3, 2.5]).amount, 1_150_000);
+  assertEquals(
+    videoBill({ per_second: 100_000 }, { durationSeconds: 6, referenceSeconds: [3, 2.5] }).amount,
+    1_150_000,
+  );
   // ffprobe's 2.0875 s rounds to 2.088 s; the amount rounds up to a whole unit.
-  assertEquals(videoBill({ per_second: 7 }, 4, [2.0875]).billedMs, 6088);
-  assertEquals(videoBill({ per_second: 7 }, 4, [2.0875]).amount, Math.ceil(7 * 6.088));
-  assertEquals(videoBill({ per_second: 3 }, 4, [0.0004]).billedMs, 4000);
+  assertEquals(
+    videoBill({ per_second: 7 }, { durationSeconds: 4, referenceSeconds: [2.0875] }).billedMs,
+    6088,
+  );
+  assertEquals(
+    videoBill({ per_second: 7 }, { durationSeconds: 4, referenceSeconds: [2.0875] }).amount,
+    Math.ceil(7 * 6.088),
+  );
+  assertEquals(
+    videoBill({ per_second: 3 }, { durationSeconds: 4, referenceSeconds: [0.0004] }).billedMs,
+    4000,
+  );
 });
 
 Deno.test("videoBill: per task is one price whatever the seconds; refund policy kept", () => {
-  assertEquals(videoBill({ per_task: 500_000 }, 15, [10, 10]), {
-    amount: 500_000,
-    billedMs: null,
-    refundPercent: 100,
-  });
-  assertEquals(videoBill({ per_task: 9, failure_refund_percent: 0 }, 5, []).refundPercent, 0);
+  assertEquals(
+    videoBill({ per_task: 500_000 }, { durationSeconds: 15, referenceSeconds: [10, 10] }),
+    {
+      amount: 500_000,
+      billedMs: null,
+      refundPercent: 100,
+    },
+  );
+  assertEquals(
+    videoBill({ per_task: 9, failure_refund_percent: 0 }, {
+      durationSeconds: 5,
+      referenceSeconds: [],
+    }).refundPercent,
+    0,
+  );
 });
 
 Deno.test("failureCost: what a failed task keeps under its refund percent", () => {
@@ -66,12 +87,12 @@ Deno.test("video fields: duration parsing and the resolution refusal", () => {
 });
 
 Deno.test("pollDelay: starts at the minimum, grows 1.5×, stops at the maximum", () => {
-  assertEquals([0, 1, 2, 3, 10].map((n) => pollDelay(n, 2000, 30_000)), [
+  assertEquals([0, 1, 2, 3, 10].map((n) => pollDelay(n, { minMs: 2000, maxMs: 30_000 })), [
     2000,
     3000,
     4500,
     6750,
     30_000,
   ]);
-  assertEquals(pollDelay(-1, 2000, 30_000), 2000);
+  assertEquals(pollDelay(-1, { minMs: 2000, maxMs: 30_000 }), 2000);
 });
