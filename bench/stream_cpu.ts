@@ -146,7 +146,12 @@ function passThrough(format: TextFormat): { frame: Relay; end: () => string } {
       end: () => "",
     };
   }
-  const relay = new PassThroughStream(format, "sse", "up", "pub");
+  const relay = new PassThroughStream({
+    format,
+    framing: "sse",
+    upstreamModel: "up",
+    publicModel: "pub",
+  });
   return { frame: (event) => relay.frame(event), end: () => relay.end() };
 }
 

@@ -54,6 +54,19 @@ export interface CloseOptions {
   guard?: (atomic: Deno.AtomicOperation) => Promise<boolean>;
 }
 
+/** What a hold takes. */
+export interface HoldOptions {
+  /** How far the key may go below zero. */
+  limit: SpendingLimit;
+  /** The request or task the money is held for. */
+  ref: string;
+  amount: number;
+  /** The ref is fresh (a request id), so no earlier hold of it needs to be looked for. */
+  uniqueRef?: boolean;
+  /** Further writes that must land in the same commit as the hold (e.g. a task record). */
+  alsoWrite?: (atomic: Deno.AtomicOperation) => void;
+}
+
 /** Returned by a guarded plan whose guard said no: nothing at all is written. */
 const GUARD_REFUSED = Symbol("guard refused");
 
@@ -248,7 +261,7 @@ export class Ledger {
    * holds it has queued). A caller may then start work while the hold commits; it must still
    * wait for the hold before answering, since another instance may have spent the money.
    */
-  covers(keyId: string, limit: SpendingLimit, amount: number): boolean {
+  covers(keyId: string, { limit, amount }: { limit: SpendingLimit; amount: number }): boolean {
     if (limit.unlimited) return true;
     const cached = this.#balances.get(keyId);
     if (!cached?.versionstamp) return false;
@@ -301,17 +314,8 @@ export class Ledger {
    * Holds `amount` for request or task `ref`. Refuses with 402 `insufficient_balance` when the
    * balance would drop below the key's floor.
    */
-  async hold(
-    keyId: string,
-    limit: SpendingLimit,
-    ref: string,
-    amount: number,
-    options: {
-      uniqueRef?: boolean;
-      /** Further writes that must land in the same commit as the hold (e.g. a task record). */
-      alsoWrite?: (atomic: Deno.AtomicOperation) => void;
-    } = {},
-  ) {
+  async hold(keyId: string, options: HoldOptions) {
+    const { limit, ref, amount } = options;
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
     const change = this.#change(keyId, async (view) => {
       const { balance, cached } = view;
@@ -351,11 +355,9 @@ export class Ledger {
    */
   settle(
     keyId: string,
-    limit: SpendingLimit,
-    ref: string,
-    cost: number,
-    options: CloseOptions = {},
+    options: CloseOptions & { limit: SpendingLimit; ref: string; cost: number },
   ) {
+    const { limit, ref, cost } = options;
     return this.#close(keyId, ref, options, (held, balance) => {
       const floor = limit.unlimited ? -Infinity : -limit.credit_limit;
       const collected = Math.min(cost, Math.max(held, held + balance - floor));
@@ -367,12 +369,13 @@ export class Ledger {
    * Charges `cost` for `ref` in one entry, with no hold before it: for keys without a limit,
    * where a hold reserves nothing. `ref` must be fresh (a request id), so it is charged once.
    */
-  charge(keyId: string, ref: string, cost: number): Promise<LedgerEntry | null> {
+  charge(keyId: string, { ref, cost }: { ref: string; cost: number }): Promise<LedgerEntry | null> {
     return this.#change(keyId, () => Promise.resolve({ type: "charge", amount: -cost, ref, cost }));
   }
 
   /** Gives hold `ref` back in full. Returns null when it was already settled or released. */
-  release(keyId: string, ref: string, note?: string, options: CloseOptions = {}) {
+  release(keyId: string, options: CloseOptions & { ref: string; note?: string }) {
+    const { ref, note } = options;
     return this.#close(
       keyId,
       ref,
@@ -407,7 +410,7 @@ export class Ledger {
       if (Date.parse(entry.value.at) > cutoff) continue;
       const ref = String(entry.key[1]);
       if (ref.startsWith("task_")) continue;
-      if (await this.release(entry.value.key_id, ref, "stale hold released")) released++;
+      if (await this.release(entry.value.key_id, { ref, note: "stale hold released" })) released++;
     }
     return released;
   }

@@ -31,6 +31,15 @@ export interface ByteRange {
   end: number;
 }
 
+/** What is stored with media bytes. */
+export interface PutOptions {
+  contentType: string;
+  /** Who may read it: a key owner, or `gateway` for the gateway's own files. */
+  owner: string;
+  /** How long it lives; the store's default media TTL when absent. */
+  ttlMs?: number;
+}
+
 export class MediaStore {
   #kv: Deno.Kv;
   #ttlMs: number;
@@ -41,13 +50,8 @@ export class MediaStore {
   }
 
   /** Stores `bytes`; returns the record. The id is 32 base62 characters (~190 bits). */
-  put(
-    bytes: Uint8Array,
-    contentType: string,
-    owner: string,
-    ttlMs = this.#ttlMs,
-  ): Promise<MediaRecord> {
-    return this.putChunks([bytes], contentType, owner, ttlMs);
+  put(bytes: Uint8Array, options: PutOptions): Promise<MediaRecord> {
+    return this.putChunks([bytes], options);
   }
 
   /**
@@ -56,9 +60,7 @@ export class MediaStore {
    */
   async putChunks(
     source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
-    contentType: string,
-    owner: string,
-    ttlMs = this.#ttlMs,
+    { contentType, owner, ttlMs = this.#ttlMs }: PutOptions,
   ): Promise<MediaRecord> {
     const id = `med_${randomBase62(32)}`;
     let size = 0;

@@ -35,8 +35,11 @@ export class RequestBill {
     this.held = amount;
     if (this.#key.unlimited) return;
     const ledger = this.#ledger;
-    const covered = ledger.covers(this.#key.id, this.#key, this.held);
-    const committing = ledger.hold(this.#key.id, this.#key, this.#ref, this.held, {
+    const covered = ledger.covers(this.#key.id, { limit: this.#key, amount: this.held });
+    const committing = ledger.hold(this.#key.id, {
+      limit: this.#key,
+      ref: this.#ref,
+      amount: this.held,
       uniqueRef: true,
     });
     committing.catch(() => {});
@@ -52,10 +55,10 @@ export class RequestBill {
   /** Charges `cost` units, returning it. */
   async settle(cost: number): Promise<number> {
     if (this.#key.unlimited) {
-      await this.#ledger.charge(this.#key.id, this.#ref, cost);
+      await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost });
       return cost;
     }
-    await this.#ledger.settle(this.#key.id, this.#key, this.#ref, cost);
+    await this.#ledger.settle(this.#key.id, { limit: this.#key, ref: this.#ref, cost });
     return cost;
   }
 
@@ -63,6 +66,6 @@ export class RequestBill {
   async release(note: string): Promise<void> {
     if (this.#key.unlimited) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
-    await this.#ledger.release(this.#key.id, this.#ref, note);
+    await this.#ledger.release(this.#key.id, { ref: this.#ref, note });
   }
 }

@@ -93,7 +93,8 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     if (run.signal.aborted) return; // lease lost or shutting down: the task is run again
     const reason = error instanceof Error ? error.message : String(error);
     if (isRetryable(error) && task.attempts < MAX_ATTEMPTS) {
-      await gateway.tasks.reschedule(task.id, run.workerId, {
+      await gateway.tasks.reschedule(task.id, {
+        workerId: run.workerId,
         at: Date.now() + RETRY_DELAY_MS,
         update: { fail_reason: reason },
       });

@@ -163,7 +163,10 @@ export class TaskWorker {
   /** Extends the lease; aborts the run if another worker owns the task now. */
   async #renew(taskId: string, controller: AbortController): Promise<void> {
     try {
-      const held = await this.#gateway.tasks.renew(taskId, this.id, this.#options.leaseMs);
+      const held = await this.#gateway.tasks.renew(taskId, {
+        workerId: this.id,
+        leaseMs: this.#options.leaseMs,
+      });
       if (!held) controller.abort();
     } catch {
       // KV hiccup: the next renewal tries again, well before the lease runs out
@@ -172,6 +175,6 @@ export class TaskWorker {
 
   /** Releases this worker's lease, due again `at`; `uncount` runs are taken off its attempts. */
   #giveBack(taskId: string, at: number, uncount: number): Promise<void> {
-    return this.#gateway.tasks.giveBack(taskId, this.id, { at, uncount });
+    return this.#gateway.tasks.giveBack(taskId, { workerId: this.id, at, uncount });
   }
 }

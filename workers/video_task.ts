@@ -146,7 +146,8 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         metrics: gateway.metrics,
       },
     );
-    await gateway.tasks.reschedule(task.id, run.workerId, {
+    await gateway.tasks.reschedule(task.id, {
+      workerId: run.workerId,
       at: nextCheck(gateway, task),
       update: {
         upstream_id: upstreamId,
@@ -161,7 +162,8 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
       await fail(gateway, task, run.workerId, `submission failed: ${reason}`);
       return;
     }
-    await gateway.tasks.reschedule(task.id, run.workerId, {
+    await gateway.tasks.reschedule(task.id, {
+      workerId: run.workerId,
       at: nextCheck(gateway, task),
       update: {
         fail_reason: reason,
@@ -186,7 +188,10 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
       return;
     }
     // A passing fault (network, 5xx, a garbled answer): look again later, until the timeout.
-    await gateway.tasks.reschedule(task.id, run.workerId, { at: nextCheck(gateway, task) });
+    await gateway.tasks.reschedule(task.id, {
+      workerId: run.workerId,
+      at: nextCheck(gateway, task),
+    });
     return;
   }
   switch (state.state) {
@@ -195,7 +200,8 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
     case "failed":
       return await fail(gateway, task, run.workerId, state.reason);
     default:
-      await gateway.tasks.reschedule(task.id, run.workerId, {
+      await gateway.tasks.reschedule(task.id, {
+        workerId: run.workerId,
         at: nextCheck(gateway, task),
         update: {
           status: state.state === "queued" ? "submitted" : "in_progress",

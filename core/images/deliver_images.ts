@@ -121,7 +121,10 @@ export async function deliverImages(
       if (format === "b64_json") {
         items.push({ b64_json: encodeBase64(bytes), ...revised });
       } else {
-        const record = await gateway.media.put(bytes, mimeType, target.owner);
+        const record = await gateway.media.put(bytes, {
+          contentType: mimeType,
+          owner: target.owner,
+        });
         items.push({
           url: hostedMediaUrl(target.publicUrl, { id: record.id, mimeType }),
           ...revised,

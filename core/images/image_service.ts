@@ -104,7 +104,10 @@ export interface ImageTaskInput {
 }
 
 async function storeInput(gateway: Gateway, image: InputImage): Promise<StoredInputImage> {
-  const record = await gateway.media.put(image.bytes, image.mimeType, "gateway");
+  const record = await gateway.media.put(image.bytes, {
+    contentType: image.mimeType,
+    owner: "gateway",
+  });
   return { media_id: record.id, mimeType: image.mimeType, filename: image.filename };
 }
 

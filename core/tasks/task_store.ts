@@ -86,7 +86,10 @@ export class TaskStore {
     task: TaskRecord,
     input: { key: SpendingLimit & { id: string }; idempotent?: boolean },
   ): Promise<void> {
-    await this.#options.ledger.hold(input.key.id, input.key, task.id, task.held, {
+    await this.#options.ledger.hold(input.key.id, {
+      limit: input.key,
+      ref: task.id,
+      amount: task.held,
       uniqueRef: !input.idempotent,
       alsoWrite: (atomic) => {
         if (input.idempotent) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
@@ -155,7 +158,10 @@ export class TaskStore {
   }
 
   /** Applies `update` under `workerId`'s lease; false when the lease was lost. */
-  update(taskId: string, workerId: string, update: TaskUpdate): Promise<boolean> {
+  update(
+    taskId: string,
+    { workerId, update }: { workerId: string; update: TaskUpdate },
+  ): Promise<boolean> {
     return withKvRetry(async () => {
       const entry = await this.#leased(taskId, workerId);
       if (!entry) return false;
@@ -169,22 +175,27 @@ export class TaskStore {
   }
 
   /** Extends `workerId`'s lease by `leaseMs`; false when another worker owns the task now. */
-  renew(taskId: string, workerId: string, leaseMs: number): Promise<boolean> {
+  renew(
+    taskId: string,
+    { workerId, leaseMs }: { workerId: string; leaseMs: number },
+  ): Promise<boolean> {
     const until = Date.now() + leaseMs;
-    return this.update(taskId, workerId, { lease_until: until, next_check_at: until });
+    return this.update(taskId, { workerId, update: { lease_until: until, next_check_at: until } });
   }
 
   /** Gives the task back to be picked up again at `at`; false when the lease was lost. */
   reschedule(
     taskId: string,
-    workerId: string,
-    input: { at: number; update?: TaskUpdate },
+    input: { workerId: string; at: number; update?: TaskUpdate },
   ): Promise<boolean> {
-    return this.update(taskId, workerId, {
-      ...input.update,
-      next_check_at: input.at,
-      lease_owner: null,
-      lease_until: null,
+    return this.update(taskId, {
+      workerId: input.workerId,
+      update: {
+        ...input.update,
+        next_check_at: input.at,
+        lease_owner: null,
+        lease_until: null,
+      },
     });
   }
 
@@ -194,11 +205,10 @@ export class TaskStore {
    */
   async giveBack(
     taskId: string,
-    workerId: string,
-    input: { at: number; uncount: number },
+    input: { workerId: string; at: number; uncount: number },
   ): Promise<void> {
     await withKvRetry(async () => {
-      const entry = await this.#leased(taskId, workerId);
+      const entry = await this.#leased(taskId, input.workerId);
       if (!entry) return;
       const task = entry.value;
       const next = {
@@ -241,9 +251,9 @@ export class TaskStore {
     await withKvRetry(async () => {
       if ("cost" in money) {
         const limit = await this.#options.limitOf(task.key_id);
-        await ledger.settle(task.key_id, limit, task.id, money.cost, { guard });
+        await ledger.settle(task.key_id, { limit, ref: task.id, cost: money.cost, guard });
       } else {
-        await ledger.release(task.key_id, task.id, money.release, { guard });
+        await ledger.release(task.key_id, { ref: task.id, note: money.release, guard });
       }
     });
     return applied;

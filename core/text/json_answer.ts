@@ -30,11 +30,12 @@ export function jsonAnswer(
     const usage = upstream.usageOf(attempt.answer);
     upstream.renameModel(attempt.answer, inbound.model);
     const body = JSON.stringify(attempt.answer);
-    bill.settle(channel, "completed", { usage, outputChars: body.length });
+    bill.settle(channel, { outcome: "completed", usage, outputChars: body.length });
     return body;
   }
   const neutral = upstream.decodeResponse(attempt.answer);
-  bill.settle(channel, "completed", {
+  bill.settle(channel, {
+    outcome: "completed",
     usage: neutral.usage,
     outputChars: partChars(neutral.parts),
   });

@@ -54,10 +54,12 @@ export class PassThroughStream {
   #frames = 0;
 
   constructor(
-    format: TextFormat,
-    framing: GeminiFraming,
-    upstreamModel: string,
-    publicModel: string,
+    { format, framing, upstreamModel, publicModel }: {
+      format: TextFormat;
+      framing: GeminiFraming;
+      upstreamModel: string;
+      publicModel: string;
+    },
   ) {
     this.#format = format;
     this.#framing = framing;

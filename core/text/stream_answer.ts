@@ -49,12 +49,12 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
 
 /** Same format: each event as it came, model renamed, read on the way past. */
 function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
-  const relay = new PassThroughStream(
-    inbound.format,
-    inbound.framing,
-    attempt.upstreamModel,
-    inbound.model,
-  );
+  const relay = new PassThroughStream({
+    format: inbound.format,
+    framing: inbound.framing,
+    upstreamModel: attempt.upstreamModel,
+    publicModel: inbound.model,
+  });
   return {
     usage: () => relay.decoder.usage,
     outputChars: () => relay.outputChars,
@@ -118,7 +118,7 @@ export function streamAnswer(
       if (outcome === "upstream_error" && !usage) {
         bill.releaseInterrupted(channel, relay.outputChars());
       } else {
-        bill.settle(channel, outcome, { usage, outputChars: relay.outputChars() });
+        bill.settle(channel, { outcome, usage, outputChars: relay.outputChars() });
       }
     },
   });

@@ -73,9 +73,9 @@ export class TextBill {
    */
   settle(
     channel: Channel,
-    outcome: StreamOutcome,
-    delivered: { usage: TokenUsage | undefined; outputChars: number },
+    delivered: { outcome: StreamOutcome; usage: TokenUsage | undefined; outputChars: number },
   ): void {
+    const { outcome } = delivered;
     const { gateway, context } = this.#scope;
     const usage = delivered.usage ?? this.#estimate(delivered.outputChars);
     gateway.track((async () => {

@@ -215,12 +215,11 @@ export async function submitVideoTask(
   try {
     const references: VideoReference[] = [];
     for (const file of checked) {
-      const record = await gateway.media.putChunks(
-        fileChunks(file.path),
-        file.contentType,
-        "gateway",
+      const record = await gateway.media.putChunks(fileChunks(file.path), {
+        contentType: file.contentType,
+        owner: "gateway",
         ttlMs,
-      );
+      });
       stored.push(record);
       references.push({
         field: file.field,

@@ -22,12 +22,12 @@ const limited = { unlimited: false, credit_limit: 0 };
 Deno.test("Ledger settles a hold once: a second settle or a release does nothing", async () => {
   await withLedger(async (ledger) => {
     await ledger.credit("k", 1_000);
-    await ledger.hold("k", limited, "req-1", 300);
+    await ledger.hold("k", { limit: limited, ref: "req-1", amount: 300 });
     assertEquals(await ledger.balance("k"), 700);
-    const settled = await ledger.settle("k", limited, "req-1", 120);
+    const settled = await ledger.settle("k", { limit: limited, ref: "req-1", cost: 120 });
     assertEquals(settled?.amount, 180);
-    assertEquals(await ledger.settle("k", limited, "req-1", 120), null);
-    assertEquals(await ledger.release("k", "req-1"), null);
+    assertEquals(await ledger.settle("k", { limit: limited, ref: "req-1", cost: 120 }), null);
+    assertEquals(await ledger.release("k", { ref: "req-1" }), null);
     assertEquals(await ledger.balance("k"), 880);
     assertEquals(await sumOfEntries(ledger, "k"), 880);
   });
@@ -36,7 +36,7 @@ Deno.test("Ledger settles a hold once: a second settle or a release does nothing
 Deno.test("Ledger.hold() refuses with insufficient_balance and writes nothing", async () => {
   await withLedger(async (ledger) => {
     await ledger.credit("k", 100);
-    await assertRejects(() => ledger.hold("k", limited, "req-1", 101));
+    await assertRejects(() => ledger.hold("k", { limit: limited, ref: "req-1", amount: 101 }));
     assertEquals(await ledger.balance("k"), 100);
     assertEquals((await ledger.list("k", { limit: 100, order: "asc" })).data.length, 1);
   });
@@ -45,9 +45,13 @@ Deno.test("Ledger.hold() refuses with insufficient_balance and writes nothing", 
 Deno.test("Ledger.hold() allows going down to the credit limit, not below", async () => {
   await withLedger(async (ledger) => {
     const limit = { unlimited: false, credit_limit: 50 };
-    await ledger.hold("k", limit, "a", 50);
-    await assertRejects(() => ledger.hold("k", limit, "b", 1));
-    await ledger.hold("k", { unlimited: true, credit_limit: 0 }, "c", 1_000);
+    await ledger.hold("k", { limit, ref: "a", amount: 50 });
+    await assertRejects(() => ledger.hold("k", { limit, ref: "b", amount: 1 }));
+    await ledger.hold("k", {
+      limit: { unlimited: true, credit_limit: 0 },
+      ref: "c",
+      amount: 1_000,
+    });
     assertEquals(await ledger.balance("k"), -1_050);
   });
 });
@@ -55,8 +59,8 @@ Deno.test("Ledger.hold() allows going down to the credit limit, not below", asyn
 Deno.test("Ledger.settle() never takes a balance below its floor and records the shortfall", async () => {
   await withLedger(async (ledger) => {
     await ledger.credit("k", 100);
-    await ledger.hold("k", limited, "req", 80);
-    const entry = await ledger.settle("k", limited, "req", 150);
+    await ledger.hold("k", { limit: limited, ref: "req", amount: 80 });
+    const entry = await ledger.settle("k", { limit: limited, ref: "req", cost: 150 });
     assertEquals(entry?.cost, 150);
     assertEquals(entry?.shortfall, 50);
     assertEquals(await ledger.balance("k"), 0);
@@ -68,7 +72,10 @@ Deno.test("Ledger under 200 concurrent holds never overdraws and keeps the invar
   await withLedger(async (ledger) => {
     await ledger.credit("k", 5_000);
     const results = await Promise.allSettled(
-      Array.from({ length: 200 }, (_, i) => ledger.hold("k", limited, `req-${i}`, 100)),
+      Array.from(
+        { length: 200 },
+        (_, i) => ledger.hold("k", { limit: limited, ref: `req-${i}`, amount: 100 }),
+      ),
     );
     assertEquals(results.filter((r) => r.status === "fulfilled").length, 50);
     assertEquals(await ledger.balance("k"), 0);
@@ -85,8 +92,9 @@ Deno.test("Ledger on two KV handles of one file keeps the invariant when both ra
       const work = Array.from(
         { length: 60 },
         (_, i) =>
-          (i % 2 ? ledger : other).hold("k", limited, `req-${i}`, 100).then(() =>
-            (i % 3 ? ledger : other).settle("k", limited, `req-${i}`, 40)
+          (i % 2 ? ledger : other).hold("k", { limit: limited, ref: `req-${i}`, amount: 100 }).then(
+            () =>
+              (i % 3 ? ledger : other).settle("k", { limit: limited, ref: `req-${i}`, cost: 40 }),
           ),
       );
       const results = await Promise.allSettled(work);
@@ -104,7 +112,7 @@ Deno.test("Ledger on two KV handles of one file keeps the invariant when both ra
 Deno.test("Ledger.releaseStaleHolds() gives back holds a dead process left open", async () => {
   await withLedger(async (ledger) => {
     await ledger.credit("k", 500);
-    await ledger.hold("k", limited, "orphan", 200);
+    await ledger.hold("k", { limit: limited, ref: "orphan", amount: 200 });
     assertEquals(await ledger.releaseStaleHolds(60_000), 0);
     assertEquals(await ledger.releaseStaleHolds(0), 1);
     assertEquals(await ledger.balance("k"), 500);
@@ -125,9 +133,9 @@ Deno.test("Ledger.hold() sees credit added by another instance before it refuses
     const otherKv = await Deno.openKv(path);
     try {
       await ledger.credit("k", 10);
-      await ledger.hold("k", limited, "small", 5);
+      await ledger.hold("k", { limit: limited, ref: "small", amount: 5 });
       await new Ledger(otherKv).credit("k", 1_000);
-      await ledger.hold("k", limited, "large", 900);
+      await ledger.hold("k", { limit: limited, ref: "large", amount: 900 });
       assertEquals(await ledger.balance("k"), 105);
     } finally {
       otherKv.close();
@@ -140,9 +148,9 @@ Deno.test("Ledger: a hold released by another instance is not settled again by t
     const otherKv = await Deno.openKv(path);
     try {
       await ledger.credit("k", 1_000);
-      await ledger.hold("k", limited, "req", 400, { uniqueRef: true });
-      assertEquals((await new Ledger(otherKv).release("k", "req"))?.amount, 400);
-      assertEquals(await ledger.settle("k", limited, "req", 100), null);
+      await ledger.hold("k", { limit: limited, ref: "req", amount: 400, uniqueRef: true });
+      assertEquals((await new Ledger(otherKv).release("k", { ref: "req" }))?.amount, 400);
+      assertEquals(await ledger.settle("k", { limit: limited, ref: "req", cost: 100 }), null);
       assertEquals(await ledger.balance("k"), 1_000);
       assertEquals(await sumOfEntries(ledger, "k"), 1_000);
     } finally {

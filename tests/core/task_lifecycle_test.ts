@@ -43,7 +43,10 @@ Deno.test(
       const { id: keyId } = await gw.createKey({ balance: 1000 });
       const key = (await gateway.keys.get(keyId))!;
       const task = leasedTask(keyId, "wrk_a");
-      await gateway.ledger.hold(keyId, key, task.id, task.held, {
+      await gateway.ledger.hold(keyId, {
+        limit: key,
+        ref: task.id,
+        amount: task.held,
         alsoWrite: (atomic) => void writeTask(atomic, { previous: null, next: task }),
       });
       const failed = { status: "failed" as const, fail_reason: "test" };
