@@ -43,6 +43,11 @@ export interface SpendingLimit {
   credit_limit: number;
 }
 
+/** A key as billing sees it: its id and how far it may spend. */
+export interface BillableKey extends SpendingLimit {
+  id: string;
+}
+
 type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
 
 /** Options of settle and release. */

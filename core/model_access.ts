@@ -5,7 +5,6 @@ import type { Channel } from "./channel_schema.ts";
 import { GatewayError } from "./errors.ts";
 import type { Registry } from "./registry.ts";
 import type { KeyRecord } from "./key_schema.ts";
-import { servesKind } from "./providers/provider_table.ts";
 import { eligibleChannels, planChannelOrder } from "./routing.ts";
 
 const INTERFACE_BY_KIND = {
@@ -49,7 +48,7 @@ export function resolveModel(
     );
   }
   const channels = eligibleChannels(registry.channels, { model: modelId, group: key.group })
-    .filter((channel) => servesKind(channel, kind));
+    .filter((channel) => registry.servesKind(channel, kind));
   if (channels.length === 0) {
     throw new GatewayError(
       "no_available_channel",

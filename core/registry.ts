@@ -35,6 +35,8 @@ export type RecordSource = "admin" | "config";
 
 /** What the registry must know of channel types to check a channel (the provider table's). */
 export interface ChannelTypeRules {
+  /** Whether a channel of `type` can serve models of `kind`. */
+  serves(type: ChannelType, kind: "text" | "image" | "video"): boolean;
   /** The kind of model `create_models` makes for a channel of `type`. */
   modelKind(type: ChannelType): "text" | "image" | "video";
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
@@ -328,6 +330,11 @@ export class Registry {
       throw new GatewayError("model_not_found", 404, `No catalog entry has the id '${id}'`);
     }
     return model;
+  }
+
+  /** Whether `channel`'s type can serve models of `kind`. */
+  servesKind(channel: Channel, kind: "text" | "image" | "video"): boolean {
+    return this.#options.rules.serves(channel.type, kind);
   }
 
   /** Enabled channels serving `model` to `group`. */

@@ -3,8 +3,7 @@
  * the real cost or release in full, exactly once (the ledger guarantees the once).
  */
 
-import type { Ledger } from "./ledger.ts";
-import type { KeyRecord } from "./key_schema.ts";
+import type { BillableKey, Ledger } from "./ledger.ts";
 
 /**
  * A hold on a key for one request. A key without a limit has nothing to reserve: it pays in one
@@ -12,12 +11,12 @@ import type { KeyRecord } from "./key_schema.ts";
  */
 export class RequestBill {
   readonly #ledger: Ledger;
-  readonly #key: KeyRecord;
+  readonly #key: BillableKey;
   readonly #ref: string;
   held = 0;
 
   /** A bill of `key` for the request or task `ref`. */
-  constructor(ledger: Ledger, of: { key: KeyRecord; ref: string }) {
+  constructor(ledger: Ledger, of: { key: BillableKey; ref: string }) {
     this.#ledger = ledger;
     this.#key = of.key;
     this.#ref = of.ref;

@@ -6,7 +6,7 @@ import type { KeyRecord } from "./key_schema.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 import type { TokenUsage, UsageSource } from "./usage.ts";
 import type { ClientInterface } from "./credentials.ts";
-import type { AttemptRecord } from "./upstream.ts";
+import type { AttemptRecord } from "./request_log.ts";
 
 export interface RequestResult {
   status: number;

@@ -5,8 +5,35 @@
  */
 
 import { kvKeys } from "./kv_keys.ts";
-import type { AttemptRecord } from "./upstream.ts";
 import { idTimeBound, kvListOptions, type ListOptions, timeRangeSelector } from "./list_options.ts";
+
+/**
+ * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
+ * `dns`, `tls`, `reset`, `network`), the clock (`timeout`), the upstream's status
+ * (`http_<status>`), or an answer the gateway could not read (`bad_answer`).
+ */
+export type UpstreamErrorClass =
+  | "connect_refused"
+  | "dns"
+  | "tls"
+  | "timeout"
+  | "reset"
+  | "network"
+  | "bad_answer"
+  | "client_closed"
+  | `http_${number}`;
+
+/** One attempt's record, for the request log. */
+export interface AttemptRecord {
+  channel_id: string;
+  /** The upstream URL called, without its query (which may carry a key). */
+  url: string | null;
+  outcome: "ok" | "failed";
+  error_class?: UpstreamErrorClass;
+  status?: number;
+  error?: string;
+  latency_ms: number;
+}
 
 export interface RequestLogEntry {
   id: string;

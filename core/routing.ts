@@ -1,7 +1,6 @@
 /** Picks the order in which channels are tried for one request. Pure: randomness is passed in. */
 
 import type { Channel } from "./channel_schema.ts";
-import type { UpstreamTarget } from "./providers/provider.ts";
 
 /** Channels that may serve `model` to a key of `group`. */
 export function eligibleChannels(
@@ -33,15 +32,6 @@ export function planChannelOrder(
 /** The upstream model name for a public model id on a channel. */
 export function upstreamModelName(channel: Channel, model: string): string {
   return channel.model_map[model] ?? model;
-}
-
-/** Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. */
-export function upstreamTarget(channel: Channel, publicModel: string): UpstreamTarget {
-  return {
-    channel,
-    apiKey: pickUpstreamKey(channel),
-    model: upstreamModelName(channel, publicModel),
-  };
 }
 
 /** Picks one of a channel's upstream keys at random, spreading load over them. */

@@ -10,22 +10,9 @@
 import type { Channel } from "./channel_schema.ts";
 import { GatewayError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
+import type { AttemptRecord, UpstreamErrorClass } from "./request_log.ts";
 
-/**
- * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
- * `dns`, `tls`, `reset`, `network`), the clock (`timeout`), the upstream's status
- * (`http_<status>`), or an answer the gateway could not read (`bad_answer`).
- */
-export type UpstreamErrorClass =
-  | "connect_refused"
-  | "dns"
-  | "tls"
-  | "timeout"
-  | "reset"
-  | "network"
-  | "bad_answer"
-  | "client_closed"
-  | `http_${number}`;
+export type { AttemptRecord, UpstreamErrorClass };
 
 /** Why one attempt on one channel failed. */
 export class UpstreamAttemptError extends Error {
@@ -157,18 +144,6 @@ export class UpstreamCall {
     clearTimeout(this.#timer);
     this.controller.abort();
   }
-}
-
-/** One attempt's record, for the request log. */
-export interface AttemptRecord {
-  channel_id: string;
-  /** The upstream URL called, without its query (which may carry a key). */
-  url: string | null;
-  outcome: "ok" | "failed";
-  error_class?: UpstreamErrorClass;
-  status?: number;
-  error?: string;
-  latency_ms: number;
 }
 
 /** What an attempt tells its failover loop about itself. */

@@ -4,7 +4,8 @@
  * `CHANNEL_TYPES`.
  */
 
-import type { ChannelType } from "../channel_schema.ts";
+import type { Channel, ChannelType } from "../channel_schema.ts";
+import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
@@ -12,7 +13,7 @@ import { geminiProvider } from "./gemini.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
-import type { ModelKind, Provider } from "./provider.ts";
+import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai": openAIChatProvider,
@@ -23,6 +24,15 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
 };
+
+/** Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. */
+export function upstreamTarget(channel: Channel, publicModel: string): UpstreamTarget {
+  return {
+    channel,
+    apiKey: pickUpstreamKey(channel),
+    model: upstreamModelName(channel, publicModel),
+  };
+}
 
 /** The provider of a channel. */
 export function providerOf(channel: { type: ChannelType }): Provider {
@@ -36,6 +46,8 @@ export function servesKind(channel: { type: ChannelType }, kind: ModelKind): boo
 
 /** The rules the channel registry checks a channel against (given to it at wiring). */
 export const CHANNEL_RULES = {
+  /** Whether a channel of `type` can serve models of `kind`. */
+  serves: (type: ChannelType, kind: ModelKind): boolean => PROVIDERS[type].kinds.includes(kind),
   /** The kind of model `create_models` makes for a channel of `type`. */
   modelKind: (type: ChannelType): ModelKind => PROVIDERS[type].kinds[0],
   /** Why `baseUrl` cannot be right for `type`, or undefined. */

@@ -7,7 +7,7 @@
 
 import { kvKeys } from "../kv_keys.ts";
 import { withKvRetry } from "../kv_retry.ts";
-import type { Ledger, SpendingLimit } from "../ledger.ts";
+import type { BillableKey, Ledger, SpendingLimit } from "../ledger.ts";
 import { kvListOptions, type ListOptions, timeRangeSelector } from "../list_options.ts";
 import { isFinished, type TaskRecord, unixNow, writeTask } from "../task_record.ts";
 
@@ -84,7 +84,7 @@ export class TaskStore {
    */
   async create(
     task: TaskRecord,
-    input: { key: SpendingLimit & { id: string }; idempotent?: boolean },
+    input: { key: BillableKey; idempotent?: boolean },
   ): Promise<void> {
     await this.#options.ledger.hold(input.key.id, {
       limit: input.key,

@@ -4,9 +4,8 @@
  */
 
 import { resolveModel } from "../model_access.ts";
-import { upstreamTarget } from "../routing.ts";
 import { decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
-import { providerOf } from "../providers/provider_table.ts";
+import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { estimateNeutralTokens } from "./estimate.ts";
 import type { RequestScope } from "../scope.ts";

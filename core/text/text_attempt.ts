@@ -10,8 +10,7 @@ import type { Channel } from "../channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import { CODECS, INTERFACE_OF_FORMAT } from "../formats/codecs.ts";
 import type { TextFormat } from "../formats/neutral.ts";
-import { providerOf } from "../providers/provider_table.ts";
-import { upstreamTarget } from "../routing.ts";
+import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import {
   type AttemptTrace,
   networkFailure,
