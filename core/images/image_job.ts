@@ -36,3 +36,15 @@ export interface ImageAttemptResult {
   /** Request fields this channel could not honour (named in `x-gateway-ignored-fields`). */
   ignoredFields: string[];
 }
+
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/** Parses `WIDTHxHEIGHT`; null for anything else (including `auto`). */
+export function parseSize(size: string): Dimensions | null {
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
+  if (!match) return null;
+  return { width: Number(match[1]), height: Number(match[2]) };
+}

@@ -1,5 +1,7 @@
 /** Image sizes: the spec's listed values and the constraints an unlisted size must meet. */
 
+import { parseSize } from "./image_job.ts";
+
 export const LISTED_SIZES = [
   "auto",
   "1024x1024",
@@ -16,18 +18,6 @@ const EDGE_MULTIPLE = 16;
 const MAX_ASPECT = 3;
 const MIN_PIXELS = 655_360;
 const MAX_PIXELS = 8_294_400;
-
-export interface Dimensions {
-  width: number;
-  height: number;
-}
-
-/** Parses `WIDTHxHEIGHT`; null for anything else (including `auto`). */
-export function parseSize(size: string): Dimensions | null {
-  const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
-  if (!match) return null;
-  return { width: Number(match[1]), height: Number(match[2]) };
-}
 
 /**
  * Why `size` is not acceptable, naming the rule it breaks; null when it is. A listed size is
@@ -57,47 +47,4 @@ export function sizeProblem(size: string): string | null {
     } to ${MAX_PIXELS.toLocaleString("en")} (this size has ${pixels.toLocaleString("en")})`;
   }
   return null;
-}
-
-/** Aspect ratios a Gemini image model accepts, as width / height. */
-const GEMINI_RATIOS: Array<[string, number]> = [
-  ["1:1", 1],
-  ["2:3", 2 / 3],
-  ["3:2", 3 / 2],
-  ["3:4", 3 / 4],
-  ["4:3", 4 / 3],
-  ["4:5", 4 / 5],
-  ["5:4", 5 / 4],
-  ["9:16", 9 / 16],
-  ["16:9", 16 / 9],
-  ["21:9", 21 / 9],
-];
-
-/**
- * Gemini's `imageConfig` for a requested size: the nearest supported aspect ratio (compared in
- * log space, so 2:1 is as far from 1:1 as 1:2) and the size class of the longest edge. A model
- * whose name fixes the size class (`-1k`, `-2k`, `-4k`) keeps it when the size is `auto`.
- */
-export function geminiImageConfig(
-  size: string,
-  modelSizeClass?: "1K" | "2K" | "4K",
-): { aspectRatio?: string; imageSize?: string } {
-  const dimensions = parseSize(size);
-  if (!dimensions) return modelSizeClass ? { imageSize: modelSizeClass } : {};
-  const ratio = Math.log(dimensions.width / dimensions.height);
-  let best = GEMINI_RATIOS[0];
-  for (const candidate of GEMINI_RATIOS) {
-    if (Math.abs(Math.log(candidate[1]) - ratio) < Math.abs(Math.log(best[1]) - ratio)) {
-      best = candidate;
-    }
-  }
-  const edge = Math.max(dimensions.width, dimensions.height);
-  const imageSize = edge <= 1024 ? "1K" : edge <= 2048 ? "2K" : "4K";
-  return { aspectRatio: best[0], imageSize };
-}
-
-/** The size class a model name carries (`gen-image-2-4k` → `4K`). */
-export function modelSizeClass(model: string): "1K" | "2K" | "4K" | undefined {
-  const match = /-(1k|2k|4k)$/i.exec(model);
-  return match ? (match[1].toUpperCase() as "1K" | "2K" | "4K") : undefined;
 }

@@ -5,7 +5,7 @@
  */
 
 import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
-import { geminiImageConfig, modelSizeClass } from "../images/sizes.ts";
+import { parseSize } from "../images/image_job.ts";
 import { UpstreamAttemptError } from "../upstream.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
@@ -87,4 +87,47 @@ function base64(bytes: Uint8Array): string {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
   return btoa(binary);
+}
+
+/** Aspect ratios a Gemini image model accepts, as width / height. */
+const GEMINI_RATIOS: Array<[string, number]> = [
+  ["1:1", 1],
+  ["2:3", 2 / 3],
+  ["3:2", 3 / 2],
+  ["3:4", 3 / 4],
+  ["4:3", 4 / 3],
+  ["4:5", 4 / 5],
+  ["5:4", 5 / 4],
+  ["9:16", 9 / 16],
+  ["16:9", 16 / 9],
+  ["21:9", 21 / 9],
+];
+
+/**
+ * Gemini's `imageConfig` for a requested size: the nearest supported aspect ratio (compared in
+ * log space, so 2:1 is as far from 1:1 as 1:2) and the size class of the longest edge. A model
+ * whose name fixes the size class (`-1k`, `-2k`, `-4k`) keeps it when the size is `auto`.
+ */
+export function geminiImageConfig(
+  size: string,
+  modelSizeClass?: "1K" | "2K" | "4K",
+): { aspectRatio?: string; imageSize?: string } {
+  const dimensions = parseSize(size);
+  if (!dimensions) return modelSizeClass ? { imageSize: modelSizeClass } : {};
+  const ratio = Math.log(dimensions.width / dimensions.height);
+  let best = GEMINI_RATIOS[0];
+  for (const candidate of GEMINI_RATIOS) {
+    if (Math.abs(Math.log(candidate[1]) - ratio) < Math.abs(Math.log(best[1]) - ratio)) {
+      best = candidate;
+    }
+  }
+  const edge = Math.max(dimensions.width, dimensions.height);
+  const imageSize = edge <= 1024 ? "1K" : edge <= 2048 ? "2K" : "4K";
+  return { aspectRatio: best[0], imageSize };
+}
+
+/** The size class a model name carries (`gen-image-2-4k` → `4K`). */
+export function modelSizeClass(model: string): "1K" | "2K" | "4K" | undefined {
+  const match = /-(1k|2k|4k)$/i.exec(model);
+  return match ? (match[1].toUpperCase() as "1K" | "2K" | "4K") : undefined;
 }

@@ -1,5 +1,6 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { geminiImageConfig, modelSizeClass, sizeProblem } from "../../../core/images/sizes.ts";
+import { sizeProblem } from "../../../core/images/sizes.ts";
+import { geminiImageConfig, modelSizeClass } from "../../../core/providers/gemini_images.ts";
 import { imageCost, imageUnitPrice } from "../../../core/images/price.ts";
 import { parseRange } from "../../../core/media_store.ts";
 
