@@ -1,12 +1,12 @@
 /** Boot: settings → KV → config → app → Deno.serve; graceful shutdown on SIGINT/SIGTERM. */
 
 import { createApp } from "./app.ts";
-import { loadAdminToken } from "./core/admin_token.ts";
+import { loadAdminToken } from "./core/keys/admin_token.ts";
 import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
-import { loadSecretBox } from "./core/secret_box.ts";
+import { loadSecretBox } from "./core/channels/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
-import { buildTimeIndexes } from "./core/time_indexes.ts";
+import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";

@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { CHANNEL_TYPES, channelInputSchema } from "./channel_schema.ts";
-import { modelInputSchema } from "./catalog.ts";
+import { CHANNEL_TYPES, channelInputSchema } from "./channels/channel_schema.ts";
+import { modelInputSchema } from "./channels/catalog.ts";
 
 const secretSchema = z.union([
   z.string().min(1),

@@ -1,14 +1,14 @@
 /** The gateway's domain services, built once at boot and passed to routes and workers. */
 
-import { KeyStore } from "./keys.ts";
-import { Ledger } from "./ledger.ts";
-import { MediaStore } from "./media_store.ts";
-import { Metrics } from "./metrics.ts";
-import { RateLimiter } from "./rate_limit.ts";
+import { KeyStore } from "./keys/key_store.ts";
+import { Ledger } from "./billing/ledger.ts";
+import { MediaStore } from "./media/media_store.ts";
+import { Metrics } from "./telemetry/metrics.ts";
+import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
-import { Registry } from "./registry.ts";
-import { RequestLog } from "./request_log.ts";
-import type { SecretBox } from "./secret_box.ts";
+import { Registry } from "./channels/registry.ts";
+import { RequestLog } from "./telemetry/request_log.ts";
+import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 
 export interface GatewayOptions {

@@ -1,8 +1,8 @@
 /** One authenticated client request as the services see it, built once by the auth middleware. */
 
 import type { Gateway } from "./gateway.ts";
-import type { KeyRecord } from "./key_schema.ts";
-import type { RequestContext } from "./request_context.ts";
+import type { KeyRecord } from "./keys/key_schema.ts";
+import type { RequestContext } from "./telemetry/request_context.ts";
 
 export interface RequestScope {
   gateway: Gateway;

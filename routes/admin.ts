@@ -1,17 +1,17 @@
 /** The admin JSON API under /admin (design.md §1). Bearer GATEWAY_ADMIN_TOKEN. */
 
 import { Hono } from "hono";
-import { isAdminToken } from "../core/admin_token.ts";
-import { modelInputSchema, modelPatchSchema } from "../core/catalog.ts";
+import { isAdminToken } from "../core/keys/admin_token.ts";
+import { modelInputSchema, modelPatchSchema } from "../core/channels/catalog.ts";
 import {
   channelCreateSchema,
   channelPatchBodySchema,
   publicChannel,
-} from "../core/channel_schema.ts";
+} from "../core/channels/channel_schema.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import type { ListOptions } from "../core/list_options.ts";
-import { creditInputSchema, keyInputSchema, keyPatchSchema } from "../core/key_schema.ts";
+import type { ListOptions } from "../core/kv/list_options.ts";
+import { creditInputSchema, keyInputSchema, keyPatchSchema } from "../core/keys/key_schema.ts";
 import type { AppEnv } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
 

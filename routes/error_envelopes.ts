@@ -1,6 +1,6 @@
 /** Renders a GatewayError in each client interface's own error envelope. */
 
-import type { ClientInterface } from "../core/credentials.ts";
+import type { ClientInterface } from "../core/keys/credentials.ts";
 import type { ErrorKind, GatewayError } from "../core/errors.ts";
 
 const OPENAI_TYPES: Record<ErrorKind, string> = {

@@ -7,17 +7,17 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { ownerOf } from "../core/key_schema.ts";
+import { ownerOf } from "../core/keys/key_schema.ts";
 import { checkEditInputs } from "../core/images/edit_inputs.ts";
 import type { ResponseFormat } from "../core/images/deliver_images.ts";
-import type { ImageJob, InputImage } from "../core/images/image_job.ts";
+import type { ImageJob, InputImage } from "../core/jobs/image_job.ts";
 import { serveImages, submitImageTask } from "../core/images/image_service.ts";
 import {
   editFieldsSchema,
   generationRequestSchema,
   KNOWN_GENERATION_FIELDS,
 } from "../core/images/request_schema.ts";
-import { RAW_STATUS } from "../core/task_record.ts";
+import { RAW_STATUS } from "../core/tasks/task_record.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
 

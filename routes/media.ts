@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { parseRange } from "../core/media_store.ts";
+import { parseRange } from "../core/media/media_store.ts";
 import type { AppEnv } from "./middleware.ts";
 
 export function mediaRoutes(gateway: Gateway) {

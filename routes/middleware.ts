@@ -6,12 +6,12 @@ import {
   interfaceOfRequest,
   type PresentedCredential,
   readCredential,
-} from "../core/credentials.ts";
+} from "../core/keys/credentials.ts";
 import { GatewayError, toGatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { timeOrderedId } from "../core/ids.ts";
-import type { KeyRecord } from "../core/key_schema.ts";
-import { RequestContext } from "../core/request_context.ts";
+import { timeOrderedId } from "../core/util/ids.ts";
+import type { KeyRecord } from "../core/keys/key_schema.ts";
+import { RequestContext } from "../core/telemetry/request_context.ts";
 import type { RequestScope } from "../core/scope.ts";
 import { errorResponse } from "./error_envelopes.ts";
 

@@ -4,11 +4,11 @@
  */
 
 import { Hono } from "hono";
-import type { CatalogModel } from "../core/catalog.ts";
-import { keyMayUseModel } from "../core/catalog.ts";
+import type { CatalogModel } from "../core/channels/catalog.ts";
+import { keyMayUseModel } from "../core/channels/catalog.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import type { KeyRecord } from "../core/key_schema.ts";
+import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 
 /** Models `key` may use that an enabled channel serves, sorted by id. */

@@ -1,9 +1,9 @@
 /** Reads and checks JSON bodies, turning every problem into a 400 with the field named. */
 
 import { GatewayError, invalidRequest } from "../core/errors.ts";
-import { readLimited } from "../core/read_limited.ts";
+import { readLimited } from "../core/util/read_limited.ts";
 
-export { validate } from "../core/validate.ts";
+export { validate } from "../core/util/validate.ts";
 
 /** Parses `text` as JSON or throws 400 `invalid_json`. */
 export function parseJson(text: string): unknown {

@@ -7,10 +7,10 @@
 import { Hono } from "hono";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { ownerOf } from "../core/key_schema.ts";
-import type { TaskRecord, TaskStatus } from "../core/task_record.ts";
+import { ownerOf } from "../core/keys/key_schema.ts";
+import type { TaskRecord, TaskStatus } from "../core/tasks/task_record.ts";
 import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
-import { secondsText } from "../core/video/video_price.ts";
+import { secondsText } from "../core/billing/video_price.ts";
 import { submitVideoTask, type VideoTaskInput } from "../core/video/video_service.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { validate } from "./validation.ts";

@@ -6,7 +6,7 @@
 
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import type { KeyRecord } from "../core/key_schema.ts";
+import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { deliverImages } from "../core/images/deliver_images.ts";
 import {
   fetchableHostsFor,
@@ -14,9 +14,9 @@ import {
   runImageJob,
   undeliverable,
 } from "../core/images/image_generation.ts";
-import type { ImageJob, InputImage } from "../core/images/image_job.ts";
+import type { ImageJob, InputImage } from "../core/jobs/image_job.ts";
 import type { ImageTaskInput, StoredInputImage } from "../core/images/image_service.ts";
-import { type TaskRecord, unixNow } from "../core/task_record.ts";
+import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 
 export const MAX_ATTEMPTS = 3;

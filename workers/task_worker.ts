@@ -8,8 +8,8 @@
  */
 
 import type { Gateway } from "../core/gateway.ts";
-import { timeOrderedId } from "../core/ids.ts";
-import type { TaskRecord } from "../core/task_record.ts";
+import { timeOrderedId } from "../core/util/ids.ts";
+import type { TaskRecord } from "../core/tasks/task_record.ts";
 
 /** What a handler gets: the claimed task and a signal that fires if the lease is lost. */
 export interface TaskRun {

@@ -7,18 +7,18 @@
  * per-second models) in one commit under the worker's lease, so it happens exactly once.
  */
 
-import type { Channel } from "../core/channel_schema.ts";
+import type { Channel } from "../core/channels/channel_schema.ts";
 import { crashPoint } from "../core/crash_points.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { providerOf, servesKind, upstreamTarget } from "../core/providers/provider_table.ts";
-import { eligibleChannels, planChannelOrder } from "../core/routing.ts";
-import { type TaskRecord, unixNow } from "../core/task_record.ts";
-import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../core/upstream.ts";
+import { eligibleChannels, planChannelOrder } from "../core/channels/routing.ts";
+import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
+import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../core/upstream/attempt.ts";
 import { callUpstream } from "../core/upstream/call.ts";
-import type { UpstreamVideoState, VideoReference } from "../core/video/video_job.ts";
+import type { UpstreamVideoState, VideoReference } from "../core/jobs/video_job.ts";
 import { extensionOf } from "../core/video/reference_media.ts";
-import { failureCost } from "../core/video/video_price.ts";
+import { failureCost } from "../core/billing/video_price.ts";
 import type { VideoTaskInput } from "../core/video/video_service.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 

@@ -1,6 +1,6 @@
 /** Each text format's pieces, by format: requests out, answers both ways, streams both ways. */
 
-import type { ChannelType } from "../channel_schema.ts";
+import type { ChannelType } from "../channels/channel_schema.ts";
 import type {
   NeutralRequest,
   NeutralResponse,

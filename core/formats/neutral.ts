@@ -4,7 +4,7 @@
  * the formats, so nothing that two formats share is lost on the way through.
  */
 
-import type { TokenUsage } from "../usage.ts";
+import type { TokenUsage } from "../billing/usage.ts";
 
 export type TextFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 

@@ -6,10 +6,10 @@
  * it.
  */
 
-import { decodeBase64, encodeBase64 } from "../base64.ts";
-import { readLimited } from "../read_limited.ts";
+import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
-import type { UpstreamImage } from "./image_job.ts";
+import type { UpstreamImage } from "../jobs/image_job.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 

@@ -2,7 +2,7 @@
 
 import { invalidRequest } from "../errors.ts";
 import { hasTransparentPixels, PngError, readPng } from "../media/png.ts";
-import type { InputImage } from "./image_job.ts";
+import type { InputImage } from "../jobs/image_job.ts";
 
 export const MAX_EDIT_FILE_BYTES = 4 * 1024 * 1024;
 export const MAX_EDIT_IMAGES = 16;

@@ -5,18 +5,18 @@
  * an edit, and the images come back as `inlineData` parts. Billed per image delivered.
  */
 
-import { decodeBase64, encodeBase64 } from "../base64.ts";
-import type { Channel } from "../channel_schema.ts";
+import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import type { Channel } from "../channels/channel_schema.ts";
 import { invalidRequest } from "../errors.ts";
-import { timeOrderedId } from "../ids.ts";
-import { ownerOf } from "../key_schema.ts";
-import { RequestBill } from "../request_bill.ts";
-import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../upstream.ts";
+import { timeOrderedId } from "../util/ids.ts";
+import { ownerOf } from "../keys/key_schema.ts";
+import { RequestBill } from "../billing/request_bill.ts";
+import { type AttemptTrace, UpstreamAttemptError, withFailover } from "../upstream/attempt.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
 import { imageAnswerHeaders } from "./image_service.ts";
-import type { ImageJob, InputImage } from "./image_job.ts";
+import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
 

@@ -4,16 +4,16 @@
  * delivered (or release on failure). The synchronous path and the task worker share it.
  */
 
-import type { Channel } from "../channel_schema.ts";
+import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
-import type { KeyRecord } from "../key_schema.ts";
-import { resolveModel } from "../model_access.ts";
+import type { KeyRecord } from "../keys/key_schema.ts";
+import { resolveModel } from "../channels/model_access.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
-import { type AttemptRecord, type AttemptTrace, withFailover } from "../upstream.ts";
+import { type AttemptRecord, type AttemptTrace, withFailover } from "../upstream/attempt.ts";
 import { callUpstream } from "../upstream/call.ts";
-import type { ImageAttemptResult, ImageJob, UpstreamImage } from "./image_job.ts";
-import { type ImagePrice, imageUnitPrice } from "./price.ts";
+import type { ImageAttemptResult, ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import { type ImagePrice, imageUnitPrice } from "../billing/image_price.ts";
 
 /** The catalog entry, channel order and price of one image for `job`, or why not. */
 export function resolveImageModel(

@@ -4,12 +4,12 @@
  */
 
 import type { Gateway } from "../gateway.ts";
-import { randomBase62 } from "../ids.ts";
-import { ownerOf } from "../key_schema.ts";
-import { RequestBill } from "../request_bill.ts";
+import { randomBase62 } from "../util/ids.ts";
+import { ownerOf } from "../keys/key_schema.ts";
+import { RequestBill } from "../billing/request_bill.ts";
 import type { RequestScope } from "../scope.ts";
-import { newTaskRecord, type TaskRecord, unixNow } from "../task_record.ts";
-import type { ImageJob, InputImage } from "./image_job.ts";
+import { newTaskRecord, type TaskRecord, unixNow } from "../tasks/task_record.ts";
+import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import {
   fetchableHostsFor,
   resolveImageModel,

@@ -1,6 +1,6 @@
 /** Image sizes: the spec's listed values and the constraints an unlisted size must meet. */
 
-import { parseSize } from "./image_job.ts";
+import { parseSize } from "../jobs/image_job.ts";
 
 export const LISTED_SIZES = [
   "auto",

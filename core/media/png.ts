@@ -4,7 +4,7 @@
  */
 
 import { inflateSync } from "node:zlib";
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** Why a PNG was rejected. */
 export type PngErrorReason = "not_png" | "truncated" | "corrupt" | "too_large";

@@ -5,8 +5,8 @@
  * fetches, each with its role; resolution, ratio and duration are top-level parameters.
  */
 
-import { jsonOrNull } from "../json_or_null.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
 import {
@@ -14,7 +14,7 @@ import {
   type UpstreamVideoState,
   type VideoJob,
   type VideoReference,
-} from "../video/video_job.ts";
+} from "../jobs/video_job.ts";
 import { bearerJson, type Provider, readCreatedTaskId, type UpstreamTarget } from "./provider.ts";
 
 type ContentItem =

@@ -5,11 +5,11 @@
  * so a retried submission after a crash finds the task it already made instead of a second one.
  */
 
-import { jsonOrNull } from "../json_or_null.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
-import { type UpstreamVideoState, type VideoJob } from "../video/video_job.ts";
+import { type UpstreamVideoState, type VideoJob } from "../jobs/video_job.ts";
 import {
   type Provider,
   readCreatedTaskId,

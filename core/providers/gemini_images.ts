@@ -4,9 +4,9 @@
  * array. Gemini draws one image per call and has no mask or quality option.
  */
 
-import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
-import { parseSize } from "../images/image_job.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
+import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import { parseSize } from "../jobs/image_job.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
 export function geminiIgnoredImageFields(job: ImageJob): string[] {

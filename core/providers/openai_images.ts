@@ -4,8 +4,8 @@
  * base64, older models answer URLs; the gateway converts whatever comes back.
  */
 
-import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
+import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";

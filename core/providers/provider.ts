@@ -4,12 +4,12 @@
  * answers. Fetching, KV and money live outside (core/upstream, the modality services).
  */
 
-import type { Channel } from "../channel_schema.ts";
-import { jsonOrNull } from "../json_or_null.ts";
-import { UpstreamAttemptError } from "../upstream.ts";
+import type { Channel } from "../channels/channel_schema.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
-import type { ImageJob, UpstreamImage } from "../images/image_job.ts";
-import type { UpstreamVideoState, VideoJob, VideoReference } from "../video/video_job.ts";
+import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 

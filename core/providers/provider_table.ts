@@ -4,8 +4,8 @@
  * `CHANNEL_TYPES`.
  */
 
-import type { Channel, ChannelType } from "../channel_schema.ts";
-import { pickUpstreamKey, upstreamModelName } from "../routing.ts";
+import type { Channel, ChannelType } from "../channels/channel_schema.ts";
+import { pickUpstreamKey, upstreamModelName } from "../channels/routing.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";

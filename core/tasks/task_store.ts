@@ -5,11 +5,11 @@
  * and ended in the commit that settles or releases it, so its money moves exactly once.
  */
 
-import { kvKeys } from "../kv_keys.ts";
-import { withKvRetry } from "../kv_retry.ts";
-import type { BillableKey, Ledger, SpendingLimit } from "../ledger.ts";
-import { kvListOptions, type ListOptions, timeRangeSelector } from "../list_options.ts";
-import { isFinished, type TaskRecord, unixNow, writeTask } from "../task_record.ts";
+import { kvKeys } from "../kv/kv_keys.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
+import type { BillableKey, Ledger, SpendingLimit } from "../billing/ledger.ts";
+import { kvListOptions, type ListOptions, timeRangeSelector } from "../kv/list_options.ts";
+import { isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
 
 /** Fields a worker may change under its lease. */
 export type TaskUpdate = Partial<Omit<TaskRecord, "id" | "owner" | "key_id" | "held">>;

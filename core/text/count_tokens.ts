@@ -3,7 +3,7 @@
  * channel that counts (anthropic), else the gateway's estimate (4 characters a token, 1,600 an image).
  */
 
-import { resolveModel } from "../model_access.ts";
+import { resolveModel } from "../channels/model_access.ts";
 import { decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";

@@ -1,6 +1,6 @@
 /** The whole (non-stream) answer of a text request, in the inbound format, and its bill. */
 
-import type { Channel } from "../channel_schema.ts";
+import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
 import type { NeutralPart } from "../formats/neutral.ts";
 import type { TextInbound } from "./inbound.ts";

@@ -4,9 +4,9 @@
  * text_bill.ts, text_attempt.ts, json_answer.ts, stream_answer.ts.
  */
 
-import { resolveModel } from "../model_access.ts";
+import { resolveModel } from "../channels/model_access.ts";
 import type { RequestScope } from "../scope.ts";
-import { withFailover } from "../upstream.ts";
+import { withFailover } from "../upstream/attempt.ts";
 import type { TextInbound } from "./inbound.ts";
 import { jsonAnswer } from "./json_answer.ts";
 import { streamAnswer } from "./stream_answer.ts";

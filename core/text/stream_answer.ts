@@ -3,11 +3,11 @@
  * (another format) as it arrives, and the bill settled once however the stream ends.
  */
 
-import type { Channel } from "../channel_schema.ts";
+import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
 import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
-import { pumpSse, type SsePumpHandlers } from "../sse_pump.ts";
-import type { TokenUsage } from "../usage.ts";
+import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
+import type { TokenUsage } from "../billing/usage.ts";
 import type { TextInbound } from "./inbound.ts";
 import { PassThroughStream } from "./pass_through.ts";
 import type { TextBill } from "./text_bill.ts";

@@ -6,7 +6,7 @@
 
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
-import type { Channel } from "../channel_schema.ts";
+import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import { CODECS, INTERFACE_OF_FORMAT } from "../formats/codecs.ts";
 import type { TextFormat } from "../formats/neutral.ts";
@@ -16,7 +16,7 @@ import {
   networkFailure,
   UpstreamAttemptError,
   type UpstreamCall,
-} from "../upstream.ts";
+} from "../upstream/attempt.ts";
 import { openUpstream } from "../upstream/call.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";

@@ -6,14 +6,14 @@
  * during the answer, costs nothing.
  */
 
-import { DEFAULT_MAX_OUTPUT_TOKENS, type TextPrice } from "../catalog.ts";
-import type { Channel } from "../channel_schema.ts";
-import type { CatalogModel } from "../catalog.ts";
-import { textCost } from "../pricing.ts";
-import { RequestBill } from "../request_bill.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS, type TextPrice } from "../channels/catalog.ts";
+import type { Channel } from "../channels/channel_schema.ts";
+import type { CatalogModel } from "../channels/catalog.ts";
+import { textCost } from "../billing/text_price.ts";
+import { RequestBill } from "../billing/request_bill.ts";
 import type { RequestScope } from "../scope.ts";
-import type { StreamOutcome } from "../sse_pump.ts";
-import type { TokenUsage } from "../usage.ts";
+import type { StreamOutcome } from "../upstream/sse_pump.ts";
+import type { TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
 import type { TextInbound } from "./inbound.ts";
 

@@ -3,8 +3,8 @@
  * answer read in the provider's dialect, a thrown fetch turned into an attributed failure.
  */
 
-import type { Channel } from "../channel_schema.ts";
-import { type AttemptTrace, networkFailure, UpstreamCall } from "../upstream.ts";
+import type { Channel } from "../channels/channel_schema.ts";
+import { type AttemptTrace, networkFailure, UpstreamCall } from "./attempt.ts";
 import { type ErrorDialect, readUpstreamError } from "./error_reader.ts";
 
 /** A request ready to send. */

@@ -1,6 +1,6 @@
 /** Reads an upstream's error answer into an attempt error, one dialect per provider family. */
 
-import { isRetryableStatus, UpstreamAttemptError } from "../upstream.ts";
+import { isRetryableStatus, UpstreamAttemptError } from "./attempt.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -5,7 +5,7 @@
  */
 
 import { fileTypeFromBuffer } from "file-type";
-import type { ReferenceKind } from "./video_job.ts";
+import type { ReferenceKind } from "../jobs/video_job.ts";
 
 export type { ReferenceKind };
 

@@ -6,22 +6,22 @@
 
 import { GatewayError, invalidRequest } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
-import { sha256Hex } from "../ids.ts";
-import { randomBase62 } from "../ids.ts";
-import { ownerOf } from "../key_schema.ts";
+import { sha256Hex } from "../util/ids.ts";
+import { randomBase62 } from "../util/ids.ts";
+import { ownerOf } from "../keys/key_schema.ts";
 import { ProbeError, probeMedia } from "../media/ffprobe.ts";
-import type { MediaRecord } from "../media_store.ts";
-import { resolveModel } from "../model_access.ts";
-import { newTaskRecord, type TaskRecord } from "../task_record.ts";
+import type { MediaRecord } from "../media/media_store.ts";
+import { resolveModel } from "../channels/model_access.ts";
+import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
 import {
   checkReferenceFile,
   REFERENCE_FIELDS,
   REFERENCE_LIMITS,
   type ReferenceKind,
 } from "./reference_media.ts";
-import type { VideoJob, VideoReference } from "./video_job.ts";
+import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { defaultRatio, ratiosFor } from "./video_models.ts";
-import { isPerTask, videoBill, type VideoPrice } from "./video_price.ts";
+import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 
 /** A file part of the upload, already on disk. */

@@ -19,9 +19,9 @@ import {
 } from "../helpers/schema_samples.ts";
 import { setupVideo } from "../helpers/video_setup.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
-import { keyInputSchema, keyPatchSchema } from "../../core/key_schema.ts";
-import { channelInputSchema, channelPatchSchema } from "../../core/channel_schema.ts";
-import { modelInputSchema, modelPatchSchema } from "../../core/catalog.ts";
+import { keyInputSchema, keyPatchSchema } from "../../core/keys/key_schema.ts";
+import { channelInputSchema, channelPatchSchema } from "../../core/channels/channel_schema.ts";
+import { modelInputSchema, modelPatchSchema } from "../../core/channels/catalog.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

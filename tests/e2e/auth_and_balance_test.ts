@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/chat_setup.ts";
-import { Ledger } from "../../core/ledger.ts";
+import { Ledger } from "../../core/billing/ledger.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "who am I" }] };
 

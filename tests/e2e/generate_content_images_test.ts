@@ -8,7 +8,7 @@ import {
   setupImages,
 } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../core/base64.ts";
+import { encodeBase64 } from "../../core/util/base64.ts";
 
 for (const type of ["gemini", "openai-images"] as ImageChannelType[]) {
   Deno.test(

@@ -11,7 +11,7 @@ import {
   type VideoFile,
   type VideoSetup,
 } from "../helpers/video_setup.ts";
-import { kvKeys } from "../../core/kv_keys.ts";
+import { kvKeys } from "../../core/kv/kv_keys.ts";
 
 const fixtures = await mediaFixtures();
 const PNG = solidPng(16, 16, [10, 200, 30, 255]);

@@ -1,7 +1,7 @@
 /** A gateway whose image model is served by a simulated `openai-images` or `gemini` upstream. */
 
 import OpenAI from "openai";
-import { decodeBase64 } from "../../core/base64.ts";
+import { decodeBase64 } from "../../core/util/base64.ts";
 import { assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./gateway.ts";
 import {

@@ -2,7 +2,7 @@
 
 import { deflateSync } from "node:zlib";
 import { crc32 } from "../../core/media/png.ts";
-import { concatBytes } from "../../core/bytes.ts";
+import { concatBytes } from "../../core/util/bytes.ts";
 
 export type PngColorType = 0 | 2 | 3 | 4 | 6;
 export type PngBitDepth = 1 | 2 | 4 | 8 | 16;

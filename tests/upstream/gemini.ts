@@ -13,7 +13,7 @@
  * plain generation with the same prompt. Every image served is kept in `images` by id.
  */
 
-import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
+import { decodeBase64, encodeBase64 } from "../../core/util/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { simulatedImageColor } from "./openai_images.ts";
 import {

@@ -2,7 +2,7 @@
 
 import { inflateSync } from "node:zlib";
 import { assertEquals, assertOk, assertRejects } from "../helpers/assert.ts";
-import { decodeBase64 } from "../../core/base64.ts";
+import { decodeBase64 } from "../../core/util/base64.ts";
 import {
   imageBytesFromItem,
   simulatedImagesUsage,

@@ -14,7 +14,7 @@
  * drops — that would swallow the reset.
  */
 
-import { decodeBase64, encodeBase64 } from "../../core/base64.ts";
+import { decodeBase64, encodeBase64 } from "../../core/util/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 
 export type ImagesFault =

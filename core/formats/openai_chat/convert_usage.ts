@@ -1,6 +1,6 @@
 /** Reads OpenAI chat-completions usage into the neutral shape. */
 
-import type { TokenUsage } from "../../usage.ts";
+import type { TokenUsage } from "../../billing/usage.ts";
 
 /** Upstream usage as OpenAI-compatible providers send it; every field may be missing. */
 export interface OpenAIChatUsage {

@@ -5,7 +5,7 @@
  */
 
 import { convertOpenAIChatUsage, type OpenAIChatUsage } from "./convert_usage.ts";
-import type { TokenUsage } from "../../usage.ts";
+import type { TokenUsage } from "../../billing/usage.ts";
 
 interface ChatChunk {
   model?: string;

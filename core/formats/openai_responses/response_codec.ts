@@ -2,7 +2,7 @@
 
 import type { NeutralPart, NeutralResponse, NeutralUsage, StopReason } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
-import { randomBase62 } from "../../ids.ts";
+import { randomBase62 } from "../../util/ids.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -1,8 +1,8 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { sizeProblem } from "../../../core/images/sizes.ts";
 import { geminiImageConfig, modelSizeClass } from "../../../core/providers/gemini_images.ts";
-import { imageCost, imageUnitPrice } from "../../../core/images/price.ts";
-import { parseRange } from "../../../core/media_store.ts";
+import { imageCost, imageUnitPrice } from "../../../core/billing/image_price.ts";
+import { parseRange } from "../../../core/media/media_store.ts";
 
 Deno.test("sizeProblem: listed sizes pass; custom sizes name the rule they break", () => {
   for (const size of ["auto", "1024x1024", "3840x2160", "2160x3840", "1280x720"]) {

@@ -4,10 +4,10 @@ import {
   buildGatewayVideoCreate,
   readGatewayVideoTask,
 } from "../../../core/providers/gateway_video.ts";
-import type { Channel } from "../../../core/channel_schema.ts";
-import type { VideoJob } from "../../../core/video/video_job.ts";
+import type { Channel } from "../../../core/channels/channel_schema.ts";
+import type { VideoJob } from "../../../core/jobs/video_job.ts";
 import { readCreatedTaskId } from "../../../core/providers/provider.ts";
-import { UpstreamAttemptError } from "../../../core/upstream.ts";
+import { UpstreamAttemptError } from "../../../core/upstream/attempt.ts";
 
 const channel = { base_url: "https://ark.example/api/v3", video_resolution: "1080p" } as Channel;
 const target = { channel, apiKey: "sk", model: "seedance" };

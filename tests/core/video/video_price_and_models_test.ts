@@ -1,7 +1,7 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { failureCost, secondsText, videoBill } from "../../../core/video/video_price.ts";
+import { failureCost, secondsText, videoBill } from "../../../core/billing/video_price.ts";
 import { defaultRatio, ratiosFor } from "../../../core/video/video_models.ts";
-import { resolutionFor, resolutionOfModel } from "../../../core/video/video_job.ts";
+import { resolutionFor, resolutionOfModel } from "../../../core/jobs/video_job.ts";
 import { videoFieldsSchema } from "../../../core/video/request_schema.ts";
 import { pollDelay } from "../../../workers/video_task.ts";
 

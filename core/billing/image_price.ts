@@ -1,0 +1,27 @@
+/** What images cost: per delivered image, by model and size/quality tier. Pure. */
+
+import type { z } from "zod";
+import type { imagePriceSchema } from "../channels/catalog.ts";
+
+export type ImagePrice = z.infer<typeof imagePriceSchema>;
+
+/**
+ * Units for one image of `size` and `quality`. Tiers are looked up most specific first:
+ * `size/quality`, then `size/*`, then `*\/quality`, then `per_image`.
+ */
+export function imageUnitPrice(
+  price: ImagePrice,
+  { size, quality }: { size: string; quality: string },
+): number {
+  const tiers = price.tiers ?? {};
+  return tiers[`${size}/${quality}`] ?? tiers[`${size}/*`] ?? tiers[`*/${quality}`] ??
+    price.per_image;
+}
+
+/** Units for `count` images. */
+export function imageCost(
+  price: ImagePrice,
+  { size, quality, count }: { size: string; quality: string; count: number },
+) {
+  return imageUnitPrice(price, { size, quality }) * count;
+}

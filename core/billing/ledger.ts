@@ -1,0 +1,456 @@
+/**
+ * The one ledger. Each balance change and its entry are written in one atomic commit, and each
+ * is possible once only: a hold opens a record keyed by its ref; settle and release consume that
+ * record under a check, so a second settle or release of the same ref does nothing.
+ * Invariant at every moment, per key: sum of entry amounts = balance.
+ */
+
+import { GatewayError } from "../errors.ts";
+import { timeOrderedId } from "../util/ids.ts";
+import { kvKeys } from "../kv/kv_keys.ts";
+import {
+  idTimeBound,
+  kvListOptions,
+  type ListOptions,
+  timeRangeSelector,
+} from "../kv/list_options.ts";
+import { isKvLocked } from "../kv/kv_retry.ts";
+
+export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
+
+export interface LedgerEntry {
+  id: string;
+  key_id: string;
+  type: LedgerEntryType;
+  /** Signed units: + adds to the balance, − takes from it. */
+  amount: number;
+  balance_after: number;
+  /** The request, task or credit this entry belongs to. */
+  ref: string;
+  at: string;
+  note?: string;
+  /** On settle: the full cost of the request. */
+  cost?: number;
+  /** On settle: the part of `cost` the key's credit floor left uncollected. */
+  shortfall?: number;
+}
+
+/** An open hold, removed by exactly one settle or release. */
+export interface OpenHold {
+  key_id: string;
+  amount: number;
+  at: string;
+}
+
+/** What a key may spend: down to −credit_limit, or without limit. */
+export interface SpendingLimit {
+  unlimited: boolean;
+  credit_limit: number;
+}
+
+/** A key as billing sees it: its id and how far it may spend. */
+export interface BillableKey extends SpendingLimit {
+  id: string;
+}
+
+type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
+
+/** Options of settle and release. */
+export interface CloseOptions {
+  /**
+   * Runs in the commit's plan: adds its own checks and writes (e.g. a task's final state) to
+   * `atomic`, or returns false to leave everything as it is. A guarded change commits alone.
+   */
+  guard?: (atomic: Deno.AtomicOperation) => Promise<boolean>;
+}
+
+/** What a hold takes. */
+export interface HoldOptions {
+  /** How far the key may go below zero. */
+  limit: SpendingLimit;
+  /** The request or task the money is held for. */
+  ref: string;
+  amount: number;
+  /** The ref is fresh (a request id), so no earlier hold of it needs to be looked for. */
+  uniqueRef?: boolean;
+  /** Further writes that must land in the same commit as the hold (e.g. a task record). */
+  alsoWrite?: (atomic: Deno.AtomicOperation) => void;
+}
+
+/** Returned by a guarded plan whose guard said no: nothing at all is written. */
+const GUARD_REFUSED = Symbol("guard refused");
+
+/** Returned by a plan that must see the balance fresh from KV before it decides. */
+const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
+
+const MAX_ATTEMPTS = 50;
+
+/** What a plan sees: the balance so far and the open holds, with this batch's changes applied. */
+interface BatchView {
+  balance: number;
+  /** Whether `balance` came from this process's cache rather than a fresh KV read. */
+  cached: boolean;
+  readHold(ref: string): Promise<OpenHold | null>;
+  writeHold(ref: string, hold: OpenHold | null): void;
+  atomic: Deno.AtomicOperation;
+}
+
+type Plan = (
+  view: BatchView,
+) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE | typeof GUARD_REFUSED>;
+
+interface QueuedChange {
+  plan: Plan;
+  /** Adds its own KV checks, so it commits alone (self-hosted denokv allows 10 checks). */
+  alone: boolean;
+  resolve(entry: LedgerEntry | null): void;
+  reject(error: unknown): void;
+}
+
+/** Changes of one key committed together; bounded well under KV's 1,000 mutations per commit. */
+const MAX_BATCH = 100;
+
+/**
+ * Money movements on keys, exact under concurrency and across processes.
+ *
+ * Every change to a key also writes that key's balance entry, and every commit checks the
+ * balance entry's versionstamp: so all changes of one key, on any instance, are ordered by that
+ * one check, and a plan's reads of hold records are valid as long as the check passes. Within a
+ * process, changes queued for a key are planned in order and written in one atomic commit (group
+ * commit): a busy key costs one KV commit per batch, not per request.
+ */
+export class Ledger {
+  #kv: Deno.Kv;
+  #queues = new Map<string, QueuedChange[]>();
+  /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
+  #balances = new Map<string, Deno.KvEntryMaybe<number>>();
+  /**
+   * Holds this process committed and has not closed. On an attempt that checks a cached balance,
+   * such a hold is read from here: if anyone had closed it since, the balance would have moved
+   * and the commit's check would fail, and the retry reads KV.
+   */
+  #localHolds = new Map<string, OpenHold>();
+  /** Units of holds queued in this process and not yet committed, per key. */
+  #pendingHolds = new Map<string, number>();
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  async #readBalance(
+    keyId: string,
+    fresh: boolean,
+  ): Promise<{ entry: Deno.KvEntryMaybe<number>; cached: boolean }> {
+    const cached = this.#balances.get(keyId);
+    if (cached && !fresh) return { entry: cached, cached: true };
+    const entry = await this.#kv.get<number>(kvKeys.balance(keyId));
+    this.#balances.set(keyId, entry);
+    return { entry, cached: false };
+  }
+
+  /** Queues a change of `keyId`'s balance; resolves with its entry, or null if it changed nothing. */
+  #change(keyId: string, plan: Plan, alone = false): Promise<LedgerEntry | null> {
+    return new Promise((resolve, reject) => {
+      let queue = this.#queues.get(keyId);
+      const idle = !queue;
+      if (!queue) this.#queues.set(keyId, queue = []);
+      queue.push({ plan, alone, resolve, reject });
+      if (idle) this.#drain(keyId, queue);
+    });
+  }
+
+  async #drain(keyId: string, queue: QueuedChange[]): Promise<void> {
+    while (queue.length) {
+      const count = queue[0].alone
+        ? 1
+        : Math.min(MAX_BATCH, queue.findIndex((change) => change.alone) >>> 0, queue.length);
+      const batch = queue.splice(0, count);
+      try {
+        await this.#commitBatch(keyId, batch);
+      } catch (error) {
+        for (const change of batch) change.reject(error);
+      }
+    }
+    this.#queues.delete(keyId);
+  }
+
+  async #commitBatch(keyId: string, batch: QueuedChange[]): Promise<void> {
+    let fresh = false;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const { entry: current, cached } = await this.#readBalance(keyId, fresh);
+      const atomic = this.#kv.atomic();
+      const holds = new Map<string, OpenHold | null>();
+      const view: BatchView = {
+        balance: current.value ?? 0,
+        cached,
+        atomic,
+        readHold: async (ref) => {
+          if (holds.has(ref)) return holds.get(ref)!;
+          const local = cached ? this.#localHolds.get(ref) : undefined;
+          if (local) return local;
+          const stored = (await this.#kv.get<OpenHold>(kvKeys.openHold(ref))).value;
+          if (!stored) this.#localHolds.delete(ref);
+          return stored;
+        },
+        writeHold: (ref, hold) => void holds.set(ref, hold),
+      };
+      const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
+      let needsFresh = false;
+      for (const change of batch) {
+        try {
+          const planned = await change.plan(view);
+          if (planned === NEEDS_FRESH_BALANCE) {
+            needsFresh = true;
+            break;
+          }
+          if (planned === GUARD_REFUSED) {
+            // A guarded change commits alone: skip the commit and answer null.
+            change.resolve(null);
+            return;
+          }
+          if (!planned) {
+            outcomes.push({ entry: null });
+            continue;
+          }
+          view.balance += planned.amount;
+          const entry: LedgerEntry = {
+            id: timeOrderedId("le"),
+            key_id: keyId,
+            balance_after: view.balance,
+            at: new Date().toISOString(),
+            ...planned,
+          };
+          atomic.set(kvKeys.ledgerEntry(keyId, entry.id), entry);
+          atomic.set(kvKeys.ledgerByTime(entry.id), keyId);
+          outcomes.push({ entry });
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+      if (needsFresh) {
+        fresh = true;
+        continue;
+      }
+      for (const [ref, hold] of holds) {
+        if (hold) atomic.set(kvKeys.openHold(ref), hold);
+        else atomic.delete(kvKeys.openHold(ref));
+      }
+      atomic.check(current).set(kvKeys.balance(keyId), view.balance);
+      try {
+        const committed = await atomic.commit();
+        if (committed.ok) {
+          this.#balances.set(keyId, {
+            key: [...kvKeys.balance(keyId)],
+            value: view.balance,
+            versionstamp: committed.versionstamp,
+          });
+          for (const [ref, hold] of holds) {
+            if (hold) this.#localHolds.set(ref, hold);
+            else this.#localHolds.delete(ref);
+          }
+          batch.forEach((change, index) => {
+            const outcome = outcomes[index];
+            if ("error" in outcome) change.reject(outcome.error);
+            else change.resolve(outcome.entry ?? null);
+          });
+          return;
+        }
+      } catch (error) {
+        if (!isKvLocked(error)) throw error;
+      }
+      fresh = true;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+    }
+    throw new GatewayError("ledger_busy", 503, "The ledger is busy; retry the request", {
+      retryable: true,
+    });
+  }
+
+  /**
+   * Whether a hold of `amount` will pass by what this process knows (its cached balance less the
+   * holds it has queued). A caller may then start work while the hold commits; it must still
+   * wait for the hold before answering, since another instance may have spent the money.
+   */
+  covers(keyId: string, { limit, amount }: { limit: SpendingLimit; amount: number }): boolean {
+    if (limit.unlimited) return true;
+    const cached = this.#balances.get(keyId);
+    if (!cached?.versionstamp) return false;
+    const pending = this.#pendingHolds.get(keyId) ?? 0;
+    return (cached.value ?? 0) - pending - amount >= -limit.credit_limit;
+  }
+
+  /** The current balance of a key, in units. */
+  async balance(keyId: string): Promise<number> {
+    return (await this.#kv.get<number>(kvKeys.balance(keyId))).value ?? 0;
+  }
+
+  /** Balances of many keys (KV reads at most 10 at once). */
+  async balances(keyIds: string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    for (let i = 0; i < keyIds.length; i += 10) {
+      const slice = keyIds.slice(i, i + 10);
+      const entries = await this.#kv.getMany<number[]>(slice.map((id) => kvKeys.balance(id)));
+      entries.forEach((entry, index) => result.set(slice[index], entry.value ?? 0));
+    }
+    return result;
+  }
+
+  /** Adds (or, when negative, takes) money. A `ref` makes the credit happen once only. */
+  async credit(
+    keyId: string,
+    amount: number,
+    options: { note?: string; ref?: string } = {},
+  ): Promise<LedgerEntry> {
+    const ref = options.ref ?? timeOrderedId("cr");
+    const entry = await this.#change(keyId, async ({ atomic }) => {
+      if (options.ref) {
+        const seen = await this.#kv.get(kvKeys.ledgerRef(`credit:${ref}`));
+        if (seen.versionstamp) return null;
+        atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
+      }
+      return { type: "credit", amount, ref, note: options.note };
+    }, options.ref !== undefined);
+    if (!entry) {
+      throw new GatewayError(
+        "duplicate_credit",
+        409,
+        `A credit with ref '${ref}' was already made`,
+      );
+    }
+    return entry;
+  }
+
+  /**
+   * Holds `amount` for request or task `ref`. Refuses with 402 `insufficient_balance` when the
+   * balance would drop below the key's floor.
+   */
+  async hold(keyId: string, options: HoldOptions) {
+    const { limit, ref, amount } = options;
+    this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
+    const change = this.#change(keyId, async (view) => {
+      const { balance, cached } = view;
+      if (!limit.unlimited && balance - amount < -limit.credit_limit) {
+        // Another instance may have added credit since this one last looked.
+        if (cached) return NEEDS_FRESH_BALANCE;
+        throw new GatewayError(
+          "insufficient_balance",
+          402,
+          `Cannot hold funds for key '${keyId}': ${
+            balance + limit.credit_limit
+          } units are available, the request needs up to ${amount}; add credit or lower max_tokens`,
+          { retryable: false },
+        );
+      }
+      // A ref made fresh for this request (a request id) cannot exist yet: skip the read.
+      if (!options.uniqueRef && await view.readHold(ref)) return null;
+      view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
+      options.alsoWrite?.(view.atomic);
+      return { type: "hold", amount: -amount, ref };
+    });
+    const entry = await change.finally(() => {
+      const left = (this.#pendingHolds.get(keyId) ?? 0) - amount;
+      if (left > 0) this.#pendingHolds.set(keyId, left);
+      else this.#pendingHolds.delete(keyId);
+    });
+    if (!entry) {
+      throw new GatewayError("duplicate_hold", 409, `Funds for '${ref}' are already held`);
+    }
+    return entry;
+  }
+
+  /**
+   * Settles hold `ref` to the real `cost`: the entry gives back held − cost. With a credit floor,
+   * what is collected never takes the balance below it; the rest is recorded as `shortfall`.
+   * Returns null when the hold was already settled or released.
+   */
+  settle(
+    keyId: string,
+    options: CloseOptions & { limit: SpendingLimit; ref: string; cost: number },
+  ) {
+    const { limit, ref, cost } = options;
+    return this.#close(keyId, ref, options, (held, balance) => {
+      const floor = limit.unlimited ? -Infinity : -limit.credit_limit;
+      const collected = Math.min(cost, Math.max(held, held + balance - floor));
+      return { type: "settle", amount: held - collected, ref, cost, shortfall: cost - collected };
+    });
+  }
+
+  /**
+   * Charges `cost` for `ref` in one entry, with no hold before it: for keys without a limit,
+   * where a hold reserves nothing. `ref` must be fresh (a request id), so it is charged once.
+   */
+  charge(keyId: string, { ref, cost }: { ref: string; cost: number }): Promise<LedgerEntry | null> {
+    return this.#change(keyId, () => Promise.resolve({ type: "charge", amount: -cost, ref, cost }));
+  }
+
+  /** Gives hold `ref` back in full. Returns null when it was already settled or released. */
+  release(keyId: string, options: CloseOptions & { ref: string; note?: string }) {
+    const { ref, note } = options;
+    return this.#close(
+      keyId,
+      ref,
+      options,
+      (held) => ({ type: "release", amount: held, ref, note }),
+    );
+  }
+
+  #close(
+    keyId: string,
+    ref: string,
+    options: CloseOptions,
+    compute: (held: number, balance: number) => PlannedEntry,
+  ): Promise<LedgerEntry | null> {
+    return this.#change(keyId, async (view) => {
+      if (options.guard && !(await options.guard(view.atomic))) return GUARD_REFUSED;
+      const hold = await view.readHold(ref);
+      if (!hold) return null;
+      view.writeHold(ref, null);
+      return compute(hold.amount, view.balance);
+    }, options.guard !== undefined);
+  }
+
+  /**
+   * Releases request holds older than `maxAgeMs`: work of a killed process that was never
+   * settled. Task holds (`task_…`) are left to the task workers, which recover them by lease.
+   */
+  async releaseStaleHolds(maxAgeMs: number): Promise<number> {
+    let released = 0;
+    const cutoff = Date.now() - maxAgeMs;
+    for await (const entry of this.#kv.list<OpenHold>({ prefix: kvKeys.openHolds() })) {
+      if (Date.parse(entry.value.at) > cutoff) continue;
+      const ref = String(entry.key[1]);
+      if (ref.startsWith("task_")) continue;
+      if (await this.release(entry.value.key_id, { ref, note: "stale hold released" })) released++;
+    }
+    return released;
+  }
+
+  /** Ledger entries of one key, or of all keys (ordered by key, then time). */
+  /** Entries of one key, or of every key, newest first unless `options.order` is `asc`. */
+  async list(keyId: string | undefined, options: ListOptions) {
+    const bound = (ms: number) => idTimeBound("le", ms);
+    if (keyId) {
+      const iterator = this.#kv.list<LedgerEntry>(
+        timeRangeSelector(kvKeys.ledgerOfKey(keyId), bound, options),
+        kvListOptions(options),
+      );
+      const data: LedgerEntry[] = [];
+      for await (const entry of iterator) data.push(entry.value);
+      return { data, cursor: data.length === options.limit ? iterator.cursor : null };
+    }
+    const iterator = this.#kv.list<string>(
+      timeRangeSelector(kvKeys.ledgersByTime(), bound, options),
+      kvListOptions(options),
+    );
+    const keys: Array<readonly [string, string, string]> = [];
+    for await (const entry of iterator) {
+      keys.push(kvKeys.ledgerEntry(entry.value, entry.key[1] as string));
+    }
+    const data: LedgerEntry[] = [];
+    for (let i = 0; i < keys.length; i += 10) {
+      const found = await this.#kv.getMany<LedgerEntry[]>(keys.slice(i, i + 10));
+      for (const entry of found) if (entry.value) data.push(entry.value);
+    }
+    return { data, cursor: keys.length === options.limit ? iterator.cursor : null };
+  }
+}

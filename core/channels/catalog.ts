@@ -1,0 +1,140 @@
+/** The model catalog: what each public model id is, who may use it and what it costs. */
+
+import { z } from "zod";
+import { patchShape } from "../util/patch_schema.ts";
+
+/** Money: an integer count of units (1 unit = 0.000001 of the currency). */
+export const unitsSchema = z.int().nonnegative();
+
+export const textPriceSchema = z.strictObject({
+  /** Units per million input tokens. */
+  input: unitsSchema,
+  /** Units per million output tokens. */
+  output: unitsSchema,
+  /** Units per million cached input tokens; defaults to `input`. */
+  cached_input: unitsSchema.optional(),
+});
+
+export const imagePriceSchema = z.strictObject({
+  /** Units per delivered image. */
+  per_image: unitsSchema,
+  /** Overrides per `size/quality`, `size/*` or `*\/quality` tier, e.g. `"2048x2048/high"`. */
+  tiers: z.record(z.string(), unitsSchema).optional(),
+});
+
+export const videoPriceSchema = z.union([
+  z.strictObject({ per_second: unitsSchema }),
+  z.strictObject({
+    per_task: unitsSchema,
+    /** Percent of the price given back when a fixed-price task fails (default 100). */
+    failure_refund_percent: z.int().min(0).max(100).optional(),
+  }),
+]);
+
+export const modelKindSchema = z.enum(["text", "image", "video"]);
+
+const modelFields = {
+  kind: modelKindSchema,
+  groups: z.array(z.string().min(1)).default(["default"]),
+  price: z.union([textPriceSchema, imagePriceSchema, videoPriceSchema]),
+  description: z.string().default(""),
+  display_name: z.string().optional(),
+  /** Output tokens assumed for the hold when a request sets no max_tokens. */
+  max_output_tokens: z.int().positive().optional(),
+  context_window: z.int().positive().optional(),
+  /** A disabled model is not listed and answers 404 like an unknown one; its channels stay. */
+  enabled: z.boolean().default(true),
+};
+
+export const modelInputSchema = z.strictObject(modelFields).superRefine((model, ctx) => {
+  const schema = { text: textPriceSchema, image: imagePriceSchema, video: videoPriceSchema }[
+    model.kind
+  ];
+  if (!schema.safeParse(model.price).success) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["price"],
+      message: {
+        text: "A text model's price is {input, output, cached_input?} in units per million tokens",
+        image: "An image model's price is {per_image, tiers?} in units",
+        video:
+          "A video model's price is {per_second} or {per_task, failure_refund_percent?} in units",
+      }[model.kind],
+    });
+  }
+});
+
+/**
+ * A PATCH of a catalog model changes exactly the fields it names; the merged model is then
+ * checked whole against `modelInputSchema` (a new kind needs a price of that kind).
+ */
+export const modelPatchSchema = z.strictObject(patchShape(modelFields));
+
+export type ModelInput = z.infer<typeof modelInputSchema>;
+export type TextPrice = z.infer<typeof textPriceSchema>;
+
+/** A catalog entry as stored and served. */
+export interface CatalogModel extends ModelInput {
+  id: string;
+  /** `default` for built-in entries not yet overridden, else `admin` or `config`. */
+  source: "default" | "admin" | "config";
+  created_at: string;
+}
+
+/** Output tokens held for when neither the request nor the catalog says. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+const BUILT_IN_CREATED_AT = "2026-01-01T00:00:00.000Z";
+
+function builtIn(id: string, input: ModelInput): CatalogModel {
+  return { id, ...input, source: "default", created_at: BUILT_IN_CREATED_AT };
+}
+
+function imageModel(id: string, perImage: number, description: string) {
+  return builtIn(id, {
+    kind: "image",
+    groups: ["default"],
+    price: { per_image: perImage },
+    description,
+    enabled: true,
+  });
+}
+
+function videoModel(
+  id: string,
+  price: { per_second: number } | { per_task: number },
+  note: string,
+) {
+  return builtIn(id, {
+    kind: "video",
+    groups: ["default"],
+    price,
+    description: note,
+    enabled: true,
+  });
+}
+
+/** The spec's image and video model names, with default prices an operator overrides. */
+export const DEFAULT_CATALOG: readonly CatalogModel[] = [
+  imageModel("gen-image-2", 40_000, "Image generation and edits"),
+  imageModel("gen-image-2-vip", 60_000, "Image generation, priority route"),
+  imageModel("gen-image-2-official", 80_000, "Image generation, official route"),
+  imageModel("gen-image-2-1k", 40_000, "Image generation, 1K output"),
+  imageModel("gen-image-2-2k", 80_000, "Image generation, 2K output"),
+  imageModel("gen-image-2-4k", 160_000, "Image generation, 4K output"),
+  videoModel("vid-2", { per_second: 100_000 }, "Video, 720p, billed per second"),
+  videoModel("vid-2-480p", { per_second: 50_000 }, "Video, 480p, billed per second"),
+  videoModel("vid-2-720p", { per_second: 100_000 }, "Video, 720p, billed per second"),
+  videoModel("vid-2-1080p", { per_second: 200_000 }, "Video, 1080p, billed per second"),
+  videoModel("vid-2-2k", { per_second: 300_000 }, "Video, 2K, billed per second"),
+  videoModel("vid-2-4k", { per_second: 500_000 }, "Video, 4K, billed per second"),
+  videoModel("vid-2-cheap", { per_task: 500_000 }, "Video, 720p, fixed price per task"),
+];
+
+/** Whether a key of `group` with allowlist `models` may use catalog entry `model`. */
+export function keyMayUseModel(
+  key: { group: string; models: string[] | null },
+  model: Pick<CatalogModel, "id" | "groups">,
+): boolean {
+  return model.groups.includes(key.group) && (key.models === null || key.models.includes(model.id));
+}

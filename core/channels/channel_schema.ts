@@ -1,0 +1,71 @@
+/** What a channel (an upstream route) is, as the admin API and the config file accept it. */
+
+import { z } from "zod";
+import { patchShape } from "../util/patch_schema.ts";
+import { VIDEO_RESOLUTIONS } from "../jobs/video_job.ts";
+
+export const CHANNEL_TYPES = [
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "gemini",
+  "openai-images",
+  "ark-video",
+  "gateway-video",
+] as const;
+
+export type ChannelType = typeof CHANNEL_TYPES[number];
+
+const channelFields = {
+  name: z.string().min(1).max(200),
+  type: z.enum(CHANNEL_TYPES),
+  base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")),
+  keys: z.array(z.string().min(1)).min(1),
+  models: z.array(z.string().min(1)).min(1),
+  model_map: z.record(z.string(), z.string().min(1)).default({}),
+  priority: z.int().default(0),
+  weight: z.int().positive().default(1),
+  groups: z.array(z.string().min(1)).min(1).default(["default"]),
+  enabled: z.boolean().default(true),
+  timeout_ms: z.int().positive().max(3_600_000).default(120_000),
+  /** Retries on other channels after a failure before the first byte (request-level default). */
+  max_retries: z.int().min(0).max(10).optional(),
+  /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */
+  video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
+};
+
+export const channelInputSchema = z.strictObject(channelFields);
+
+/** A PATCH changes exactly the fields it names. */
+export const channelPatchSchema = z.strictObject(patchShape(channelFields));
+
+/** Sent beside a channel's fields: create catalog entries for models the catalog lacks. */
+export const createModelsField = { create_models: z.boolean().optional() };
+
+export const channelCreateSchema = z.strictObject({ ...channelFields, ...createModelsField });
+export const channelPatchBodySchema = z.strictObject({
+  ...channelPatchSchema.shape,
+  ...createModelsField,
+});
+
+export type ChannelInput = z.infer<typeof channelInputSchema>;
+
+/** A channel as stored: upstream keys sealed, never in clear. */
+export interface StoredChannel extends Omit<ChannelInput, "keys"> {
+  id: string;
+  sealed_keys: string[];
+  source: "admin" | "config";
+  created_at: string;
+  updated_at: string;
+}
+
+/** A channel ready to route to, with upstream keys opened in memory only. */
+export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
+  keys: string[];
+}
+
+/** The admin view: everything but the secrets. */
+export function publicChannel(channel: StoredChannel) {
+  const { sealed_keys, ...rest } = channel;
+  return { ...rest, key_count: sealed_keys.length };
+}

@@ -1,0 +1,346 @@
+/**
+ * Channels and catalog models, stored in KV and held in memory for routing.
+ * Every change bumps one version key; each instance re-reads both lists when it sees the version
+ * move (checked every REFRESH_MS), so another instance's change is seen within that bound.
+ */
+
+import { GatewayError } from "../errors.ts";
+import { timeOrderedId } from "../util/ids.ts";
+import { kvKeys } from "../kv/kv_keys.ts";
+import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
+import type { SecretBox } from "./secret_box.ts";
+import {
+  type Channel,
+  type ChannelInput,
+  type channelPatchSchema,
+  type ChannelType,
+  publicChannel,
+  type StoredChannel,
+} from "./channel_schema.ts";
+import {
+  type CatalogModel,
+  DEFAULT_CATALOG,
+  type ModelInput,
+  modelInputSchema,
+  type modelPatchSchema,
+} from "./catalog.ts";
+import { sentFields } from "../util/patch_schema.ts";
+import { validate } from "../util/validate.ts";
+import type { z } from "zod";
+
+export const REFRESH_MS = 2_000;
+
+/** Who made a record: the admin API, or the config file (which rewrites it at every boot). */
+export type RecordSource = "admin" | "config";
+
+/** What the registry must know of channel types to check a channel (the provider table's). */
+export interface ChannelTypeRules {
+  /** Whether a channel of `type` can serve models of `kind`. */
+  serves(type: ChannelType, kind: "text" | "image" | "video"): boolean;
+  /** The kind of model `create_models` makes for a channel of `type`. */
+  modelKind(type: ChannelType): "text" | "image" | "video";
+  /** Why `baseUrl` cannot be right for `type`, or undefined. */
+  baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
+}
+
+export interface RegistryOptions {
+  rules: ChannelTypeRules;
+  /** The config file applied at boot, named when a change to a record it manages is refused. */
+  configFile?: string;
+}
+
+/** A stored catalog entry, or the mark that a built-in entry was deleted. */
+type StoredModel = CatalogModel | { id: string; deleted: true };
+
+/** Channels and models with an in-memory snapshot for the hot path. */
+export class Registry {
+  #kv: Deno.Kv;
+  #box: SecretBox;
+  #options: RegistryOptions;
+  #channels: Channel[] = [];
+  #models = new Map<string, CatalogModel>();
+  #version: Deno.KvEntryMaybe<unknown>["versionstamp"] = null;
+  #timer?: ReturnType<typeof setTimeout>;
+
+  constructor(kv: Deno.Kv, box: SecretBox, options: RegistryOptions) {
+    this.#kv = kv;
+    this.#box = box;
+    this.#options = options;
+  }
+
+  /** Loads the snapshot and starts watching for changes made by other instances. */
+  async start(): Promise<void> {
+    await this.reload();
+    this.#timer = setInterval(() => this.#refreshIfChanged().catch(() => {}), REFRESH_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** Enabled and disabled channels, keys opened. */
+  get channels(): readonly Channel[] {
+    return this.#channels;
+  }
+
+  /** An enabled catalog entry by public id, built-in defaults included; disabled ones are absent. */
+  model(id: string): CatalogModel | undefined {
+    const model = this.#models.get(id);
+    return model?.enabled === false ? undefined : model;
+  }
+
+  /** Every catalog entry, disabled ones included. */
+  get models(): CatalogModel[] {
+    return [...this.#models.values()];
+  }
+
+  async reload(): Promise<void> {
+    const version = await this.#kv.get(kvKeys.catalogVersion());
+    const channels: Channel[] = [];
+    for await (const entry of this.#kv.list<StoredChannel>({ prefix: kvKeys.channels() })) {
+      const { sealed_keys, ...rest } = entry.value;
+      channels.push({
+        ...rest,
+        keys: await Promise.all(sealed_keys.map((k) => this.#box.open(k))),
+      });
+    }
+    const models = new Map(DEFAULT_CATALOG.map((model) => [model.id, model]));
+    for await (const entry of this.#kv.list<StoredModel>({ prefix: kvKeys.models() })) {
+      if ("deleted" in entry.value) models.delete(entry.value.id);
+      else models.set(entry.value.id, { ...entry.value, enabled: entry.value.enabled ?? true });
+    }
+    this.#channels = channels;
+    this.#models = models;
+    this.#version = version.versionstamp;
+  }
+
+  async #refreshIfChanged(): Promise<void> {
+    const version = await this.#kv.get(kvKeys.catalogVersion());
+    if (version.versionstamp !== this.#version) await this.reload();
+  }
+
+  async #commit(atomic: Deno.AtomicOperation): Promise<void> {
+    atomic.set(kvKeys.catalogVersion(), Date.now());
+    const result = await atomic.commit();
+    if (!result.ok) throw new GatewayError("conflict", 409, "The record changed meanwhile; retry");
+    await this.reload();
+  }
+
+  /** Refuses an admin change to a record the config file rewrites at every boot. */
+  #refuseIfManaged(record: { id: string; source: string }, what: string, action: string): void {
+    if (record.source !== "config") return;
+    const file = this.#options.configFile ?? "the config file";
+    throw new GatewayError(
+      "managed_by_config",
+      409,
+      `Cannot ${action} ${what} '${record.id}': it is managed by ${file}, which rewrites it at ` +
+        `every boot; change it there and restart`,
+    );
+  }
+
+  /**
+   * Checks what can be known about a channel before any request: its base URL's shape and that
+   * the catalog has its models. With `createModels`, missing models are created disabled at
+   * price 0, so nobody is served free before the operator prices and enables them.
+   */
+  #checkChannel(
+    channel: Pick<ChannelInput, "type" | "base_url">,
+    newModels: readonly string[],
+    createModels: boolean,
+  ): CatalogModel[] {
+    const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
+    if (problem) {
+      throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
+    }
+    const missing = newModels.filter((id) => !this.#models.has(id));
+    if (missing.length === 0) return [];
+    if (!createModels) {
+      throw new GatewayError(
+        "model_not_in_catalog",
+        400,
+        `The catalog has no model ${missing.map((id) => `'${id}'`).join(", ")}; add it with ` +
+          `PUT /admin/models/{id} first, or send "create_models": true. Catalog models: ` +
+          [...this.#models.keys()].sort().join(", "),
+        { param: "models" },
+      );
+    }
+    const kind = this.#options.rules.modelKind(channel.type);
+    const now = new Date().toISOString();
+    return missing.map((id) => ({
+      id,
+      kind,
+      groups: ["default"],
+      price: kind === "text"
+        ? { input: 0, output: 0 }
+        : kind === "image"
+        ? { per_image: 0 }
+        : { per_second: 0 },
+      description: "",
+      enabled: false,
+      source: "admin",
+      created_at: now,
+    }));
+  }
+
+  // --- channels ---
+
+  /**
+   * Creates (or, for the config file, rewrites) a channel. Returns it with the catalog entries
+   * that `createModels` made, which are disabled until priced.
+   */
+  async createChannel(
+    input: ChannelInput,
+    options: { id?: string; source?: RecordSource; createModels?: boolean } = {},
+  ) {
+    const created = this.#checkChannel(input, input.models, options.createModels ?? false);
+    const now = new Date().toISOString();
+    const id = options.id ?? timeOrderedId("ch");
+    const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
+    const { keys, ...rest } = input;
+    const stored: StoredChannel = {
+      ...rest,
+      id,
+      sealed_keys: await Promise.all(keys.map((key) => this.#box.seal(key))),
+      source: options.source ?? "admin",
+      created_at: existing.value?.created_at ?? now,
+      updated_at: now,
+    };
+    const atomic = this.#kv.atomic().set(kvKeys.channel(id), stored);
+    for (const model of created) atomic.set(kvKeys.model(model.id), model);
+    await this.#commit(atomic);
+    return created.length
+      ? { ...publicChannel(stored), created_models: created.map((model) => model.id) }
+      : publicChannel(stored);
+  }
+
+  async getChannel(id: string): Promise<StoredChannel> {
+    const entry = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
+    if (!entry.value) {
+      throw new GatewayError("channel_not_found", 404, `No channel has the id '${id}'`);
+    }
+    return entry.value;
+  }
+
+  /** Channels, newest first unless `options.order` is `asc`. */
+  async listChannels(options: ListOptions) {
+    const { limit } = options;
+    const iterator = this.#kv.list<StoredChannel>(
+      { prefix: kvKeys.channels() },
+      kvListOptions(options),
+    );
+    const data = [];
+    for await (const entry of iterator) data.push(publicChannel(entry.value));
+    return { data, cursor: data.length === limit ? iterator.cursor : null };
+  }
+
+  /** Changes exactly the fields in `patch`; the merged channel is checked like a new one. */
+  async updateChannel(
+    id: string,
+    patch: z.infer<typeof channelPatchSchema>,
+    options: { createModels?: boolean } = {},
+  ) {
+    const entry = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
+    if (!entry.value) {
+      throw new GatewayError("channel_not_found", 404, `No channel has the id '${id}'`);
+    }
+    this.#refuseIfManaged(entry.value, "channel", "change");
+    const { keys, ...rest } = sentFields(patch);
+    const merged = { ...entry.value, ...rest };
+    const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
+    const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    const updated: StoredChannel = {
+      ...merged,
+      sealed_keys: keys
+        ? await Promise.all(keys.map((key) => this.#box.seal(key)))
+        : entry.value.sealed_keys,
+      updated_at: new Date().toISOString(),
+    };
+    const atomic = this.#kv.atomic().check(entry).set(kvKeys.channel(id), updated);
+    for (const model of created) atomic.set(kvKeys.model(model.id), model);
+    await this.#commit(atomic);
+    return created.length
+      ? { ...publicChannel(updated), created_models: created.map((model) => model.id) }
+      : publicChannel(updated);
+  }
+
+  async deleteChannel(id: string): Promise<void> {
+    const channel = await this.getChannel(id);
+    this.#refuseIfManaged(channel, "channel", "delete");
+    await this.#commit(this.#kv.atomic().delete(kvKeys.channel(id)));
+  }
+
+  // --- models ---
+
+  /** Writes a catalog entry whole (PUT). The config file writes with source `config`. */
+  async putModel(id: string, input: ModelInput, source: RecordSource = "admin") {
+    const existing = this.#models.get(id);
+    if (existing && source === "admin") this.#refuseIfManaged(existing, "model", "replace");
+    const model: CatalogModel = {
+      id,
+      ...input,
+      source,
+      created_at: existing && existing.source !== "default"
+        ? existing.created_at
+        : new Date().toISOString(),
+    };
+    await this.#commit(this.#kv.atomic().set(kvKeys.model(id), model));
+    return model;
+  }
+
+  /** Changes exactly the fields in `patch`; the merged entry is checked whole. */
+  async patchModel(id: string, patch: z.infer<typeof modelPatchSchema>) {
+    const existing = this.getModel(id);
+    this.#refuseIfManaged(existing, "model", "change");
+    const { id: _id, source: _source, created_at, ...fields } = existing;
+    const merged = validate(modelInputSchema, { ...fields, ...sentFields(patch) });
+    const model: CatalogModel = { id, ...merged, source: "admin", created_at };
+    await this.#commit(this.#kv.atomic().set(kvKeys.model(id), model));
+    return model;
+  }
+
+  /**
+   * Deletes a catalog entry (a built-in one stays deleted). Refused while a channel serves the
+   * model: remove it from those channels first, or disable the model instead.
+   */
+  async deleteModel(id: string): Promise<void> {
+    const existing = this.getModel(id);
+    this.#refuseIfManaged(existing, "model", "delete");
+    const users = this.#channels.filter((channel) => channel.models.includes(id));
+    if (users.length) {
+      throw new GatewayError(
+        "model_in_use",
+        409,
+        `Cannot delete model '${id}': channel ${
+          users.map((channel) => `'${channel.id}'`).join(", ")
+        } serve it; remove it from their models, or PATCH the model with {"enabled": false}`,
+      );
+    }
+    const isBuiltIn = DEFAULT_CATALOG.some((model) => model.id === id);
+    await this.#commit(
+      isBuiltIn
+        ? this.#kv.atomic().set(kvKeys.model(id), { id, deleted: true })
+        : this.#kv.atomic().delete(kvKeys.model(id)),
+    );
+  }
+
+  /** A catalog entry, enabled or not, or 404. */
+  getModel(id: string): CatalogModel {
+    const model = this.#models.get(id);
+    if (!model) {
+      throw new GatewayError("model_not_found", 404, `No catalog entry has the id '${id}'`);
+    }
+    return model;
+  }
+
+  /** Whether `channel`'s type can serve models of `kind`. */
+  servesKind(channel: Channel, kind: "text" | "image" | "video"): boolean {
+    return this.#options.rules.serves(channel.type, kind);
+  }
+
+  /** Enabled channels serving `model` to `group`. */
+  servesModel(model: string, group: string): boolean {
+    return this.#channels.some((channel) =>
+      channel.enabled && channel.models.includes(model) && channel.groups.includes(group)
+    );
+  }
+}

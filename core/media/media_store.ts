@@ -1,0 +1,203 @@
+/**
+ * Hosted media in KV: a record (owner, content type, size, expiry) and the bytes in chunks under
+ * KV's value limit. The record is written last, so a half-written object is never served; every
+ * key carries the expiry, and reads check `expires_at` themselves (KV expiry is lazy).
+ */
+
+import { GatewayError } from "../errors.ts";
+import { randomBase62 } from "../util/ids.ts";
+import { kvKeys } from "../kv/kv_keys.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
+
+/** Bytes per chunk: under KV's 65,536-byte value limit with room for the encoding. */
+const CHUNK_BYTES = 60_000;
+/** Chunks per commit: KV allows 819,200 bytes of mutations per commit. */
+const CHUNKS_PER_COMMIT = 12;
+
+export interface MediaRecord {
+  id: string;
+  /** The key owner it was made for (see ownerOf), or `gateway` for the gateway's own uploads. */
+  owner: string;
+  content_type: string;
+  size: number;
+  chunks: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A byte range of a stored object, end inclusive. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** What is stored with media bytes. */
+export interface PutOptions {
+  contentType: string;
+  /** Who may read it: a key owner, or `gateway` for the gateway's own files. */
+  owner: string;
+  /** How long it lives; the store's default media TTL when absent. */
+  ttlMs?: number;
+}
+
+export class MediaStore {
+  #kv: Deno.Kv;
+  #ttlMs: number;
+
+  constructor(kv: Deno.Kv, ttlMs: number) {
+    this.#kv = kv;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Stores `bytes`; returns the record. The id is 32 base62 characters (~190 bits). */
+  put(bytes: Uint8Array, options: PutOptions): Promise<MediaRecord> {
+    return this.putChunks([bytes], options);
+  }
+
+  /**
+   * Stores the bytes of `source` (e.g. a file read piece by piece) without gathering them:
+   * at most one commit's worth of chunks is in memory at a time.
+   */
+  async putChunks(
+    source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+    { contentType, owner, ttlMs = this.#ttlMs }: PutOptions,
+  ): Promise<MediaRecord> {
+    const id = `med_${randomBase62(32)}`;
+    let size = 0;
+    let chunks = 0;
+    let atomic = this.#kv.atomic();
+    let inCommit = 0;
+    const write = async (chunk: Uint8Array) => {
+      atomic.set(kvKeys.mediaChunk(id, chunks++), chunk, { expireIn: ttlMs });
+      if (++inCommit === CHUNKS_PER_COMMIT) {
+        await withKvRetry(() => atomic.commit());
+        atomic = this.#kv.atomic();
+        inCommit = 0;
+      }
+    };
+    let partial = new Uint8Array(CHUNK_BYTES);
+    let filled = 0;
+    for await (const piece of source) {
+      size += piece.length;
+      let offset = 0;
+      while (offset < piece.length) {
+        if (filled === 0 && piece.length - offset >= CHUNK_BYTES) {
+          await write(piece.subarray(offset, offset + CHUNK_BYTES));
+          offset += CHUNK_BYTES;
+          continue;
+        }
+        const take = Math.min(CHUNK_BYTES - filled, piece.length - offset);
+        partial.set(piece.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        if (filled === CHUNK_BYTES) {
+          await write(partial);
+          partial = new Uint8Array(CHUNK_BYTES);
+          filled = 0;
+        }
+      }
+    }
+    if (filled > 0) await write(partial.subarray(0, filled));
+    if (inCommit > 0) await withKvRetry(() => atomic.commit());
+    const now = Date.now();
+    const record: MediaRecord = {
+      id,
+      owner,
+      content_type: contentType,
+      size,
+      chunks,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + ttlMs).toISOString(),
+    };
+    await withKvRetry(() => this.#kv.set(kvKeys.media(id), record, { expireIn: ttlMs }));
+    return record;
+  }
+
+  /** Deletes an object (its record first, so it is never served half-deleted). */
+  async delete(record: MediaRecord): Promise<void> {
+    await this.#kv.delete(kvKeys.media(record.id));
+    for (let first = 0; first < record.chunks; first += CHUNKS_PER_COMMIT) {
+      const atomic = this.#kv.atomic();
+      for (let index = first; index < Math.min(record.chunks, first + CHUNKS_PER_COMMIT); index++) {
+        atomic.delete(kvKeys.mediaChunk(record.id, index));
+      }
+      await atomic.commit();
+    }
+  }
+
+  /** The record of a live object, or null when it is unknown or expired. */
+  async get(id: string): Promise<MediaRecord | null> {
+    if (!/^med_[0-9A-Za-z]{32}$/.test(id)) return null;
+    const record = (await this.#kv.get<MediaRecord>(kvKeys.media(id))).value;
+    if (!record || Date.parse(record.expires_at) <= Date.now()) return null;
+    return record;
+  }
+
+  /** Streams bytes `range` (default all) of `record`, reading one chunk at a time. */
+  stream(record: MediaRecord, range?: ByteRange): ReadableStream<Uint8Array> {
+    const start = range?.start ?? 0;
+    const end = range?.end ?? record.size - 1;
+    let index = Math.floor(start / CHUNK_BYTES);
+    const last = Math.floor(end / CHUNK_BYTES);
+    const kv = this.#kv;
+    return new ReadableStream({
+      async pull(controller) {
+        if (index > last || record.size === 0) return controller.close();
+        const chunk = (await kv.get<Uint8Array>(kvKeys.mediaChunk(record.id, index))).value;
+        if (!chunk) return controller.error(new Error(`media ${record.id} lost chunk ${index}`));
+        const offset = index * CHUNK_BYTES;
+        controller.enqueue(
+          chunk.subarray(Math.max(0, start - offset), Math.min(chunk.length, end - offset + 1)),
+        );
+        index++;
+      },
+    });
+  }
+
+  /** All bytes of `record`. */
+  async read(record: MediaRecord): Promise<Uint8Array> {
+    const out = new Uint8Array(record.size);
+    let offset = 0;
+    for await (const chunk of this.stream(record)) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return out;
+  }
+
+  /** Reads an object the gateway stored for its own use; throws when it is gone. */
+  async readOwn(id: string): Promise<{ record: MediaRecord; bytes: Uint8Array }> {
+    const record = await this.get(id);
+    if (!record) {
+      throw new GatewayError("media_expired", 410, `Stored input ${id} has expired`);
+    }
+    return { record, bytes: await this.read(record) };
+  }
+}
+
+/**
+ * Parses a `Range` header against `size`: one `bytes=` range (start-end, start-, or -suffix).
+ * Returns null when there is no usable header (serve everything), "unsatisfiable" for a range
+ * outside the object.
+ */
+export function parseRange(
+  header: string | null,
+  size: number,
+): ByteRange | null | "unsatisfiable" {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return "unsatisfiable";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return "unsatisfiable";
+  return { start, end };
+}

@@ -1,0 +1,114 @@
+/**
+ * Task records: the state of asynchronous work (image tasks, video tasks) in KV. A record and its
+ * due-index entry change together in one commit, checked against the record's versionstamp, so
+ * a worker that lost its lease can never overwrite a newer state.
+ */
+
+import { timeOrderedId } from "../util/ids.ts";
+import { kvKeys } from "../kv/kv_keys.ts";
+
+export type TaskStatus = "submitted" | "in_progress" | "succeeded" | "failed";
+
+/** The raw status shown beside the normalised one. */
+export const RAW_STATUS: Record<TaskStatus, string> = {
+  submitted: "SUBMITTED",
+  in_progress: "IN_PROGRESS",
+  succeeded: "SUCCESS",
+  failed: "FAILURE",
+};
+
+export interface TaskRecord<Input = unknown> {
+  id: string;
+  kind: "image" | "video";
+  /** `generations` or `edits` for images. */
+  action: string;
+  /** The key owner the task belongs to (see ownerOf); only keys of this owner can read it. */
+  owner: string;
+  key_id: string;
+  model: string;
+  status: TaskStatus;
+  progress: string;
+  /** Unix seconds. */
+  submit_time: number;
+  start_time: number | null;
+  finish_time: number | null;
+  /** Runs started; a run that dies with its process is counted when the lease runs out. */
+  attempts: number;
+  /** Units held at submission, settled or released exactly once when the task ends. */
+  held: number;
+  cost: number | null;
+  fail_reason: string | null;
+  channel_id: string | null;
+  result_url: string | null;
+  image_urls: string[] | null;
+  /** The upstream's own id of the task, once submitted (video tasks). */
+  upstream_id?: string | null;
+  /** When a worker should look at the task next (ms); mirrored in the due index. */
+  next_check_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** Work-specific input: what the worker needs to run it again after a restart. */
+  input: Input;
+}
+
+export function isFinished(task: Pick<TaskRecord, "status">): boolean {
+  return task.status === "succeeded" || task.status === "failed";
+}
+
+/** Adds to `atomic` the writes that replace `previous` (null for a new task) by `next`. */
+export function writeTask(
+  atomic: Deno.AtomicOperation,
+  { previous, next }: { previous: TaskRecord | null; next: TaskRecord },
+): Deno.AtomicOperation {
+  if (previous && !isFinished(previous)) {
+    atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));
+  }
+  atomic.set(kvKeys.task(next.id), next);
+  // Indexed to the millisecond (submit_time is in seconds) and, within one, by a time-ordered
+  // id (task ids are random), so admin lists show tasks newest first.
+  if (!previous) atomic.set(kvKeys.taskByTime(Date.now(), timeOrderedId("t")), next.id);
+  if (!isFinished(next)) atomic.set(kvKeys.taskDue(next.next_check_at, next.id), next.id);
+  return atomic;
+}
+
+/** Unix seconds now. */
+export function unixNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** What a new task is made of; everything else starts empty. */
+export interface NewTask<Input> {
+  id: string;
+  kind: TaskRecord["kind"];
+  action: string;
+  owner: string;
+  key_id: string;
+  model: string;
+  /** The progress shown while submitted. */
+  progress: string;
+  /** Units held for it. */
+  held: number;
+  input: Input;
+}
+
+/** A new task record, due at once. The one place a task record is built. */
+export function newTaskRecord<Input>(fields: NewTask<Input>): TaskRecord<Input> {
+  const now = Date.now();
+  return {
+    ...fields,
+    status: "submitted",
+    submit_time: Math.floor(now / 1000),
+    start_time: null,
+    finish_time: null,
+    attempts: 0,
+    cost: null,
+    fail_reason: null,
+    channel_id: null,
+    result_url: null,
+    image_urls: null,
+    upstream_id: null,
+    next_check_at: now,
+    lease_owner: null,
+    lease_until: null,
+  };
+}

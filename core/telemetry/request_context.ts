@@ -1,0 +1,91 @@
+/** One client request's accounting: its id, key, timing, and the one log line it ends with. */
+
+import type { Metrics } from "./metrics.ts";
+import type { RequestLog } from "./request_log.ts";
+import type { KeyRecord } from "../keys/key_schema.ts";
+import type { RequestLogEntry } from "./request_log.ts";
+import type { TokenUsage, UsageSource } from "../billing/usage.ts";
+import type { ClientInterface } from "../keys/credentials.ts";
+import type { AttemptRecord } from "./request_log.ts";
+
+export interface RequestResult {
+  status: number;
+  channelId?: string | null;
+  usage?: TokenUsage;
+  usageSource?: UsageSource;
+  cost?: number;
+  errorCode?: string | null;
+  outcome?: string;
+}
+
+/** Where a finished request is reported. */
+export interface Telemetry {
+  requestLog: RequestLog;
+  metrics: Metrics;
+}
+
+/** Carries a request through the gateway and logs it once when it ends. */
+export class RequestContext {
+  readonly id: string;
+  readonly interface: ClientInterface;
+  readonly route: string;
+  readonly startedAt = performance.now();
+  key: KeyRecord | null = null;
+  model: string | null = null;
+  stream = false;
+  /** Every upstream attempt, in order; the failover helper appends to it. */
+  readonly upstreamAttempts: AttemptRecord[] = [];
+  /** Set when the route's own work logs the request when it ends (after the response). */
+  logsLater = false;
+  #logged = false;
+  readonly #telemetry: Telemetry;
+
+  constructor(
+    request: { id: string; interface: ClientInterface; route: string },
+    telemetry: Telemetry,
+  ) {
+    this.id = request.id;
+    this.interface = request.interface;
+    this.route = request.route;
+    this.#telemetry = telemetry;
+  }
+
+  /** Logs the request and counts it in metrics. Only the first call counts. */
+  finish(result: RequestResult): void {
+    if (this.#logged) return;
+    this.#logged = true;
+    const latency = performance.now() - this.startedAt;
+    const entry: RequestLogEntry = {
+      id: this.id,
+      at: new Date().toISOString(),
+      interface: this.interface,
+      route: this.route,
+      key_id: this.key?.id ?? null,
+      model: this.model,
+      channel_id: result.channelId ?? this.upstreamAttempts.at(-1)?.channel_id ?? null,
+      status: result.status,
+      latency_ms: Math.round(latency * 100) / 100,
+      stream: this.stream,
+      attempts: this.upstreamAttempts.length,
+      upstream_attempts: this.upstreamAttempts,
+      input_tokens: result.usage?.input_tokens ?? 0,
+      cached_input_tokens: result.usage?.cached_input_tokens ?? 0,
+      output_tokens: result.usage?.output_tokens ?? 0,
+      usage_source: result.usageSource ?? null,
+      cost: result.cost ?? 0,
+      error_code: result.errorCode ?? null,
+      outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
+    };
+    this.#telemetry.requestLog.record(entry);
+    const labels = { interface: this.interface, route: this.route, status: String(result.status) };
+    this.#telemetry.metrics.add("gateway_requests_total", labels);
+    this.#telemetry.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
+    if (entry.cost) {
+      this.#telemetry.metrics.add(
+        "gateway_cost_units_total",
+        { model: this.model ?? "" },
+        entry.cost,
+      );
+    }
+  }
+}

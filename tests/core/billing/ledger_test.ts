@@ -1,0 +1,160 @@
+import { assertEquals, assertOk, assertRejects } from "../../helpers/assert.ts";
+import { Ledger } from "../../../core/billing/ledger.ts";
+
+async function withLedger(fn: (ledger: Ledger, kv: Deno.Kv, path: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/ledger.kv`);
+  try {
+    await fn(new Ledger(kv), kv, `${dir}/ledger.kv`);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function sumOfEntries(ledger: Ledger, keyId: string) {
+  const { data } = await ledger.list(keyId, { limit: 1000, order: "asc" });
+  return data.reduce((sum, entry) => sum + entry.amount, 0);
+}
+
+const limited = { unlimited: false, credit_limit: 0 };
+
+Deno.test("Ledger settles a hold once: a second settle or a release does nothing", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 1_000);
+    await ledger.hold("k", { limit: limited, ref: "req-1", amount: 300 });
+    assertEquals(await ledger.balance("k"), 700);
+    const settled = await ledger.settle("k", { limit: limited, ref: "req-1", cost: 120 });
+    assertEquals(settled?.amount, 180);
+    assertEquals(await ledger.settle("k", { limit: limited, ref: "req-1", cost: 120 }), null);
+    assertEquals(await ledger.release("k", { ref: "req-1" }), null);
+    assertEquals(await ledger.balance("k"), 880);
+    assertEquals(await sumOfEntries(ledger, "k"), 880);
+  });
+});
+
+Deno.test("Ledger.hold() refuses with insufficient_balance and writes nothing", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 100);
+    await assertRejects(() => ledger.hold("k", { limit: limited, ref: "req-1", amount: 101 }));
+    assertEquals(await ledger.balance("k"), 100);
+    assertEquals((await ledger.list("k", { limit: 100, order: "asc" })).data.length, 1);
+  });
+});
+
+Deno.test("Ledger.hold() allows going down to the credit limit, not below", async () => {
+  await withLedger(async (ledger) => {
+    const limit = { unlimited: false, credit_limit: 50 };
+    await ledger.hold("k", { limit, ref: "a", amount: 50 });
+    await assertRejects(() => ledger.hold("k", { limit, ref: "b", amount: 1 }));
+    await ledger.hold("k", {
+      limit: { unlimited: true, credit_limit: 0 },
+      ref: "c",
+      amount: 1_000,
+    });
+    assertEquals(await ledger.balance("k"), -1_050);
+  });
+});
+
+Deno.test("Ledger.settle() never takes a balance below its floor and records the shortfall", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 100);
+    await ledger.hold("k", { limit: limited, ref: "req", amount: 80 });
+    const entry = await ledger.settle("k", { limit: limited, ref: "req", cost: 150 });
+    assertEquals(entry?.cost, 150);
+    assertEquals(entry?.shortfall, 50);
+    assertEquals(await ledger.balance("k"), 0);
+    assertEquals(await sumOfEntries(ledger, "k"), 0);
+  });
+});
+
+Deno.test("Ledger under 200 concurrent holds never overdraws and keeps the invariant", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 5_000);
+    const results = await Promise.allSettled(
+      Array.from(
+        { length: 200 },
+        (_, i) => ledger.hold("k", { limit: limited, ref: `req-${i}`, amount: 100 }),
+      ),
+    );
+    assertEquals(results.filter((r) => r.status === "fulfilled").length, 50);
+    assertEquals(await ledger.balance("k"), 0);
+    assertEquals(await sumOfEntries(ledger, "k"), 0);
+  });
+});
+
+Deno.test("Ledger on two KV handles of one file keeps the invariant when both race", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      const other = new Ledger(otherKv);
+      await ledger.credit("k", 3_000);
+      const work = Array.from(
+        { length: 60 },
+        (_, i) =>
+          (i % 2 ? ledger : other).hold("k", { limit: limited, ref: `req-${i}`, amount: 100 }).then(
+            () =>
+              (i % 3 ? ledger : other).settle("k", { limit: limited, ref: `req-${i}`, cost: 40 }),
+          ),
+      );
+      const results = await Promise.allSettled(work);
+      const ok = results.filter((r) => r.status === "fulfilled").length;
+      assertOk(ok >= 30, `only ${ok} of 60 succeeded`);
+      const balance = await ledger.balance("k");
+      assertOk(balance >= 0);
+      assertEquals(await sumOfEntries(ledger, "k"), balance);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
+
+Deno.test("Ledger.releaseStaleHolds() gives back holds a dead process left open", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 500);
+    await ledger.hold("k", { limit: limited, ref: "orphan", amount: 200 });
+    assertEquals(await ledger.releaseStaleHolds(60_000), 0);
+    assertEquals(await ledger.releaseStaleHolds(0), 1);
+    assertEquals(await ledger.balance("k"), 500);
+    assertEquals(await ledger.releaseStaleHolds(0), 0);
+  });
+});
+
+Deno.test("Ledger.credit() with a ref happens once", async () => {
+  await withLedger(async (ledger) => {
+    await ledger.credit("k", 10, { ref: "invoice-1" });
+    await assertRejects(() => ledger.credit("k", 10, { ref: "invoice-1" }));
+    assertEquals(await ledger.balance("k"), 10);
+  });
+});
+
+Deno.test("Ledger.hold() sees credit added by another instance before it refuses", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      await ledger.credit("k", 10);
+      await ledger.hold("k", { limit: limited, ref: "small", amount: 5 });
+      await new Ledger(otherKv).credit("k", 1_000);
+      await ledger.hold("k", { limit: limited, ref: "large", amount: 900 });
+      assertEquals(await ledger.balance("k"), 105);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
+
+Deno.test("Ledger: a hold released by another instance is not settled again by this one", async () => {
+  await withLedger(async (ledger, _kv, path) => {
+    const otherKv = await Deno.openKv(path);
+    try {
+      await ledger.credit("k", 1_000);
+      await ledger.hold("k", { limit: limited, ref: "req", amount: 400, uniqueRef: true });
+      assertEquals((await new Ledger(otherKv).release("k", { ref: "req" }))?.amount, 400);
+      assertEquals(await ledger.settle("k", { limit: limited, ref: "req", cost: 100 }), null);
+      assertEquals(await ledger.balance("k"), 1_000);
+      assertEquals(await sumOfEntries(ledger, "k"), 1_000);
+    } finally {
+      otherKv.close();
+    }
+  });
+});
