@@ -6,7 +6,7 @@
 
 import { resolveModel } from "../channels/model_access.ts";
 import type { RequestScope } from "../scope.ts";
-import { withFailover } from "../upstream/attempt.ts";
+import { withFailover } from "../upstream/failover.ts";
 import type { TextInbound } from "./inbound.ts";
 import { jsonAnswer } from "./json_answer.ts";
 import { streamAnswer } from "./stream_answer.ts";

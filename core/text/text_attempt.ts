@@ -11,12 +11,8 @@ import { GatewayError } from "../errors.ts";
 import { CODECS, INTERFACE_OF_FORMAT } from "../formats/codecs.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
-import {
-  type AttemptTrace,
-  networkFailure,
-  UpstreamAttemptError,
-  type UpstreamCall,
-} from "../upstream/attempt.ts";
+import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
+import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream } from "../upstream/call.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";

@@ -4,7 +4,8 @@
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { type AttemptTrace, networkFailure, UpstreamCall } from "./attempt.ts";
+import { networkFailure, UpstreamCall } from "./attempt.ts";
+import type { AttemptTrace } from "./failover.ts";
 import { type ErrorDialect, readUpstreamError } from "./error_reader.ts";
 
 /** A request ready to send. */
