@@ -1,9 +1,8 @@
 /** What images cost: per delivered image, by model and size/quality tier. Pure. */
 
-import type { z } from "zod";
-import type { imagePriceSchema } from "../channels/catalog.ts";
+import type { ImagePrice } from "./price_schema.ts";
 
-export type ImagePrice = z.infer<typeof imagePriceSchema>;
+export type { ImagePrice };
 
 /**
  * Units for one image of `size` and `quality`. Tiers are looked up most specific first:

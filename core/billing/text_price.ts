@@ -1,6 +1,6 @@
 /** Prices to costs. Pure; money is integer units and a cost is rounded up to a whole unit. */
 
-import type { TextPrice } from "../channels/catalog.ts";
+import type { TextPrice } from "./price_schema.ts";
 import type { TokenUsage } from "./usage.ts";
 
 const MILLION = 1_000_000n;

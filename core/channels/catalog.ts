@@ -2,34 +2,14 @@
 
 import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
+import {
+  imagePriceSchema,
+  type TextPrice,
+  textPriceSchema,
+  videoPriceSchema,
+} from "../billing/price_schema.ts";
 
-/** Money: an integer count of units (1 unit = 0.000001 of the currency). */
-export const unitsSchema = z.int().nonnegative();
-
-export const textPriceSchema = z.strictObject({
-  /** Units per million input tokens. */
-  input: unitsSchema,
-  /** Units per million output tokens. */
-  output: unitsSchema,
-  /** Units per million cached input tokens; defaults to `input`. */
-  cached_input: unitsSchema.optional(),
-});
-
-export const imagePriceSchema = z.strictObject({
-  /** Units per delivered image. */
-  per_image: unitsSchema,
-  /** Overrides per `size/quality`, `size/*` or `*\/quality` tier, e.g. `"2048x2048/high"`. */
-  tiers: z.record(z.string(), unitsSchema).optional(),
-});
-
-export const videoPriceSchema = z.union([
-  z.strictObject({ per_second: unitsSchema }),
-  z.strictObject({
-    per_task: unitsSchema,
-    /** Percent of the price given back when a fixed-price task fails (default 100). */
-    failure_refund_percent: z.int().min(0).max(100).optional(),
-  }),
-]);
+export type { TextPrice };
 
 export const modelKindSchema = z.enum(["text", "image", "video"]);
 
@@ -71,7 +51,6 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
 export const modelPatchSchema = z.strictObject(patchShape(modelFields));
 
 export type ModelInput = z.infer<typeof modelInputSchema>;
-export type TextPrice = z.infer<typeof textPriceSchema>;
 
 /** A catalog entry as stored and served. */
 export interface CatalogModel extends ModelInput {

@@ -1,7 +1,7 @@
 /** What a client API key is, as the admin API accepts and shows it. */
 
 import { z } from "zod";
-import { unitsSchema } from "../channels/catalog.ts";
+import { unitsSchema } from "../billing/price_schema.ts";
 import { patchShape } from "../util/patch_schema.ts";
 
 const keyFields = {

@@ -5,8 +5,6 @@
  */
 
 import { kvKeys } from "./kv_keys.ts";
-import type { LedgerEntry } from "../billing/ledger.ts";
-import type { TaskRecord } from "../tasks/task_record.ts";
 
 const MUTATIONS_PER_COMMIT = 500;
 
@@ -22,10 +20,12 @@ export async function buildTimeIndexes(kv: Deno.Kv): Promise<void> {
     atomic = kv.atomic();
     pending = 0;
   };
-  for await (const entry of kv.list<LedgerEntry>({ prefix: kvKeys.ledger() })) {
+  for await (const entry of kv.list<{ id: string; key_id: string }>({ prefix: kvKeys.ledger() })) {
     await add(kvKeys.ledgerByTime(entry.value.id), entry.value.key_id);
   }
-  for await (const entry of kv.list<TaskRecord>({ prefix: kvKeys.tasks() })) {
+  for await (
+    const entry of kv.list<{ id: string; submit_time: number }>({ prefix: kvKeys.tasks() })
+  ) {
     await add(kvKeys.taskByTime(entry.value.submit_time * 1000, entry.value.id), entry.value.id);
   }
   atomic.set(kvKeys.timeIndexesBuilt(), new Date().toISOString());
