@@ -67,6 +67,10 @@ export async function startGateway(
     taskQueue: !isRemoteKv(settings.kvLocation),
     ffprobePath: settings.ffprobePath,
     configFile: settings.configPath,
+    upstreamMaxBytes: {
+      text: settings.upstreamTextMaxBytes,
+      media: settings.upstreamMediaMaxBytes,
+    },
     video: {
       pollMinMs: settings.videoPollMinMs,
       pollMaxMs: settings.videoPollMaxMs,

@@ -29,6 +29,8 @@ export interface GatewayOptions {
   ffprobePath: string;
   /** The config file applied at boot, if any: the records it manages refuse admin changes. */
   configFile?: string;
+  /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
+  upstreamMaxBytes: { text: number; media: number };
   video: VideoOptions;
 }
 
@@ -49,6 +51,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   mediaFetchHosts: [],
   taskQueue: false,
   ffprobePath: "ffprobe",
+  upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024 },
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
 };
 

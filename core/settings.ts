@@ -24,7 +24,13 @@ export interface Settings {
   videoPollMaxMs: number;
   /** A video task not finished this long after submission fails and is refunded. */
   videoTimeoutMs: number;
+  /** The largest non-stream answer read from a text upstream. */
+  upstreamTextMaxBytes: number;
+  /** The largest answer read from an image (or video-task) upstream. */
+  upstreamMediaMaxBytes: number;
 }
+
+const MIB = 1024 * 1024;
 
 function positiveNumber(get: (name: string) => string | undefined, name: string, fallback: number) {
   const raw = get(name);
@@ -60,6 +66,8 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     videoPollMinMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MIN_MS", 5_000),
     videoPollMaxMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MAX_MS", 30_000),
     videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
+    upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
+    upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
   };
 }
 

@@ -63,7 +63,11 @@ async function submitOnce(
     },
   });
   return video.readCreated(
-    await callUpstream(channel, request, { ...options, errors: provider.errors }),
+    await callUpstream(channel, request, {
+      ...options,
+      errors: provider.errors,
+      maxBytes: gateway.options.upstreamMaxBytes.media,
+    }),
   );
 }
 

@@ -87,7 +87,7 @@ async function passThrough(
   channel: Channel,
   model: string,
   request: GenerateContentRequest,
-  options: { signal: AbortSignal; trace: AttemptTrace },
+  options: { signal: AbortSignal; trace: AttemptTrace; maxBytes: number },
 ): Promise<{ body: Record<string, unknown>; images: number }> {
   const provider = providerOf(channel);
   const image = provider.image!;
@@ -107,6 +107,7 @@ export async function serveGenerateContentImages(
 ): Promise<GenerateContentAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
   const { model, request } = input;
+  const maxBytes = gateway.options.upstreamMaxBytes.media;
   const modalities = request.generationConfig?.responseModalities ?? [];
   if (!modalities.map((value) => value.toUpperCase()).includes("IMAGE")) {
     throw invalidRequest(
@@ -128,9 +129,9 @@ export async function serveGenerateContentImages(
       order,
       async (channel, trace) => {
         if (providerOf(channel).image?.generateContent) {
-          return await passThrough(channel, model, request, { signal, trace });
+          return await passThrough(channel, model, request, { signal, trace, maxBytes });
         }
-        const result = await attemptImageJob(channel, job, { signal, trace });
+        const result = await attemptImageJob(channel, job, { signal, trace, maxBytes });
         const target = {
           publicUrl,
           owner: ownerOf(key),

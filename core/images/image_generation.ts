@@ -36,7 +36,7 @@ export function resolveImageModel(
 export async function attemptImageJob(
   channel: Channel,
   job: ImageJob,
-  options: { signal: AbortSignal; trace?: AttemptTrace },
+  options: { signal: AbortSignal; maxBytes: number; trace?: AttemptTrace },
 ): Promise<ImageAttemptResult> {
   const provider = providerOf(channel);
   const image = provider.image!;
@@ -59,7 +59,12 @@ export function runImageJob(
 ): Promise<{ result: ImageAttemptResult; channel: Channel }> {
   return withFailover(
     order,
-    (channel, trace) => attemptImageJob(channel, job, { signal, trace }),
+    (channel, trace) =>
+      attemptImageJob(channel, job, {
+        signal,
+        trace,
+        maxBytes: gateway.options.upstreamMaxBytes.media,
+      }),
     { maxAttempts: 1 + gateway.options.maxRetries, signal, metrics: gateway.metrics, log },
   );
 }

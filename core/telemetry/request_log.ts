@@ -25,6 +25,7 @@ export type UpstreamErrorClass =
   | "reset"
   | "network"
   | "bad_answer"
+  | "too_large"
   | "client_closed"
   | `http_${number}`;
 

@@ -33,7 +33,13 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
   await bill.hold();
   const chosen = await withFailover(
     order,
-    (channel, trace) => attemptText(channel, inbound, { maxOutput: bill.maxOutput, signal, trace }),
+    (channel, trace) =>
+      attemptText(channel, inbound, {
+        maxOutput: bill.maxOutput,
+        maxBytes: gateway.options.upstreamMaxBytes.text,
+        signal,
+        trace,
+      }),
     {
       maxAttempts: 1 + gateway.options.maxRetries,
       signal,

@@ -13,7 +13,7 @@ import type { TextFormat } from "../formats/neutral.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
 import { type AttemptTrace } from "../upstream/failover.ts";
-import { openUpstream } from "../upstream/call.ts";
+import { openUpstream, readAnswer } from "../upstream/call.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
 
@@ -89,7 +89,7 @@ function upstreamBody(
 export async function attemptText(
   channel: Channel,
   inbound: TextInbound,
-  options: { maxOutput: number; signal: AbortSignal; trace: AttemptTrace },
+  options: { maxOutput: number; maxBytes: number; signal: AbortSignal; trace: AttemptTrace },
 ): Promise<TextAttempt> {
   const provider = providerOf(channel);
   const format = provider.text!.format;
@@ -107,8 +107,7 @@ export async function attemptText(
   );
   try {
     if (!inbound.stream) {
-      const text = await response.text();
-      call.done();
+      const text = await readAnswer(response, { call, maxBytes: options.maxBytes });
       try {
         return { ...base, kind: "json", answer: JSON.parse(text) };
       } catch {

@@ -4,7 +4,8 @@
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { networkFailure, UpstreamCall } from "./attempt.ts";
+import { readLimited } from "../util/read_limited.ts";
+import { networkFailure, UpstreamAttemptError, UpstreamCall } from "./attempt.ts";
 import type { AttemptTrace } from "./failover.ts";
 import { type ErrorDialect, readUpstreamError } from "./error_reader.ts";
 
@@ -21,11 +22,18 @@ export interface CallOptions {
   errors: ErrorDialect;
   /** Receives the URL, for the attempt's record. */
   trace?: AttemptTrace;
+  /** The largest whole answer read (`callUpstream`); larger is a failed attempt. */
+  maxBytes?: number;
 }
+
+/** The largest non-stream upstream answer read when the caller sets none. */
+export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
  * Sends `request` to `channel` and returns the OK response with its live call (whose deadline a
- * stream keeps touching). Any failure is an `UpstreamAttemptError`.
+ * stream keeps touching). Any failure is an `UpstreamAttemptError`. Redirects are never followed
+ * (they would carry the channel's key to another host): a 3xx is a failed attempt. Error text is
+ * read bounded and with the channel's keys and anything key-shaped removed.
  */
 export async function openUpstream(
   channel: Channel,
@@ -35,8 +43,21 @@ export async function openUpstream(
   if (options.trace) options.trace.url = request.url;
   const call = new UpstreamCall(channel.timeout_ms, options.signal);
   try {
-    const response = await fetch(request.url, { ...request.init, signal: call.signal });
-    if (!response.ok) throw await readUpstreamError(response, options.errors);
+    const response = await fetch(request.url, {
+      ...request.init,
+      redirect: "manual",
+      signal: call.signal,
+    });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new UpstreamAttemptError(
+        `redirect: the upstream answered ${response.status}; redirects are not followed`,
+        { retryable: true, errorClass: `http_${response.status}` },
+      );
+    }
+    if (!response.ok) {
+      throw await readUpstreamError(response, { dialect: options.errors, secrets: channel.keys });
+    }
     return { response, call };
   } catch (error) {
     call.abort();
@@ -44,19 +65,38 @@ export async function openUpstream(
   }
 }
 
-/** Sends `request` and reads the whole answer as text. */
+/** Reads `response`'s whole body, failing the attempt once it passes `maxBytes`. */
+export async function readAnswer(
+  response: Response,
+  { call, maxBytes }: { call: UpstreamCall; maxBytes: number },
+): Promise<string> {
+  try {
+    if (!response.body) return "";
+    const bytes = await readLimited(response.body, {
+      maxBytes,
+      tooLarge: () =>
+        new UpstreamAttemptError(
+          `too_large: the upstream's answer is larger than ${maxBytes} bytes`,
+          { retryable: true, errorClass: "too_large" },
+        ),
+    });
+    call.done();
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    call.abort();
+    throw networkFailure(error, call);
+  }
+}
+
+/** Sends `request` and reads the whole answer as text, at most `maxBytes` of it. */
 export async function callUpstream(
   channel: Channel,
   request: UpstreamRequest,
   options: CallOptions,
 ): Promise<string> {
   const { response, call } = await openUpstream(channel, request, options);
-  try {
-    const text = await response.text();
-    call.done();
-    return text;
-  } catch (error) {
-    call.abort();
-    throw networkFailure(error, call);
-  }
+  return await readAnswer(response, {
+    call,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+  });
 }

@@ -1,6 +1,24 @@
 /** Reads an upstream's error answer into an attempt error, one dialect per provider family. */
 
+import { readLimited } from "../util/read_limited.ts";
+import { redactSecrets } from "../util/redact.ts";
 import { isRetryableStatus, UpstreamAttemptError } from "./attempt.ts";
+
+/** Error bodies are read up to this many bytes: enough for any real message. */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+async function readErrorText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  try {
+    const bytes = await readLimited(response.body, {
+      maxBytes: MAX_ERROR_BYTES,
+      tooLarge: () => new Error("error body too large"),
+    });
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return "";
+  }
+}
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -27,15 +45,17 @@ export const OPENAI_ERRORS: ErrorDialect = {
  */
 export async function readUpstreamError(
   response: Response,
-  dialect: ErrorDialect,
+  { dialect, secrets }: { dialect: ErrorDialect; secrets: readonly string[] },
 ): Promise<UpstreamAttemptError> {
-  const text = await response.text().catch(() => "");
+  const text = await readErrorText(response);
   let message = `HTTP ${response.status}`;
   let code: string | undefined;
   try {
     const fields = dialect.read(JSON.parse(text));
-    if (typeof fields.message === "string") message = `HTTP ${response.status}: ${fields.message}`;
-    if (typeof fields.code === "string") code = fields.code;
+    if (typeof fields.message === "string") {
+      message = `HTTP ${response.status}: ${redactSecrets(fields.message, secrets)}`;
+    }
+    if (typeof fields.code === "string") code = redactSecrets(fields.code, secrets).slice(0, 100);
   } catch {
     // not JSON: keep the status only
   }

@@ -1,0 +1,123 @@
+/** A hostile or broken upstream cannot leak a key, make the gateway follow it, or fill memory. */
+
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { serverTest } from "../../helpers/gateway.ts";
+import { type ChatSetup, MODEL, postChat, setupChat } from "../../helpers/chat_setup.ts";
+import { type HostileMode, startHostileUpstream } from "../../upstream/hostile.ts";
+
+const UPSTREAM_KEY = "sk-upstream-test";
+const ask = { model: MODEL, messages: [{ role: "user", content: "hello" }] };
+
+/** The setup with its only channel replaced by one of `type` at `baseUrl`. */
+async function withOnlyChannel(s: ChatSetup, input: { baseUrl: string; type?: string }) {
+  const channels = (await s.gw.admin("GET", "/admin/channels")).body.data;
+  for (const channel of channels) await s.gw.admin("DELETE", `/admin/channels/${channel.id}`);
+  return await s.gw.addChannel({
+    name: "hostile",
+    type: input.type ?? "openai",
+    base_url: input.baseUrl,
+    keys: [UPSTREAM_KEY],
+    models: [MODEL],
+  });
+}
+
+async function lastRecord(s: ChatSetup) {
+  await s.gw.settle();
+  return (await s.gw.admin("GET", "/admin/requests?limit=1")).body.data[0];
+}
+
+for (const status of [301, 302, 307, 308] as const) {
+  Deno.test(
+    `hostile upstream: a ${status} redirect is not followed (the key never reaches the other host); 502, not charged`,
+    serverTest,
+    async () => {
+      const s = await setupChat();
+      await using hostile = startHostileUpstream({ kind: "redirect", status });
+      try {
+        await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
+        const response = await postChat(s, ask);
+        const body = await response.json();
+        assertEquals(response.status, 502);
+        assertOk(body.error.message.includes(`http_${status}`), body.error.message);
+        assertEquals(hostile.seen.length, 1);
+        assertEquals(hostile.elsewhere.length, 0);
+        assertEquals((await lastRecord(s)).upstream_attempts[0].error_class, `http_${status}`);
+        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+}
+
+Deno.test(
+  "hostile upstream: an anthropic channel's x-api-key is not sent on to a redirect's host",
+  serverTest,
+  async () => {
+    const s = await setupChat();
+    await using hostile = startHostileUpstream({ kind: "redirect", status: 307 });
+    try {
+      await withOnlyChannel(s, { baseUrl: new URL(hostile.baseUrl).origin, type: "anthropic" });
+      const response = await fetch(`${s.gw.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": s.key, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ ...ask, max_tokens: 10 }),
+      });
+      assertEquals(response.status, 502);
+      assertEquals((await response.json()).type, "error");
+      assertEquals(hostile.seen[0].headers.get("x-api-key"), UPSTREAM_KEY);
+      assertEquals(hostile.elsewhere.length, 0);
+    } finally {
+      await s.close();
+    }
+  },
+);
+
+for (
+  const [label, mode, expected] of [
+    ["a 400", { kind: "quote_key", status: 400 }, 400],
+    ["a 500", { kind: "quote_key", status: 500 }, 502],
+  ] as Array<[string, HostileMode, number]>
+) {
+  Deno.test(
+    `hostile upstream: ${label} whose message quotes the channel's key reaches the client and the log redacted`,
+    serverTest,
+    async () => {
+      const s = await setupChat();
+      await using hostile = startHostileUpstream(mode);
+      try {
+        await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
+        const response = await postChat(s, ask);
+        const text = await response.text();
+        assertEquals(response.status, expected);
+        assertOk(!text.includes(UPSTREAM_KEY), text);
+        assertOk(text.includes("[redacted]"), text);
+        const record = await lastRecord(s);
+        assertOk(!JSON.stringify(record).includes(UPSTREAM_KEY));
+        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+}
+
+Deno.test(
+  "hostile upstream: a 100 MB answer is cut at the byte cap: 502 too_large, not charged",
+  serverTest,
+  async () => {
+    const s = await setupChat();
+    await using hostile = startHostileUpstream({ kind: "huge_json", bytes: 100 * 1024 * 1024 });
+    try {
+      await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
+      const response = await postChat(s, ask);
+      const body = await response.json();
+      assertEquals(response.status, 502);
+      assertOk(body.error.message.includes("too_large"), body.error.message);
+      assertEquals((await lastRecord(s)).upstream_attempts[0].error_class, "too_large");
+      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+    } finally {
+      await s.close();
+    }
+  },
+);
