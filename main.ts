@@ -6,6 +6,7 @@ import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
 import { loadSecretBox } from "./core/channels/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
@@ -67,6 +68,7 @@ export async function startGateway(
     taskQueue: !isRemoteKv(settings.kvLocation),
     ffprobePath: settings.ffprobePath,
     configFile: settings.configPath,
+    metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,
       media: settings.upstreamMediaMaxBytes,

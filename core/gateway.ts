@@ -29,6 +29,8 @@ export interface GatewayOptions {
   ffprobePath: string;
   /** The config file applied at boot, if any: the records it manages refuse admin changes. */
   configFile?: string;
+  /** SHA-256 (hex) of GATEWAY_METRICS_TOKEN: when set, /metrics needs it as a bearer token. */
+  metricsTokenHash?: string;
   /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
   upstreamMaxBytes: { text: number; media: number };
   video: VideoOptions;
@@ -90,6 +92,7 @@ export class Gateway {
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,
+      onDrop: () => this.metrics.add("gateway_request_log_dropped_total", {}),
     });
   }
 

@@ -24,6 +24,8 @@ export interface Settings {
   videoPollMaxMs: number;
   /** A video task not finished this long after submission fails and is refunded. */
   videoTimeoutMs: number;
+  /** A bearer token /metrics requires, when set. */
+  metricsToken?: string;
   /** The largest non-stream answer read from a text upstream. */
   upstreamTextMaxBytes: number;
   /** The largest answer read from an image (or video-task) upstream. */
@@ -66,6 +68,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     videoPollMinMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MIN_MS", 5_000),
     videoPollMaxMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MAX_MS", 30_000),
     videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
+    metricsToken: get("GATEWAY_METRICS_TOKEN") || undefined,
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
   };

@@ -1,6 +1,7 @@
 /** Middleware shared by the client routes: request context, errors, and key authentication. */
 
 import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import {
   type ClientInterface,
   interfaceOfRequest,
@@ -27,13 +28,14 @@ export type AppEnv = {
   };
 };
 
-/** Route label for logs and metrics: the path with ids replaced. */
-function routeLabel(path: string): string {
-  if (path.startsWith("/admin/")) return "/admin";
-  if (path.startsWith("/v1/models/") || path.startsWith("/v1beta/models/")) {
-    return path.replace(/\/models\/[^:]+/, "/models/{model}");
-  }
-  return path;
+/**
+ * Route label for logs and metrics: the template of the route that matched (`/v1/video/
+ * generations/:task_id`), never the raw path, so what clients send cannot grow the label set;
+ * every path no route serves shares `unmatched`.
+ */
+function routeLabel(c: Context<AppEnv>): string {
+  const template = routePath(c, -1);
+  return !template || template === "*" || template.endsWith("/*") ? "unmatched" : template;
 }
 
 const UNLOGGED = new Set(["/healthz", "/metrics"]);
@@ -54,10 +56,11 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
     const context = new RequestContext({
       id: timeOrderedId("req"),
       interface: clientInterface,
-      route: routeLabel(url.pathname),
+      route: "unmatched",
     }, gateway);
     c.set("context", context);
     await next();
+    context.route = routeLabel(c);
     if (!context.logsLater && !isUnlogged(url.pathname)) {
       context.finish({ status: c.res.status });
     }
@@ -84,8 +87,9 @@ export function renderError(
     new RequestContext({
       id: timeOrderedId("req"),
       interface: interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url }),
-      route: url.pathname,
+      route: "unmatched",
     }, gateway);
+  context.route = routeLabel(c);
   context.finish({ status: gatewayError.status, errorCode: gatewayError.code });
   return errorResponse(context.interface, { error: gatewayError, requestId: context.id });
 }

@@ -21,6 +21,10 @@ export class Metrics {
     this.#help.set("gateway_request_seconds_total", "Sum of client request latencies");
     this.#help.set("gateway_upstream_attempts_total", "Upstream attempts by channel and outcome");
     this.#help.set("gateway_cost_units_total", "Units charged");
+    this.#help.set(
+      "gateway_request_log_dropped_total",
+      "Request log entries not written (unauthenticated noise over the rate, or a failed write)",
+    );
   }
 
   /** Adds `value` to counter `name` with `labels`. */

@@ -28,7 +28,8 @@ export interface Telemetry {
 export class RequestContext {
   readonly id: string;
   readonly interface: ClientInterface;
-  readonly route: string;
+  /** The matched route's template (set once routing is done). */
+  route: string;
   readonly startedAt = performance.now();
   key: KeyRecord | null = null;
   model: string | null = null;

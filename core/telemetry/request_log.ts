@@ -63,13 +63,59 @@ export interface RequestLogEntry {
   error_code: string | null;
   /** Why a streamed answer ended: completed, client_disconnect, upstream_error. */
   outcome: string;
+  /** Set when a field was too long and was cut. */
+  truncated?: true;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const FLUSH_MS = 200;
-const BATCH = 500;
+/** KV allows 1,000 mutations and 800 KB per commit; stay well inside both. */
+const MAX_BATCH_ENTRIES = 400;
+const MAX_BATCH_BYTES = 400 * 1024;
+/** Longest string field kept whole; longer ones are cut and the entry marked `truncated`. */
+const MAX_FIELD_CHARS = 256;
+const MAX_ATTEMPTS_KEPT = 20;
+/** Unauthenticated requests (no key: 401s, 404s of random paths…) written per second at most. */
+const ANONYMOUS_PER_SECOND = 20;
+/** Entries waiting for a write at most; past it, new unauthenticated ones are dropped. */
+const MAX_PENDING = 20_000;
 
-/** Buffers request log entries and writes them in batches. */
+function cut(value: string | null, marks: { truncated: boolean }): string | null {
+  if (value === null || value.length <= MAX_FIELD_CHARS) return value;
+  marks.truncated = true;
+  return `${value.slice(0, MAX_FIELD_CHARS)}…`;
+}
+
+/**
+ * `entry` with every client- or upstream-controlled string bounded, so one entry always fits a
+ * KV value and a log line: long fields are cut and the entry says `truncated: true`.
+ */
+export function boundEntry(entry: RequestLogEntry): RequestLogEntry {
+  const marks = { truncated: false };
+  const attempts = entry.upstream_attempts.slice(0, MAX_ATTEMPTS_KEPT).map((attempt) => ({
+    ...attempt,
+    url: cut(attempt.url, marks),
+    error: attempt.error === undefined ? undefined : cut(attempt.error, marks)!,
+  }));
+  if (entry.upstream_attempts.length > MAX_ATTEMPTS_KEPT) marks.truncated = true;
+  const bounded: RequestLogEntry = {
+    ...entry,
+    route: cut(entry.route, marks)!,
+    model: cut(entry.model, marks),
+    error_code: cut(entry.error_code, marks),
+    outcome: cut(entry.outcome, marks)!,
+    upstream_attempts: attempts,
+  };
+  return marks.truncated ? { ...bounded, truncated: true } : bounded;
+}
+
+/**
+ * Buffers request log entries and writes them in batches off the response path. One entry can
+ * never cost another its record: entries are bounded, batches are split by count and bytes under
+ * KV's commit limits, and a batch that fails is written again entry by entry. Unauthenticated
+ * requests are written at most ANONYMOUS_PER_SECOND a second, so a flood of noise cannot crowd out
+ * the records of paid requests; what is dropped is counted.
+ */
 export class RequestLog {
   #kv: Deno.Kv;
   #retentionMs: number;
@@ -77,16 +123,38 @@ export class RequestLog {
   #pending: RequestLogEntry[] = [];
   #timer?: ReturnType<typeof setTimeout>;
   #flushing: Promise<void> = Promise.resolve();
+  #anonymousSecond = 0;
+  #anonymousInSecond = 0;
+  #onDrop: () => void;
 
-  constructor(kv: Deno.Kv, options: { retentionMs?: number; stdout?: boolean } = {}) {
+  constructor(
+    kv: Deno.Kv,
+    options: { retentionMs?: number; stdout?: boolean; onDrop?: () => void } = {},
+  ) {
     this.#kv = kv;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.#toStdout = options.stdout ?? true;
+    this.#onDrop = options.onDrop ?? (() => {});
+  }
+
+  /** Whether an unauthenticated entry may be written now (a per-second budget). */
+  #admitAnonymous(): boolean {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.#anonymousSecond) {
+      this.#anonymousSecond = second;
+      this.#anonymousInSecond = 0;
+    }
+    return ++this.#anonymousInSecond <= ANONYMOUS_PER_SECOND;
   }
 
   /** Queues an entry; it is written within FLUSH_MS. */
   record(entry: RequestLogEntry): void {
-    this.#pending.push(entry);
+    const anonymous = entry.key_id === null;
+    if (anonymous && (this.#pending.length >= MAX_PENDING || !this.#admitAnonymous())) {
+      this.#onDrop();
+      return;
+    }
+    this.#pending.push(boundEntry(entry));
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       this.flush();
@@ -104,19 +172,38 @@ export class RequestLog {
     return this.#flushing;
   }
 
-  async #write(batch: RequestLogEntry[]): Promise<void> {
-    if (batch.length === 0) return;
+  async #write(entries: RequestLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     if (this.#toStdout) {
-      const text = batch.map((entry) => JSON.stringify({ msg: "request", ...entry })).join("\n");
+      const text = entries.map((entry) => JSON.stringify({ msg: "request", ...entry })).join("\n");
       await Deno.stdout.write(new TextEncoder().encode(text + "\n"));
     }
-    for (let i = 0; i < batch.length; i += BATCH) {
-      const atomic = this.#kv.atomic();
-      for (const entry of batch.slice(i, i + BATCH)) {
-        atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
+    for (const batch of batchesOf(entries)) {
+      try {
+        await this.#commit(batch);
+      } catch {
+        // One bad entry must not take the others with it: write them one by one.
+        for (const entry of batch) {
+          await this.#commit([entry]).catch((error) => {
+            this.#onDrop();
+            console.error(JSON.stringify({
+              msg: "request log entry not written",
+              request_id: entry.id,
+              error: String(error),
+            }));
+          });
+        }
       }
-      await atomic.commit();
     }
+  }
+
+  async #commit(batch: RequestLogEntry[]): Promise<void> {
+    const atomic = this.#kv.atomic();
+    for (const entry of batch) {
+      atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
+    }
+    const result = await atomic.commit();
+    if (!result.ok) throw new Error("request log commit refused");
   }
 
   /** Logged requests, newest first unless `options.order` is `asc`, skipping those past retention. */
@@ -136,4 +223,21 @@ export class RequestLog {
     }
     return { data, cursor: seen === options.limit ? iterator.cursor : null };
   }
+}
+
+/** `entries` cut into batches that fit one KV commit by count and by bytes. */
+function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
+  let batch: RequestLogEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = JSON.stringify(entry).length + 64;
+    if (batch.length && (batch.length >= MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += size;
+  }
+  if (batch.length) yield batch;
 }
