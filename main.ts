@@ -68,6 +68,7 @@ export async function startGateway(
     taskQueue: !isRemoteKv(settings.kvLocation),
     ffprobePath: settings.ffprobePath,
     configFile: settings.configPath,
+    clientIdleMs: settings.clientIdleMs,
     metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,

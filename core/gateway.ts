@@ -31,6 +31,8 @@ export interface GatewayOptions {
   configFile?: string;
   /** SHA-256 (hex) of GATEWAY_METRICS_TOKEN: when set, /metrics needs it as a bearer token. */
   metricsTokenHash?: string;
+  /** Longest pause allowed between two chunks of a client's request body (then 408). */
+  clientIdleMs: number;
   /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
   upstreamMaxBytes: { text: number; media: number };
   video: VideoOptions;
@@ -54,6 +56,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   taskQueue: false,
   ffprobePath: "ffprobe",
   upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024 },
+  clientIdleMs: 30_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
 };
 

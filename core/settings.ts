@@ -24,6 +24,8 @@ export interface Settings {
   videoPollMaxMs: number;
   /** A video task not finished this long after submission fails and is refunded. */
   videoTimeoutMs: number;
+  /** Longest pause between two chunks of a request body. */
+  clientIdleMs: number;
   /** A bearer token /metrics requires, when set. */
   metricsToken?: string;
   /** The largest non-stream answer read from a text upstream. */
@@ -69,6 +71,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     videoPollMaxMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MAX_MS", 30_000),
     videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
     metricsToken: get("GATEWAY_METRICS_TOKEN") || undefined,
+    clientIdleMs: positiveNumber(get, "GATEWAY_CLIENT_IDLE_MS", 30_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
   };

@@ -28,6 +28,8 @@ const channelFields = {
   groups: z.array(z.string().min(1)).min(1).default(["default"]),
   enabled: z.boolean().default(true),
   timeout_ms: z.int().positive().max(3_600_000).default(120_000),
+  /** Longest silence of a streaming upstream before the stream is ended (what came is billed). */
+  stream_idle_ms: z.int().positive().max(3_600_000).default(60_000),
   /** Retries on other channels after a failure before the first byte (request-level default). */
   max_retries: z.int().min(0).max(10).optional(),
   /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */

@@ -115,6 +115,7 @@ export function streamAnswer(
     ...relay.handlers,
     finish(outcome) {
       const usage = relay.usage();
+      // A broken stream is free; one the upstream let go silent is billed for what came.
       if (outcome === "upstream_error" && !usage) {
         bill.releaseInterrupted(channel, relay.outputChars());
       } else {

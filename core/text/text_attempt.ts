@@ -20,6 +20,9 @@ import { passThroughBody } from "./pass_through.ts";
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
+/** Stream idle time of channels stored before `stream_idle_ms` existed. */
+const DEFAULT_STREAM_IDLE_MS = 60_000;
+
 /** What every attempt learned: the channel's format, the model's name there, dropped fields. */
 interface AttemptBase {
   format: TextFormat;
@@ -131,7 +134,7 @@ export async function attemptText(
         retryable: true,
       });
     }
-    call.touch();
+    call.touch(channel.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS);
     return { ...base, kind: "stream", call, first: first.value, events };
   } catch (error) {
     call.abort();

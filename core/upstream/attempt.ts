@@ -98,7 +98,8 @@ export function networkFailure(error: unknown, call: UpstreamCall): UpstreamAtte
 /** An in-flight upstream call: abort it, or extend its deadline while a stream is alive. */
 export class UpstreamCall {
   readonly controller = new AbortController();
-  readonly timeoutMs: number;
+  /** The current deadline: time to the first byte, then the idle time allowed while streaming. */
+  timeoutMs: number;
   #timer?: ReturnType<typeof setTimeout>;
   timedOut = false;
   /** Set when the client went away; the abort that follows is not an upstream failure. */
@@ -119,8 +120,9 @@ export class UpstreamCall {
     return this.controller.signal;
   }
 
-  /** Restarts the idle deadline. */
-  touch(): void {
+  /** Restarts the deadline; with `timeoutMs`, from now on the deadline is that long. */
+  touch(timeoutMs?: number): void {
+    if (timeoutMs !== undefined) this.timeoutMs = timeoutMs;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.timedOut = true;

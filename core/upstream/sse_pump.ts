@@ -6,7 +6,16 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { UpstreamCall } from "./attempt.ts";
 
-export type StreamOutcome = "completed" | "client_disconnect" | "upstream_error";
+/**
+ * How a stream ended. `upstream_idle_timeout`: the upstream went silent for longer than the
+ * channel's `stream_idle_ms`; the stream is closed with the format's error event and what was
+ * delivered is billed.
+ */
+export type StreamOutcome =
+  | "completed"
+  | "client_disconnect"
+  | "upstream_error"
+  | "upstream_idle_timeout";
 
 export interface SsePumpHandlers {
   /** The frame to send for one upstream event, or null to send nothing. */
@@ -85,11 +94,11 @@ export function pumpSse(
           return;
         }
         const reason = call.timedOut
-          ? "The upstream stopped sending (idle timeout)"
+          ? `The upstream sent nothing for ${call.timeoutMs} ms; the stream was ended`
           : `The upstream stream failed: ${error instanceof Error ? error.message : error}`;
         const frame = handlers.errorFrame(reason);
         if (frame) controller.enqueue(encoder.encode(frame));
-        end("upstream_error");
+        end(call.timedOut ? "upstream_idle_timeout" : "upstream_error");
         controller.close();
       }
     },

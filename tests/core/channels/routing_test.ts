@@ -20,6 +20,7 @@ function channel(id: string, fields: Partial<Channel> = {}): Channel {
     groups: ["default"],
     enabled: true,
     timeout_ms: 1000,
+    stream_idle_ms: 1000,
     source: "admin",
     created_at: "",
     updated_at: "",

@@ -121,3 +121,51 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "hostile upstream: a stream gone silent is ended with an error event after stream_idle_ms; what came is billed",
+  serverTest,
+  async () => {
+    const s = await setupChat();
+    const chunk = (content: string) =>
+      `data: ${
+        JSON.stringify({
+          id: "c1",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "sim",
+          choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }],
+        })
+      }\n\n`;
+    await using hostile = startHostileUpstream({
+      kind: "stream",
+      events: [chunk("Hello "), chunk("there, "), chunk("partial answer")],
+      thenHang: true,
+    });
+    try {
+      const channels = (await s.gw.admin("GET", "/admin/channels")).body.data;
+      for (const channel of channels) await s.gw.admin("DELETE", `/admin/channels/${channel.id}`);
+      await s.gw.addChannel({
+        name: "silent",
+        base_url: hostile.baseUrl,
+        keys: [UPSTREAM_KEY],
+        models: [MODEL],
+        stream_idle_ms: 300,
+      });
+      const response = await postChat(s, { ...ask, stream: true });
+      assertEquals(response.status, 200);
+      const text = await response.text();
+      assertOk(text.includes("partial answer"), text);
+      assertOk(text.includes('"error"'), text);
+      assertOk(text.includes("sent nothing for 300 ms"), text);
+      const record = await lastRecord(s);
+      assertEquals(record.outcome, "upstream_idle_timeout");
+      assertEquals(record.usage_source, "estimate");
+      assertOk(record.cost > 0, "what was delivered is billed");
+      const balance = await s.gw.assertLedgerInvariant(s.keyId);
+      assertEquals(balance, 10_000_000 - record.cost);
+    } finally {
+      await s.close();
+    }
+  },
+);
