@@ -8,13 +8,13 @@ import { loadSecretBox } from "./core/channels/secret_box.ts";
 import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
+import { isInstanceAlive } from "./core/kv/instance_lease.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 
-/** Holds not settled after this long belong to a process that died; they are released. */
+/** Holds without an instance id (written before there were any) are released after this long. */
 export const STALE_HOLD_MS = 60 * 60 * 1000;
-const STALE_SWEEP_MS = 5 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 30_000;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
@@ -69,6 +69,7 @@ export async function startGateway(
     ffprobePath: settings.ffprobePath,
     configFile: settings.configPath,
     clientIdleMs: settings.clientIdleMs,
+    instanceLeaseMs: settings.instanceLeaseMs,
     metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,
@@ -92,12 +93,18 @@ export async function startGateway(
     }));
   }
 
-  const sweepStaleHolds = () =>
-    gateway.track(gateway.ledger.releaseStaleHolds(STALE_HOLD_MS)).catch((error) =>
-      console.error(JSON.stringify({ msg: "stale hold sweep failed", error: String(error) }))
+  await gateway.instance.start();
+  // Every instance sweeps, every half lease: a dead process's holds are released within 1.5
+  // leases of its death, exactly once (the ledger releases a hold once, whoever asks).
+  const sweepOrphanedHolds = () =>
+    gateway.track(gateway.ledger.releaseOrphanedHolds({
+      isAlive: (id) => isInstanceAlive(kv, id),
+      maxAgeMs: STALE_HOLD_MS,
+    })).catch((error) =>
+      console.error(JSON.stringify({ msg: "orphaned hold sweep failed", error: String(error) }))
     );
-  await sweepStaleHolds();
-  const sweeper = setInterval(sweepStaleHolds, STALE_SWEEP_MS);
+  await sweepOrphanedHolds();
+  const sweeper = setInterval(sweepOrphanedHolds, settings.instanceLeaseMs / 2);
 
   const worker = new TaskWorker(gateway, { image: IMAGE_TASKS, video: VIDEO_TASKS }, {
     leaseMs: settings.taskLeaseMs,
@@ -132,6 +139,7 @@ export async function startGateway(
       clearTimeout(graceTimer);
       await worker.stop();
       await gateway.drain();
+      await gateway.instance.stop();
       gateway.registry.stop();
       kv.close();
     })();

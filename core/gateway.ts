@@ -1,6 +1,7 @@
 /** The gateway's domain services, built once at boot and passed to routes and workers. */
 
 import { KeyStore } from "./keys/key_store.ts";
+import { InstanceLease } from "./kv/instance_lease.ts";
 import { Ledger } from "./billing/ledger.ts";
 import { MediaStore } from "./media/media_store.ts";
 import { Metrics } from "./telemetry/metrics.ts";
@@ -31,6 +32,8 @@ export interface GatewayOptions {
   configFile?: string;
   /** SHA-256 (hex) of GATEWAY_METRICS_TOKEN: when set, /metrics needs it as a bearer token. */
   metricsTokenHash?: string;
+  /** How long this process's instance lease lasts without renewal. */
+  instanceLeaseMs: number;
   /** Longest pause allowed between two chunks of a client's request body (then 408). */
   clientIdleMs: number;
   /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
@@ -57,6 +60,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   ffprobePath: "ffprobe",
   upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024 },
   clientIdleMs: 30_000,
+  instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
 };
 
@@ -65,6 +69,8 @@ export class Gateway {
   readonly kv: Deno.Kv;
   readonly options: GatewayOptions;
   readonly ledger: Ledger;
+  /** This process's lease in KV: holds carry its id, so a dead process's holds are found. */
+  readonly instance: InstanceLease;
   readonly keys: KeyStore;
   readonly registry: Registry;
   readonly requestLog: RequestLog;
@@ -79,7 +85,8 @@ export class Gateway {
   constructor(kv: Deno.Kv, box: SecretBox, options: GatewayOptions) {
     this.kv = kv;
     this.options = options;
-    this.ledger = new Ledger(kv);
+    this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
+    this.ledger = new Ledger(kv, { instanceId: this.instance.id });
     this.keys = new KeyStore(kv, this.ledger);
     this.registry = new Registry(kv, box, {
       rules: CHANNEL_RULES,

@@ -24,6 +24,8 @@ export interface Settings {
   videoPollMaxMs: number;
   /** A video task not finished this long after submission fails and is refunded. */
   videoTimeoutMs: number;
+  /** How long a process's instance lease lasts without renewal (a dead one's holds wait this). */
+  instanceLeaseMs: number;
   /** Longest pause between two chunks of a request body. */
   clientIdleMs: number;
   /** A bearer token /metrics requires, when set. */
@@ -72,6 +74,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
     metricsToken: get("GATEWAY_METRICS_TOKEN") || undefined,
     clientIdleMs: positiveNumber(get, "GATEWAY_CLIENT_IDLE_MS", 30_000),
+    instanceLeaseMs: positiveNumber(get, "GATEWAY_INSTANCE_LEASE_MS", 60_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
   };

@@ -40,6 +40,8 @@ export interface OpenHold {
   key_id: string;
   amount: number;
   at: string;
+  /** The process that holds it (its instance lease); absent on holds written before. */
+  instance?: string;
 }
 
 /** What a key may spend: down to −credit_limit, or without limit. */
@@ -133,8 +135,12 @@ export class Ledger {
   /** Units of holds queued in this process and not yet committed, per key. */
   #pendingHolds = new Map<string, number>();
 
-  constructor(kv: Deno.Kv) {
+  /** The process's instance id, written on every hold so a sweep can tell who owns it. */
+  #instanceId?: string;
+
+  constructor(kv: Deno.Kv, options: { instanceId?: string } = {}) {
     this.#kv = kv;
+    this.#instanceId = options.instanceId;
   }
 
   async #readBalance(
@@ -343,7 +349,12 @@ export class Ledger {
       }
       // A ref made fresh for this request (a request id) cannot exist yet: skip the read.
       if (!options.uniqueRef && await view.readHold(ref)) return null;
-      view.writeHold(ref, { key_id: keyId, amount, at: new Date().toISOString() });
+      view.writeHold(ref, {
+        key_id: keyId,
+        amount,
+        at: new Date().toISOString(),
+        ...(this.#instanceId && { instance: this.#instanceId }),
+      });
       options.alsoWrite?.(view.atomic);
       return { type: "hold", amount: -amount, ref };
     });
@@ -410,22 +421,35 @@ export class Ledger {
   }
 
   /**
-   * Releases request holds older than `maxAgeMs`: work of a killed process that was never
-   * settled. Task holds (`task_…`) are left to the task workers, which recover them by lease.
+   * Releases the request holds their process left behind: holds whose instance's lease ran out
+   * (the process died between hold and settle), and holds without an instance (written before
+   * instances were recorded) older than `maxAgeMs`. Task holds are the task worker's. Each
+   * release is an entry saying why; a hold is released at most once, whoever sweeps.
    */
-  async releaseStaleHolds(maxAgeMs: number): Promise<number> {
+  async releaseOrphanedHolds(
+    options: { isAlive(instanceId: string): Promise<boolean>; maxAgeMs: number },
+  ): Promise<number> {
     let released = 0;
-    const cutoff = Date.now() - maxAgeMs;
+    const cutoff = Date.now() - options.maxAgeMs;
+    const alive = new Map<string, Promise<boolean>>();
     for await (const entry of this.#kv.list<OpenHold>({ prefix: kvKeys.openHolds() })) {
-      if (Date.parse(entry.value.at) > cutoff) continue;
       const ref = String(entry.key[1]);
       if (ref.startsWith("task_")) continue;
-      if (await this.release(entry.value.key_id, { ref, note: "stale hold released" })) released++;
+      const hold = entry.value;
+      let note: string;
+      if (hold.instance) {
+        if (!alive.has(hold.instance)) alive.set(hold.instance, options.isAlive(hold.instance));
+        if (await alive.get(hold.instance)) continue;
+        note = `released: instance ${hold.instance} stopped renewing its lease (the process died)`;
+      } else {
+        if (Date.parse(hold.at) > cutoff) continue;
+        note = "stale hold released";
+      }
+      if (await this.release(hold.key_id, { ref, note })) released++;
     }
     return released;
   }
 
-  /** Ledger entries of one key, or of all keys (ordered by key, then time). */
   /** Entries of one key, or of every key, newest first unless `options.order` is `asc`. */
   async list(keyId: string | undefined, options: ListOptions) {
     const bound = (ms: number) => idTimeBound("le", ms);

@@ -33,6 +33,8 @@ export const kvKeys = {
   /** Due-time index: tasks a worker should look at once `at` (ms) has passed. */
   taskDue: (at: number, id: string) => ["task_due", at, id] as const,
   tasksDue: () => ["task_due"] as const,
+  /** A gateway process's lease (see instance_lease.ts). */
+  instance: (id: string) => ["instances", id] as const,
   media: (id: string) => ["media", id] as const,
   mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
 };

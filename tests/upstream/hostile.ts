@@ -50,12 +50,21 @@ export function startHostileUpstream(mode: HostileMode): HostileUpstream {
     elsewhere.push({ path: new URL(request.url).pathname, headers: request.headers });
     return Response.json({ error: { message: "you should not be here" } });
   });
+  /** Streams still open (a hanging one never ends by itself): closed on `close()`. */
+  const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
   const state: HostileUpstream = {
     baseUrl: "",
     mode,
     seen: [],
     elsewhere,
     async close() {
+      for (const controller of open) {
+        try {
+          controller.close();
+        } catch {
+          // already closed or cancelled
+        }
+      }
       await server.shutdown();
       await other.shutdown();
     },
@@ -94,6 +103,7 @@ export function startHostileUpstream(mode: HostileMode): HostileUpstream {
             start(controller) {
               for (const event of events) controller.enqueue(encoder.encode(event));
               if (!hang) controller.close();
+              else open.add(controller);
             },
             cancel() {},
           }),

@@ -109,15 +109,44 @@ Deno.test("Ledger on two KV handles of one file keeps the invariant when both ra
   });
 });
 
-Deno.test("Ledger.releaseStaleHolds() gives back holds a dead process left open", async () => {
+Deno.test("Ledger.releaseOrphanedHolds() gives back holds without an instance once they are old", async () => {
   await withLedger(async (ledger) => {
     await ledger.credit("k", 500);
     await ledger.hold("k", { limit: limited, ref: "orphan", amount: 200 });
-    assertEquals(await ledger.releaseStaleHolds(60_000), 0);
-    assertEquals(await ledger.releaseStaleHolds(0), 1);
+    const isAlive = () => Promise.resolve(true);
+    assertEquals(await ledger.releaseOrphanedHolds({ isAlive, maxAgeMs: 60_000 }), 0);
+    assertEquals(await ledger.releaseOrphanedHolds({ isAlive, maxAgeMs: 0 }), 1);
     assertEquals(await ledger.balance("k"), 500);
-    assertEquals(await ledger.releaseStaleHolds(0), 0);
+    assertEquals(await ledger.releaseOrphanedHolds({ isAlive, maxAgeMs: 0 }), 0);
   });
+});
+
+Deno.test("Ledger.releaseOrphanedHolds() releases a dead instance's holds at once, a live one's never, task holds never", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const dead = new Ledger(kv, { instanceId: "inst_dead" });
+    const live = new Ledger(kv, { instanceId: "inst_live" });
+    await dead.credit("k", 1_000);
+    await dead.hold("k", { limit: limited, ref: "req_dead", amount: 100 });
+    await live.hold("k", { limit: limited, ref: "req_live", amount: 100 });
+    await dead.hold("k", { limit: limited, ref: "task_x", amount: 100 });
+    const isAlive = (id: string) => Promise.resolve(id === "inst_live");
+    const sweeps = await Promise.all([
+      live.releaseOrphanedHolds({ isAlive, maxAgeMs: 3_600_000 }),
+      live.releaseOrphanedHolds({ isAlive, maxAgeMs: 3_600_000 }),
+    ]);
+    assertEquals(sweeps[0] + sweeps[1], 1);
+    assertEquals(await live.balance("k"), 800);
+    const releases = [];
+    for await (const entry of kv.list<{ type: string; note?: string }>({ prefix: ["ledger"] })) {
+      if (entry.value.type === "release") releases.push(entry.value.note);
+    }
+    assertEquals(releases, [
+      "released: instance inst_dead stopped renewing its lease (the process died)",
+    ]);
+  } finally {
+    kv.close();
+  }
 });
 
 Deno.test("Ledger.credit() with a ref happens once", async () => {
