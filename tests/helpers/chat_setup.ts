@@ -11,12 +11,13 @@ import {
 export const MODEL = "gpt-test";
 export const UPSTREAM_MODEL = "sim-model-v1";
 
-export interface ChatSetup {
+export interface ChatSetup extends AsyncDisposable {
   gw: TestGateway;
   upstream: SimulatedUpstream;
   keyId: string;
   key: string;
   client: OpenAI;
+  /** Shuts everything down; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -42,16 +43,18 @@ export async function setupChat(
     ...options.key,
   });
   const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const close = async () => {
+    await gw.close();
+    await upstream.close();
+  };
   return {
     gw,
     upstream,
     keyId: id,
     key,
     client,
-    async close() {
-      await gw.close();
-      await upstream.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -5,7 +5,7 @@ import { readSettings } from "../../core/settings.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
-export interface TestGateway {
+export interface TestGateway extends AsyncDisposable {
   url: string;
   running: RunningGateway;
   kvPath: string;
@@ -30,6 +30,7 @@ export interface TestGateway {
   assertLedgerInvariant(keyId: string): Promise<number>;
   /** Waits until background settles and log writes are done. */
   settle(): Promise<void>;
+  /** Shuts the gateway down and removes its KV; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -82,6 +83,11 @@ export async function startTestGateway(
     await running.gateway.drain();
   };
 
+  const close = async () => {
+    await running.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+
   return {
     url,
     running,
@@ -123,10 +129,8 @@ export async function startTestGateway(
       return balance;
     },
     settle,
-    async close() {
-      await running.shutdown();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

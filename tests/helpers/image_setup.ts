@@ -23,7 +23,7 @@ export const OPENAI_UPSTREAM_MODEL = "gpt-image-sim";
 
 export type ImageChannelType = "openai-images" | "gemini";
 
-export interface ImageSetup {
+export interface ImageSetup extends AsyncDisposable {
   gw: TestGateway;
   type: ImageChannelType;
   openai?: OpenAIImagesUpstream;
@@ -33,6 +33,7 @@ export interface ImageSetup {
   client: OpenAI;
   /** Upstream requests recorded so far, whichever simulator serves. */
   upstreamRequests(): number;
+  /** Shuts everything down; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -72,6 +73,11 @@ export async function setupImages(
     balance: options.balance ?? 10_000_000,
     ...options.key,
   });
+  const close = async () => {
+    await gw.close();
+    await openai?.close();
+    await gemini?.close();
+  };
   return {
     gw,
     type,
@@ -81,11 +87,8 @@ export async function setupImages(
     key,
     client: new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
     upstreamRequests: () => (openai?.requests.length ?? 0) + (gemini?.requests.length ?? 0),
-    async close() {
-      await gw.close();
-      await openai?.close();
-      await gemini?.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -34,7 +34,7 @@ export const MODEL_OF: Record<TextChannelType, string> = {
 
 export const CACHED_TOKENS = 6;
 
-export interface TextSetup {
+export interface TextSetup extends AsyncDisposable {
   gw: TestGateway;
   chat: SimulatedUpstream;
   responses: ResponsesUpstream;
@@ -46,6 +46,7 @@ export interface TextSetup {
   lastBody(type: TextChannelType): Record<string, unknown>;
   /** Requests each upstream received. */
   count(type: TextChannelType): number;
+  /** Shuts everything down; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -80,6 +81,10 @@ export async function setupText(options: { balance?: number } = {}): Promise<Tex
     anthropic: () => anthropic.requests,
     gemini: () => gemini.requests,
   };
+  const close = async () => {
+    await gw.close();
+    await Promise.all([chat.close(), responses.close(), anthropic.close(), gemini.close()]);
+  };
   return {
     gw,
     chat,
@@ -90,10 +95,8 @@ export async function setupText(options: { balance?: number } = {}): Promise<Tex
     key,
     lastBody: (type) => bodies[type]().at(-1)!.body as Record<string, unknown>,
     count: (type) => bodies[type]().length,
-    async close() {
-      await gw.close();
-      await Promise.all([chat.close(), responses.close(), anthropic.close(), gemini.close()]);
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -24,7 +24,7 @@ export const FAST_VIDEO_ENV = {
 
 export type VideoFile = { field: string; bytes: Uint8Array; filename?: string; type?: string };
 
-export interface VideoSetup {
+export interface VideoSetup extends AsyncDisposable {
   gw: TestGateway;
   ark: ArkVideoUpstream;
   keyId: string;
@@ -36,6 +36,7 @@ export interface VideoSetup {
   ): Promise<Response>;
   getTask(id: string, key?: string): Promise<{ status: number; body: TaskAnswer }>;
   waitForTask(id: string): Promise<TaskAnswer["data"]>;
+  /** Shuts everything down; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -126,16 +127,18 @@ export async function setupVideo(options: {
     ...options.channel,
   });
   const { id, key } = await gw.createKey({ balance: options.balance ?? 100_000_000 });
+  const close = async () => {
+    await gw.close();
+    await ark.close();
+  };
   return {
     gw,
     ark,
     keyId: id,
     key,
     ...videoClient(gw.url, key),
-    async close() {
-      await gw.close();
-      await ark.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 
