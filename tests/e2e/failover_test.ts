@@ -1,3 +1,4 @@
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
@@ -15,10 +16,6 @@ async function addPreferred(s: Awaited<ReturnType<typeof setupChat>>, baseUrl: s
     priority: 1,
     ...extra,
   });
-}
-
-async function noCharge(s: Awaited<ReturnType<typeof setupChat>>) {
-  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
 }
 
 for (
@@ -100,7 +97,7 @@ Deno.test(
     assertEquals((error.error as { code: string }).code, "upstream_unavailable");
     const counts = [...extra, s.upstream].map((upstream) => upstream.requests.length);
     assertEquals(counts, [1, 1, 1, 0]);
-    await noCharge(s);
+    await assertNothingCharged(s, 10_000_000);
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
     assertEquals(types, ["credit", "hold", "release"]);
   },
@@ -116,7 +113,7 @@ Deno.test(
     assertEquals(response.status, 429);
     assertEquals(response.headers.get("retry-after"), "7");
     assertEquals((await response.json()).error.code, "upstream_rate_limited");
-    await noCharge(s);
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -132,7 +129,7 @@ Deno.test(
     assertEquals(error.status, 400);
     assertOk(String(error.message).includes("max_tokens is too large"));
     assertEquals(s.upstream.requests.length, 0);
-    await noCharge(s);
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -150,7 +147,7 @@ Deno.test(
     assertOk(error instanceof OpenAI.APIError, `expected an APIError, got ${error}`);
     assertOk(String(error.message).includes("upstream"));
     assertOk(text.length > 0);
-    await noCharge(s);
+    await assertNothingCharged(s, 10_000_000);
     const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
     assertEquals(requests.at(-1).outcome, "upstream_error");
   },
@@ -166,7 +163,7 @@ Deno.test(
     const body = await response.text();
     assertEquals(body.match(/"error"/g)?.length, 1);
     assertOk(body.includes("Simulated overload"));
-    await noCharge(s);
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 

@@ -1,12 +1,8 @@
 import { GoogleGenAI } from "@google/genai";
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import {
-  assertNothingCharged,
-  IMAGE_MODEL,
-  type ImageChannelType,
-  setupImages,
-} from "../helpers/image_setup.ts";
+import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { encodeBase64 } from "../../core/base64.ts";
 
@@ -90,6 +86,7 @@ Deno.test(
       body: JSON.stringify({ contents: [] }),
     });
     assertEquals(empty.status, 400);
-    await assertNothingCharged(s, 10_000_000);
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );

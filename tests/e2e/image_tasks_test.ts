@@ -1,5 +1,6 @@
 /** Image tasks: X-Gateway-Async-Task, polling, hosted results, exactly-once money, restarts. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest } from "../helpers/gateway.ts";
 import { spawnGateway } from "../helpers/gateway_process.ts";
@@ -138,7 +139,7 @@ Deno.test(
     assertEquals(task.status, "failed");
     assertEquals(task.status_raw, "FAILURE");
     assertOk(task.fail_reason!.includes("Your prompt was rejected"), task.fail_reason!);
-    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+    await assertNothingCharged(s, 10_000_000);
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
     assertEquals(types, ["credit", "hold", "release"]);
   },

@@ -1,6 +1,7 @@
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { assertNothingCharged, postJson, setupImages } from "../helpers/image_setup.ts";
+import { postJson, setupImages } from "../helpers/image_setup.ts";
 import {
   maskPng,
   nonSquarePng,
@@ -70,7 +71,8 @@ Deno.test(
       body: "{nope",
     });
     assertEquals((await notJson.json()).error.code, "invalid_json");
-    await assertNothingCharged(s, 10_000_000);
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );
 
@@ -187,7 +189,8 @@ Deno.test(
     }
     const json = await postJson(s, "/v1/images/edits", { prompt: "p" });
     assertEquals((await json.json()).error.code, "invalid_content_type");
-    await assertNothingCharged(s, 10_000_000);
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );
 
@@ -221,6 +224,7 @@ Deno.test(
     assertEquals(response.status, 402);
     assertEquals(response.headers.get("x-should-retry"), "false");
     assertEquals((await response.json()).error.code, "insufficient_balance");
-    await assertNothingCharged(s, 50_000);
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 50_000, { untouched: true });
   },
 );

@@ -1,5 +1,6 @@
 /** /v1/responses with the openai SDK (6.x and 7.x) against every text channel type. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import {
@@ -121,6 +122,6 @@ Deno.test(
       assertOk(body.error.message.includes("instead"), body.error.message);
     }
     assertEquals(s.count("openai") + s.count("anthropic") + s.count("gemini"), 0);
-    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+    await assertNothingCharged(s, 100_000_000);
   },
 );

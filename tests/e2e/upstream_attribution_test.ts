@@ -1,5 +1,6 @@
 /** Every failed upstream attempt is attributed: channel, URL, cause class, latency. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { type ChatSetup, MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
@@ -145,7 +146,7 @@ for (const { label, errorClass, status, start } of cases) {
       assertEquals(attempt.status, status);
       assertEquals(attempt.url, `${upstream.baseUrl}/chat/completions`);
       assertOk(typeof attempt.latency_ms === "number");
-      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
+      await assertNothingCharged(s, 10_000_000);
     },
   );
 }

@@ -4,6 +4,7 @@
  * tasks polled at once, and chaining to another gateway.
  */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest, startTestGateway } from "../helpers/gateway.ts";
 import { type GatewayProcess, spawnGateway } from "../helpers/gateway_process.ts";
@@ -47,7 +48,7 @@ Deno.test(
     assertEquals(task.result_url, null);
     assertEquals(task.cost_units, 0);
     assertEquals(await moneyMoves(s), [["hold", -FIVE_SECONDS], ["release", FIVE_SECONDS]]);
-    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+    await assertNothingCharged(s, 100_000_000);
   },
 );
 
@@ -302,7 +303,7 @@ Deno.test(
     );
     assertEquals(task.status, "FAILURE");
     assertOk(task.fail_reason?.includes("upstream"), task.fail_reason!);
-    assertEquals(await front.assertLedgerInvariant(frontKeyId), 50_000_000);
-    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000);
+    await assertNothingCharged({ gw: front, keyId: frontKeyId }, 50_000_000);
+    await assertNothingCharged(s, 100_000_000);
   },
 );

@@ -1,16 +1,12 @@
 /** Every refused video request: its status, its error, and that nothing was charged or sent. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { captureConsoleError } from "../helpers/console_capture.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
-import {
-  assertNothingCharged,
-  setupVideo,
-  type VideoFile,
-  type VideoSetup,
-} from "../helpers/video_setup.ts";
+import { setupVideo, type VideoFile, type VideoSetup } from "../helpers/video_setup.ts";
 import { kvKeys } from "../../core/kv_keys.ts";
 
 const fixtures = await mediaFixtures();
@@ -243,7 +239,8 @@ Deno.test(
     await using s = await setupVideo();
     const balance = await s.gw.balance(s.keyId);
     for (const refusal of REFUSALS) await expectRefused(s, refusal);
-    await assertNothingCharged(s, balance);
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, balance, { untouched: true });
     assertEquals(await storedMediaCount(s), 0);
   },
 );
@@ -275,7 +272,8 @@ Deno.test("video validation: envelope and key errors", serverTest, async () => {
   });
   assertEquals(asText.status, 400);
   assertEquals((await asText.json()).error.param, "video");
-  await assertNothingCharged(s, balance);
+  assertEquals(s.ark.creates, 0);
+  await assertNothingCharged(s, balance, { untouched: true });
 });
 
 Deno.test(
@@ -288,7 +286,8 @@ Deno.test(
     ]);
     assertEquals(response.status, 402);
     assertEquals((await response.json()).error.code, "insufficient_balance");
-    await assertNothingCharged(s, 600_000);
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, 600_000, { untouched: true });
     assertEquals(await storedMediaCount(s), 0);
   },
 );
@@ -307,7 +306,8 @@ Deno.test(
     ]);
     assertEquals(refused.status, 503);
     assertEquals((await refused.json()).error.code, "media_probe_unavailable");
-    await assertNothingCharged(s, balance);
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, balance, { untouched: true });
     const textOnly = await s.submit({ ...BASE, extra_field: "x" });
     assertEquals(textOnly.status, 200);
     assertEquals(textOnly.headers.get("x-gateway-ignored-fields"), "extra_field");

@@ -1,6 +1,5 @@
 /** A gateway whose video models are served by a simulated `ark-video` upstream. */
 
-import { assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./gateway.ts";
 import { FFPROBE } from "./media_tools.ts";
 import {
@@ -149,13 +148,6 @@ export async function moneyMoves(s: VideoSetup): Promise<Array<[string, number]>
     entry.type,
     entry.amount,
   ]);
-}
-
-/** Asserts that a refused request left no ledger entry and reached no upstream. */
-export async function assertNothingCharged(s: VideoSetup, balance: number): Promise<void> {
-  assertEquals(s.ark.creates, 0);
-  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), balance);
-  assertEquals(await moneyMoves(s), []);
 }
 
 /** Admin calls against a gateway process. */
