@@ -1,18 +1,14 @@
 import OpenAI from "openai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/chat_setup.ts";
 import { Ledger } from "../../core/ledger.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "who am I" }] };
 
 async function post(url: string, headers: Record<string, string>, body: unknown = ask) {
-  const response = await fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
+  const response = await postJson({ url }, "/v1/chat/completions", null, body, headers);
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 

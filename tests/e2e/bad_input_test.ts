@@ -1,14 +1,10 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/chat_setup.ts";
 
-async function raw(url: string, key: string, body: BodyInit, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-    body,
-  });
+async function raw(url: string, key: string, body: BodyInit) {
+  const response = await postJson({ url }, "/v1/chat/completions", key, body);
   return {
     status: response.status,
     contentType: response.headers.get("content-type"),

@@ -1,7 +1,7 @@
 /** The gateway as a real process: config validation at boot, admin token, graceful shutdown. */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
+import { postJson, serverTest, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
 import { spawnGateway } from "../helpers/gateway_process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
@@ -99,20 +99,15 @@ Deno.test(
       GATEWAY_ADMIN_TOKEN: "admin",
       SIM_UPSTREAM_KEY: "sk-from-env",
     });
-    const created = await fetch(`${gateway.url}/admin/keys`, {
-      method: "POST",
-      headers: { authorization: "Bearer admin", "content-type": "application/json" },
-      body: JSON.stringify({ name: "t", balance: 1_000_000 }),
+    const created = await postJson(gateway, "/admin/keys", "admin", {
+      name: "t",
+      balance: 1_000_000,
     });
     const { id, key } = await created.json();
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "gpt-test",
-        stream: true,
-        messages: [{ role: "user", content: "slow ".repeat(10) }],
-      }),
+    const response = await postJson(gateway, "/v1/chat/completions", key, {
+      model: "gpt-test",
+      stream: true,
+      messages: [{ role: "user", content: "slow ".repeat(10) }],
     });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = (await reader.read()).value ?? "";

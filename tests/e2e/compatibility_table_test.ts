@@ -5,7 +5,7 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   MODEL_OF,
   RED_PNG_B64,
@@ -133,11 +133,13 @@ async function post(
 ) {
   const spec = INBOUND[inbound];
   const model = MODEL_OF[channel];
-  const response = await fetch(`${url}${spec.path(model, stream)}`, {
-    method: "POST",
-    headers: { ...spec.headers(key), "content-type": "application/json" },
-    body: JSON.stringify({ ...spec.body(model, stream), ...extra }),
-  });
+  const response = await postJson(
+    { url },
+    spec.path(model, stream),
+    null,
+    { ...spec.body(model, stream), ...extra },
+    spec.headers(key),
+  );
   assertEquals(response.status, 200, `${inbound} → ${channel}`);
   return response;
 }

@@ -1,7 +1,7 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { MODEL, setupChat } from "../helpers/chat_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 import OpenAI from "openai";
 
@@ -109,7 +109,7 @@ Deno.test(
   async () => {
     await using s = await setupChat();
     s.upstream.fault = { kind: "status", status: 429, retryAfter: "7" };
-    const response = await postChat(s, ask);
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
     assertEquals(response.status, 429);
     assertEquals(response.headers.get("retry-after"), "7");
     assertEquals((await response.json()).error.code, "upstream_rate_limited");
@@ -159,7 +159,7 @@ Deno.test(
   async () => {
     await using s = await setupChat();
     s.upstream.fault = { kind: "in_stream_error", afterChunks: 2 };
-    const response = await postChat(s, { ...ask, stream: true });
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, { ...ask, stream: true });
     const body = await response.text();
     assertEquals(body.match(/"error"/g)?.length, 1);
     assertOk(body.includes("Simulated overload"));
@@ -173,16 +173,18 @@ Deno.test(
   async () => {
     await using s = await setupChat({ upstream: { chunkDelayMs: 20, chunkSize: 2 } });
     const controller = new AbortController();
-    const response = await fetch(`${s.gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-      body: JSON.stringify({
+    const response = await postJson(
+      s.gw,
+      "/v1/chat/completions",
+      s.key,
+      {
         model: MODEL,
         stream: true,
         messages: [{ role: "user", content: "a long answer ".repeat(20) }],
-      }),
-      signal: controller.signal,
-    });
+      },
+      {},
+      { signal: controller.signal },
+    );
     const reader = response.body!.getReader();
     await reader.read();
     await reader.read();

@@ -1,7 +1,7 @@
 import { GoogleGenAI } from "@google/genai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { encodeBase64 } from "../../core/base64.ts";
@@ -71,20 +71,24 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupImages("gemini");
-    const response = await fetch(`${s.gw.url}/v1beta/models/${IMAGE_MODEL}:generateContent`, {
-      method: "POST",
-      headers: { "x-goog-api-key": s.key, "content-type": "application/json" },
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
-    });
+    const response = await postJson(
+      s.gw,
+      `/v1beta/models/${IMAGE_MODEL}:generateContent`,
+      null,
+      { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+      { "x-goog-api-key": s.key },
+    );
     assertEquals(response.status, 400);
     const body = await response.json();
     assertEquals(body.error.status, "INVALID_ARGUMENT");
     assertOk(body.error.message.includes("responseModalities"));
-    const empty = await fetch(`${s.gw.url}/v1/models/${IMAGE_MODEL}:generateContent`, {
-      method: "POST",
-      headers: { "x-goog-api-key": s.key, "content-type": "application/json" },
-      body: JSON.stringify({ contents: [] }),
-    });
+    const empty = await postJson(
+      s.gw,
+      `/v1/models/${IMAGE_MODEL}:generateContent`,
+      null,
+      { contents: [] },
+      { "x-goog-api-key": s.key },
+    );
     assertEquals(empty.status, 400);
     assertEquals(s.upstreamRequests(), 0);
     await assertNothingCharged(s, 10_000_000, { untouched: true });

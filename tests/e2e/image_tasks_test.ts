@@ -2,16 +2,10 @@
 
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { ADMIN_TOKEN, serverTest } from "../helpers/gateway.ts";
+import { ADMIN_TOKEN, postJson, serverTest } from "../helpers/gateway.ts";
 import { spawnGateway } from "../helpers/gateway_process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
-import {
-  IMAGE_MODEL,
-  IMAGE_PRICE,
-  type ImageSetup,
-  postJson,
-  setupImages,
-} from "../helpers/image_setup.ts";
+import { IMAGE_MODEL, IMAGE_PRICE, type ImageSetup, setupImages } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { startOpenAIImagesUpstream } from "../upstream/openai_images.ts";
 
@@ -48,7 +42,7 @@ async function waitForTask(baseUrl: string, key: string, id: string): Promise<Ta
 }
 
 async function submit(s: ImageSetup, body: Record<string, unknown>): Promise<string> {
-  const response = await postJson(s, "/v1/images/generations", body, {
+  const response = await postJson(s.gw, "/v1/images/generations", s.key, body, {
     "x-gateway-async-task": "true",
   });
   assertEquals(response.status, 200);
@@ -113,10 +107,8 @@ Deno.test("image task: an edit task keeps its inputs and runs on gemini", server
     new Blob([squarePngWithTransparency(64) as Uint8Array<ArrayBuffer>]),
     "a.png",
   );
-  const response = await fetch(`${s.gw.url}/v1/images/edits`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}`, "x-gateway-async-task": "1" },
-    body: form,
+  const response = await postJson(s.gw, "/v1/images/edits", s.key, form, {
+    "x-gateway-async-task": "1",
   });
   const { data } = await response.json();
   const task = await waitForTask(s.gw.url, s.key, data.task_id);
@@ -178,15 +170,9 @@ Deno.test(
       name: "k",
       balance: 1_000_000,
     });
-    const submitted = await fetch(`${gateway.url}/v1/images/generations`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        "x-gateway-async-task": "true",
-      },
-      body: JSON.stringify({ prompt: "survive a crash" }),
-    }).then((response) => response.json());
+    const submitted = await postJson(gateway, "/v1/images/generations", key, {
+      prompt: "survive a crash",
+    }, { "x-gateway-async-task": "true" }).then((response) => response.json());
     const taskId = submitted.data.task_id;
     for (let i = 0; i < 200 && upstream.requests.length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));

@@ -3,12 +3,11 @@ import { generateImage } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   bytesOfBase64,
   IMAGE_MODEL,
   type ImageChannelType,
-  postJson,
   setupImages,
 } from "../helpers/image_setup.ts";
 import { maskPng, squarePngWithTransparency } from "../helpers/png_fixtures.ts";
@@ -212,10 +211,10 @@ Deno.test(
   async () => {
     await using s = await setupImages("gemini");
     s.gemini!.fault = { kind: "status", status: 503 };
-    const failed = await postJson(s, "/v1/images/generations", { prompt: "anything" });
+    const failed = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "anything" });
     assertEquals(failed.status, 502);
     s.gemini!.fault = { kind: "blocked" };
-    const blocked = await postJson(s, "/v1/images/generations", { prompt: "anything" });
+    const blocked = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "anything" });
     assertEquals(blocked.status, 400);
     assertEquals((await blocked.json()).error.code, "content_policy_violation");
     await assertNothingCharged(s, 10_000_000);

@@ -1,7 +1,7 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { postJson, setupImages } from "../helpers/image_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { setupImages } from "../helpers/image_setup.ts";
 import {
   maskPng,
   nonSquarePng,
@@ -54,22 +54,18 @@ Deno.test(
       ] as const,
     ];
     for (const [name, body, status, param, fragment] of cases) {
-      const response = await postJson(s, "/v1/images/generations", body);
+      const response = await postJson(s.gw, "/v1/images/generations", s.key, body);
       const error = (await response.json()).error;
       assertEquals(response.status, status, name);
       assertEquals(error.param, param, name);
       assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
     }
-    const bad = await postJson(s, "/v1/images/generations", { prompt: "p" }, {
+    const bad = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p" }, {
       "x-gateway-async-task": "maybe",
     });
     assertEquals(bad.status, 400);
     assertEquals((await bad.json()).error.param, "X-Gateway-Async-Task");
-    const notJson = await fetch(`${s.gw.url}/v1/images/generations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-      body: "{nope",
-    });
+    const notJson = await postJson(s.gw, "/v1/images/generations", s.key, "{nope");
     assertEquals((await notJson.json()).error.code, "invalid_json");
     assertEquals(s.upstreamRequests(), 0);
     await assertNothingCharged(s, 10_000_000, { untouched: true });
@@ -82,7 +78,7 @@ Deno.test(
   async () => {
     await using s = await setupImages("openai-images");
     for (const size of ["auto", "2048x1152", "2160x3840", "1280x720", "3840x1280"]) {
-      const response = await postJson(s, "/v1/images/generations", { prompt: "p", size });
+      const response = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p", size });
       assertEquals(response.status, 200, size);
       await response.body?.cancel();
     }
@@ -177,17 +173,13 @@ Deno.test(
       ],
     ];
     for (const [name, form, param, fragment] of cases) {
-      const response = await fetch(`${s.gw.url}/v1/images/edits`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}` },
-        body: form,
-      });
+      const response = await postJson(s.gw, "/v1/images/edits", s.key, form);
       const error = (await response.json()).error;
       assertEquals(response.status, 400, `${name}: ${error.message}`);
       assertEquals(error.param, param, name);
       assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
     }
-    const json = await postJson(s, "/v1/images/edits", { prompt: "p" });
+    const json = await postJson(s.gw, "/v1/images/edits", s.key, { prompt: "p" });
     assertEquals((await json.json()).error.code, "invalid_content_type");
     assertEquals(s.upstreamRequests(), 0);
     await assertNothingCharged(s, 10_000_000, { untouched: true });
@@ -199,15 +191,16 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupImages("openai-images");
-    const response = await fetch(`${s.gw.url}/v1/images/edits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${s.key}` },
-      body: editForm({ image: squareOpaqueRgbPng(64), mask: maskPng(64, 64) }, {
+    const response = await postJson(
+      s.gw,
+      "/v1/images/edits",
+      s.key,
+      editForm({ image: squareOpaqueRgbPng(64), mask: maskPng(64, 64) }, {
         prompt: "p",
         n: "2",
         user: "end-user-7",
       }),
-    });
+    );
     assertEquals(response.status, 200);
     assertEquals((await response.json()).data.length, 2);
     assertEquals(s.openai!.requests[0].body.user, "end-user-7");
@@ -220,7 +213,7 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupImages("gemini", { balance: 50_000 });
-    const response = await postJson(s, "/v1/images/generations", { prompt: "p", n: 2 });
+    const response = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p", n: 2 });
     assertEquals(response.status, 402);
     assertEquals(response.headers.get("x-should-retry"), "false");
     assertEquals((await response.json()).error.code, "insufficient_balance");

@@ -3,7 +3,7 @@
 import { GoogleGenAI, type Tool, Type } from "@google/genai";
 import { GoogleGenAI as GoogleGenAI3 } from "@google/genai3";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   CACHED_TOKENS,
   CHANNEL_TYPES,
@@ -128,13 +128,12 @@ Deno.test(
   async () => {
     await using s = await setupText();
     for (const type of CHANNEL_TYPES) {
-      const response = await fetch(
-        `${s.gw.url}/v1beta/models/${MODEL_OF[type]}:streamGenerateContent`,
-        {
-          method: "POST",
-          headers: { "x-goog-api-key": s.key, "content-type": "application/json" },
-          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "array" }] }] }),
-        },
+      const response = await postJson(
+        s.gw,
+        `/v1beta/models/${MODEL_OF[type]}:streamGenerateContent`,
+        null,
+        { contents: [{ role: "user", parts: [{ text: "array" }] }] },
+        { "x-goog-api-key": s.key },
       );
       assertEquals(response.headers.get("content-type"), "application/json", type);
       const chunks = await response.json();

@@ -4,7 +4,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import Anthropic1 from "@anthropic-ai/sdk1";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   CACHED_TOKENS,
   CHANNEL_TYPES,
@@ -143,32 +143,20 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupText();
-    const response = await fetch(`${s.gw.url}/v1/messages`, {
-      method: "POST",
-      headers: {
-        "x-api-key": s.key,
-        "anthropic-version": "2023-06-01",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({
-        model: MODEL_OF.anthropic,
-        max_tokens: 10,
-        messages: [{ role: "system", content: "no" }, { role: "user", content: "hi" }],
-      }),
-    });
+    const response = await postJson(s.gw, "/v1/messages", null, {
+      model: MODEL_OF.anthropic,
+      max_tokens: 10,
+      messages: [{ role: "system", content: "no" }, { role: "user", content: "hi" }],
+    }, { "x-api-key": s.key, "anthropic-version": "2023-06-01" });
     const body = await response.json();
     assertEquals(response.status, 400);
     assertEquals(body.type, "error");
     assertEquals(body.error.type, "invalid_request_error");
     assertOk(body.error.message.includes("top-level 'system'"), body.error.message);
-    const noMax = await fetch(`${s.gw.url}/v1/messages`, {
-      method: "POST",
-      headers: { "x-api-key": s.key, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: MODEL_OF.gemini,
-        messages: [{ role: "user", content: "hi" }],
-      }),
-    });
+    const noMax = await postJson(s.gw, "/v1/messages", null, {
+      model: MODEL_OF.gemini,
+      messages: [{ role: "user", content: "hi" }],
+    }, { "x-api-key": s.key });
     assertEquals(noMax.status, 400);
     assertOk((await noMax.json()).error.message.includes("max_tokens"));
     assertEquals(s.count("anthropic") + s.count("gemini"), 0);

@@ -2,7 +2,7 @@
 
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   CACHED_TOKENS,
   CHANNEL_TYPES,
@@ -106,14 +106,10 @@ Deno.test(
   async () => {
     await using s = await setupText();
     for (const type of ["openai", "anthropic", "gemini"] as const) {
-      const response = await fetch(`${s.gw.url}/v1/responses`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model: MODEL_OF[type],
-          input: "again",
-          previous_response_id: "resp_123",
-        }),
+      const response = await postJson(s.gw, "/v1/responses", s.key, {
+        model: MODEL_OF[type],
+        input: "again",
+        previous_response_id: "resp_123",
       });
       const body = await response.json();
       assertEquals(response.status, 400, type);

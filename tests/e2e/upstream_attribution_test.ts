@@ -2,8 +2,8 @@
 
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { type ChatSetup, MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { type ChatSetup, MODEL, setupChat } from "../helpers/chat_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "who failed?" }] };
@@ -126,7 +126,7 @@ for (const { label, errorClass, status, start } of cases) {
       await using s = await setupChat();
       await using upstream = await start();
       const channelId = await onlyChannel(s, upstream.baseUrl, upstream.extra);
-      const response = await postChat(s, ask);
+      const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
       const body = await response.json();
       assertEquals(response.status, 502);
       assertEquals(body.error.code, "upstream_unavailable");
@@ -163,7 +163,7 @@ Deno.test(
       models: [MODEL],
       priority: 1,
     });
-    const response = await postChat(s, ask);
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
     assertEquals(response.status, 200);
     assertEquals(response.headers.get("x-gateway-channel"), primary);
     await response.body?.cancel();

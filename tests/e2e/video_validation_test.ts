@@ -3,7 +3,7 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { captureConsoleError } from "../helpers/console_capture.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { setupVideo, type VideoFile, type VideoSetup } from "../helpers/video_setup.ts";
@@ -248,11 +248,7 @@ Deno.test(
 Deno.test("video validation: envelope and key errors", serverTest, async () => {
   await using s = await setupVideo();
   const balance = await s.gw.balance(s.keyId);
-  const json = await fetch(`${s.gw.url}/v1/video/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-    body: JSON.stringify(BASE),
-  });
+  const json = await postJson(s.gw, "/v1/video/generations", s.key, BASE);
   assertEquals(json.status, 400);
   assertEquals((await json.json()).error.code, "invalid_content_type");
   const noKey = await fetch(`${s.gw.url}/v1/video/generations`, { method: "POST" });
@@ -265,11 +261,7 @@ Deno.test("video validation: envelope and key errors", serverTest, async () => {
   textAsFile.append("model", "vid-2");
   textAsFile.append("prompt", "x");
   textAsFile.append("video", "not a file");
-  const asText = await fetch(`${s.gw.url}/v1/video/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}` },
-    body: textAsFile,
-  });
+  const asText = await postJson(s.gw, "/v1/video/generations", s.key, textAsFile);
   assertEquals(asText.status, 400);
   assertEquals((await asText.json()).error.param, "video");
   assertEquals(s.ark.creates, 0);

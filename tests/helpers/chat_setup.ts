@@ -67,12 +67,3 @@ export function testCost(usage: {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   return Math.ceil((usage.prompt_tokens - cached) * 1 + cached * 0.5 + usage.completion_tokens * 2);
 }
-
-/** POSTs `body` to the gateway's chat completions with the setup's key, as raw HTTP. */
-export function postChat(s: ChatSetup, body: unknown): Promise<Response> {
-  return fetch(`${s.gw.url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}

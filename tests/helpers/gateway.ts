@@ -136,3 +136,32 @@ export async function startTestGateway(
 
 /** Deno.test options for tests that hold a server open across steps. */
 export const serverTest = { sanitizeOps: false, sanitizeResources: false };
+
+/**
+ * POSTs `body` to `path` on a gateway (a test gateway, a gateway process, or anything with its
+ * `url`) and returns the raw Response. `key` goes as `authorization: Bearer …` (null: no key, e.g.
+ * when `headers` carry `x-api-key` or `x-goog-api-key`); `headers` add to or replace the defaults.
+ * Objects and arrays are sent as JSON; a string or a stream is sent as it is, as JSON, for
+ * malformed or oversized bodies; a FormData goes as multipart/form-data.
+ */
+export function postJson(
+  gw: { url: string },
+  path: string,
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: Omit<RequestInit, "method" | "headers" | "body"> = {},
+): Promise<Response> {
+  const form = body instanceof FormData;
+  const raw = form || typeof body === "string" || body instanceof ReadableStream;
+  return fetch(`${gw.url}${path}`, {
+    ...init,
+    method: "POST",
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      ...(form ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    body: raw ? body as BodyInit : JSON.stringify(body),
+  });
+}

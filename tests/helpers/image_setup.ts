@@ -91,20 +91,6 @@ export async function setupImages(
   };
 }
 
-/** POSTs JSON to a gateway path with the setup's key. */
-export function postJson(
-  s: ImageSetup,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(`${s.gw.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-}
-
 /** Decodes base64 into bytes. */
 export function bytesOfBase64(b64: string): Uint8Array {
   return decodeBase64(b64)!;

@@ -1,6 +1,6 @@
 /** A gateway whose video models are served by a simulated `ark-video` upstream. */
 
-import { startTestGateway, type TestGateway } from "./gateway.ts";
+import { postJson, startTestGateway, type TestGateway } from "./gateway.ts";
 import { FFPROBE } from "./media_tools.ts";
 import {
   type ArkVideoUpstream,
@@ -82,12 +82,7 @@ export function videoClient(url: string, key: string) {
       fields: Record<string, string>,
       files: VideoFile[] = [],
       headers: Record<string, string> = {},
-    ) =>
-      fetch(`${url}/v1/video/generations`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, ...headers },
-        body: videoForm(fields, files),
-      }),
+    ) => postJson({ url }, "/v1/video/generations", key, videoForm(fields, files), headers),
     getTask,
     async waitForTask(id: string) {
       for (let i = 0; i < 600; i++) {
