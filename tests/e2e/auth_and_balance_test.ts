@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
-import { MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { MODEL, setupChat } from "../helpers/text_setup.ts";
 import { Ledger } from "../../core/ledger.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "who am I" }] };

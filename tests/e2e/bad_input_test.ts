@@ -1,7 +1,7 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
-import { MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { MODEL, setupChat } from "../helpers/text_setup.ts";
 
 async function raw(url: string, key: string, body: BodyInit) {
   const response = await postJson({ url }, "/v1/chat/completions", key, body);

@@ -1,7 +1,7 @@
 import OpenAI7 from "openai7";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { MODEL, setupChat, testCost, UPSTREAM_MODEL } from "../helpers/chat_setup.ts";
+import { MODEL, setupChat, testCost, UPSTREAM_MODEL } from "../helpers/text_setup.ts";
 import { simulatedUsage } from "../upstream/openai_chat.ts";
 
 const weatherTools = [

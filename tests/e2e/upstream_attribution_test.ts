@@ -3,7 +3,7 @@
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
-import { type ChatSetup, MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { type ChatSetup, MODEL, setupChat } from "../helpers/text_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "who failed?" }] };
