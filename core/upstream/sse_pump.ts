@@ -32,6 +32,24 @@ export interface SsePumpHandlers {
 
 const encoder = new TextEncoder();
 
+const IDLE = Symbol("idle");
+
+/** The next event, or IDLE when none comes within `ms`. */
+async function readWithin<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  ms: number,
+): Promise<ReadableStreamReadResult<T> | typeof IDLE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      reader.read(),
+      new Promise<typeof IDLE>((resolve) => timer = setTimeout(() => resolve(IDLE), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The client-facing stream. `first` is the event already read while choosing the channel;
  * `events` yields the rest.
@@ -45,6 +63,10 @@ export function pumpSse(
   handlers: SsePumpHandlers,
 ): ReadableStream<Uint8Array> {
   const { first, events, call } = upstream;
+  // The pump owns the idle deadline from here: a read that waits longer than the call's
+  // timeout ends the stream itself, whatever the abort does inside the parser pipeline.
+  const idleMs = call.timeoutMs;
+  call.done();
   let ended = false;
   let pendingFirst: EventSourceMessage | undefined = first;
   const end = (outcome: StreamOutcome) => {
@@ -61,9 +83,20 @@ export function pumpSse(
           let event = pendingFirst;
           pendingFirst = undefined;
           if (!event) {
-            const next = await events.read();
+            const next = await readWithin(events, idleMs);
             if (ended) return;
-            call.touch();
+            if (next === IDLE) {
+              call.timedOut = true;
+              call.abort();
+              events.cancel().catch(() => {});
+              const frame = handlers.errorFrame(
+                `The upstream sent nothing for ${idleMs} ms; the stream was ended`,
+              );
+              if (frame) controller.enqueue(encoder.encode(frame));
+              end("upstream_idle_timeout");
+              controller.close();
+              return;
+            }
             if (next.done) {
               if (handlers.completed()) {
                 const last = handlers.endFrame?.();
@@ -93,12 +126,11 @@ export function pumpSse(
           end("client_disconnect");
           return;
         }
-        const reason = call.timedOut
-          ? `The upstream sent nothing for ${call.timeoutMs} ms; the stream was ended`
-          : `The upstream stream failed: ${error instanceof Error ? error.message : error}`;
-        const frame = handlers.errorFrame(reason);
+        const frame = handlers.errorFrame(
+          `The upstream stream failed: ${error instanceof Error ? error.message : error}`,
+        );
         if (frame) controller.enqueue(encoder.encode(frame));
-        end(call.timedOut ? "upstream_idle_timeout" : "upstream_error");
+        end("upstream_error");
         controller.close();
       }
     },

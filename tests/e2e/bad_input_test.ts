@@ -1,13 +1,10 @@
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { MODEL, setupChat } from "../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { MODEL, setupChat } from "../helpers/text_setup.ts";
 
-async function raw(url: string, key: string, body: BodyInit, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-    body,
-  });
+async function raw(url: string, key: string, body: BodyInit) {
+  const response = await postJson({ url }, "/v1/chat/completions", key, body);
   return {
     status: response.status,
     contentType: response.headers.get("content-type"),
@@ -75,19 +72,15 @@ for (const [label, body, status, code, param] of cases) {
     `bad input: ${label} gets ${status} ${code} in the OpenAI envelope, no charge`,
     serverTest,
     async () => {
-      const s = await setupChat();
-      try {
-        const answer = await raw(s.gw.url, s.key, body);
-        assertEquals(answer.status, status);
-        assertEquals(answer.contentType, "application/json");
-        assertEquals(answer.body.error.code, code);
-        assertEquals(answer.body.error.param, param);
-        assertOk(answer.body.error.message.length > 10);
-        assertEquals(s.upstream.requests.length, 0);
-        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
-      } finally {
-        await s.close();
-      }
+      await using s = await setupChat();
+      const answer = await raw(s.gw.url, s.key, body);
+      assertEquals(answer.status, status);
+      assertEquals(answer.contentType, "application/json");
+      assertEquals(answer.body.error.code, code);
+      assertEquals(answer.body.error.param, param);
+      assertOk(answer.body.error.message.length > 10);
+      assertEquals(s.upstream.requests.length, 0);
+      await assertNothingCharged(s, 10_000_000);
     },
   );
 }
@@ -96,32 +89,28 @@ Deno.test(
   "bad input: a body over the limit gets 413 request_too_large, declared or streamed",
   serverTest,
   async () => {
-    const s = await setupChat();
-    try {
-      const huge = JSON.stringify({
-        model: MODEL,
-        messages: [{ role: "user", content: "x".repeat(33 * 1024 * 1024) }],
-      });
-      const declared = await raw(s.gw.url, s.key, huge);
-      assertEquals(declared.status, 413);
-      assertEquals(declared.body.error.code, "request_too_large");
-      const chunks = new ReadableStream({
-        start(controller) {
-          const piece = new TextEncoder().encode("x".repeat(1024 * 1024));
-          controller.enqueue(
-            new TextEncoder().encode('{"model":"gpt-test","messages":[{"role":"user","content":"'),
-          );
-          for (let i = 0; i < 34; i++) controller.enqueue(piece);
-          controller.close();
-        },
-      });
-      const streamed = await raw(s.gw.url, s.key, chunks);
-      assertEquals(streamed.status, 413);
-      assertEquals(s.upstream.requests.length, 0);
-      assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupChat();
+    const huge = JSON.stringify({
+      model: MODEL,
+      messages: [{ role: "user", content: "x".repeat(33 * 1024 * 1024) }],
+    });
+    const declared = await raw(s.gw.url, s.key, huge);
+    assertEquals(declared.status, 413);
+    assertEquals(declared.body.error.code, "request_too_large");
+    const chunks = new ReadableStream({
+      start(controller) {
+        const piece = new TextEncoder().encode("x".repeat(1024 * 1024));
+        controller.enqueue(
+          new TextEncoder().encode('{"model":"gpt-test","messages":[{"role":"user","content":"'),
+        );
+        for (let i = 0; i < 34; i++) controller.enqueue(piece);
+        controller.close();
+      },
+    });
+    const streamed = await raw(s.gw.url, s.key, chunks);
+    assertEquals(streamed.status, 413);
+    assertEquals(s.upstream.requests.length, 0);
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -129,15 +118,11 @@ Deno.test(
   "bad input: unknown paths get a 404 in the OpenAI envelope with a request id",
   serverTest,
   async () => {
-    const s = await setupChat();
-    try {
-      const response = await fetch(`${s.gw.url}/v1/nothing-here`);
-      assertEquals(response.status, 404);
-      const body = await response.json();
-      assertEquals(body.error.code, "not_found");
-      assertOk(response.headers.get("x-request-id")?.startsWith("req_"));
-    } finally {
-      await s.close();
-    }
+    await using s = await setupChat();
+    const response = await fetch(`${s.gw.url}/v1/nothing-here`);
+    assertEquals(response.status, 404);
+    const body = await response.json();
+    assertEquals(body.error.code, "not_found");
+    assertOk(response.headers.get("x-request-id")?.startsWith("req_"));
   },
 );

@@ -5,7 +5,7 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
   MODEL_OF,
   RED_PNG_B64,
@@ -133,11 +133,13 @@ async function post(
 ) {
   const spec = INBOUND[inbound];
   const model = MODEL_OF[channel];
-  const response = await fetch(`${url}${spec.path(model, stream)}`, {
-    method: "POST",
-    headers: { ...spec.headers(key), "content-type": "application/json" },
-    body: JSON.stringify({ ...spec.body(model, stream), ...extra }),
-  });
+  const response = await postJson(
+    { url },
+    spec.path(model, stream),
+    null,
+    { ...spec.body(model, stream), ...extra },
+    spec.headers(key),
+  );
   assertEquals(response.status, 200, `${inbound} → ${channel}`);
   return response;
 }
@@ -166,64 +168,60 @@ async function answerParts(
 Deno.test("README compatibility table: every ✓ works", serverTest, async () => {
   const rows = readTable(await Deno.readTextFile(README));
   assertEquals(rows.length, 16, "4 interfaces × 4 channel types");
-  const s = await setupText();
-  try {
-    for (const row of rows) {
-      const format = FORMAT_OF_INBOUND[row.inbound];
-      const label = `${row.inbound} → ${row.channel}`;
-      const passThrough = format ===
-        {
-          openai: "openai-chat",
-          "openai-responses": "openai-responses",
-          anthropic: "anthropic",
-          gemini: "gemini",
-        }[row.channel];
-      assertEquals(row.mode, passThrough ? "pass-through" : "converted", label);
-      if (row.features.streaming) {
-        const parts = await answerParts(
-          await post(s.gw.url, s.key, row.inbound, row.channel, true, {}),
-          format,
-          true,
-        );
-        assertEquals(parts[0].text, "Echo: hi", `${label}: streaming`);
-      }
-      if (row.features.tools) {
-        const parts = await answerParts(
-          await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].tools),
-          format,
-          false,
-        );
-        assertOk(
-          parts.some((part: Json) => part.type === "tool_call" && part.name === "get_weather"),
-          `${label}: tools`,
-        );
-      }
-      if (row.features.images) {
-        const parts = await answerParts(
-          await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].images),
-          format,
-          false,
-        );
-        assertOk(
-          parts.some((part: Json) => part.type === "text" && part.text.includes("[images: 1]")),
-          `${label}: images`,
-        );
-      }
-      if (row.features.thinking) {
-        const parts = await answerParts(
-          await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].thinking),
-          format,
-          false,
-        );
-        assertOk(
-          parts.some((part: Json) =>
-            part.type === "reasoning" && part.text.startsWith("Considering:")
-          ),
-          `${label}: thinking`,
-        );
-      }
+  await using s = await setupText();
+  for (const row of rows) {
+    const format = FORMAT_OF_INBOUND[row.inbound];
+    const label = `${row.inbound} → ${row.channel}`;
+    const passThrough = format ===
+      {
+        openai: "openai-chat",
+        "openai-responses": "openai-responses",
+        anthropic: "anthropic",
+        gemini: "gemini",
+      }[row.channel];
+    assertEquals(row.mode, passThrough ? "pass-through" : "converted", label);
+    if (row.features.streaming) {
+      const parts = await answerParts(
+        await post(s.gw.url, s.key, row.inbound, row.channel, true, {}),
+        format,
+        true,
+      );
+      assertEquals(parts[0].text, "Echo: hi", `${label}: streaming`);
     }
-  } finally {
-    await s.close();
+    if (row.features.tools) {
+      const parts = await answerParts(
+        await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].tools),
+        format,
+        false,
+      );
+      assertOk(
+        parts.some((part: Json) => part.type === "tool_call" && part.name === "get_weather"),
+        `${label}: tools`,
+      );
+    }
+    if (row.features.images) {
+      const parts = await answerParts(
+        await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].images),
+        format,
+        false,
+      );
+      assertOk(
+        parts.some((part: Json) => part.type === "text" && part.text.includes("[images: 1]")),
+        `${label}: images`,
+      );
+    }
+    if (row.features.thinking) {
+      const parts = await answerParts(
+        await post(s.gw.url, s.key, row.inbound, row.channel, false, ASK[row.inbound].thinking),
+        format,
+        false,
+      );
+      assertOk(
+        parts.some((part: Json) =>
+          part.type === "reasoning" && part.text.startsWith("Considering:")
+        ),
+        `${label}: thinking`,
+      );
+    }
   }
 });

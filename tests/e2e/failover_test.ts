@@ -1,6 +1,7 @@
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { MODEL, setupChat } from "../helpers/text_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 import OpenAI from "openai";
 
@@ -17,10 +18,6 @@ async function addPreferred(s: Awaited<ReturnType<typeof setupChat>>, baseUrl: s
   });
 }
 
-async function noCharge(s: Awaited<ReturnType<typeof setupChat>>) {
-  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
-}
-
 for (
   const [label, fault] of [
     ["500", { kind: "status", status: 500 }],
@@ -33,20 +30,15 @@ for (
     `failover: upstream ${label} moves the request to the next channel`,
     serverTest,
     async () => {
-      const s = await setupChat();
-      const bad = startOpenAIChatUpstream();
+      await using s = await setupChat();
+      await using bad = startOpenAIChatUpstream();
       bad.fault = fault;
-      try {
-        await addPreferred(s, bad.baseUrl);
-        const answer = await s.client.chat.completions.create(ask);
-        assertEquals(answer.choices[0].message.content, "Echo: fail over");
-        assertEquals(bad.requests.length, 1);
-        assertEquals(s.upstream.requests.length, 1);
-        await s.gw.assertLedgerInvariant(s.keyId);
-      } finally {
-        await bad.close();
-        await s.close();
-      }
+      await addPreferred(s, bad.baseUrl);
+      const answer = await s.client.chat.completions.create(ask);
+      assertEquals(answer.choices[0].message.content, "Echo: fail over");
+      assertEquals(bad.requests.length, 1);
+      assertEquals(s.upstream.requests.length, 1);
+      await s.gw.assertLedgerInvariant(s.keyId);
     },
   );
 }
@@ -55,50 +47,35 @@ Deno.test(
   "failover: a connection reset moves the request to the next channel",
   serverTest,
   async () => {
-    const s = await setupChat();
-    const reset = startResettingServer();
-    try {
-      await addPreferred(s, reset.baseUrl);
-      const answer = await s.client.chat.completions.create(ask);
-      assertEquals(answer.choices[0].message.content, "Echo: fail over");
-      assertEquals(reset.connections >= 1, true);
-    } finally {
-      reset.close();
-      await s.close();
-    }
+    await using s = await setupChat();
+    await using reset = startResettingServer();
+    await addPreferred(s, reset.baseUrl);
+    const answer = await s.client.chat.completions.create(ask);
+    assertEquals(answer.choices[0].message.content, "Echo: fail over");
+    assertEquals(reset.connections >= 1, true);
   },
 );
 
 Deno.test("failover: a channel that times out is left for the next one", serverTest, async () => {
-  const s = await setupChat();
-  const slow = startOpenAIChatUpstream();
+  await using s = await setupChat();
+  await using slow = startOpenAIChatUpstream();
   slow.fault = { kind: "hang" };
-  try {
-    await addPreferred(s, slow.baseUrl, { timeout_ms: 300 });
-    const answer = await s.client.chat.completions.create(ask);
-    assertEquals(answer.choices[0].message.content, "Echo: fail over");
-  } finally {
-    await slow.close();
-    await s.close();
-  }
+  await addPreferred(s, slow.baseUrl, { timeout_ms: 300 });
+  const answer = await s.client.chat.completions.create(ask);
+  assertEquals(answer.choices[0].message.content, "Echo: fail over");
 });
 
 Deno.test(
   "failover: a stream that dies before its first event is retried elsewhere",
   serverTest,
   async () => {
-    const s = await setupChat();
-    const bad = startOpenAIChatUpstream();
+    await using s = await setupChat();
+    await using bad = startOpenAIChatUpstream();
     bad.fault = { kind: "die_mid_stream", afterChunks: 0 };
-    try {
-      await addPreferred(s, bad.baseUrl);
-      const final = await s.client.chat.completions.stream(ask).finalChatCompletion();
-      assertEquals(final.choices[0].message.content, "Echo: fail over");
-      assertEquals(bad.requests.length, 1);
-    } finally {
-      await bad.close();
-      await s.close();
-    }
+    await addPreferred(s, bad.baseUrl);
+    const final = await s.client.chat.completions.stream(ask).finalChatCompletion();
+    assertEquals(final.choices[0].message.content, "Echo: fail over");
+    assertEquals(bad.requests.length, 1);
   },
 );
 
@@ -106,27 +83,23 @@ Deno.test(
   "failover: at most 1 + max_retries channels, never one twice; then 502 and no charge",
   serverTest,
   async () => {
-    const s = await setupChat();
+    await using s = await setupChat();
     s.upstream.fault = { kind: "status", status: 503 };
-    const extra = [startOpenAIChatUpstream(), startOpenAIChatUpstream(), startOpenAIChatUpstream()];
-    try {
-      for (const [index, upstream] of extra.entries()) {
-        upstream.fault = { kind: "status", status: 500 };
-        await addPreferred(s, upstream.baseUrl, { priority: 10 - index });
-      }
-      const error = await s.client.chat.completions.create(ask).catch((e) => e);
-      assertOk(error instanceof OpenAI.APIError);
-      assertEquals(error.status, 502);
-      assertEquals((error.error as { code: string }).code, "upstream_unavailable");
-      const counts = [...extra, s.upstream].map((upstream) => upstream.requests.length);
-      assertEquals(counts, [1, 1, 1, 0]);
-      await noCharge(s);
-      const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
-      assertEquals(types, ["credit", "hold", "release"]);
-    } finally {
-      for (const upstream of extra) await upstream.close();
-      await s.close();
+    await using upstreams = new AsyncDisposableStack();
+    const extra = [1, 2, 3].map(() => upstreams.use(startOpenAIChatUpstream()));
+    for (const [index, upstream] of extra.entries()) {
+      upstream.fault = { kind: "status", status: 500 };
+      await addPreferred(s, upstream.baseUrl, { priority: 10 - index });
     }
+    const error = await s.client.chat.completions.create(ask).catch((e) => e);
+    assertOk(error instanceof OpenAI.APIError);
+    assertEquals(error.status, 502);
+    assertEquals((error.error as { code: string }).code, "upstream_unavailable");
+    const counts = [...extra, s.upstream].map((upstream) => upstream.requests.length);
+    assertEquals(counts, [1, 1, 1, 0]);
+    await assertNothingCharged(s, 10_000_000);
+    const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
+    assertEquals(types, ["credit", "hold", "release"]);
   },
 );
 
@@ -134,17 +107,13 @@ Deno.test(
   "failover: every channel rate limited gives 429 with the upstream's retry-after",
   serverTest,
   async () => {
-    const s = await setupChat();
+    await using s = await setupChat();
     s.upstream.fault = { kind: "status", status: 429, retryAfter: "7" };
-    try {
-      const response = await postChat(s, ask);
-      assertEquals(response.status, 429);
-      assertEquals(response.headers.get("retry-after"), "7");
-      assertEquals((await response.json()).error.code, "upstream_rate_limited");
-      await noCharge(s);
-    } finally {
-      await s.close();
-    }
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    assertEquals(response.status, 429);
+    assertEquals(response.headers.get("retry-after"), "7");
+    assertEquals((await response.json()).error.code, "upstream_rate_limited");
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -152,20 +121,15 @@ Deno.test(
   "failover: an upstream 400 is the request's fault: no other channel, no charge",
   serverTest,
   async () => {
-    const s = await setupChat();
-    const bad = startOpenAIChatUpstream();
+    await using s = await setupChat();
+    await using bad = startOpenAIChatUpstream();
     bad.fault = { kind: "status", status: 400, message: "max_tokens is too large" };
-    try {
-      await addPreferred(s, bad.baseUrl);
-      const error = await s.client.chat.completions.create(ask).catch((e) => e);
-      assertEquals(error.status, 400);
-      assertOk(String(error.message).includes("max_tokens is too large"));
-      assertEquals(s.upstream.requests.length, 0);
-      await noCharge(s);
-    } finally {
-      await bad.close();
-      await s.close();
-    }
+    await addPreferred(s, bad.baseUrl);
+    const error = await s.client.chat.completions.create(ask).catch((e) => e);
+    assertEquals(error.status, 400);
+    assertOk(String(error.message).includes("max_tokens is too large"));
+    assertEquals(s.upstream.requests.length, 0);
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -173,23 +137,19 @@ Deno.test(
   "stream: upstream dying mid-stream ends with an error event and costs nothing",
   serverTest,
   async () => {
-    const s = await setupChat();
+    await using s = await setupChat();
     s.upstream.fault = { kind: "die_mid_stream", afterChunks: 3 };
-    try {
-      const stream = await s.client.chat.completions.create({ ...ask, stream: true });
-      let text = "";
-      const error = await (async () => {
-        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
-      })().catch((e) => e);
-      assertOk(error instanceof OpenAI.APIError, `expected an APIError, got ${error}`);
-      assertOk(String(error.message).includes("upstream"));
-      assertOk(text.length > 0);
-      await noCharge(s);
-      const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
-      assertEquals(requests.at(-1).outcome, "upstream_error");
-    } finally {
-      await s.close();
-    }
+    const stream = await s.client.chat.completions.create({ ...ask, stream: true });
+    let text = "";
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    })().catch((e) => e);
+    assertOk(error instanceof OpenAI.APIError, `expected an APIError, got ${error}`);
+    assertOk(String(error.message).includes("upstream"));
+    assertOk(text.length > 0);
+    await assertNothingCharged(s, 10_000_000);
+    const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
+    assertEquals(requests.at(-1).outcome, "upstream_error");
   },
 );
 
@@ -197,17 +157,13 @@ Deno.test(
   "stream: an upstream error event mid-stream reaches the client once and costs nothing",
   serverTest,
   async () => {
-    const s = await setupChat();
+    await using s = await setupChat();
     s.upstream.fault = { kind: "in_stream_error", afterChunks: 2 };
-    try {
-      const response = await postChat(s, { ...ask, stream: true });
-      const body = await response.text();
-      assertEquals(body.match(/"error"/g)?.length, 1);
-      assertOk(body.includes("Simulated overload"));
-      await noCharge(s);
-    } finally {
-      await s.close();
-    }
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, { ...ask, stream: true });
+    const body = await response.text();
+    assertEquals(body.match(/"error"/g)?.length, 1);
+    assertOk(body.includes("Simulated overload"));
+    await assertNothingCharged(s, 10_000_000);
   },
 );
 
@@ -215,40 +171,38 @@ Deno.test(
   "stream: a client that disconnects aborts the upstream and pays for what was produced",
   serverTest,
   async () => {
-    const s = await setupChat({ upstream: { chunkDelayMs: 20, chunkSize: 2 } });
-    try {
-      const controller = new AbortController();
-      const response = await fetch(`${s.gw.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          model: MODEL,
-          stream: true,
-          messages: [{ role: "user", content: "a long answer ".repeat(20) }],
-        }),
-        signal: controller.signal,
-      });
-      const reader = response.body!.getReader();
-      await reader.read();
-      await reader.read();
-      await reader.read();
-      controller.abort();
-      await reader.cancel().catch(() => {});
-      for (let i = 0; i < 100 && s.upstream.cancelledStreams === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assertEquals(s.upstream.cancelledStreams, 1);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const balance = await s.gw.assertLedgerInvariant(s.keyId);
-      const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
-      assertOk(settle.cost! > 0, "a disconnect after output must be billed");
-      assertEquals(balance, 10_000_000 - settle.cost!);
-      const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
-      assertEquals(requests.at(-1).outcome, "client_disconnect");
-      assertEquals(requests.at(-1).usage_source, "estimate");
-    } finally {
-      await s.close();
+    await using s = await setupChat({ upstream: { chunkDelayMs: 20, chunkSize: 2 } });
+    const controller = new AbortController();
+    const response = await postJson(
+      s.gw,
+      "/v1/chat/completions",
+      s.key,
+      {
+        model: MODEL,
+        stream: true,
+        messages: [{ role: "user", content: "a long answer ".repeat(20) }],
+      },
+      {},
+      { signal: controller.signal },
+    );
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.read();
+    await reader.read();
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    for (let i = 0; i < 100 && s.upstream.cancelledStreams === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    assertEquals(s.upstream.cancelledStreams, 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const balance = await s.gw.assertLedgerInvariant(s.keyId);
+    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
+    assertOk(settle.cost! > 0, "a disconnect after output must be billed");
+    assertEquals(balance, 10_000_000 - settle.cost!);
+    const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
+    assertEquals(requests.at(-1).outcome, "client_disconnect");
+    assertEquals(requests.at(-1).usage_source, "estimate");
   },
 );
 
@@ -256,15 +210,11 @@ Deno.test(
   "non-stream answer without usage is billed by the documented estimate",
   serverTest,
   async () => {
-    const s = await setupChat();
+    await using s = await setupChat();
     s.upstream.fault = { kind: "no_usage" };
-    try {
-      await s.client.chat.completions.create(ask);
-      const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
-      assertOk(settle.cost! > 0);
-      await s.gw.assertLedgerInvariant(s.keyId);
-    } finally {
-      await s.close();
-    }
+    await s.client.chat.completions.create(ask);
+    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
+    assertOk(settle.cost! > 0);
+    await s.gw.assertLedgerInvariant(s.keyId);
   },
 );

@@ -1,6 +1,7 @@
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { assertNothingCharged, postJson, setupImages } from "../helpers/image_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { setupImages } from "../helpers/image_setup.ts";
 import {
   maskPng,
   nonSquarePng,
@@ -40,41 +41,34 @@ Deno.test(
   "image generation: every rule has its own 400, nothing held, nothing sent upstream",
   serverTest,
   async () => {
-    const s = await setupImages("openai-images");
-    try {
-      await s.gw.putModel("text-model", { kind: "text", price: { input: 1, output: 1 } });
-      const cases = [
-        ...GENERATION_CASES,
-        [
-          "text model",
-          { prompt: "p", model: "text-model" },
-          400,
-          "model",
-          "is a text model",
-        ] as const,
-      ];
-      for (const [name, body, status, param, fragment] of cases) {
-        const response = await postJson(s, "/v1/images/generations", body);
-        const error = (await response.json()).error;
-        assertEquals(response.status, status, name);
-        assertEquals(error.param, param, name);
-        assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
-      }
-      const bad = await postJson(s, "/v1/images/generations", { prompt: "p" }, {
-        "x-gateway-async-task": "maybe",
-      });
-      assertEquals(bad.status, 400);
-      assertEquals((await bad.json()).error.param, "X-Gateway-Async-Task");
-      const notJson = await fetch(`${s.gw.url}/v1/images/generations`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: "{nope",
-      });
-      assertEquals((await notJson.json()).error.code, "invalid_json");
-      await assertNothingCharged(s, 10_000_000);
-    } finally {
-      await s.close();
+    await using s = await setupImages("openai-images");
+    await s.gw.putModel("text-model", { kind: "text", price: { input: 1, output: 1 } });
+    const cases = [
+      ...GENERATION_CASES,
+      [
+        "text model",
+        { prompt: "p", model: "text-model" },
+        400,
+        "model",
+        "is a text model",
+      ] as const,
+    ];
+    for (const [name, body, status, param, fragment] of cases) {
+      const response = await postJson(s.gw, "/v1/images/generations", s.key, body);
+      const error = (await response.json()).error;
+      assertEquals(response.status, status, name);
+      assertEquals(error.param, param, name);
+      assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
     }
+    const bad = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p" }, {
+      "x-gateway-async-task": "maybe",
+    });
+    assertEquals(bad.status, 400);
+    assertEquals((await bad.json()).error.param, "X-Gateway-Async-Task");
+    const notJson = await postJson(s.gw, "/v1/images/generations", s.key, "{nope");
+    assertEquals((await notJson.json()).error.code, "invalid_json");
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );
 
@@ -82,15 +76,11 @@ Deno.test(
   "image generation: listed and custom sizes that meet every rule are accepted",
   serverTest,
   async () => {
-    const s = await setupImages("openai-images");
-    try {
-      for (const size of ["auto", "2048x1152", "2160x3840", "1280x720", "3840x1280"]) {
-        const response = await postJson(s, "/v1/images/generations", { prompt: "p", size });
-        assertEquals(response.status, 200, size);
-        await response.body?.cancel();
-      }
-    } finally {
-      await s.close();
+    await using s = await setupImages("openai-images");
+    for (const size of ["auto", "2048x1152", "2160x3840", "1280x720", "3840x1280"]) {
+      const response = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p", size });
+      assertEquals(response.status, 200, size);
+      await response.body?.cancel();
     }
   },
 );
@@ -113,93 +103,86 @@ Deno.test(
   "image edits: every file and field rule has its own 400, nothing held, nothing sent",
   serverTest,
   async () => {
-    const s = await setupImages("openai-images");
-    try {
-      const good = squarePngWithTransparency(64);
-      const cases: Array<[string, FormData, string, string]> = [
-        ["no image", editForm({}, { prompt: "p" }), "image", "image is required"],
-        ["no prompt", editForm({ image: good }, {}), "prompt", "prompt is required"],
-        ["not a PNG", editForm({ image: notAPng() }, { prompt: "p" }), "image", "not a PNG"],
-        ["truncated", editForm({ image: truncatedPng() }, { prompt: "p" }), "image", "truncated"],
-        [
-          "over 4 MB",
-          editForm({ image: pngOver4MB() }, { prompt: "p" }),
-          "image",
-          "smaller than 4 MB",
-        ],
-        [
-          "not square",
-          editForm({ image: nonSquarePng(64, 32) }, { prompt: "p" }),
-          "image",
-          "square",
-        ],
-        [
-          "opaque with alpha, no mask",
-          editForm({ image: squareOpaquePngWithAlpha(64) }, { prompt: "p" }),
-          "image",
-          "every pixel is opaque",
-        ],
-        [
-          "RGB without alpha, no mask",
-          editForm({ image: squareOpaqueRgbPng(64) }, { prompt: "p" }),
-          "image",
-          "no alpha channel",
-        ],
-        [
-          "mask of other dimensions",
-          editForm({ image: good, mask: maskPng(32, 32) }, { prompt: "p" }),
-          "mask",
-          "mask must have the image's dimensions",
-        ],
-        [
-          "mask not PNG",
-          editForm({ image: good, mask: notAPng() }, { prompt: "p" }),
-          "mask",
-          "not a PNG",
-        ],
-        [
-          "second image not square",
-          editForm({ "image[]": [good, nonSquarePng()] }, { prompt: "p" }),
-          "image",
-          "image 2",
-        ],
-        [
-          "n not a number",
-          editForm({ image: good }, { prompt: "p", n: "two" }),
-          "n",
-          "whole number",
-        ],
-        ["n eleven", editForm({ image: good }, { prompt: "p", n: "11" }), "n", "at most 10"],
-        [
-          "size rule",
-          editForm({ image: good }, { prompt: "p", size: "1000x1000" }),
-          "size",
-          "multiple of 16",
-        ],
-        [
-          "generation-only model",
-          editForm({ image: good }, { prompt: "p", model: "gen-image-2-4k" }),
-          "model",
-          "does not edit images",
-        ],
-      ];
-      for (const [name, form, param, fragment] of cases) {
-        const response = await fetch(`${s.gw.url}/v1/images/edits`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${s.key}` },
-          body: form,
-        });
-        const error = (await response.json()).error;
-        assertEquals(response.status, 400, `${name}: ${error.message}`);
-        assertEquals(error.param, param, name);
-        assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
-      }
-      const json = await postJson(s, "/v1/images/edits", { prompt: "p" });
-      assertEquals((await json.json()).error.code, "invalid_content_type");
-      await assertNothingCharged(s, 10_000_000);
-    } finally {
-      await s.close();
+    await using s = await setupImages("openai-images");
+    const good = squarePngWithTransparency(64);
+    const cases: Array<[string, FormData, string, string]> = [
+      ["no image", editForm({}, { prompt: "p" }), "image", "image is required"],
+      ["no prompt", editForm({ image: good }, {}), "prompt", "prompt is required"],
+      ["not a PNG", editForm({ image: notAPng() }, { prompt: "p" }), "image", "not a PNG"],
+      ["truncated", editForm({ image: truncatedPng() }, { prompt: "p" }), "image", "truncated"],
+      [
+        "over 4 MB",
+        editForm({ image: pngOver4MB() }, { prompt: "p" }),
+        "image",
+        "smaller than 4 MB",
+      ],
+      [
+        "not square",
+        editForm({ image: nonSquarePng(64, 32) }, { prompt: "p" }),
+        "image",
+        "square",
+      ],
+      [
+        "opaque with alpha, no mask",
+        editForm({ image: squareOpaquePngWithAlpha(64) }, { prompt: "p" }),
+        "image",
+        "every pixel is opaque",
+      ],
+      [
+        "RGB without alpha, no mask",
+        editForm({ image: squareOpaqueRgbPng(64) }, { prompt: "p" }),
+        "image",
+        "no alpha channel",
+      ],
+      [
+        "mask of other dimensions",
+        editForm({ image: good, mask: maskPng(32, 32) }, { prompt: "p" }),
+        "mask",
+        "mask must have the image's dimensions",
+      ],
+      [
+        "mask not PNG",
+        editForm({ image: good, mask: notAPng() }, { prompt: "p" }),
+        "mask",
+        "not a PNG",
+      ],
+      [
+        "second image not square",
+        editForm({ "image[]": [good, nonSquarePng()] }, { prompt: "p" }),
+        "image",
+        "image 2",
+      ],
+      [
+        "n not a number",
+        editForm({ image: good }, { prompt: "p", n: "two" }),
+        "n",
+        "whole number",
+      ],
+      ["n eleven", editForm({ image: good }, { prompt: "p", n: "11" }), "n", "at most 10"],
+      [
+        "size rule",
+        editForm({ image: good }, { prompt: "p", size: "1000x1000" }),
+        "size",
+        "multiple of 16",
+      ],
+      [
+        "generation-only model",
+        editForm({ image: good }, { prompt: "p", model: "gen-image-2-4k" }),
+        "model",
+        "does not edit images",
+      ],
+    ];
+    for (const [name, form, param, fragment] of cases) {
+      const response = await postJson(s.gw, "/v1/images/edits", s.key, form);
+      const error = (await response.json()).error;
+      assertEquals(response.status, 400, `${name}: ${error.message}`);
+      assertEquals(error.param, param, name);
+      assertEquals(error.message.includes(fragment), true, `${name}: ${error.message}`);
     }
+    const json = await postJson(s.gw, "/v1/images/edits", s.key, { prompt: "p" });
+    assertEquals((await json.json()).error.code, "invalid_content_type");
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );
 
@@ -207,24 +190,21 @@ Deno.test(
   "image edits: an opaque image with a mask is accepted; user is passed on",
   serverTest,
   async () => {
-    const s = await setupImages("openai-images");
-    try {
-      const response = await fetch(`${s.gw.url}/v1/images/edits`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${s.key}` },
-        body: editForm({ image: squareOpaqueRgbPng(64), mask: maskPng(64, 64) }, {
-          prompt: "p",
-          n: "2",
-          user: "end-user-7",
-        }),
-      });
-      assertEquals(response.status, 200);
-      assertEquals((await response.json()).data.length, 2);
-      assertEquals(s.openai!.requests[0].body.user, "end-user-7");
-      assertEquals(s.openai!.requests[0].body.n, "2");
-    } finally {
-      await s.close();
-    }
+    await using s = await setupImages("openai-images");
+    const response = await postJson(
+      s.gw,
+      "/v1/images/edits",
+      s.key,
+      editForm({ image: squareOpaqueRgbPng(64), mask: maskPng(64, 64) }, {
+        prompt: "p",
+        n: "2",
+        user: "end-user-7",
+      }),
+    );
+    assertEquals(response.status, 200);
+    assertEquals((await response.json()).data.length, 2);
+    assertEquals(s.openai!.requests[0].body.user, "end-user-7");
+    assertEquals(s.openai!.requests[0].body.n, "2");
   },
 );
 
@@ -232,15 +212,12 @@ Deno.test(
   "image requests with too little balance: 402 before anything is sent",
   serverTest,
   async () => {
-    const s = await setupImages("gemini", { balance: 50_000 });
-    try {
-      const response = await postJson(s, "/v1/images/generations", { prompt: "p", n: 2 });
-      assertEquals(response.status, 402);
-      assertEquals(response.headers.get("x-should-retry"), "false");
-      assertEquals((await response.json()).error.code, "insufficient_balance");
-      await assertNothingCharged(s, 50_000);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupImages("gemini", { balance: 50_000 });
+    const response = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "p", n: 2 });
+    assertEquals(response.status, 402);
+    assertEquals(response.headers.get("x-should-retry"), "false");
+    assertEquals((await response.json()).error.code, "insufficient_balance");
+    assertEquals(s.upstreamRequests(), 0);
+    await assertNothingCharged(s, 50_000, { untouched: true });
   },
 );

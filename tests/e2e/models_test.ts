@@ -27,28 +27,24 @@ Deno.test(
   "GET /v1/models with openai: exactly the key's models that have an enabled channel",
   serverTest,
   async () => {
-    const gw = await setup();
-    try {
-      const { key } = await gw.createKey();
-      const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1` });
-      const ids = [];
-      for await (const model of client.models.list()) ids.push(model.id);
-      assertEquals(ids, ["alpha", "beta", "gamma"]);
-      const one = await client.models.retrieve("beta");
-      assertEquals(one.object, "model");
-      assertEquals(one.id, "beta");
-      const missing = await client.models.retrieve("vip-only").catch((e) => e);
-      assertEquals(missing.status, 404);
+    await using gw = await setup();
+    const { key } = await gw.createKey();
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1` });
+    const ids = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    assertEquals(ids, ["alpha", "beta", "gamma"]);
+    const one = await client.models.retrieve("beta");
+    assertEquals(one.object, "model");
+    assertEquals(one.id, "beta");
+    const missing = await client.models.retrieve("vip-only").catch((e) => e);
+    assertEquals(missing.status, 404);
 
-      const limited = await gw.createKey({ models: ["gamma"] });
-      const limitedClient = new OpenAI({ apiKey: limited.key, baseURL: `${gw.url}/v1` });
-      assertEquals((await limitedClient.models.list()).data.map((m) => m.id), ["gamma"]);
-      const vip = await gw.createKey({ group: "vip" });
-      const vipClient = new OpenAI({ apiKey: vip.key, baseURL: `${gw.url}/v1` });
-      assertEquals((await vipClient.models.list()).data.map((m) => m.id), ["vip-only"]);
-    } finally {
-      await gw.close();
-    }
+    const limited = await gw.createKey({ models: ["gamma"] });
+    const limitedClient = new OpenAI({ apiKey: limited.key, baseURL: `${gw.url}/v1` });
+    assertEquals((await limitedClient.models.list()).data.map((m) => m.id), ["gamma"]);
+    const vip = await gw.createKey({ group: "vip" });
+    const vipClient = new OpenAI({ apiKey: vip.key, baseURL: `${gw.url}/v1` });
+    assertEquals((await vipClient.models.list()).data.map((m) => m.id), ["vip-only"]);
   },
 );
 
@@ -56,21 +52,17 @@ Deno.test(
   "GET /v1/models with the Anthropic SDK: Anthropic shape, paged with after_id",
   serverTest,
   async () => {
-    const gw = await setup();
-    try {
-      const { key } = await gw.createKey();
-      const client = new Anthropic({ apiKey: key, baseURL: gw.url });
-      const first = await client.models.list({ limit: 2 });
-      assertEquals(first.data.map((m) => m.id), ["alpha", "beta"]);
-      assertEquals(first.data[0].type, "model");
-      assertEquals(first.has_more, true);
-      const ids = [];
-      for await (const model of client.models.list({ limit: 2 })) ids.push(model.id);
-      assertEquals(ids, ["alpha", "beta", "gamma"]);
-      assertEquals((await client.models.retrieve("gamma")).display_name, "gamma");
-    } finally {
-      await gw.close();
-    }
+    await using gw = await setup();
+    const { key } = await gw.createKey();
+    const client = new Anthropic({ apiKey: key, baseURL: gw.url });
+    const first = await client.models.list({ limit: 2 });
+    assertEquals(first.data.map((m) => m.id), ["alpha", "beta"]);
+    assertEquals(first.data[0].type, "model");
+    assertEquals(first.has_more, true);
+    const ids = [];
+    for await (const model of client.models.list({ limit: 2 })) ids.push(model.id);
+    assertEquals(ids, ["alpha", "beta", "gamma"]);
+    assertEquals((await client.models.retrieve("gamma")).display_name, "gamma");
   },
 );
 
@@ -78,30 +70,26 @@ Deno.test(
   "GET /v1beta/models with @google/genai: Gemini shape, paged with pageToken",
   serverTest,
   async () => {
-    const gw = await setup();
-    try {
-      const { key } = await gw.createKey();
-      const client = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
-      const names = [];
-      for await (const model of await client.models.list({ config: { pageSize: 2 } })) {
-        names.push(
-          model.name,
-        );
-      }
-      assertEquals(names, ["models/alpha", "models/beta", "models/gamma"]);
-      const byQueryKey = await fetch(`${gw.url}/v1beta/models?key=${key}`);
-      assertEquals((await byQueryKey.json()).models.length, 3);
-      const vendorHeader = await fetch(`${gw.url}/v1beta/models/beta`, {
-        headers: { "x-vendor-api-key": key },
-      });
-      assertEquals((await vendorHeader.json()).name, "models/beta");
-      const unauthorised = await fetch(`${gw.url}/v1beta/models`);
-      assertEquals(unauthorised.status, 401);
-      const body = await unauthorised.json();
-      assertEquals(body.error.status, "UNAUTHENTICATED");
-      assertEquals(body.error.details[0].reason, "missing_api_key");
-    } finally {
-      await gw.close();
+    await using gw = await setup();
+    const { key } = await gw.createKey();
+    const client = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
+    const names = [];
+    for await (const model of await client.models.list({ config: { pageSize: 2 } })) {
+      names.push(
+        model.name,
+      );
     }
+    assertEquals(names, ["models/alpha", "models/beta", "models/gamma"]);
+    const byQueryKey = await fetch(`${gw.url}/v1beta/models?key=${key}`);
+    assertEquals((await byQueryKey.json()).models.length, 3);
+    const vendorHeader = await fetch(`${gw.url}/v1beta/models/beta`, {
+      headers: { "x-vendor-api-key": key },
+    });
+    assertEquals((await vendorHeader.json()).name, "models/beta");
+    const unauthorised = await fetch(`${gw.url}/v1beta/models`);
+    assertEquals(unauthorised.status, 401);
+    const body = await unauthorised.json();
+    assertEquals(body.error.status, "UNAUTHENTICATED");
+    assertEquals(body.error.details[0].reason, "missing_api_key");
   },
 );

@@ -47,44 +47,40 @@ for (const type of CHANNEL_TYPES) {
     `AI SDK providers → ${type}: generateText with a tool loop, streamText`,
     serverTest,
     async () => {
-      const s = await setupText();
-      try {
-        for (const [name, provider] of Object.entries(providers(s))) {
-          const model = provider.model(MODEL_OF[type]);
-          const settings = { maxRetries: 0, ...provider.settings };
-          const plain = await generateText({ model, prompt: "hello", ...settings });
-          assertEquals(plain.text, "Echo: hello", `${name} → ${type}`);
-          assertOk((plain.usage.inputTokens ?? 0) > 0, `${name} → ${type}: usage`);
+      await using s = await setupText();
+      for (const [name, provider] of Object.entries(providers(s))) {
+        const model = provider.model(MODEL_OF[type]);
+        const settings = { maxRetries: 0, ...provider.settings };
+        const plain = await generateText({ model, prompt: "hello", ...settings });
+        assertEquals(plain.text, "Echo: hello", `${name} → ${type}`);
+        assertOk((plain.usage.inputTokens ?? 0) > 0, `${name} → ${type}: usage`);
 
-          const looped = await generateText({
-            model,
-            prompt: "weather?",
-            tools: { get_weather: weather, get_time: weather },
-            stopWhen: stepCountIs(3),
-            ...settings,
-          });
-          assertEquals(looped.steps[0].toolCalls.map((call) => call.toolName), [
-            "get_weather",
-            "get_time",
-          ], `${name} → ${type}`);
-          assertOk(
-            /sunny in City 0.*sunny in City 1/.test(looped.text),
-            `${name} → ${type}: ${looped.text}`,
-          );
+        const looped = await generateText({
+          model,
+          prompt: "weather?",
+          tools: { get_weather: weather, get_time: weather },
+          stopWhen: stepCountIs(3),
+          ...settings,
+        });
+        assertEquals(looped.steps[0].toolCalls.map((call) => call.toolName), [
+          "get_weather",
+          "get_time",
+        ], `${name} → ${type}`);
+        assertOk(
+          /sunny in City 0.*sunny in City 1/.test(looped.text),
+          `${name} → ${type}: ${looped.text}`,
+        );
 
-          const streamed = streamText({ model, prompt: "stream please", ...settings });
-          assertEquals(await streamed.text, "Echo: stream please", `${name} → ${type}`);
-          const streamedTools = streamText({
-            model,
-            prompt: "weather?",
-            tools: { get_weather: weather },
-            stopWhen: stepCountIs(2),
-            ...settings,
-          });
-          assertOk((await streamedTools.text).includes("sunny in City 0"), `${name} → ${type}`);
-        }
-      } finally {
-        await s.close();
+        const streamed = streamText({ model, prompt: "stream please", ...settings });
+        assertEquals(await streamed.text, "Echo: stream please", `${name} → ${type}`);
+        const streamedTools = streamText({
+          model,
+          prompt: "weather?",
+          tools: { get_weather: weather },
+          stopWhen: stepCountIs(2),
+          ...settings,
+        });
+        assertOk((await streamedTools.text).includes("sunny in City 0"), `${name} → ${type}`);
       }
     },
   );

@@ -1,8 +1,9 @@
 /** Every failed upstream attempt is attributed: channel, URL, cause class, latency. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
-import { type ChatSetup, MODEL, postChat, setupChat } from "../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
+import { type ChatSetup, MODEL, setupChat } from "../helpers/text_setup.ts";
 import { startOpenAIChatUpstream, startResettingServer } from "../upstream/openai_chat.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "who failed?" }] };
@@ -39,17 +40,25 @@ const cases: Array<{
   errorClass: string;
   status?: number;
   // deno-lint-ignore no-explicit-any
-  start(): Promise<{ baseUrl: string; extra?: any; close(): Promise<void> | void }>;
+  start(): Promise<{ baseUrl: string; extra?: any } & AsyncDisposable>;
 }> = [
   {
     label: "a refused connection",
     errorClass: "connect_refused",
-    start: () => Promise.resolve({ baseUrl: `http://127.0.0.1:${closedPort()}/v1`, close() {} }),
+    start: () =>
+      Promise.resolve({
+        baseUrl: `http://127.0.0.1:${closedPort()}/v1`,
+        [Symbol.asyncDispose]: async () => {},
+      }),
   },
   {
     label: "a host name that does not resolve",
     errorClass: "dns",
-    start: () => Promise.resolve({ baseUrl: "http://upstream.invalid/v1", close() {} }),
+    start: () =>
+      Promise.resolve({
+        baseUrl: "http://upstream.invalid/v1",
+        [Symbol.asyncDispose]: async () => {},
+      }),
   },
   {
     label: "TLS spoken to a plain HTTP server",
@@ -58,7 +67,7 @@ const cases: Array<{
       const plain = startOpenAIChatUpstream();
       return Promise.resolve({
         baseUrl: plain.baseUrl.replace("http:", "https:"),
-        close: plain.close,
+        [Symbol.asyncDispose]: plain.close,
       });
     },
   },
@@ -67,7 +76,10 @@ const cases: Array<{
     errorClass: "reset",
     start() {
       const reset = startResettingServer();
-      return Promise.resolve({ baseUrl: reset.baseUrl, close: () => reset.close() });
+      return Promise.resolve({
+        baseUrl: reset.baseUrl,
+        [Symbol.asyncDispose]: reset[Symbol.asyncDispose],
+      });
     },
   },
   {
@@ -79,7 +91,7 @@ const cases: Array<{
       return Promise.resolve({
         baseUrl: slow.baseUrl,
         extra: { timeout_ms: 300 },
-        close: slow.close,
+        [Symbol.asyncDispose]: slow.close,
       });
     },
   },
@@ -90,7 +102,7 @@ const cases: Array<{
     start() {
       const failing = startOpenAIChatUpstream();
       failing.fault = { kind: "status", status: 500 };
-      return Promise.resolve({ baseUrl: failing.baseUrl, close: failing.close });
+      return Promise.resolve({ baseUrl: failing.baseUrl, [Symbol.asyncDispose]: failing.close });
     },
   },
   {
@@ -101,7 +113,7 @@ const cases: Array<{
     start() {
       const missing = startOpenAIChatUpstream();
       missing.fault = { kind: "status", status: 404 };
-      return Promise.resolve({ baseUrl: missing.baseUrl, close: missing.close });
+      return Promise.resolve({ baseUrl: missing.baseUrl, [Symbol.asyncDispose]: missing.close });
     },
   },
 ];
@@ -111,35 +123,30 @@ for (const { label, errorClass, status, start } of cases) {
     `upstream attribution: ${label} is a 502 naming the channel and '${errorClass}', recorded, not charged`,
     serverTest,
     async () => {
-      const s = await setupChat();
-      const upstream = await start();
-      try {
-        const channelId = await onlyChannel(s, upstream.baseUrl, upstream.extra);
-        const response = await postChat(s, ask);
-        const body = await response.json();
-        assertEquals(response.status, 502);
-        assertEquals(body.error.code, "upstream_unavailable");
-        assertEquals(response.headers.get("x-gateway-channel"), channelId);
-        assertOk(body.error.message.includes(errorClass), body.error.message);
-        assertOk(body.error.message.includes(channelId), body.error.message);
-        assertOk(!body.error.message.includes("sk-upstream-test"));
+      await using s = await setupChat();
+      await using upstream = await start();
+      const channelId = await onlyChannel(s, upstream.baseUrl, upstream.extra);
+      const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+      const body = await response.json();
+      assertEquals(response.status, 502);
+      assertEquals(body.error.code, "upstream_unavailable");
+      assertEquals(response.headers.get("x-gateway-channel"), channelId);
+      assertOk(body.error.message.includes(errorClass), body.error.message);
+      assertOk(body.error.message.includes(channelId), body.error.message);
+      assertOk(!body.error.message.includes("sk-upstream-test"));
 
-        const record = await lastRequest(s);
-        assertEquals(record.status, 502);
-        assertEquals(record.channel_id, channelId);
-        assertEquals(record.attempts, 1);
-        const [attempt] = record.upstream_attempts;
-        assertEquals(attempt.channel_id, channelId);
-        assertEquals(attempt.outcome, "failed");
-        assertEquals(attempt.error_class, errorClass);
-        assertEquals(attempt.status, status);
-        assertEquals(attempt.url, `${upstream.baseUrl}/chat/completions`);
-        assertOk(typeof attempt.latency_ms === "number");
-        assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000);
-      } finally {
-        await upstream.close();
-        await s.close();
-      }
+      const record = await lastRequest(s);
+      assertEquals(record.status, 502);
+      assertEquals(record.channel_id, channelId);
+      assertEquals(record.attempts, 1);
+      const [attempt] = record.upstream_attempts;
+      assertEquals(attempt.channel_id, channelId);
+      assertEquals(attempt.outcome, "failed");
+      assertEquals(attempt.error_class, errorClass);
+      assertEquals(attempt.status, status);
+      assertEquals(attempt.url, `${upstream.baseUrl}/chat/completions`);
+      assertOk(typeof attempt.latency_ms === "number");
+      await assertNothingCharged(s, 10_000_000);
     },
   );
 }
@@ -148,33 +155,29 @@ Deno.test(
   "upstream attribution: with failover the record lists the dead channel's attempt and the live one's",
   serverTest,
   async () => {
-    const s = await setupChat();
-    try {
-      const primary = (await s.gw.admin("GET", "/admin/channels")).body.data[0].id;
-      const dead = await s.gw.addChannel({
-        name: "dead",
-        base_url: `http://127.0.0.1:${closedPort()}/v1`,
-        models: [MODEL],
-        priority: 1,
-      });
-      const response = await postChat(s, ask);
-      assertEquals(response.status, 200);
-      assertEquals(response.headers.get("x-gateway-channel"), primary);
-      await response.body?.cancel();
-      const record = await lastRequest(s);
-      assertEquals(record.channel_id, primary);
-      assertEquals(record.attempts, 2);
-      assertEquals(
-        record.upstream_attempts.map((a: { channel_id: string; outcome: string }) => [
-          a.channel_id,
-          a.outcome,
-        ]),
-        [[dead.id, "failed"], [primary, "ok"]],
-      );
-      assertEquals(record.upstream_attempts[0].error_class, "connect_refused");
-      assertEquals(record.upstream_attempts[1].error_class, undefined);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupChat();
+    const primary = (await s.gw.admin("GET", "/admin/channels")).body.data[0].id;
+    const dead = await s.gw.addChannel({
+      name: "dead",
+      base_url: `http://127.0.0.1:${closedPort()}/v1`,
+      models: [MODEL],
+      priority: 1,
+    });
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    assertEquals(response.status, 200);
+    assertEquals(response.headers.get("x-gateway-channel"), primary);
+    await response.body?.cancel();
+    const record = await lastRequest(s);
+    assertEquals(record.channel_id, primary);
+    assertEquals(record.attempts, 2);
+    assertEquals(
+      record.upstream_attempts.map((a: { channel_id: string; outcome: string }) => [
+        a.channel_id,
+        a.outcome,
+      ]),
+      [[dead.id, "failed"], [primary, "ok"]],
+    );
+    assertEquals(record.upstream_attempts[0].error_class, "connect_refused");
+    assertEquals(record.upstream_attempts[1].error_class, undefined);
   },
 );

@@ -1,16 +1,12 @@
 /** Every refused video request: its status, its error, and that nothing was charged or sent. */
 
+import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { captureConsoleError } from "../helpers/console_capture.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest } from "../helpers/gateway.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
-import {
-  assertNothingCharged,
-  setupVideo,
-  type VideoFile,
-  type VideoSetup,
-} from "../helpers/video_setup.ts";
+import { setupVideo, type VideoFile, type VideoSetup } from "../helpers/video_setup.ts";
 import { kvKeys } from "../../core/kv/kv_keys.ts";
 
 const fixtures = await mediaFixtures();
@@ -240,68 +236,51 @@ Deno.test(
   "video validation: every rule refused with its error, nothing charged or sent",
   serverTest,
   async () => {
-    const s = await setupVideo();
-    try {
-      const balance = await s.gw.balance(s.keyId);
-      for (const refusal of REFUSALS) await expectRefused(s, refusal);
-      await assertNothingCharged(s, balance);
-      assertEquals(await storedMediaCount(s), 0);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupVideo();
+    const balance = await s.gw.balance(s.keyId);
+    for (const refusal of REFUSALS) await expectRefused(s, refusal);
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, balance, { untouched: true });
+    assertEquals(await storedMediaCount(s), 0);
   },
 );
 
 Deno.test("video validation: envelope and key errors", serverTest, async () => {
-  const s = await setupVideo();
-  try {
-    const balance = await s.gw.balance(s.keyId);
-    const json = await fetch(`${s.gw.url}/v1/video/generations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-      body: JSON.stringify(BASE),
-    });
-    assertEquals(json.status, 400);
-    assertEquals((await json.json()).error.code, "invalid_content_type");
-    const noKey = await fetch(`${s.gw.url}/v1/video/generations`, { method: "POST" });
-    assertEquals(noKey.status, 401);
-    await noKey.body?.cancel();
-    const longKey = await s.submit(BASE, [], { "idempotency-key": "k".repeat(256) });
-    assertEquals(longKey.status, 400);
-    assertEquals((await longKey.json()).error.param, "Idempotency-Key");
-    const textAsFile = new FormData();
-    textAsFile.append("model", "vid-2");
-    textAsFile.append("prompt", "x");
-    textAsFile.append("video", "not a file");
-    const asText = await fetch(`${s.gw.url}/v1/video/generations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${s.key}` },
-      body: textAsFile,
-    });
-    assertEquals(asText.status, 400);
-    assertEquals((await asText.json()).error.param, "video");
-    await assertNothingCharged(s, balance);
-  } finally {
-    await s.close();
-  }
+  await using s = await setupVideo();
+  const balance = await s.gw.balance(s.keyId);
+  const json = await postJson(s.gw, "/v1/video/generations", s.key, BASE);
+  assertEquals(json.status, 400);
+  assertEquals((await json.json()).error.code, "invalid_content_type");
+  const noKey = await fetch(`${s.gw.url}/v1/video/generations`, { method: "POST" });
+  assertEquals(noKey.status, 401);
+  await noKey.body?.cancel();
+  const longKey = await s.submit(BASE, [], { "idempotency-key": "k".repeat(256) });
+  assertEquals(longKey.status, 400);
+  assertEquals((await longKey.json()).error.param, "Idempotency-Key");
+  const textAsFile = new FormData();
+  textAsFile.append("model", "vid-2");
+  textAsFile.append("prompt", "x");
+  textAsFile.append("video", "not a file");
+  const asText = await postJson(s.gw, "/v1/video/generations", s.key, textAsFile);
+  assertEquals(asText.status, 400);
+  assertEquals((await asText.json()).error.param, "video");
+  assertEquals(s.ark.creates, 0);
+  await assertNothingCharged(s, balance, { untouched: true });
 });
 
 Deno.test(
   "video validation: 402 when the balance cannot cover the seconds; nothing kept",
   serverTest,
   async () => {
-    const s = await setupVideo({ balance: 600_000 });
-    try {
-      const response = await s.submit({ ...BASE, duration: "4" }, [
-        { field: "video", bytes: fixtures.mp4_3s },
-      ]);
-      assertEquals(response.status, 402);
-      assertEquals((await response.json()).error.code, "insufficient_balance");
-      await assertNothingCharged(s, 600_000);
-      assertEquals(await storedMediaCount(s), 0);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupVideo({ balance: 600_000 });
+    const response = await s.submit({ ...BASE, duration: "4" }, [
+      { field: "video", bytes: fixtures.mp4_3s },
+    ]);
+    assertEquals(response.status, 402);
+    assertEquals((await response.json()).error.code, "insufficient_balance");
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, 600_000, { untouched: true });
+    assertEquals(await storedMediaCount(s), 0);
   },
 );
 
@@ -309,24 +288,21 @@ Deno.test(
   "video validation: without ffprobe, probed requests get 503 and no charge; others run",
   serverTest,
   async () => {
-    const s = await setupVideo({ env: { FFPROBE_PATH: "/nonexistent/ffprobe" } });
-    try {
-      const balance = await s.gw.balance(s.keyId);
-      const { result: refused, lines } = await captureConsoleError(() =>
-        s.submit(BASE, [{ field: "video", bytes: fixtures.mp4_3s }])
-      );
-      assertEquals(lines.map((line) => JSON.parse(line)), [
-        { msg: "ffprobe unavailable", error: "ffprobe was not found at '/nonexistent/ffprobe'" },
-      ]);
-      assertEquals(refused.status, 503);
-      assertEquals((await refused.json()).error.code, "media_probe_unavailable");
-      await assertNothingCharged(s, balance);
-      const textOnly = await s.submit({ ...BASE, extra_field: "x" });
-      assertEquals(textOnly.status, 200);
-      assertEquals(textOnly.headers.get("x-gateway-ignored-fields"), "extra_field");
-      await s.waitForTask((await textOnly.json()).id);
-    } finally {
-      await s.close();
-    }
+    await using s = await setupVideo({ env: { FFPROBE_PATH: "/nonexistent/ffprobe" } });
+    const balance = await s.gw.balance(s.keyId);
+    const { result: refused, lines } = await captureConsoleError(() =>
+      s.submit(BASE, [{ field: "video", bytes: fixtures.mp4_3s }])
+    );
+    assertEquals(lines.map((line) => JSON.parse(line)), [
+      { msg: "ffprobe unavailable", error: "ffprobe was not found at '/nonexistent/ffprobe'" },
+    ]);
+    assertEquals(refused.status, 503);
+    assertEquals((await refused.json()).error.code, "media_probe_unavailable");
+    assertEquals(s.ark.creates, 0);
+    await assertNothingCharged(s, balance, { untouched: true });
+    const textOnly = await s.submit({ ...BASE, extra_field: "x" });
+    assertEquals(textOnly.status, 200);
+    assertEquals(textOnly.headers.get("x-gateway-ignored-fields"), "extra_field");
+    await s.waitForTask((await textOnly.json()).id);
   },
 );

@@ -5,7 +5,7 @@ import { readSettings } from "../../core/settings.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
-export interface TestGateway {
+export interface TestGateway extends AsyncDisposable {
   url: string;
   running: RunningGateway;
   kvPath: string;
@@ -30,6 +30,7 @@ export interface TestGateway {
   assertLedgerInvariant(keyId: string): Promise<number>;
   /** Waits until background settles and log writes are done. */
   settle(): Promise<void>;
+  /** Shuts the gateway down and removes its KV; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -82,6 +83,11 @@ export async function startTestGateway(
     await running.gateway.drain();
   };
 
+  const close = async () => {
+    await running.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+
   return {
     url,
     running,
@@ -123,12 +129,39 @@ export async function startTestGateway(
       return balance;
     },
     settle,
-    async close() {
-      await running.shutdown();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 
 /** Deno.test options for tests that hold a server open across steps. */
 export const serverTest = { sanitizeOps: false, sanitizeResources: false };
+
+/**
+ * POSTs `body` to `path` on a gateway (a test gateway, a gateway process, or anything with its
+ * `url`) and returns the raw Response. `key` goes as `authorization: Bearer …` (null: no key, e.g.
+ * when `headers` carry `x-api-key` or `x-goog-api-key`); `headers` add to or replace the defaults.
+ * Objects and arrays are sent as JSON; a string or a stream is sent as it is, as JSON, for
+ * malformed or oversized bodies; a FormData goes as multipart/form-data.
+ */
+export function postJson(
+  gw: { url: string },
+  path: string,
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: Omit<RequestInit, "method" | "headers" | "body"> = {},
+): Promise<Response> {
+  const form = body instanceof FormData;
+  const raw = form || typeof body === "string" || body instanceof ReadableStream;
+  return fetch(`${gw.url}${path}`, {
+    ...init,
+    method: "POST",
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      ...(form ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    body: raw ? body as BodyInit : JSON.stringify(body),
+  });
+}

@@ -2,11 +2,13 @@
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-export interface GatewayProcess {
+export interface GatewayProcess extends AsyncDisposable {
   child: Deno.ChildProcess;
   url: string;
   lines: string[];
   stderr: Promise<string>;
+  /** Sends SIGTERM unless the process already exited, and waits for its exit. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export function freePort(): number {
@@ -27,6 +29,8 @@ export async function spawnGateway(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  let exited = false;
+  child.status.then(() => exited = true, () => exited = true);
   const lines: string[] = [];
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const stderr = new Response(child.stderr).text();
@@ -46,5 +50,20 @@ export async function spawnGateway(
     if (exited) break;
   }
   readLines.catch(() => {});
-  return { child, url: `http://127.0.0.1:${port}`, lines, stderr };
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    lines,
+    stderr,
+    async [Symbol.asyncDispose]() {
+      if (!exited) {
+        try {
+          child.kill("SIGTERM");
+        } catch {
+          // exited meanwhile
+        }
+      }
+      await child.status;
+    },
+  };
 }

@@ -2,7 +2,6 @@
 
 import OpenAI from "openai";
 import { decodeBase64 } from "../../core/util/base64.ts";
-import { assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./gateway.ts";
 import {
   type OpenAIImagesUpstream,
@@ -23,7 +22,7 @@ export const OPENAI_UPSTREAM_MODEL = "gpt-image-sim";
 
 export type ImageChannelType = "openai-images" | "gemini";
 
-export interface ImageSetup {
+export interface ImageSetup extends AsyncDisposable {
   gw: TestGateway;
   type: ImageChannelType;
   openai?: OpenAIImagesUpstream;
@@ -33,6 +32,7 @@ export interface ImageSetup {
   client: OpenAI;
   /** Upstream requests recorded so far, whichever simulator serves. */
   upstreamRequests(): number;
+  /** Shuts everything down; `await using` does the same. */
   close(): Promise<void>;
 }
 
@@ -72,6 +72,11 @@ export async function setupImages(
     balance: options.balance ?? 10_000_000,
     ...options.key,
   });
+  const close = async () => {
+    await gw.close();
+    await openai?.close();
+    await gemini?.close();
+  };
   return {
     gw,
     type,
@@ -81,37 +86,12 @@ export async function setupImages(
     key,
     client: new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
     upstreamRequests: () => (openai?.requests.length ?? 0) + (gemini?.requests.length ?? 0),
-    async close() {
-      await gw.close();
-      await openai?.close();
-      await gemini?.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
-}
-
-/** POSTs JSON to a gateway path with the setup's key. */
-export function postJson(
-  s: ImageSetup,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(`${s.gw.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
 }
 
 /** Decodes base64 into bytes. */
 export function bytesOfBase64(b64: string): Uint8Array {
   return decodeBase64(b64)!;
-}
-
-/** Asserts that bad requests left the key's money untouched and reached no upstream. */
-export async function assertNothingCharged(s: ImageSetup, balance: number): Promise<void> {
-  assertEquals(s.upstreamRequests(), 0);
-  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), balance);
-  const types = (await s.gw.ledger(s.keyId)).map((entry: { type: string }) => entry.type);
-  assertEquals(types.filter((type: string) => type !== "credit"), []);
 }

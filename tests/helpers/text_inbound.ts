@@ -1,5 +1,6 @@
 /** Raw requests to each inbound text interface, and how each shows an error. */
 
+import { postJson } from "./gateway.ts";
 import { MODEL_OF, type TextChannelType, type TextSetup } from "./text_setup.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -69,9 +70,11 @@ export function send(
   extra?: Json,
 ) {
   const model = MODEL_OF[type];
-  return fetch(`${s.gw.url}${inbound.path(model, stream)}`, {
-    method: "POST",
-    headers: { ...inbound.headers(s.key), "content-type": "application/json" },
-    body: JSON.stringify(inbound.body(model, stream, extra)),
-  });
+  return postJson(
+    s.gw,
+    inbound.path(model, stream),
+    null,
+    inbound.body(model, stream, extra),
+    inbound.headers(s.key),
+  );
 }

@@ -1,13 +1,23 @@
 /**
- * One gateway with a text model on each text channel type, each served by its simulated
- * upstream: `m-openai` (chat completions), `m-responses`, `m-anthropic`, `m-gemini`. The matrix
- * tests drive every inbound interface against each of them.
+ * A test gateway with text models served by simulated upstreams, and a funded key.
+ *
+ * - `setupChat()`: one model, `MODEL`, on one `openai` channel whose simulator's behaviour the
+ *   test chooses (faults, delays, usage); an openai SDK client; 10.00 on the key.
+ * - `setupText()`: a model on each text channel type, each served by its simulated upstream:
+ *   `m-openai` (chat completions), `m-responses`, `m-anthropic`, `m-gemini`; 100.00 on the key.
+ *   The matrix tests drive every inbound interface against each of them.
+ *
+ * Both are `AsyncDisposable`: `await using s = await setupChat();`.
  */
 
 import OpenAI from "openai";
 import OpenAI7 from "openai7";
 import { startTestGateway, TEST_TEXT_PRICE, type TestGateway } from "./gateway.ts";
-import { type SimulatedUpstream, startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
+import {
+  type SimulatedUpstream,
+  type SimulatedUpstreamOptions,
+  startOpenAIChatUpstream,
+} from "../upstream/openai_chat.ts";
 import {
   type ResponsesUpstream,
   startOpenAIResponsesUpstream,
@@ -16,6 +26,104 @@ import { type AnthropicUpstream, startAnthropicUpstream } from "../upstream/anth
 import { type GeminiUpstream, startGeminiUpstream } from "../upstream/gemini.ts";
 
 export type TextChannelType = "openai" | "openai-responses" | "anthropic" | "gemini";
+
+/** What every text setup has: the gateway and a funded key on it. */
+export interface TextGatewaySetup extends AsyncDisposable {
+  gw: TestGateway;
+  keyId: string;
+  key: string;
+  /** Shuts the gateway and the simulators down; `await using` does the same. */
+  close(): Promise<void>;
+}
+
+interface TextChannel {
+  type: TextChannelType;
+  name: string;
+  baseUrl: string;
+  key: string;
+  model: string;
+  upstreamModel: string;
+}
+
+/**
+ * Starts a gateway owned by `stack` with one text model at TEST_TEXT_PRICE per channel, and a key
+ * funded with `balance`.
+ */
+async function startTextGateway(
+  stack: AsyncDisposableStack,
+  channels: TextChannel[],
+  options: { balance: number; key?: Record<string, unknown>; model?: Record<string, unknown> },
+): Promise<{ gw: TestGateway; keyId: string; key: string }> {
+  const gw = stack.use(await startTestGateway());
+  for (const channel of channels) {
+    await gw.putModel(channel.model, { kind: "text", price: TEST_TEXT_PRICE, ...options.model });
+    await gw.addChannel({
+      name: channel.name,
+      type: channel.type,
+      base_url: channel.baseUrl,
+      keys: [channel.key],
+      models: [channel.model],
+      model_map: { [channel.model]: channel.upstreamModel },
+    });
+  }
+  const { id, key } = await gw.createKey({ balance: options.balance, ...options.key });
+  return { gw, keyId: id, key };
+}
+
+/** Takes everything `stack` owns; closing disposes it, last started first. */
+function closer(
+  stack: AsyncDisposableStack,
+): Pick<TextGatewaySetup, "close" | typeof Symbol.asyncDispose> {
+  const owned = stack.move();
+  const close = () => owned.disposeAsync();
+  return { close, [Symbol.asyncDispose]: close };
+}
+
+// ---- setupChat: one model on one simulated chat completions upstream
+
+/** The public model of `setupChat()`. */
+export const MODEL = "gpt-test";
+/** The name `setupChat()`'s channel maps `MODEL` to upstream. */
+export const UPSTREAM_MODEL = "sim-model-v1";
+
+export interface ChatSetup extends TextGatewaySetup {
+  upstream: SimulatedUpstream;
+  client: OpenAI;
+}
+
+/** Starts everything; `balance` funds the key (default 10,000,000 units = 10.00). */
+export async function setupChat(
+  options: {
+    balance?: number;
+    upstream?: SimulatedUpstreamOptions;
+    key?: Record<string, unknown>;
+  } = {},
+): Promise<ChatSetup> {
+  await using stack = new AsyncDisposableStack();
+  const upstream = stack.use(startOpenAIChatUpstream(options.upstream));
+  const { gw, keyId, key } = await startTextGateway(stack, [{
+    type: "openai",
+    name: "primary",
+    baseUrl: upstream.baseUrl,
+    key: "sk-upstream-test",
+    model: MODEL,
+    upstreamModel: UPSTREAM_MODEL,
+  }], { balance: options.balance ?? 10_000_000, key: options.key });
+  const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  return { gw, upstream, keyId, key, client, ...closer(stack) };
+}
+
+/** The cost at TEST_TEXT_PRICE of an upstream usage object. */
+export function testCost(usage: {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}): number {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return Math.ceil((usage.prompt_tokens - cached) * 1 + cached * 0.5 + usage.completion_tokens * 2);
+}
+
+// ---- setupText: a model on each text channel type
 
 export const CHANNEL_TYPES: TextChannelType[] = [
   "openai",
@@ -34,46 +142,40 @@ export const MODEL_OF: Record<TextChannelType, string> = {
 
 export const CACHED_TOKENS = 6;
 
-export interface TextSetup {
-  gw: TestGateway;
+export interface TextSetup extends TextGatewaySetup {
   chat: SimulatedUpstream;
   responses: ResponsesUpstream;
   anthropic: AnthropicUpstream;
   gemini: GeminiUpstream;
-  keyId: string;
-  key: string;
   /** The last request body each upstream received. */
   lastBody(type: TextChannelType): Record<string, unknown>;
   /** Requests each upstream received. */
   count(type: TextChannelType): number;
-  close(): Promise<void>;
 }
 
 export async function setupText(options: { balance?: number } = {}): Promise<TextSetup> {
-  const chat = startOpenAIChatUpstream({ cachedTokens: CACHED_TOKENS });
-  const responses = startOpenAIResponsesUpstream({ cachedTokens: CACHED_TOKENS });
-  const anthropic = startAnthropicUpstream({ cachedTokens: CACHED_TOKENS });
-  const gemini = startGeminiUpstream({ cachedTokens: CACHED_TOKENS });
-  const gw = await startTestGateway();
-  const channels: Array<[TextChannelType, string, string]> = [
+  await using stack = new AsyncDisposableStack();
+  const chat = stack.use(startOpenAIChatUpstream({ cachedTokens: CACHED_TOKENS }));
+  const responses = stack.use(startOpenAIResponsesUpstream({ cachedTokens: CACHED_TOKENS }));
+  const anthropic = stack.use(startAnthropicUpstream({ cachedTokens: CACHED_TOKENS }));
+  const gemini = stack.use(startGeminiUpstream({ cachedTokens: CACHED_TOKENS }));
+  const channels = ([
     ["openai", chat.baseUrl, "sk-upstream-test"],
     ["openai-responses", responses.baseUrl, "sk-upstream-test"],
     ["anthropic", anthropic.baseUrl, "sk-ant-upstream-test"],
     ["gemini", gemini.baseUrl, "gemini-upstream-test"],
-  ];
-  for (const [type, baseUrl, key] of channels) {
-    const model = MODEL_OF[type];
-    await gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });
-    await gw.addChannel({
-      name: type,
-      type,
-      base_url: baseUrl,
-      keys: [key],
-      models: [model],
-      model_map: { [model]: `${model}-upstream` },
-    });
-  }
-  const { id, key } = await gw.createKey({ balance: options.balance ?? 100_000_000 });
+  ] as const).map(([type, baseUrl, key]) => ({
+    type,
+    name: type,
+    baseUrl,
+    key,
+    model: MODEL_OF[type],
+    upstreamModel: `${MODEL_OF[type]}-upstream`,
+  }));
+  const { gw, keyId, key } = await startTextGateway(stack, channels, {
+    balance: options.balance ?? 100_000_000,
+    model: { max_output_tokens: 2048 },
+  });
   const bodies = {
     openai: () => chat.requests,
     "openai-responses": () => responses.requests,
@@ -86,14 +188,11 @@ export async function setupText(options: { balance?: number } = {}): Promise<Tex
     responses,
     anthropic,
     gemini,
-    keyId: id,
+    keyId,
     key,
     lastBody: (type) => bodies[type]().at(-1)!.body as Record<string, unknown>,
     count: (type) => bodies[type]().length,
-    async close() {
-      await gw.close();
-      await Promise.all([chat.close(), responses.close(), anthropic.close(), gemini.close()]);
-    },
+    ...closer(stack),
   };
 }
 

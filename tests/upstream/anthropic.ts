@@ -37,12 +37,13 @@ export interface AnthropicUpstreamOptions {
   chunkDelayMs?: number;
 }
 
-export interface AnthropicUpstream {
+export interface AnthropicUpstream extends AsyncDisposable {
   /** Base URL as the Anthropic SDK takes it (no /v1). */
   baseUrl: string;
   requests: AnthropicRecordedRequest[];
   faults: AnthropicFault[];
   options: AnthropicUpstreamOptions;
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -194,6 +195,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     faults: [],
     options,
     close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
   };
 
   const server = Deno.serve({

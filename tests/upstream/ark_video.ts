@@ -54,7 +54,7 @@ export interface ArkVideoUpstreamOptions {
   pollDelayMs?: number;
 }
 
-export interface ArkVideoUpstream {
+export interface ArkVideoUpstream extends AsyncDisposable {
   /** Base URL as the Ark SDK takes it (ends with /api/v3). */
   baseUrl: string;
   origin: string;
@@ -65,6 +65,7 @@ export interface ArkVideoUpstream {
   maxConcurrentPolls: number;
   faults: ArkFault[];
   options: ArkVideoUpstreamOptions;
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -104,6 +105,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     faults: [],
     options,
     close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
   };
 
   const takeFault = (on: "create" | "poll") => {

@@ -62,7 +62,7 @@ export interface GeminiUpstreamOptions {
   cachedTokens?: number;
 }
 
-export interface GeminiUpstream {
+export interface GeminiUpstream extends AsyncDisposable {
   /** Origin without a version, as the @google/genai SDK's `httpOptions.baseUrl` takes it. */
   baseUrl: string;
   requests: GeminiRecordedRequest[];
@@ -73,6 +73,7 @@ export interface GeminiUpstream {
   options: GeminiUpstreamOptions;
   /** Every image served, by id. */
   images: Map<string, Uint8Array>;
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -174,6 +175,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     options,
     images: new Map(),
     close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
   };
 
   const wait = (signal: AbortSignal, ms?: number) =>

@@ -39,7 +39,7 @@ export interface SimulatedUpstreamOptions {
   cachedTokens?: number;
 }
 
-export interface SimulatedUpstream {
+export interface SimulatedUpstream extends AsyncDisposable {
   /** Base URL as the OpenAI SDK takes it (ends with /v1). */
   baseUrl: string;
   requests: RecordedRequest[];
@@ -50,6 +50,7 @@ export interface SimulatedUpstream {
   options: SimulatedUpstreamOptions;
   /** Streams that were cancelled by the gateway (client went away upstream of us). */
   cancelledStreams: number;
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -115,6 +116,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     options,
     cancelledStreams: 0,
     close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
   };
   const keys = options.keys ?? ["sk-upstream-test"];
 
@@ -357,12 +359,22 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
 }
 
 /** A TCP server that reads a request and then drops the connection without answering. */
-export function startResettingServer(): { baseUrl: string; close(): void; connections: number } {
+export interface ResettingServer extends AsyncDisposable {
+  baseUrl: string;
+  connections: number;
+  close(): void;
+}
+
+export function startResettingServer(): ResettingServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const state = {
+  const state: ResettingServer = {
     baseUrl: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/v1`,
     connections: 0,
     close: () => listener.close(),
+    [Symbol.asyncDispose]: () => {
+      state.close();
+      return Promise.resolve();
+    },
   };
   (async () => {
     try {

@@ -65,7 +65,7 @@ export interface OpenAIImagesUpstreamOptions {
   usage?: boolean;
 }
 
-export interface OpenAIImagesUpstream {
+export interface OpenAIImagesUpstream extends AsyncDisposable {
   /** Base URL as the OpenAI SDK takes it (ends with /v1). */
   baseUrl: string;
   /** http://127.0.0.1:port */
@@ -80,6 +80,7 @@ export interface OpenAIImagesUpstream {
   images: Map<string, Uint8Array>;
   /** Ids downloaded through GET /files/{id}.png, in order. */
   downloads: string[];
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -178,6 +179,7 @@ export function startOpenAIImagesUpstream(
     images: new Map(),
     downloads: [],
     close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
   };
 
   /** Relay links by the relay's local port on the inner connection (= the handler's remote port). */

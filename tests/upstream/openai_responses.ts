@@ -33,10 +33,11 @@ export interface ResponsesUpstreamOptions {
   cachedTokens?: number;
 }
 
-export interface ResponsesUpstream {
+export interface ResponsesUpstream extends AsyncDisposable {
   baseUrl: string;
   requests: ResponsesRecordedRequest[];
   faults: ResponsesFault[];
+  /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
 
@@ -129,7 +130,13 @@ export function startOpenAIResponsesUpstream(
   options: ResponsesUpstreamOptions = {},
 ): ResponsesUpstream {
   const keys = options.keys ?? ["sk-upstream-test"];
-  const state: ResponsesUpstream = { baseUrl: "", requests: [], faults: [], close: async () => {} };
+  const state: ResponsesUpstream = {
+    baseUrl: "",
+    requests: [],
+    faults: [],
+    close: async () => {},
+    [Symbol.asyncDispose]: () => state.close(),
+  };
 
   const server = Deno.serve({
     hostname: "127.0.0.1",

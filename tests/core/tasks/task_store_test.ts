@@ -37,59 +37,55 @@ Deno.test(
   "TaskStore.end: a repeated or concurrent end refunds once; a worker without the lease writes nothing",
   serverTest,
   async () => {
-    const gw = await startTestGateway();
-    try {
-      const gateway = gw.running.gateway;
-      const { id: keyId } = await gw.createKey({ balance: 1000 });
-      const key = (await gateway.keys.get(keyId))!;
-      const task = leasedTask(keyId, "wrk_a");
-      await gateway.ledger.hold(keyId, {
-        limit: key,
-        ref: task.id,
-        amount: task.held,
-        alsoWrite: (atomic) => void writeTask(atomic, { previous: null, next: task }),
-      });
-      const failed = { status: "failed" as const, fail_reason: "test" };
-      assertEquals(
-        await gateway.tasks.end(task, {
-          workerId: "wrk_b",
-          update: failed,
-          money: { release: "x" },
-        }),
-        false,
-      );
-      const results = await Promise.all([
-        gateway.tasks.end(task, { workerId: "wrk_a", update: failed, money: { release: "first" } }),
-        gateway.tasks.end(task, {
-          workerId: "wrk_a",
-          update: failed,
-          money: { release: "second" },
-        }),
-        gateway.tasks.end(task, {
-          workerId: "wrk_a",
-          update: { status: "succeeded" },
-          money: { cost: 700 },
-        }),
-      ]);
-      assertEquals(results.filter(Boolean).length, 1);
-      const types = (await gw.ledger(keyId)).map((entry) => entry.type);
-      assertEquals(types.length, 3);
-      assertEquals(types[0], "credit");
-      assertEquals(types[1], "hold");
-      const stored = (await gateway.kv.get<TaskRecord>(kvKeys.task(task.id))).value!;
-      assertEquals(stored.lease_owner, null);
-      assertEquals(await gw.assertLedgerInvariant(keyId), types[2] === "release" ? 1000 : 300);
-      assertEquals(
-        await gateway.tasks.end(task, {
-          workerId: "wrk_a",
-          update: failed,
-          money: { release: "late" },
-        }),
-        false,
-      );
-      assertEquals((await gw.ledger(keyId)).length, 3);
-    } finally {
-      await gw.close();
-    }
+    await using gw = await startTestGateway();
+    const gateway = gw.running.gateway;
+    const { id: keyId } = await gw.createKey({ balance: 1000 });
+    const key = (await gateway.keys.get(keyId))!;
+    const task = leasedTask(keyId, "wrk_a");
+    await gateway.ledger.hold(keyId, {
+      limit: key,
+      ref: task.id,
+      amount: task.held,
+      alsoWrite: (atomic) => void writeTask(atomic, { previous: null, next: task }),
+    });
+    const failed = { status: "failed" as const, fail_reason: "test" };
+    assertEquals(
+      await gateway.tasks.end(task, {
+        workerId: "wrk_b",
+        update: failed,
+        money: { release: "x" },
+      }),
+      false,
+    );
+    const results = await Promise.all([
+      gateway.tasks.end(task, { workerId: "wrk_a", update: failed, money: { release: "first" } }),
+      gateway.tasks.end(task, {
+        workerId: "wrk_a",
+        update: failed,
+        money: { release: "second" },
+      }),
+      gateway.tasks.end(task, {
+        workerId: "wrk_a",
+        update: { status: "succeeded" },
+        money: { cost: 700 },
+      }),
+    ]);
+    assertEquals(results.filter(Boolean).length, 1);
+    const types = (await gw.ledger(keyId)).map((entry) => entry.type);
+    assertEquals(types.length, 3);
+    assertEquals(types[0], "credit");
+    assertEquals(types[1], "hold");
+    const stored = (await gateway.kv.get<TaskRecord>(kvKeys.task(task.id))).value!;
+    assertEquals(stored.lease_owner, null);
+    assertEquals(await gw.assertLedgerInvariant(keyId), types[2] === "release" ? 1000 : 300);
+    assertEquals(
+      await gateway.tasks.end(task, {
+        workerId: "wrk_a",
+        update: failed,
+        money: { release: "late" },
+      }),
+      false,
+    );
+    assertEquals((await gw.ledger(keyId)).length, 3);
   },
 );

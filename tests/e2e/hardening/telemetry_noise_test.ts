@@ -1,8 +1,8 @@
 /** Hostile clients cannot grow /metrics or erase the request log's records of paid requests. */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { serverTest, startTestGateway } from "../../helpers/gateway.ts";
-import { MODEL, postChat, setupChat } from "../../helpers/chat_setup.ts";
+import { postJson, serverTest, startTestGateway } from "../../helpers/gateway.ts";
+import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
 
@@ -93,8 +93,8 @@ Deno.test(
     try {
       const huge = "m".repeat(70_000);
       const statuses = await Promise.all([
-        ...Array.from({ length: 50 }, () => postChat(s, ask)),
-        postChat(s, { ...ask, model: huge }),
+        ...Array.from({ length: 50 }, () => postJson(s.gw, "/v1/chat/completions", s.key, ask)),
+        postJson(s.gw, "/v1/chat/completions", s.key, { ...ask, model: huge }),
       ].map(async (pending) => {
         const response = await pending;
         await response.body?.cancel();
@@ -126,7 +126,7 @@ Deno.test(
       await burst(2_040, 16, async (i) => {
         if (i % 51 === 0) {
           paid++;
-          const response = await postChat(s, ask);
+          const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
           assertEquals(response.status, 200);
           await response.body?.cancel();
           return;

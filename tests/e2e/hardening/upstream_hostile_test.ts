@@ -1,8 +1,8 @@
 /** A hostile or broken upstream cannot leak a key, make the gateway follow it, or fill memory. */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { serverTest } from "../../helpers/gateway.ts";
-import { type ChatSetup, MODEL, postChat, setupChat } from "../../helpers/chat_setup.ts";
+import { postJson, serverTest } from "../../helpers/gateway.ts";
+import { type ChatSetup, MODEL, setupChat } from "../../helpers/text_setup.ts";
 import { type HostileMode, startHostileUpstream } from "../../upstream/hostile.ts";
 
 const UPSTREAM_KEY = "sk-upstream-test";
@@ -35,7 +35,7 @@ for (const status of [301, 302, 307, 308] as const) {
       await using hostile = startHostileUpstream({ kind: "redirect", status });
       try {
         await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
-        const response = await postChat(s, ask);
+        const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
         const body = await response.json();
         assertEquals(response.status, 502);
         assertOk(body.error.message.includes(`http_${status}`), body.error.message);
@@ -87,7 +87,7 @@ for (
       await using hostile = startHostileUpstream(mode);
       try {
         await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
-        const response = await postChat(s, ask);
+        const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
         const text = await response.text();
         assertEquals(response.status, expected);
         assertOk(!text.includes(UPSTREAM_KEY), text);
@@ -110,7 +110,7 @@ Deno.test(
     await using hostile = startHostileUpstream({ kind: "huge_json", bytes: 100 * 1024 * 1024 });
     try {
       await withOnlyChannel(s, { baseUrl: hostile.baseUrl });
-      const response = await postChat(s, ask);
+      const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
       const body = await response.json();
       assertEquals(response.status, 502);
       assertOk(body.error.message.includes("too_large"), body.error.message);
@@ -152,7 +152,10 @@ Deno.test(
         models: [MODEL],
         stream_idle_ms: 300,
       });
-      const response = await postChat(s, { ...ask, stream: true });
+      const response = await postJson(s.gw, "/v1/chat/completions", s.key, {
+        ...ask,
+        stream: true,
+      });
       assertEquals(response.status, 200);
       const text = await response.text();
       assertOk(text.includes("partial answer"), text);
