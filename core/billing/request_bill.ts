@@ -51,8 +51,12 @@ export class RequestBill {
     await this.#confirmed;
   }
 
-  /** Charges `cost` units, returning it. */
-  async settle(cost: number): Promise<number> {
+  /**
+   * Charges `cost` units, returning what was charged: never more than was held (the hold is the
+   * most the request could cost; a count beyond it is the upstream's error, not the key's debt).
+   */
+  async settle(requested: number): Promise<number> {
+    const cost = Math.min(requested, this.held);
     if (this.#key.unlimited) {
       await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost });
       return cost;

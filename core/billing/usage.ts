@@ -11,3 +11,38 @@ export interface TokenUsage {
 
 /** How a request's usage was learned: reported by the upstream, or estimated by the gateway. */
 export type UsageSource = "upstream" | "estimate";
+
+/** What a request could have used at most, to recognise a count that cannot be true. */
+export interface UsageBounds {
+  /** The most input tokens the request can be (the hold's bound). */
+  maxInputTokens: number;
+  /** The most output tokens it allowed (every choice). */
+  maxOutputTokens: number;
+  /** Characters of output the client received. */
+  outputChars: number;
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * An upstream's usage if it can be believed, else undefined (the caller then bills the
+ * gateway's estimate). Refused: anything missing or partial, floats, strings, negatives; no
+ * input counted, or no output counted for an answer that delivered output; counts far beyond
+ * what the request allowed (an absurd count must not drain a key).
+ */
+export function believableUsage(
+  usage: Partial<Record<keyof TokenUsage, unknown>> | undefined,
+  bounds: UsageBounds,
+): TokenUsage | undefined {
+  if (!usage) return undefined;
+  const { input_tokens, cached_input_tokens, output_tokens } = usage;
+  if (!isCount(input_tokens) || !isCount(output_tokens)) return undefined;
+  const cached = cached_input_tokens ?? 0;
+  if (!isCount(cached) || cached > input_tokens) return undefined;
+  if (input_tokens === 0) return undefined;
+  if (output_tokens === 0 && bounds.outputChars > 0) return undefined;
+  if (input_tokens > bounds.maxInputTokens * 4 + 10_000) return undefined;
+  if (output_tokens > bounds.maxOutputTokens * 2 + 1_000) return undefined;
+  return { input_tokens, cached_input_tokens: cached, output_tokens };
+}

@@ -13,7 +13,7 @@ import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import type { RequestScope } from "../scope.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
-import type { TokenUsage } from "../billing/usage.ts";
+import { believableUsage, type TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
 import type { TextInbound } from "./inbound.ts";
 
@@ -39,13 +39,18 @@ export class TextBill {
 
   /** Holds the most the request can cost: its input's upper bound and every output token. */
   hold(): Promise<void> {
+    return this.#bill.hold(textCost(this.#price, {
+      input_tokens: this.#inbound.inputUpperBound(),
+      cached_input_tokens: 0,
+      output_tokens: this.#maxOutputTokens(),
+    }));
+  }
+
+  /** Every output token the request allows, over all its choices. */
+  #maxOutputTokens(): number {
     const inbound = this.#inbound;
     const copies = inbound.format === "openai-chat" ? inbound.body.n ?? 1 : 1;
-    return this.#bill.hold(textCost(this.#price, {
-      input_tokens: inbound.inputUpperBound(),
-      cached_input_tokens: 0,
-      output_tokens: this.maxOutput * copies,
-    }));
+    return this.maxOutput * copies;
   }
 
   /** Waits for the hold's commit (402 if it failed). */
@@ -77,14 +82,25 @@ export class TextBill {
   ): void {
     const { outcome } = delivered;
     const { gateway, context } = this.#scope;
-    const usage = delivered.usage ?? this.#estimate(delivered.outputChars);
+    const reported = believableUsage(delivered.usage, {
+      maxInputTokens: this.#inbound.inputUpperBound(),
+      maxOutputTokens: this.#maxOutputTokens(),
+      outputChars: delivered.outputChars,
+    });
+    const usage = reported ?? this.#estimate(delivered.outputChars);
     gateway.track((async () => {
-      const cost = await this.#bill.settle(textCost(this.#price, usage));
+      let cost = 0;
+      try {
+        cost = await this.#bill.settle(textCost(this.#price, usage));
+      } catch (error) {
+        // Never leave a hold open: a settle that cannot be written is released.
+        await this.#bill.release(`settle failed: ${String(error)}`).catch(() => {});
+      }
       context.finish({
         status: 200,
         channelId: channel.id,
         usage,
-        usageSource: delivered.usage ? "upstream" : "estimate",
+        usageSource: reported ? "upstream" : "estimate",
         cost,
         outcome,
       });
