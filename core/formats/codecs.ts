@@ -1,15 +1,8 @@
 /** Each text format's pieces, by format: requests out, answers both ways, streams both ways. */
 
 import type { ChannelType } from "../channel_schema.ts";
-import type {
-  NeutralRequest,
-  NeutralResponse,
-  NeutralUsage,
-  OptionName,
-  StreamDecoder,
-  StreamEncoder,
-  TextFormat,
-} from "./neutral.ts";
+import type { TextFormat } from "./neutral.ts";
+import type { FormatCodec } from "./codec.ts";
 import { encodeChatRequest } from "./openai_chat/request_codec.ts";
 import { chatUsage, decodeChatResponse, encodeChatResponse } from "./openai_chat/response_codec.ts";
 import { ChatStreamDecoder, ChatStreamEncoder } from "./openai_chat/stream_codec.ts";
@@ -33,38 +26,7 @@ import {
   encodeGeminiResponse,
   geminiUsage,
 } from "./gemini/response_codec.ts";
-import {
-  type GeminiFraming,
-  GeminiStreamDecoder,
-  GeminiStreamEncoder,
-} from "./gemini/stream_codec.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-export interface EncoderOptions {
-  /** Chat: whether the client asked for usage in the stream. */
-  includeUsage: boolean;
-  /** Gemini: SSE or one JSON array. */
-  framing: GeminiFraming;
-}
-
-export interface FormatCodec {
-  /** The body for an upstream of this format (`defaultMaxTokens` where the format needs one). */
-  encodeRequest(
-    request: NeutralRequest,
-    upstreamModel: string,
-    defaultMaxTokens: number,
-  ): { body: Json; ignored: OptionName[] };
-  decodeResponse(answer: Json): NeutralResponse;
-  encodeResponse(answer: NeutralResponse, model: string): Json;
-  /** Usage of a whole answer of this format. */
-  usageOf(answer: Json): NeutralUsage | undefined;
-  /** Renames the model in a whole answer of this format (pass-through). */
-  renameModel(answer: Json, model: string): void;
-  streamDecoder(): StreamDecoder;
-  streamEncoder(model: string, options: EncoderOptions): StreamEncoder;
-}
+import { GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.ts";
 
 export const CODECS: Record<TextFormat, FormatCodec> = {
   "openai-chat": {
