@@ -3,9 +3,7 @@
 import type { ChannelType } from "../channel_schema.ts";
 import type { TextFormat } from "./neutral.ts";
 import type { FormatCodec } from "./codec.ts";
-import { encodeChatRequest } from "./openai_chat/request_codec.ts";
-import { chatUsage, decodeChatResponse, encodeChatResponse } from "./openai_chat/response_codec.ts";
-import { ChatStreamDecoder, ChatStreamEncoder } from "./openai_chat/stream_codec.ts";
+import { openAIChatCodec } from "./openai_chat/mod.ts";
 import { encodeResponsesRequest } from "./openai_responses/request_codec.ts";
 import {
   decodeResponsesResponse,
@@ -29,15 +27,7 @@ import {
 import { GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.ts";
 
 export const CODECS: Record<TextFormat, FormatCodec> = {
-  "openai-chat": {
-    encodeRequest: (request, model) => encodeChatRequest(request, model),
-    decodeResponse: decodeChatResponse,
-    encodeResponse: encodeChatResponse,
-    usageOf: (answer) => chatUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new ChatStreamDecoder(),
-    streamEncoder: (model, options) => new ChatStreamEncoder(model, options.includeUsage),
-  },
+  "openai-chat": openAIChatCodec,
   "openai-responses": {
     encodeRequest: (request, model) => encodeResponsesRequest(request, model),
     decodeResponse: decodeResponsesResponse,

@@ -1,8 +1,6 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import {
-  decodeChatRequest,
-  encodeChatRequest,
-} from "../../../core/formats/openai_chat/request_codec.ts";
+import { decodeChatRequest } from "../../../core/formats/openai_chat/decode_request.ts";
+import { encodeChatRequest } from "../../../core/formats/openai_chat/encode_request.ts";
 import {
   decodeResponsesRequest,
   encodeResponsesRequest,

@@ -7,10 +7,8 @@ import {
   decodeAnthropicResponse,
   encodeAnthropicResponse,
 } from "../../../core/formats/anthropic/response_codec.ts";
-import {
-  decodeChatResponse,
-  encodeChatResponse,
-} from "../../../core/formats/openai_chat/response_codec.ts";
+import { decodeChatResponse } from "../../../core/formats/openai_chat/decode_response.ts";
+import { encodeChatResponse } from "../../../core/formats/openai_chat/encode_response.ts";
 import {
   decodeResponsesResponse,
   encodeResponsesResponse,

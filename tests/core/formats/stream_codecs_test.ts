@@ -4,10 +4,8 @@ import {
   AnthropicStreamDecoder,
   AnthropicStreamEncoder,
 } from "../../../core/formats/anthropic/stream_codec.ts";
-import {
-  ChatStreamDecoder,
-  ChatStreamEncoder,
-} from "../../../core/formats/openai_chat/stream_codec.ts";
+import { ChatStreamDecoder } from "../../../core/formats/openai_chat/decode_stream.ts";
+import { ChatStreamEncoder } from "../../../core/formats/openai_chat/encode_stream.ts";
 import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/stream_codec.ts";
 import {
   GeminiStreamDecoder,
