@@ -4,13 +4,7 @@ import type { ChannelType } from "../channel_schema.ts";
 import type { TextFormat } from "./neutral.ts";
 import type { FormatCodec } from "./codec.ts";
 import { openAIChatCodec } from "./openai_chat/mod.ts";
-import { encodeResponsesRequest } from "./openai_responses/request_codec.ts";
-import {
-  decodeResponsesResponse,
-  encodeResponsesResponse,
-  responsesUsage,
-} from "./openai_responses/response_codec.ts";
-import { ResponsesStreamDecoder, ResponsesStreamEncoder } from "./openai_responses/stream_codec.ts";
+import { openAIResponsesCodec } from "./openai_responses/mod.ts";
 import { encodeAnthropicRequest } from "./anthropic/request_codec.ts";
 import {
   anthropicUsage,
@@ -28,15 +22,7 @@ import { GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.
 
 export const CODECS: Record<TextFormat, FormatCodec> = {
   "openai-chat": openAIChatCodec,
-  "openai-responses": {
-    encodeRequest: (request, model) => encodeResponsesRequest(request, model),
-    decodeResponse: decodeResponsesResponse,
-    encodeResponse: encodeResponsesResponse,
-    usageOf: (answer) => responsesUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new ResponsesStreamDecoder(),
-    streamEncoder: (model) => new ResponsesStreamEncoder(model),
-  },
+  "openai-responses": openAIResponsesCodec,
   anthropic: {
     encodeRequest: encodeAnthropicRequest,
     decodeResponse: decodeAnthropicResponse,

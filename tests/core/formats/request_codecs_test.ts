@@ -3,9 +3,9 @@ import { decodeChatRequest } from "../../../core/formats/openai_chat/decode_requ
 import { encodeChatRequest } from "../../../core/formats/openai_chat/encode_request.ts";
 import {
   decodeResponsesRequest,
-  encodeResponsesRequest,
   responsesOnlyFeature,
-} from "../../../core/formats/openai_responses/request_codec.ts";
+} from "../../../core/formats/openai_responses/decode_request.ts";
+import { encodeResponsesRequest } from "../../../core/formats/openai_responses/encode_request.ts";
 import {
   anthropicOnlyFeature,
   decodeAnthropicRequest,

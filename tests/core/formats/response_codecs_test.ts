@@ -9,10 +9,8 @@ import {
 } from "../../../core/formats/anthropic/response_codec.ts";
 import { decodeChatResponse } from "../../../core/formats/openai_chat/decode_response.ts";
 import { encodeChatResponse } from "../../../core/formats/openai_chat/encode_response.ts";
-import {
-  decodeResponsesResponse,
-  encodeResponsesResponse,
-} from "../../../core/formats/openai_responses/response_codec.ts";
+import { decodeResponsesResponse } from "../../../core/formats/openai_responses/decode_response.ts";
+import { encodeResponsesResponse } from "../../../core/formats/openai_responses/encode_response.ts";
 
 Deno.test("images out: a Gemini image part reaches chat, responses and Gemini clients", () => {
   const neutral = decodeGeminiResponse({

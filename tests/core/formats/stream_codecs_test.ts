@@ -6,7 +6,7 @@ import {
 } from "../../../core/formats/anthropic/stream_codec.ts";
 import { ChatStreamDecoder } from "../../../core/formats/openai_chat/decode_stream.ts";
 import { ChatStreamEncoder } from "../../../core/formats/openai_chat/encode_stream.ts";
-import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/stream_codec.ts";
+import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/encode_stream.ts";
 import {
   GeminiStreamDecoder,
   GeminiStreamEncoder,
