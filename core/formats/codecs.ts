@@ -5,13 +5,7 @@ import type { TextFormat } from "./neutral.ts";
 import type { FormatCodec } from "./codec.ts";
 import { openAIChatCodec } from "./openai_chat/mod.ts";
 import { openAIResponsesCodec } from "./openai_responses/mod.ts";
-import { encodeAnthropicRequest } from "./anthropic/request_codec.ts";
-import {
-  anthropicUsage,
-  decodeAnthropicResponse,
-  encodeAnthropicResponse,
-} from "./anthropic/response_codec.ts";
-import { AnthropicStreamDecoder, AnthropicStreamEncoder } from "./anthropic/stream_codec.ts";
+import { anthropicCodec } from "./anthropic/mod.ts";
 import { encodeGeminiRequest } from "./gemini/request_codec.ts";
 import {
   decodeGeminiResponse,
@@ -23,15 +17,7 @@ import { GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.
 export const CODECS: Record<TextFormat, FormatCodec> = {
   "openai-chat": openAIChatCodec,
   "openai-responses": openAIResponsesCodec,
-  anthropic: {
-    encodeRequest: encodeAnthropicRequest,
-    decodeResponse: decodeAnthropicResponse,
-    encodeResponse: encodeAnthropicResponse,
-    usageOf: (answer) => anthropicUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new AnthropicStreamDecoder(),
-    streamEncoder: (model) => new AnthropicStreamEncoder(model),
-  },
+  anthropic: anthropicCodec,
   gemini: {
     encodeRequest: (request) => encodeGeminiRequest(request),
     decodeResponse: decodeGeminiResponse,

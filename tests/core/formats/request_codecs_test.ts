@@ -9,8 +9,8 @@ import { encodeResponsesRequest } from "../../../core/formats/openai_responses/e
 import {
   anthropicOnlyFeature,
   decodeAnthropicRequest,
-  encodeAnthropicRequest,
-} from "../../../core/formats/anthropic/request_codec.ts";
+} from "../../../core/formats/anthropic/decode_request.ts";
+import { encodeAnthropicRequest } from "../../../core/formats/anthropic/encode_request.ts";
 import {
   decodeGeminiRequest,
   encodeGeminiRequest,

@@ -3,10 +3,8 @@ import {
   decodeGeminiResponse,
   encodeGeminiResponse,
 } from "../../../core/formats/gemini/response_codec.ts";
-import {
-  decodeAnthropicResponse,
-  encodeAnthropicResponse,
-} from "../../../core/formats/anthropic/response_codec.ts";
+import { decodeAnthropicResponse } from "../../../core/formats/anthropic/decode_response.ts";
+import { encodeAnthropicResponse } from "../../../core/formats/anthropic/encode_response.ts";
 import { decodeChatResponse } from "../../../core/formats/openai_chat/decode_response.ts";
 import { encodeChatResponse } from "../../../core/formats/openai_chat/encode_response.ts";
 import { decodeResponsesResponse } from "../../../core/formats/openai_responses/decode_response.ts";

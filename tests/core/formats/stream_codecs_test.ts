@@ -1,9 +1,7 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import type { NeutralEvent } from "../../../core/formats/neutral.ts";
-import {
-  AnthropicStreamDecoder,
-  AnthropicStreamEncoder,
-} from "../../../core/formats/anthropic/stream_codec.ts";
+import { AnthropicStreamDecoder } from "../../../core/formats/anthropic/decode_stream.ts";
+import { AnthropicStreamEncoder } from "../../../core/formats/anthropic/encode_stream.ts";
 import { ChatStreamDecoder } from "../../../core/formats/openai_chat/decode_stream.ts";
 import { ChatStreamEncoder } from "../../../core/formats/openai_chat/encode_stream.ts";
 import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/encode_stream.ts";
