@@ -8,7 +8,7 @@ import type {
   StreamDecoder,
   StreamEncoder,
 } from "./neutral.ts";
-import type { GeminiFraming } from "./gemini/stream_codec.ts";
+import type { GeminiFraming } from "./gemini/encode_stream.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

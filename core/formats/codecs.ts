@@ -1,4 +1,4 @@
-/** Each text format's pieces, by format: requests out, answers both ways, streams both ways. */
+/** The text formats, one row each: a format's whole codec comes from its folder's `mod.ts`. */
 
 import type { ChannelType } from "../channel_schema.ts";
 import type { TextFormat } from "./neutral.ts";
@@ -6,27 +6,13 @@ import type { FormatCodec } from "./codec.ts";
 import { openAIChatCodec } from "./openai_chat/mod.ts";
 import { openAIResponsesCodec } from "./openai_responses/mod.ts";
 import { anthropicCodec } from "./anthropic/mod.ts";
-import { encodeGeminiRequest } from "./gemini/request_codec.ts";
-import {
-  decodeGeminiResponse,
-  encodeGeminiResponse,
-  geminiUsage,
-} from "./gemini/response_codec.ts";
-import { GeminiStreamDecoder, GeminiStreamEncoder } from "./gemini/stream_codec.ts";
+import { geminiCodec } from "./gemini/mod.ts";
 
 export const CODECS: Record<TextFormat, FormatCodec> = {
   "openai-chat": openAIChatCodec,
   "openai-responses": openAIResponsesCodec,
   anthropic: anthropicCodec,
-  gemini: {
-    encodeRequest: (request) => encodeGeminiRequest(request),
-    decodeResponse: decodeGeminiResponse,
-    encodeResponse: encodeGeminiResponse,
-    usageOf: (answer) => geminiUsage(answer?.usageMetadata),
-    renameModel: (answer, model) => void (answer.modelVersion = model),
-    streamDecoder: () => new GeminiStreamDecoder(),
-    streamEncoder: (model, options) => new GeminiStreamEncoder(model, options.framing),
-  },
+  gemini: geminiCodec,
 };
 
 /** The wire format a text channel type speaks. */

@@ -13,11 +13,13 @@ import {
 import { encodeAnthropicRequest } from "../../../core/formats/anthropic/encode_request.ts";
 import {
   decodeGeminiRequest,
-  encodeGeminiRequest,
   geminiOnlyFeature,
   jsonSchemaOf,
+} from "../../../core/formats/gemini/decode_request.ts";
+import {
+  encodeGeminiRequest,
   SKIP_SIGNATURE,
-} from "../../../core/formats/gemini/request_codec.ts";
+} from "../../../core/formats/gemini/encode_request.ts";
 
 const chatBody = {
   model: "m",

@@ -1,8 +1,6 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import {
-  decodeGeminiResponse,
-  encodeGeminiResponse,
-} from "../../../core/formats/gemini/response_codec.ts";
+import { decodeGeminiResponse } from "../../../core/formats/gemini/decode_response.ts";
+import { encodeGeminiResponse } from "../../../core/formats/gemini/encode_response.ts";
 import { decodeAnthropicResponse } from "../../../core/formats/anthropic/decode_response.ts";
 import { encodeAnthropicResponse } from "../../../core/formats/anthropic/encode_response.ts";
 import { decodeChatResponse } from "../../../core/formats/openai_chat/decode_response.ts";

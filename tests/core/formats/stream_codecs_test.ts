@@ -5,10 +5,8 @@ import { AnthropicStreamEncoder } from "../../../core/formats/anthropic/encode_s
 import { ChatStreamDecoder } from "../../../core/formats/openai_chat/decode_stream.ts";
 import { ChatStreamEncoder } from "../../../core/formats/openai_chat/encode_stream.ts";
 import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/encode_stream.ts";
-import {
-  GeminiStreamDecoder,
-  GeminiStreamEncoder,
-} from "../../../core/formats/gemini/stream_codec.ts";
+import { GeminiStreamDecoder } from "../../../core/formats/gemini/decode_stream.ts";
+import { GeminiStreamEncoder } from "../../../core/formats/gemini/encode_stream.ts";
 
 const usage = { input_tokens: 10, cached_input_tokens: 4, output_tokens: 5 };
 const events: NeutralEvent[] = [
