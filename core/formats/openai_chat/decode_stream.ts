@@ -28,44 +28,24 @@ export class ChatStreamDecoder implements StreamDecoder {
     } catch {
       return [];
     }
+    return chunk?.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
+  }
+
+  #onError(error: Json): NeutralEvent[] {
+    this.error = error.message ?? "upstream error";
+    return [{ type: "error", message: this.error!, code: error.code ?? undefined }];
+  }
+
+  #onChunk(chunk: Json): NeutralEvent[] {
     const events: NeutralEvent[] = [];
-    if (chunk?.error) {
-      this.error = chunk.error.message ?? "upstream error";
-      return [{ type: "error", message: this.error!, code: chunk.error.code ?? undefined }];
-    }
     if (!this.#started) {
       this.#started = true;
       events.push({ type: "start", id: chunk.id ?? "", model: chunk.model ?? "" });
     }
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
-    if (delta) {
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === "string" && reasoning) {
-        events.push({ type: "reasoning", text: reasoning });
-      }
-      if (typeof delta.content === "string" && delta.content) {
-        events.push({ type: "text", text: delta.content });
-      }
-      for (const call of delta.tool_calls ?? []) {
-        const index = call.index ?? 0;
-        const first = !this.#calls.has(index);
-        this.#calls.add(index);
-        events.push({
-          type: "tool_call",
-          index,
-          ...(first ? { id: call.id ?? `call_${index}`, name: call.function?.name ?? "" } : {}),
-          arguments: call.function?.arguments ?? "",
-        });
-      }
-    }
-    if (choice?.finish_reason) {
-      this.#sawFinish = true;
-      events.push({
-        type: "stop",
-        reason: stopWithCalls(chatStopReason(choice.finish_reason), this.#calls.size > 0),
-      });
-    }
+    if (delta) this.#onDelta(delta, events);
+    if (choice?.finish_reason) this.#onFinish(choice.finish_reason, events);
     const usage = chatUsage(chunk.usage);
     if (usage) {
       this.usage = usage;
@@ -74,5 +54,36 @@ export class ChatStreamDecoder implements StreamDecoder {
     // Some compatible upstreams end without [DONE]; a finish reason plus usage is complete.
     if (this.#sawFinish && usage) this.completed = true;
     return events;
+  }
+
+  #onDelta(delta: Json, events: NeutralEvent[]): void {
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning) {
+      events.push({ type: "reasoning", text: reasoning });
+    }
+    if (typeof delta.content === "string" && delta.content) {
+      events.push({ type: "text", text: delta.content });
+    }
+    for (const call of delta.tool_calls ?? []) events.push(this.#toolCall(call));
+  }
+
+  #toolCall(call: Json): NeutralEvent {
+    const index = call.index ?? 0;
+    const first = !this.#calls.has(index);
+    this.#calls.add(index);
+    return {
+      type: "tool_call",
+      index,
+      ...(first ? { id: call.id ?? `call_${index}`, name: call.function?.name ?? "" } : {}),
+      arguments: call.function?.arguments ?? "",
+    };
+  }
+
+  #onFinish(reason: string, events: NeutralEvent[]): void {
+    this.#sawFinish = true;
+    events.push({
+      type: "stop",
+      reason: stopWithCalls(chatStopReason(reason), this.#calls.size > 0),
+    });
   }
 }
