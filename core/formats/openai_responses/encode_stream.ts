@@ -2,11 +2,14 @@
 
 import type { NeutralEvent, NeutralUsage, StopReason, StreamEncoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
+import { handlersByType } from "../_dispatch.ts";
 import { newItemId } from "./_ids.ts";
 import { responseObject } from "./_response_object.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
+
+type Event<T extends NeutralEvent["type"]> = Extract<NeutralEvent, { type: T }>;
 
 interface OpenItem {
   item: Json;
@@ -26,6 +29,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #calls = new Map<number, OpenItem>();
   #stop: StopReason | undefined;
   #usage: NeutralUsage | undefined;
+  readonly #handlers = handlersByType<NeutralEvent, string>({
+    start: (event) => this.#start(event.id || undefined),
+    text: (event) => this.#onText(event),
+    reasoning: (event) => this.#onReasoning(event),
+    reasoning_signature: (event) => this.#onReasoningSignature(event),
+    tool_call: (event) => this.#onToolCall(event),
+    image: (event) => this.#onImage(event),
+    stop: (event) => {
+      this.#stop = event.reason;
+      return "";
+    },
+    usage: (event) => {
+      this.#usage = event.usage;
+      return "";
+    },
+  });
 
   constructor(model: string) {
     this.#model = model;
@@ -107,124 +126,128 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   encode(event: NeutralEvent): string {
-    switch (event.type) {
-      case "start":
-        return this.#start(event.id || undefined);
-      case "text": {
-        let out = this.#start();
-        if (!this.#text) {
-          out += this.#closeReasoning() + this.#closeCalls();
-          this.#text = this.#open({
-            id: newItemId("msg"),
-            type: "message",
-            status: "in_progress",
-            role: "assistant",
-            content: [{ type: "output_text", text: "", annotations: [] }],
-          });
-          const { item, outputIndex } = this.#text;
-          out += this.#event("response.output_item.added", {
-            output_index: outputIndex,
-            item: { ...item, content: [] },
-          }) + this.#event("response.content_part.added", {
-            item_id: item.id,
-            output_index: outputIndex,
-            content_index: 0,
-            part: { type: "output_text", text: "", annotations: [] },
-          });
-        }
-        this.#text.item.content[0].text += event.text;
-        // The hottest frame of a stream, written directly rather than through an object.
-        return out +
-          `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${this
-            .#sequence++},"item_id":"${this.#text.item.id}","output_index":${this.#text.outputIndex},"content_index":0,"delta":${
-            JSON.stringify(event.text)
-          },"logprobs":[]}\n\n`;
-      }
-      case "reasoning": {
-        let out = this.#start();
-        if (!this.#reasoning) {
-          out += this.#closeText() + this.#closeCalls();
-          this.#reasoning = this.#open({
-            id: newItemId("rs"),
-            type: "reasoning",
-            summary: [{ type: "summary_text", text: "" }],
-          });
-          const { item, outputIndex } = this.#reasoning;
-          out += this.#event("response.output_item.added", {
-            output_index: outputIndex,
-            item: { ...item, summary: [] },
-          }) + this.#event("response.reasoning_summary_part.added", {
-            item_id: item.id,
-            output_index: outputIndex,
-            summary_index: 0,
-            part: { type: "summary_text", text: "" },
-          });
-        }
-        this.#reasoning.item.summary[0].text += event.text;
-        return out + this.#event("response.reasoning_summary_text.delta", {
-          item_id: this.#reasoning.item.id,
-          output_index: this.#reasoning.outputIndex,
-          summary_index: 0,
-          delta: event.text,
-        });
-      }
-      case "reasoning_signature":
-        if (this.#reasoning) this.#reasoning.item.encrypted_content = event.signature;
-        return "";
-      case "tool_call": {
-        let out = this.#start();
-        let open = this.#calls.get(event.index);
-        if (!open) {
-          out += this.#closeText() + this.#closeReasoning();
-          open = this.#open({
-            id: newItemId("fc"),
-            type: "function_call",
-            status: "in_progress",
-            call_id: event.id ?? `call_${event.index}`,
-            name: event.name ?? "",
-            arguments: "",
-          });
-          this.#calls.set(event.index, open);
-          out += this.#event("response.output_item.added", {
-            output_index: open.outputIndex,
-            item: { ...open.item },
-          });
-        }
-        if (!event.arguments) return out;
-        open.item.arguments += event.arguments;
-        return out + this.#event("response.function_call_arguments.delta", {
-          item_id: open.item.id,
-          output_index: open.outputIndex,
-          delta: event.arguments,
-        });
-      }
-      case "image": {
-        const out = this.#start() + this.#closeText() + this.#closeReasoning();
-        const open = this.#open({
-          id: newItemId("ig"),
-          type: "image_generation_call",
-          status: "completed",
-          result: event.data,
-        });
-        return out +
-          this.#event("response.output_item.added", {
-            output_index: open.outputIndex,
-            item: open.item,
-          }) +
-          this.#event("response.output_item.done", {
-            output_index: open.outputIndex,
-            item: open.item,
-          });
-      }
-      case "stop":
-        this.#stop = event.reason;
-        return "";
-      case "usage":
-        this.#usage = event.usage;
-        return "";
-      default:
-        return "";
+    return this.#handlers.get(event.type)?.(event) ?? "";
+  }
+
+  #onText(event: Event<"text">): string {
+    let out = this.#start();
+    if (!this.#text) out += this.#closeReasoning() + this.#closeCalls() + this.#openText();
+    const text = this.#text!;
+    text.item.content[0].text += event.text;
+    // The hottest frame of a stream, written directly rather than through an object.
+    return out +
+      `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${this
+        .#sequence++},"item_id":"${text.item.id}","output_index":${text.outputIndex},"content_index":0,"delta":${
+        JSON.stringify(event.text)
+      },"logprobs":[]}\n\n`;
+  }
+
+  #openText(): string {
+    this.#text = this.#open({
+      id: newItemId("msg"),
+      type: "message",
+      status: "in_progress",
+      role: "assistant",
+      content: [{ type: "output_text", text: "", annotations: [] }],
+    });
+    const { item, outputIndex } = this.#text;
+    return this.#event("response.output_item.added", {
+      output_index: outputIndex,
+      item: { ...item, content: [] },
+    }) + this.#event("response.content_part.added", {
+      item_id: item.id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    });
+  }
+
+  #onReasoning(event: Event<"reasoning">): string {
+    let out = this.#start();
+    if (!this.#reasoning) out += this.#closeText() + this.#closeCalls() + this.#openReasoning();
+    const reasoning = this.#reasoning!;
+    reasoning.item.summary[0].text += event.text;
+    return out + this.#event("response.reasoning_summary_text.delta", {
+      item_id: reasoning.item.id,
+      output_index: reasoning.outputIndex,
+      summary_index: 0,
+      delta: event.text,
+    });
+  }
+
+  #openReasoning(): string {
+    this.#reasoning = this.#open({
+      id: newItemId("rs"),
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "" }],
+    });
+    const { item, outputIndex } = this.#reasoning;
+    return this.#event("response.output_item.added", {
+      output_index: outputIndex,
+      item: { ...item, summary: [] },
+    }) + this.#event("response.reasoning_summary_part.added", {
+      item_id: item.id,
+      output_index: outputIndex,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" },
+    });
+  }
+
+  #onReasoningSignature(event: Event<"reasoning_signature">): string {
+    if (this.#reasoning) this.#reasoning.item.encrypted_content = event.signature;
+    return "";
+  }
+
+  #onToolCall(event: Event<"tool_call">): string {
+    let out = this.#start();
+    let open = this.#calls.get(event.index);
+    if (!open) {
+      out += this.#closeText() + this.#closeReasoning();
+      open = this.#openCall(event);
+      out += this.#event("response.output_item.added", {
+        output_index: open.outputIndex,
+        item: { ...open.item },
+      });
     }
+    if (!event.arguments) return out;
+    open.item.arguments += event.arguments;
+    return out + this.#event("response.function_call_arguments.delta", {
+      item_id: open.item.id,
+      output_index: open.outputIndex,
+      delta: event.arguments,
+    });
+  }
+
+  #openCall(event: Event<"tool_call">): OpenItem {
+    const open = this.#open({
+      id: newItemId("fc"),
+      type: "function_call",
+      status: "in_progress",
+      call_id: event.id ?? `call_${event.index}`,
+      name: event.name ?? "",
+      arguments: "",
+    });
+    this.#calls.set(event.index, open);
+    return open;
+  }
+
+  #onImage(event: Event<"image">): string {
+    const out = this.#start() + this.#closeText() + this.#closeReasoning();
+    const open = this.#open({
+      id: newItemId("ig"),
+      type: "image_generation_call",
+      status: "completed",
+      result: event.data,
+    });
+    return out +
+      this.#event("response.output_item.added", {
+        output_index: open.outputIndex,
+        item: open.item,
+      }) +
+      this.#event("response.output_item.done", {
+        output_index: open.outputIndex,
+        item: open.item,
+      });
   }
 
   end(): string {
