@@ -2,12 +2,15 @@
 
 import type { NeutralEvent, NeutralUsage, StopReason, StreamEncoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
+import { handlersByType } from "../_dispatch.ts";
 import { newMessageId } from "./_ids.ts";
 import { ANTHROPIC_STOP } from "./_stop.ts";
 import { encodeAnthropicUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
+
+type Event<T extends NeutralEvent["type"]> = Extract<NeutralEvent, { type: T }>;
 
 type OpenBlock = { kind: "text" | "thinking" | "tool_use"; index: number; call?: number };
 
@@ -21,6 +24,21 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #pending = new Map<number, string>();
   #stop: StopReason | undefined;
   #usage: NeutralUsage | undefined;
+  readonly #handlers = handlersByType<NeutralEvent, string>({
+    start: (event) => this.#start(event.id),
+    text: (event) => this.#onText(event),
+    reasoning: (event) => this.#onReasoning(event),
+    reasoning_signature: (event) => this.#onReasoningSignature(event),
+    tool_call: (event) => this.#onToolCall(event),
+    stop: (event) => {
+      this.#stop = event.reason;
+      return "";
+    },
+    usage: (event) => {
+      this.#usage = event.usage;
+      return "";
+    },
+  });
 
   constructor(model: string) {
     this.#model = model;
@@ -73,60 +91,59 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   }
 
   encode(event: NeutralEvent): string {
-    switch (event.type) {
-      case "start":
-        return this.#start(event.id);
-      case "text": {
-        let out = this.#start();
-        if (this.#open?.kind !== "text") out += this.#openBlock("text", { type: "text", text: "" });
-        // The hottest frame of a stream, written directly rather than through an object.
-        return out +
-          `event: content_block_delta\ndata: {"type":"content_block_delta","index":${
-            this.#open!.index
-          },"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`;
-      }
-      case "reasoning": {
-        let out = this.#start();
-        if (this.#open?.kind !== "thinking") {
-          out += this.#openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
-        }
-        return out + this.#delta({ type: "thinking_delta", thinking: event.text });
-      }
-      case "reasoning_signature":
-        return this.#open?.kind === "thinking"
-          ? this.#delta({ type: "signature_delta", signature: event.signature })
-          : "";
-      case "tool_call": {
-        let out = this.#start();
-        if (!this.#calls.has(event.index)) {
-          this.#calls.add(event.index);
-          out += this.#openBlock("tool_use", {
-            type: "tool_use",
-            id: event.id ?? `toolu_${event.index}`,
-            name: event.name ?? "",
-            input: {},
-          }, event.index);
-          const early = this.#pending.get(event.index);
-          this.#pending.delete(event.index);
-          if (early) out += this.#delta({ type: "input_json_delta", partial_json: early });
-        } else if (this.#open?.call !== event.index) {
-          // A fragment of a call whose block is not open: blocks cannot interleave, keep it.
-          this.#pending.set(event.index, (this.#pending.get(event.index) ?? "") + event.arguments);
-          return out;
-        }
-        return event.arguments
-          ? out + this.#delta({ type: "input_json_delta", partial_json: event.arguments })
-          : out;
-      }
-      case "stop":
-        this.#stop = event.reason;
-        return "";
-      case "usage":
-        this.#usage = event.usage;
-        return "";
-      default:
-        return "";
+    return this.#handlers.get(event.type)?.(event) ?? "";
+  }
+
+  #onText(event: Event<"text">): string {
+    let out = this.#start();
+    if (this.#open?.kind !== "text") out += this.#openBlock("text", { type: "text", text: "" });
+    // The hottest frame of a stream, written directly rather than through an object.
+    return out +
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":${
+        this.#open!.index
+      },"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`;
+  }
+
+  #onReasoning(event: Event<"reasoning">): string {
+    let out = this.#start();
+    if (this.#open?.kind !== "thinking") {
+      out += this.#openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
     }
+    return out + this.#delta({ type: "thinking_delta", thinking: event.text });
+  }
+
+  #onReasoningSignature(event: Event<"reasoning_signature">): string {
+    return this.#open?.kind === "thinking"
+      ? this.#delta({ type: "signature_delta", signature: event.signature })
+      : "";
+  }
+
+  #onToolCall(event: Event<"tool_call">): string {
+    let out = this.#start();
+    if (!this.#calls.has(event.index)) out += this.#openCall(event);
+    else if (this.#open?.call !== event.index) {
+      // A fragment of a call whose block is not open: blocks cannot interleave, keep it.
+      this.#pending.set(event.index, (this.#pending.get(event.index) ?? "") + event.arguments);
+      return out;
+    }
+    return event.arguments
+      ? out + this.#delta({ type: "input_json_delta", partial_json: event.arguments })
+      : out;
+  }
+
+  /** Opens a call's block, with the fragments that came while another block was open. */
+  #openCall(event: Event<"tool_call">): string {
+    this.#calls.add(event.index);
+    let out = this.#openBlock("tool_use", {
+      type: "tool_use",
+      id: event.id ?? `toolu_${event.index}`,
+      name: event.name ?? "",
+      input: {},
+    }, event.index);
+    const early = this.#pending.get(event.index);
+    this.#pending.delete(event.index);
+    if (early) out += this.#delta({ type: "input_json_delta", partial_json: early });
+    return out;
   }
 
   end(): string {
