@@ -1,7 +1,8 @@
 /** Upstream generate-content streams (whole response objects per chunk) as neutral events. */
 
-import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
+import type { NeutralEvent, NeutralPart, NeutralUsage, StreamDecoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
+import { handlersByType } from "../_dispatch.ts";
 import { geminiParts } from "./_parts.ts";
 import { geminiStop } from "./_stop.ts";
 import { geminiUsage } from "./_usage.ts";
@@ -16,6 +17,24 @@ export class GeminiStreamDecoder implements StreamDecoder {
   error: string | undefined;
   #started = false;
   #calls = 0;
+  /** The events of each kind of part a chunk carries. */
+  readonly #partHandlers = handlersByType<NeutralPart, NeutralEvent[]>({
+    text: (part) => part.text ? [{ type: "text", text: part.text }] : [],
+    reasoning: (part) => [
+      ...(part.text ? [{ type: "reasoning" as const, text: part.text }] : []),
+      ...(part.signature
+        ? [{ type: "reasoning_signature" as const, signature: part.signature }]
+        : []),
+    ],
+    tool_call: (part) => [{
+      type: "tool_call",
+      index: this.#calls++,
+      id: part.id,
+      name: part.name,
+      arguments: part.arguments,
+    }],
+    image: (part) => [{ type: "image", mimeType: part.mimeType, data: part.data }],
+  });
 
   decode(_event: string | undefined, data: string): NeutralEvent[] {
     let chunk: Json;
@@ -24,10 +43,15 @@ export class GeminiStreamDecoder implements StreamDecoder {
     } catch {
       return [];
     }
-    if (chunk?.error) {
-      this.error = chunk.error.message ?? "upstream error";
-      return [{ type: "error", message: this.error!, code: chunk.error.status }];
-    }
+    return chunk?.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
+  }
+
+  #onError(error: Json): NeutralEvent[] {
+    this.error = error.message ?? "upstream error";
+    return [{ type: "error", message: this.error!, code: error.status }];
+  }
+
+  #onChunk(chunk: Json): NeutralEvent[] {
     const events: NeutralEvent[] = [];
     if (!this.#started) {
       this.#started = true;
@@ -35,32 +59,18 @@ export class GeminiStreamDecoder implements StreamDecoder {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of geminiParts(candidate?.content?.parts ?? [])) {
-      switch (part.type) {
-        case "text":
-          if (part.text) events.push({ type: "text", text: part.text });
-          break;
-        case "reasoning":
-          if (part.text) events.push({ type: "reasoning", text: part.text });
-          if (part.signature) {
-            events.push({ type: "reasoning_signature", signature: part.signature });
-          }
-          break;
-        case "tool_call":
-          events.push({
-            type: "tool_call",
-            index: this.#calls++,
-            id: part.id,
-            name: part.name,
-            arguments: part.arguments,
-          });
-          break;
-        case "image":
-          events.push({ type: "image", mimeType: part.mimeType, data: part.data });
-          break;
-      }
+      const handler = this.#partHandlers.get(part.type);
+      if (handler) events.push(...handler(part));
     }
     const usage = geminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
+    this.#onFinish(chunk, candidate, events);
+    if (usage && this.completed) events.push({ type: "usage", usage });
+    return events;
+  }
+
+  /** A blocked prompt or a finish reason ends the stream. */
+  #onFinish(chunk: Json, candidate: Json, events: NeutralEvent[]): void {
     if (chunk.promptFeedback?.blockReason) {
       this.completed = true;
       events.push({ type: "stop", reason: "content_filter" });
@@ -71,7 +81,5 @@ export class GeminiStreamDecoder implements StreamDecoder {
         reason: stopWithCalls(geminiStop(candidate.finishReason), this.#calls > 0),
       });
     }
-    if (usage && this.completed) events.push({ type: "usage", usage });
-    return events;
   }
 }

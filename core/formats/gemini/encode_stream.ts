@@ -2,12 +2,15 @@
 
 import type { NeutralEvent, NeutralUsage, StopReason, StreamEncoder } from "../neutral.ts";
 import { argumentsObject, stopWithCalls } from "../neutral.ts";
+import { handlersByType } from "../_dispatch.ts";
 import { responseIdOf } from "./_ids.ts";
 import { GEMINI_FINISH } from "./_stop.ts";
 import { encodeGeminiUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
+
+type Event<T extends NeutralEvent["type"]> = Extract<NeutralEvent, { type: T }>;
 
 /** How a stream of response objects is framed: SSE with `alt=sse`, else one JSON array. */
 export type GeminiFraming = "sse" | "json-array";
@@ -22,6 +25,26 @@ export class GeminiStreamEncoder implements StreamEncoder {
   #stop: StopReason | undefined;
   #usage: NeutralUsage | undefined;
   #madeCalls = false;
+  readonly #handlers = handlersByType<NeutralEvent, string>({
+    start: (event) => {
+      this.#id = responseIdOf(event.id);
+      return "";
+    },
+    text: (event) => this.#onText(event),
+    reasoning: (event) => this.#flushCalls() + this.#chunk([{ text: event.text, thought: true }]),
+    image: (event) =>
+      this.#flushCalls() +
+      this.#chunk([{ inlineData: { mimeType: event.mimeType, data: event.data } }]),
+    tool_call: (event) => this.#onToolCall(event),
+    stop: (event) => {
+      this.#stop = event.reason;
+      return "";
+    },
+    usage: (event) => {
+      this.#usage = event.usage;
+      return "";
+    },
+  });
 
   constructor(model: string, framing: GeminiFraming) {
     this.#model = model;
@@ -53,48 +76,34 @@ export class GeminiStreamEncoder implements StreamEncoder {
   }
 
   encode(event: NeutralEvent): string {
-    switch (event.type) {
-      case "start":
-        this.#id = responseIdOf(event.id);
-        return "";
-      case "text": {
-        const calls = this.#flushCalls();
-        // The hottest frame of a stream, written directly rather than through an object.
-        const json = `{"candidates":[{"content":{"role":"model","parts":[{"text":${
-          JSON.stringify(event.text)
-        }}]},"index":0}],"modelVersion":${JSON.stringify(this.#model)},"responseId":"${
-          this.#id || (this.#id = responseIdOf(""))
-        }"}`;
-        if (this.#framing === "sse") return calls + `data: ${json}\r\n\r\n`;
-        return calls + (this.#frames++ === 0 ? "[" : ",\r\n") + json;
-      }
-      case "reasoning":
-        return this.#flushCalls() + this.#chunk([{ text: event.text, thought: true }]);
-      case "image":
-        return this.#flushCalls() +
-          this.#chunk([{ inlineData: { mimeType: event.mimeType, data: event.data } }]);
-      case "tool_call": {
-        this.#madeCalls = true;
-        const call = this.#calls.get(event.index);
-        if (call) call.arguments += event.arguments;
-        else {
-          this.#calls.set(event.index, {
-            id: event.id ?? `call_${event.index}`,
-            name: event.name ?? "",
-            arguments: event.arguments,
-          });
-        }
-        return "";
-      }
-      case "stop":
-        this.#stop = event.reason;
-        return "";
-      case "usage":
-        this.#usage = event.usage;
-        return "";
-      default:
-        return "";
+    return this.#handlers.get(event.type)?.(event) ?? "";
+  }
+
+  #onText(event: Event<"text">): string {
+    const calls = this.#flushCalls();
+    // The hottest frame of a stream, written directly rather than through an object.
+    const json = `{"candidates":[{"content":{"role":"model","parts":[{"text":${
+      JSON.stringify(event.text)
+    }}]},"index":0}],"modelVersion":${JSON.stringify(this.#model)},"responseId":"${
+      this.#id || (this.#id = responseIdOf(""))
+    }"}`;
+    if (this.#framing === "sse") return calls + `data: ${json}\r\n\r\n`;
+    return calls + (this.#frames++ === 0 ? "[" : ",\r\n") + json;
+  }
+
+  /** Tool calls are held until whole: arguments gather by call index. */
+  #onToolCall(event: Event<"tool_call">): string {
+    this.#madeCalls = true;
+    const call = this.#calls.get(event.index);
+    if (call) call.arguments += event.arguments;
+    else {
+      this.#calls.set(event.index, {
+        id: event.id ?? `call_${event.index}`,
+        name: event.name ?? "",
+        arguments: event.arguments,
+      });
     }
+    return "";
   }
 
   end(): string {
