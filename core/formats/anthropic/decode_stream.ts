@@ -2,15 +2,11 @@
 
 import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
-import { handlerTable } from "../_dispatch.ts";
 import { anthropicStop } from "./_stop.ts";
 import { anthropicUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-type Handler = (payload: Json) => NeutralEvent[];
-type DeltaHandler = (delta: Json, payload: Json) => NeutralEvent[];
 
 /** Reads an upstream messages stream. */
 export class AnthropicStreamDecoder implements StreamDecoder {
@@ -19,21 +15,6 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   error: string | undefined;
   #startUsage: Json = {};
   #callOfBlock = new Map<number, number>();
-  readonly #handlers = handlerTable<Handler>({
-    message_start: (payload) => this.#onMessageStart(payload),
-    content_block_start: (payload) => this.#onBlockStart(payload),
-    content_block_delta: (payload) => this.#onBlockDelta(payload),
-    message_delta: (payload) => this.#onMessageDelta(payload),
-    message_stop: () => this.#onMessageStop(),
-    error: (payload) => this.#onError(payload),
-  });
-  /** `content_block_delta` by the type of its delta. */
-  readonly #deltaHandlers = handlerTable<DeltaHandler>({
-    text_delta: (delta) => delta.text ? [{ type: "text", text: delta.text }] : [],
-    thinking_delta: (delta) => delta.thinking ? [{ type: "reasoning", text: delta.thinking }] : [],
-    signature_delta: (delta) => [{ type: "reasoning_signature", signature: delta.signature }],
-    input_json_delta: (delta, payload) => this.#onInputJson(delta, payload),
-  });
 
   decode(event: string | undefined, data: string): NeutralEvent[] {
     let payload: Json;
@@ -42,7 +23,24 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     } catch {
       return [];
     }
-    return this.#handlers.get(payload?.type ?? event)?.(payload) ?? [];
+    // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
+    // comparing one costs less than hashing it (bench/stream_cpu.ts).
+    switch (payload?.type ?? event) {
+      case "message_start":
+        return this.#onMessageStart(payload);
+      case "content_block_start":
+        return this.#onBlockStart(payload);
+      case "content_block_delta":
+        return this.#onBlockDelta(payload);
+      case "message_delta":
+        return this.#onMessageDelta(payload);
+      case "message_stop":
+        return this.#onMessageStop();
+      case "error":
+        return this.#onError(payload);
+      default:
+        return [];
+    }
   }
 
   #onMessageStart(payload: Json): NeutralEvent[] {
@@ -73,7 +71,18 @@ export class AnthropicStreamDecoder implements StreamDecoder {
 
   #onBlockDelta(payload: Json): NeutralEvent[] {
     const delta = payload.delta;
-    return this.#deltaHandlers.get(delta?.type)?.(delta, payload) ?? [];
+    switch (delta?.type) {
+      case "text_delta":
+        return delta.text ? [{ type: "text", text: delta.text }] : [];
+      case "thinking_delta":
+        return delta.thinking ? [{ type: "reasoning", text: delta.thinking }] : [];
+      case "signature_delta":
+        return [{ type: "reasoning_signature", signature: delta.signature }];
+      case "input_json_delta":
+        return this.#onInputJson(delta, payload);
+      default:
+        return [];
+    }
   }
 
   #onInputJson(delta: Json, payload: Json): NeutralEvent[] {

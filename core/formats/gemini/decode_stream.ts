@@ -2,7 +2,6 @@
 
 import type { NeutralEvent, NeutralPart, NeutralUsage, StreamDecoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
-import { handlersByType } from "../_dispatch.ts";
 import { geminiParts } from "./_parts.ts";
 import { geminiStop } from "./_stop.ts";
 import { geminiUsage } from "./_usage.ts";
@@ -17,24 +16,6 @@ export class GeminiStreamDecoder implements StreamDecoder {
   error: string | undefined;
   #started = false;
   #calls = 0;
-  /** The events of each kind of part a chunk carries. */
-  readonly #partHandlers = handlersByType<NeutralPart, NeutralEvent[]>({
-    text: (part) => part.text ? [{ type: "text", text: part.text }] : [],
-    reasoning: (part) => [
-      ...(part.text ? [{ type: "reasoning" as const, text: part.text }] : []),
-      ...(part.signature
-        ? [{ type: "reasoning_signature" as const, signature: part.signature }]
-        : []),
-    ],
-    tool_call: (part) => [{
-      type: "tool_call",
-      index: this.#calls++,
-      id: part.id,
-      name: part.name,
-      arguments: part.arguments,
-    }],
-    image: (part) => [{ type: "image", mimeType: part.mimeType, data: part.data }],
-  });
 
   decode(_event: string | undefined, data: string): NeutralEvent[] {
     let chunk: Json;
@@ -58,15 +39,36 @@ export class GeminiStreamDecoder implements StreamDecoder {
       events.push({ type: "start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "" });
     }
     const candidate = chunk.candidates?.[0];
-    for (const part of geminiParts(candidate?.content?.parts ?? [])) {
-      const handler = this.#partHandlers.get(part.type);
-      if (handler) events.push(...handler(part));
-    }
+    for (const part of geminiParts(candidate?.content?.parts ?? [])) this.#onPart(part, events);
     const usage = geminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     this.#onFinish(chunk, candidate, events);
     if (usage && this.completed) events.push({ type: "usage", usage });
     return events;
+  }
+
+  #onPart(part: NeutralPart, events: NeutralEvent[]): void {
+    switch (part.type) {
+      case "text":
+        if (part.text) events.push({ type: "text", text: part.text });
+        break;
+      case "reasoning":
+        if (part.text) events.push({ type: "reasoning", text: part.text });
+        if (part.signature) events.push({ type: "reasoning_signature", signature: part.signature });
+        break;
+      case "tool_call":
+        events.push({
+          type: "tool_call",
+          index: this.#calls++,
+          id: part.id,
+          name: part.name,
+          arguments: part.arguments,
+        });
+        break;
+      case "image":
+        events.push({ type: "image", mimeType: part.mimeType, data: part.data });
+        break;
+    }
   }
 
   /** A blocked prompt or a finish reason ends the stream. */

@@ -1,7 +1,6 @@
 /** Upstream responses-API streams (typed events) as neutral events. */
 
 import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
-import { handlerTable } from "../_dispatch.ts";
 import { itemParts } from "./_item_parts.ts";
 import { responsesStop } from "./_stop.ts";
 import { responsesUsage } from "./_usage.ts";
@@ -9,28 +8,12 @@ import { responsesUsage } from "./_usage.ts";
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-type Handler = (payload: Json) => NeutralEvent[];
-
 /** Reads an upstream responses stream. */
 export class ResponsesStreamDecoder implements StreamDecoder {
   completed = false;
   usage: NeutralUsage | undefined;
   error: string | undefined;
   #callByOutput = new Map<number, { index: number; streamed: boolean }>();
-  readonly #handlers = handlerTable<Handler>({
-    "response.created": (payload) => this.#onCreated(payload),
-    "response.output_item.added": (payload) => this.#onItemAdded(payload),
-    "response.output_text.delta": (payload) => this.#onTextDelta(payload),
-    "response.refusal.delta": (payload) => this.#onTextDelta(payload),
-    "response.reasoning_summary_text.delta": (payload) => this.#onReasoningDelta(payload),
-    "response.reasoning_text.delta": (payload) => this.#onReasoningDelta(payload),
-    "response.function_call_arguments.delta": (payload) => this.#onArgumentsDelta(payload),
-    "response.output_item.done": (payload) => this.#onItemDone(payload),
-    "response.completed": (payload) => this.#onFinished(payload),
-    "response.incomplete": (payload) => this.#onFinished(payload),
-    "response.failed": (payload) => this.#onFailed(payload),
-    "error": (payload) => this.#onError(payload),
-  });
 
   decode(event: string | undefined, data: string): NeutralEvent[] {
     let payload: Json;
@@ -39,7 +22,33 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     } catch {
       return [];
     }
-    return this.#handlers.get(payload?.type ?? event)?.(payload) ?? [];
+    // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
+    // comparing one costs less than hashing it (bench/stream_cpu.ts).
+    switch (payload?.type ?? event) {
+      case "response.created":
+        return this.#onCreated(payload);
+      case "response.output_item.added":
+        return this.#onItemAdded(payload);
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        return this.#onTextDelta(payload);
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return this.#onReasoningDelta(payload);
+      case "response.function_call_arguments.delta":
+        return this.#onArgumentsDelta(payload);
+      case "response.output_item.done":
+        return this.#onItemDone(payload);
+      case "response.completed":
+      case "response.incomplete":
+        return this.#onFinished(payload);
+      case "response.failed":
+        return this.#onFailed(payload);
+      case "error":
+        return this.#onError(payload);
+      default:
+        return [];
+    }
   }
 
   #onCreated(payload: Json): NeutralEvent[] {
