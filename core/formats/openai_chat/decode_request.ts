@@ -5,6 +5,7 @@ import {
   type NeutralMessage,
   type NeutralPart,
   type NeutralRequest,
+  type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   parseDataUrl,
@@ -69,10 +70,26 @@ function toolChoiceOf(choice: Json): NeutralToolChoice | undefined {
 
 /** A chat-completions body (already checked by its schema) in neutral terms. */
 export function decodeChatRequest(body: Json): NeutralRequest {
+  const { system, messages } = turnsOf(body);
+  const { options, fieldOf } = optionsOf(body);
+  const tools = toolsOf(body);
+  return {
+    model: body.model,
+    system,
+    messages,
+    tools,
+    toolChoice: toolChoiceOf(body.tool_choice ?? body.function_call),
+    stream: body.stream === true,
+    options,
+    fieldOf,
+    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+  };
+}
+
+/** System and developer messages become the system text; the others, turns. */
+function turnsOf(body: Json): { system: string[]; messages: NeutralMessage[] } {
   const system: string[] = [];
   const messages: NeutralMessage[] = [];
-  const push = (role: "user" | "assistant", parts: NeutralPart[]) =>
-    appendTurn(messages, role, parts);
   for (const message of body.messages ?? []) {
     switch (message.role) {
       case "system":
@@ -80,37 +97,14 @@ export function decodeChatRequest(body: Json): NeutralRequest {
         system.push(textOf(message.content));
         break;
       case "user":
-        push("user", userParts(message.content));
+        appendTurn(messages, "user", userParts(message.content));
         break;
-      case "assistant": {
-        const parts: NeutralPart[] = [];
-        if (typeof message.reasoning_content === "string" && message.reasoning_content) {
-          parts.push({ type: "reasoning", text: message.reasoning_content });
-        }
-        const text = textOf(message.content);
-        if (text) parts.push({ type: "text", text });
-        for (const call of message.tool_calls ?? []) {
-          parts.push({
-            type: "tool_call",
-            id: call.id,
-            name: call.function?.name ?? "",
-            arguments: call.function?.arguments ?? "",
-          });
-        }
-        if (message.function_call) {
-          parts.push({
-            type: "tool_call",
-            id: message.function_call.name,
-            name: message.function_call.name,
-            arguments: message.function_call.arguments ?? "",
-          });
-        }
-        push("assistant", parts);
+      case "assistant":
+        appendTurn(messages, "assistant", assistantParts(message));
         break;
-      }
       case "tool":
       case "function":
-        push("user", [{
+        appendTurn(messages, "user", [{
           type: "tool_result",
           callId: message.tool_call_id ?? message.name ?? "",
           content: resultText(message.content),
@@ -118,6 +112,36 @@ export function decodeChatRequest(body: Json): NeutralRequest {
         break;
     }
   }
+  return { system, messages };
+}
+
+function assistantParts(message: Json): NeutralPart[] {
+  const parts: NeutralPart[] = [];
+  if (typeof message.reasoning_content === "string" && message.reasoning_content) {
+    parts.push({ type: "reasoning", text: message.reasoning_content });
+  }
+  const text = textOf(message.content);
+  if (text) parts.push({ type: "text", text });
+  for (const call of message.tool_calls ?? []) {
+    parts.push({
+      type: "tool_call",
+      id: call.id,
+      name: call.function?.name ?? "",
+      arguments: call.function?.arguments ?? "",
+    });
+  }
+  if (message.function_call) {
+    parts.push({
+      type: "tool_call",
+      id: message.function_call.name,
+      name: message.function_call.name,
+      arguments: message.function_call.arguments ?? "",
+    });
+  }
+  return parts;
+}
+
+function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   const { options, fieldOf, set } = optionRecorder();
   set(
     "maxOutputTokens",
@@ -150,26 +174,20 @@ export function decodeChatRequest(body: Json): NeutralRequest {
       schema: format.json_schema.schema,
     }, "response_format");
   }
+  return { options, fieldOf };
+}
+
+/** Function tools, the legacy `functions` included. */
+function toolsOf(body: Json): NeutralTool[] {
   const legacyTools = (body.functions ?? []).map((fn: Json) => ({
     type: "function",
     function: fn,
   }));
-  const tools = [...(body.tools ?? []), ...legacyTools]
+  return [...(body.tools ?? []), ...legacyTools]
     .filter((tool: Json) => tool?.type === "function" && tool.function?.name)
     .map((tool: Json) => ({
       name: tool.function.name,
       description: tool.function.description,
       parameters: tool.function.parameters ?? { type: "object", properties: {} },
     }));
-  return {
-    model: body.model,
-    system,
-    messages,
-    tools,
-    toolChoice: toolChoiceOf(body.tool_choice ?? body.function_call),
-    stream: body.stream === true,
-    options,
-    fieldOf,
-    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
-  };
 }
