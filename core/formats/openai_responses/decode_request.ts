@@ -5,6 +5,7 @@ import {
   type NeutralMessage,
   type NeutralPart,
   type NeutralRequest,
+  type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   parseDataUrl,
@@ -73,42 +74,83 @@ function toolChoiceOf(choice: Json): NeutralToolChoice | undefined {
 export function decodeResponsesRequest(body: Json): NeutralRequest {
   const system: string[] = [];
   if (typeof body.instructions === "string" && body.instructions) system.push(body.instructions);
+  const messages = turnsOf(body, system);
+  const { options, fieldOf } = optionsOf(body);
+  return {
+    model: body.model,
+    system,
+    messages,
+    tools: toolsOf(body),
+    toolChoice: toolChoiceOf(body.tool_choice),
+    stream: body.stream === true,
+    options,
+    fieldOf,
+    unmapped: Object.keys(body).filter((field) =>
+      !READ.has(field) && body[field] != null && field !== "store"
+    ),
+  };
+}
+
+/** The turns of the input items; system and developer messages go to `system`. */
+function turnsOf(body: Json, system: string[]): NeutralMessage[] {
   const messages: NeutralMessage[] = [];
-  const push = (role: "user" | "assistant", parts: NeutralPart[]) =>
-    parts.length ? appendTurn(messages, role, parts) : undefined;
   const items = typeof body.input === "string"
     ? [{ role: "user", content: body.input }]
     : body.input ?? [];
   for (const item of items) {
     const type = item?.type ?? "message";
-    if (type === "message") {
-      if (item.role === "system" || item.role === "developer") {
-        system.push(
-          inputParts(item.content).map((part) => (part as { text?: string }).text ?? "").join(""),
-        );
-      } else push(item.role === "assistant" ? "assistant" : "user", inputParts(item.content));
-    } else if (type === "function_call") {
-      push("assistant", [{
-        type: "tool_call",
-        id: item.call_id,
-        name: item.name,
-        arguments: item.arguments ?? "",
-      }]);
-    } else if (type === "function_call_output") {
-      push("user", [{
-        type: "tool_result",
-        callId: item.call_id,
-        content: resultText(item.output),
-      }]);
-    } else if (type === "reasoning") {
-      const text = (item.summary ?? []).map((part: Json) => part?.text ?? "").join("\n");
-      push("assistant", [{
-        type: "reasoning",
-        text,
-        ...(item.encrypted_content ? { signature: item.encrypted_content } : {}),
-      }]);
+    if (type === "message" && (item.role === "system" || item.role === "developer")) {
+      system.push(
+        inputParts(item.content).map((part) => (part as { text?: string }).text ?? "").join(""),
+      );
+      continue;
     }
+    const turn = turnOf(type, item);
+    if (turn && turn.parts.length) appendTurn(messages, turn.role, turn.parts);
   }
+  return messages;
+}
+
+/** One input item (other than a system message) as a turn, or undefined when it is none. */
+function turnOf(type: unknown, item: Json): NeutralMessage | undefined {
+  switch (type) {
+    case "message":
+      return {
+        role: item.role === "assistant" ? "assistant" : "user",
+        parts: inputParts(item.content),
+      };
+    case "function_call":
+      return {
+        role: "assistant",
+        parts: [{
+          type: "tool_call",
+          id: item.call_id,
+          name: item.name,
+          arguments: item.arguments ?? "",
+        }],
+      };
+    case "function_call_output":
+      return {
+        role: "user",
+        parts: [{ type: "tool_result", callId: item.call_id, content: resultText(item.output) }],
+      };
+    case "reasoning": {
+      const text = (item.summary ?? []).map((part: Json) => part?.text ?? "").join("\n");
+      return {
+        role: "assistant",
+        parts: [{
+          type: "reasoning",
+          text,
+          ...(item.encrypted_content ? { signature: item.encrypted_content } : {}),
+        }],
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   const { options, fieldOf, set } = optionRecorder();
   set("maxOutputTokens", body.max_output_tokens, "max_output_tokens");
   set("temperature", body.temperature, "temperature");
@@ -125,23 +167,16 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
       schema: format.schema,
     }, "text.format");
   }
-  return {
-    model: body.model,
-    system,
-    messages,
-    tools: (body.tools ?? []).filter((tool: Json) => tool?.type === "function").map((
-      tool: Json,
-    ) => ({
-      name: tool.name,
-      description: tool.description ?? undefined,
-      parameters: tool.parameters ?? { type: "object", properties: {} },
-    })),
-    toolChoice: toolChoiceOf(body.tool_choice),
-    stream: body.stream === true,
-    options,
-    fieldOf,
-    unmapped: Object.keys(body).filter((field) =>
-      !READ.has(field) && body[field] != null && field !== "store"
-    ),
-  };
+  return { options, fieldOf };
+}
+
+/** Function tools only: built-in tools stay with a responses upstream. */
+function toolsOf(body: Json): NeutralTool[] {
+  return (body.tools ?? []).filter((tool: Json) => tool?.type === "function").map((
+    tool: Json,
+  ) => ({
+    name: tool.name,
+    description: tool.description ?? undefined,
+    parameters: tool.parameters ?? { type: "object", properties: {} },
+  }));
 }

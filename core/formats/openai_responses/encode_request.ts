@@ -2,6 +2,8 @@
 
 import {
   effortOfBudget,
+  type NeutralMessage,
+  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type OptionName,
@@ -39,32 +41,7 @@ export function encodeResponsesRequest(
   request: NeutralRequest,
   model: string,
 ): { body: Json; ignored: OptionName[] } {
-  const input: Json[] = [];
-  for (const message of request.messages) {
-    if (message.role === "user") {
-      for (const part of message.parts) {
-        if (part.type === "tool_result") {
-          input.push({ type: "function_call_output", call_id: part.callId, output: part.content });
-        }
-      }
-      const content = contentOf(message.parts);
-      if (content.length) input.push({ role: "user", content });
-      continue;
-    }
-    for (const part of message.parts) {
-      if (part.type === "text") {
-        input.push({ role: "assistant", content: [{ type: "output_text", text: part.text }] });
-      } else if (part.type === "tool_call") {
-        input.push({
-          type: "function_call",
-          call_id: part.id,
-          name: part.name,
-          arguments: part.arguments || "{}",
-        });
-      }
-      // Reasoning from another provider cannot be replayed: the upstream accepts only its own.
-    }
-  }
+  const input = inputOf(request);
   const o = request.options;
   const body: Json = { model, input, store: false };
   if (request.system.length) body.instructions = request.system.join("\n\n");
@@ -83,11 +60,58 @@ export function encodeResponsesRequest(
       ? choice
       : { type: "function", name: choice.name };
   }
+  setOptions(body, o, request.tools.length > 0);
+  const ignored = unsupportedOptions(o, SUPPORTED);
+  return { body, ignored };
+}
+
+/** The input items of the turns: tool results and calls are items of their own. */
+function inputOf(request: NeutralRequest): Json[] {
+  const input: Json[] = [];
+  for (const message of request.messages) {
+    if (message.role === "user") input.push(...userInput(message));
+    else input.push(...assistantInput(message));
+  }
+  return input;
+}
+
+function userInput(message: NeutralMessage): Json[] {
+  const input: Json[] = [];
+  for (const part of message.parts) {
+    if (part.type === "tool_result") {
+      input.push({ type: "function_call_output", call_id: part.callId, output: part.content });
+    }
+  }
+  const content = contentOf(message.parts);
+  if (content.length) input.push({ role: "user", content });
+  return input;
+}
+
+function assistantInput(message: NeutralMessage): Json[] {
+  const input: Json[] = [];
+  for (const part of message.parts) {
+    if (part.type === "text") {
+      input.push({ role: "assistant", content: [{ type: "output_text", text: part.text }] });
+    } else if (part.type === "tool_call") {
+      input.push({
+        type: "function_call",
+        call_id: part.id,
+        name: part.name,
+        arguments: part.arguments || "{}",
+      });
+    }
+    // Reasoning from another provider cannot be replayed: the upstream accepts only its own.
+  }
+  return input;
+}
+
+/** The generation options, each under its responses name. */
+function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
   if (o.maxOutputTokens !== undefined) body.max_output_tokens = o.maxOutputTokens;
   if (o.temperature !== undefined) body.temperature = o.temperature;
   if (o.topP !== undefined) body.top_p = o.topP;
   if (o.user !== undefined) body.user = o.user;
-  if (o.parallelToolCalls !== undefined && request.tools.length) {
+  if (o.parallelToolCalls !== undefined && hasTools) {
     body.parallel_tool_calls = o.parallelToolCalls;
   }
   if (o.reasoning) {
@@ -103,6 +127,4 @@ export function encodeResponsesRequest(
         : { type: "json_schema", name: o.responseFormat.name, schema: o.responseFormat.schema },
     };
   }
-  const ignored = unsupportedOptions(o, SUPPORTED);
-  return { body, ignored };
 }
