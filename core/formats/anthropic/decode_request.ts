@@ -5,6 +5,7 @@ import {
   type NeutralMessage,
   type NeutralPart,
   type NeutralRequest,
+  type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   resultText,
@@ -106,6 +107,21 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     );
     appendTurn(messages, role, parts);
   }
+  const { options, fieldOf } = optionsOf(body);
+  return {
+    model: body.model,
+    system,
+    messages,
+    tools: toolsOf(body),
+    toolChoice: toolChoiceOf(body.tool_choice),
+    stream: body.stream === true,
+    options,
+    fieldOf,
+    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+  };
+}
+
+function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   const { options, fieldOf, set } = optionRecorder();
   set("maxOutputTokens", body.max_tokens, "max_tokens");
   set("temperature", body.temperature, "temperature");
@@ -119,19 +135,14 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
   if (body.thinking?.type === "enabled") {
     set("reasoning", { budgetTokens: body.thinking.budget_tokens }, "thinking");
   }
-  return {
-    model: body.model,
-    system,
-    messages,
-    tools: (body.tools ?? []).filter((tool: Json) => !isServerTool(tool)).map((tool: Json) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.input_schema ?? { type: "object", properties: {} },
-    })),
-    toolChoice: toolChoiceOf(body.tool_choice),
-    stream: body.stream === true,
-    options,
-    fieldOf,
-    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
-  };
+  return { options, fieldOf };
+}
+
+/** The tools the client runs: server tools stay with an anthropic upstream. */
+function toolsOf(body: Json): NeutralTool[] {
+  return (body.tools ?? []).filter((tool: Json) => !isServerTool(tool)).map((tool: Json) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.input_schema ?? { type: "object", properties: {} },
+  }));
 }

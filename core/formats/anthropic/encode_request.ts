@@ -2,6 +2,7 @@
 
 import {
   argumentsObject,
+  type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type OptionName,
@@ -63,18 +64,7 @@ export function encodeAnthropicRequest(
   model: string,
   defaultMaxTokens: number,
 ): { body: Json; ignored: OptionName[] } {
-  const messages: Json[] = [];
-  for (const message of request.messages) {
-    // The API wants tool results first in a user turn.
-    const ordered = message.role === "user"
-      ? [
-        ...message.parts.filter((part) => part.type === "tool_result"),
-        ...message.parts.filter((part) => part.type !== "tool_result"),
-      ]
-      : message.parts;
-    const content = ordered.map(blockOf).filter((block) => block !== null);
-    if (content.length) messages.push({ role: message.role, content });
-  }
+  const messages = messagesOf(request);
   const o = request.options;
   const ignored = unsupportedOptions(o, SUPPORTED);
   const body: Json = {
@@ -93,17 +83,48 @@ export function encodeAnthropicRequest(
   }
   const choice = request.toolChoice;
   if (choice || o.parallelToolCalls === false) {
-    const type = choice === "required"
-      ? { type: "any" }
-      : choice === "none"
-      ? { type: "none" }
-      : typeof choice === "object"
-      ? { type: "tool", name: choice.name }
-      : { type: "auto" };
-    body.tool_choice = o.parallelToolCalls === false && type.type !== "none"
-      ? { ...type, disable_parallel_tool_use: true }
-      : type;
+    body.tool_choice = toolChoiceFor(choice, o.parallelToolCalls);
   }
+  setThinking(body, o, ignored);
+  if (o.stop) body.stop_sequences = o.stop;
+  if (o.user !== undefined) body.metadata = { user_id: o.user };
+  return { body, ignored };
+}
+
+function messagesOf(request: NeutralRequest): Json[] {
+  const messages: Json[] = [];
+  for (const message of request.messages) {
+    // The API wants tool results first in a user turn.
+    const ordered = message.role === "user"
+      ? [
+        ...message.parts.filter((part) => part.type === "tool_result"),
+        ...message.parts.filter((part) => part.type !== "tool_result"),
+      ]
+      : message.parts;
+    const content = ordered.map(blockOf).filter((block) => block !== null);
+    if (content.length) messages.push({ role: message.role, content });
+  }
+  return messages;
+}
+
+function toolChoiceFor(
+  choice: NeutralRequest["toolChoice"],
+  parallelToolCalls: boolean | undefined,
+): Json {
+  const type = choice === "required"
+    ? { type: "any" }
+    : choice === "none"
+    ? { type: "none" }
+    : typeof choice === "object"
+    ? { type: "tool", name: choice.name }
+    : { type: "auto" };
+  return parallelToolCalls === false && type.type !== "none"
+    ? { ...type, disable_parallel_tool_use: true }
+    : type;
+}
+
+/** Extended thinking within `max_tokens`, and the sampling options it allows. */
+function setThinking(body: Json, o: NeutralOptions, ignored: OptionName[]): void {
   let thinking = false;
   if (o.reasoning) {
     const budget = o.reasoning.budgetTokens ?? BUDGET_BY_EFFORT[o.reasoning.effort ?? "medium"];
@@ -119,7 +140,4 @@ export function encodeAnthropicRequest(
   }
   if (o.topP !== undefined) thinking ? ignored.push("topP") : body.top_p = o.topP;
   if (o.topK !== undefined) thinking ? ignored.push("topK") : body.top_k = o.topK;
-  if (o.stop) body.stop_sequences = o.stop;
-  if (o.user !== undefined) body.metadata = { user_id: o.user };
-  return { body, ignored };
 }
