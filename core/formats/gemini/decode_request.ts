@@ -5,6 +5,7 @@ import {
   type NeutralMessage,
   type NeutralPart,
   type NeutralRequest,
+  type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   resultText,
@@ -75,55 +76,82 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
   const system = instruction
     ? [(instruction.parts ?? []).map((part: Json) => part?.text ?? "").join("")]
     : [];
+  const messages = turnsOf(body);
+  const { options, fieldOf } = optionsOf(body);
+  return {
+    model,
+    system,
+    messages,
+    tools: toolsOf(body),
+    toolChoice: toolChoiceOf(body.toolConfig),
+    stream,
+    options,
+    fieldOf,
+    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+  };
+}
+
+/** A function call of the history, for the responses that answer it. */
+type Call = { id: string; name: string; answered: boolean };
+
+function turnsOf(body: Json): NeutralMessage[] {
   const messages: NeutralMessage[] = [];
-  const calls: Array<{ id: string; name: string; answered: boolean }> = [];
+  const calls: Call[] = [];
   for (const content of body.contents ?? []) {
     const role = content.role === "model" ? "assistant" : "user";
     const parts: NeutralPart[] = [];
     for (const part of content.parts ?? []) {
-      if (typeof part.text === "string") {
-        parts.push(
-          part.thought
-            ? { type: "reasoning", text: part.text, signature: part.thoughtSignature }
-            : { type: "text", text: part.text },
-        );
-      } else if (part.inlineData) {
-        parts.push({
-          type: "image",
-          mimeType: part.inlineData.mimeType,
-          data: part.inlineData.data,
-        });
-      } else if (part.fileData?.fileUri) {
-        parts.push({ type: "image_url", url: part.fileData.fileUri });
-      } else if (part.functionCall) {
-        const id = part.functionCall.id ?? `call_${calls.length}`;
-        calls.push({ id, name: part.functionCall.name, answered: false });
-        parts.push({
-          type: "tool_call",
-          id,
-          name: part.functionCall.name,
-          arguments: JSON.stringify(part.functionCall.args ?? {}),
-        });
-      } else if (part.functionResponse) {
-        const response = part.functionResponse;
-        const call = response.id
-          ? calls.find((candidate) => candidate.id === response.id)
-          : calls.find((candidate) => candidate.name === response.name && !candidate.answered);
-        if (call) call.answered = true;
-        const value = response.response;
-        parts.push({
-          type: "tool_result",
-          callId: call?.id ?? response.id ?? response.name,
-          content: typeof value?.result === "string"
-            ? value.result
-            : typeof value?.output === "string"
-            ? value.output
-            : resultText(value),
-        });
-      }
+      const neutral = partOf(part, calls);
+      if (neutral) parts.push(neutral);
     }
     appendTurn(messages, role, parts);
   }
+  return messages;
+}
+
+function partOf(part: Json, calls: Call[]): NeutralPart | undefined {
+  if (typeof part.text === "string") {
+    return part.thought
+      ? { type: "reasoning", text: part.text, signature: part.thoughtSignature }
+      : { type: "text", text: part.text };
+  }
+  if (part.inlineData) {
+    return { type: "image", mimeType: part.inlineData.mimeType, data: part.inlineData.data };
+  }
+  if (part.fileData?.fileUri) return { type: "image_url", url: part.fileData.fileUri };
+  if (part.functionCall) {
+    const id = part.functionCall.id ?? `call_${calls.length}`;
+    calls.push({ id, name: part.functionCall.name, answered: false });
+    return {
+      type: "tool_call",
+      id,
+      name: part.functionCall.name,
+      arguments: JSON.stringify(part.functionCall.args ?? {}),
+    };
+  }
+  if (part.functionResponse) return resultOf(part.functionResponse, calls);
+  return undefined;
+}
+
+/** A function response, matched to its call by id, else to the first unanswered of its name. */
+function resultOf(response: Json, calls: Call[]): NeutralPart {
+  const call = response.id
+    ? calls.find((candidate) => candidate.id === response.id)
+    : calls.find((candidate) => candidate.name === response.name && !candidate.answered);
+  if (call) call.answered = true;
+  const value = response.response;
+  return {
+    type: "tool_result",
+    callId: call?.id ?? response.id ?? response.name,
+    content: typeof value?.result === "string"
+      ? value.result
+      : typeof value?.output === "string"
+      ? value.output
+      : resultText(value),
+  };
+}
+
+function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   const config = body.generationConfig ?? {};
   const { options, fieldOf, set } = optionRecorder("generationConfig.");
   set("maxOutputTokens", config.maxOutputTokens, "maxOutputTokens");
@@ -152,21 +180,16 @@ export function decodeGeminiRequest(body: Json, model: string, stream: boolean):
       "responseMimeType",
     );
   }
+  return { options, fieldOf };
+}
+
+/** Function declarations only: built-in tools stay with a gemini upstream. */
+function toolsOf(body: Json): NeutralTool[] {
   const declarations = (body.tools ?? []).flatMap((tool: Json) => tool?.functionDeclarations ?? []);
-  return {
-    model,
-    system,
-    messages,
-    tools: declarations.map((fn: Json) => ({
-      name: fn.name,
-      description: fn.description,
-      parameters: fn.parametersJsonSchema ?? jsonSchemaOf(fn.parameters) ??
-        { type: "object", properties: {} },
-    })),
-    toolChoice: toolChoiceOf(body.toolConfig),
-    stream,
-    options,
-    fieldOf,
-    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
-  };
+  return declarations.map((fn: Json) => ({
+    name: fn.name,
+    description: fn.description,
+    parameters: fn.parametersJsonSchema ?? jsonSchemaOf(fn.parameters) ??
+      { type: "object", properties: {} },
+  }));
 }

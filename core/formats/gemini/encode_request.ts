@@ -2,6 +2,8 @@
 
 import {
   argumentsObject,
+  type NeutralOptions,
+  type NeutralPart,
   type NeutralRequest,
   type OptionName,
   unsupportedOptions,
@@ -35,51 +37,7 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
 export function encodeGeminiRequest(
   request: NeutralRequest,
 ): { body: Json; ignored: OptionName[] } {
-  const names = new Map<string, string>();
-  for (const message of request.messages) {
-    for (const part of message.parts) if (part.type === "tool_call") names.set(part.id, part.name);
-  }
-  const contents: Json[] = [];
-  for (const message of request.messages) {
-    const parts: Json[] = [];
-    for (const part of message.parts) {
-      switch (part.type) {
-        case "text":
-          if (part.text) parts.push({ text: part.text });
-          break;
-        case "image":
-          parts.push({ inlineData: { mimeType: part.mimeType, data: part.data } });
-          break;
-        case "image_url":
-          parts.push({ fileData: { fileUri: part.url } });
-          break;
-        case "reasoning":
-          // Only Gemini's own signed thoughts mean anything to it.
-          if (part.signature) {
-            parts.push({ text: part.text, thought: true, thoughtSignature: part.signature });
-          }
-          break;
-        case "tool_call":
-          parts.push({
-            functionCall: { name: part.name, args: argumentsObject(part.arguments) },
-            thoughtSignature: SKIP_SIGNATURE,
-          });
-          break;
-        case "tool_result": {
-          parts.push({
-            functionResponse: {
-              name: names.get(part.callId) ?? part.callId,
-              response: part.isError ? { error: part.content } : { result: part.content },
-            },
-          });
-          break;
-        }
-      }
-    }
-    if (parts.length) {
-      contents.push({ role: message.role === "assistant" ? "model" : "user", parts });
-    }
-  }
+  const contents = contentsOf(request);
   const o = request.options;
   const body: Json = { contents };
   if (request.system.length) {
@@ -102,6 +60,62 @@ export function encodeGeminiRequest(
         : { mode: choice === "required" ? "ANY" : choice === "none" ? "NONE" : "AUTO" },
     };
   }
+  const config = generationConfigOf(o);
+  if (Object.keys(config).length) body.generationConfig = config;
+  const ignored = unsupportedOptions(o, SUPPORTED);
+  return { body, ignored };
+}
+
+/** The turns as contents; a function response names its call, found by the call's id. */
+function contentsOf(request: NeutralRequest): Json[] {
+  const names = new Map<string, string>();
+  for (const message of request.messages) {
+    for (const part of message.parts) if (part.type === "tool_call") names.set(part.id, part.name);
+  }
+  const contents: Json[] = [];
+  for (const message of request.messages) {
+    const parts: Json[] = [];
+    for (const part of message.parts) {
+      const gemini = partOf(part, names);
+      if (gemini) parts.push(gemini);
+    }
+    if (parts.length) {
+      contents.push({ role: message.role === "assistant" ? "model" : "user", parts });
+    }
+  }
+  return contents;
+}
+
+/** A neutral part as a Gemini part, or undefined when Gemini cannot take it. */
+function partOf(part: NeutralPart, names: Map<string, string>): Json | undefined {
+  switch (part.type) {
+    case "text":
+      return part.text ? { text: part.text } : undefined;
+    case "image":
+      return { inlineData: { mimeType: part.mimeType, data: part.data } };
+    case "image_url":
+      return { fileData: { fileUri: part.url } };
+    case "reasoning":
+      // Only Gemini's own signed thoughts mean anything to it.
+      return part.signature
+        ? { text: part.text, thought: true, thoughtSignature: part.signature }
+        : undefined;
+    case "tool_call":
+      return {
+        functionCall: { name: part.name, args: argumentsObject(part.arguments) },
+        thoughtSignature: SKIP_SIGNATURE,
+      };
+    case "tool_result":
+      return {
+        functionResponse: {
+          name: names.get(part.callId) ?? part.callId,
+          response: part.isError ? { error: part.content } : { result: part.content },
+        },
+      };
+  }
+}
+
+function generationConfigOf(o: NeutralOptions): Json {
   const config: Json = {};
   if (o.maxOutputTokens !== undefined) config.maxOutputTokens = o.maxOutputTokens;
   if (o.temperature !== undefined) config.temperature = o.temperature;
@@ -123,7 +137,5 @@ export function encodeGeminiRequest(
       config.responseJsonSchema = o.responseFormat.schema;
     }
   }
-  if (Object.keys(config).length) body.generationConfig = config;
-  const ignored = unsupportedOptions(o, SUPPORTED);
-  return { body, ignored };
+  return config;
 }
