@@ -12,43 +12,52 @@ export function outputItems(parts: NeutralPart[]): Json[] {
   const items: Json[] = [];
   for (const part of parts) {
     const last = items.at(-1);
-    if (part.type === "text") {
-      if (last?.type === "message") last.content[0].text += part.text;
-      else {
-        items.push({
-          id: newItemId("msg"),
-          type: "message",
-          status: "completed",
-          role: "assistant",
-          content: [{ type: "output_text", text: part.text, annotations: [] }],
-        });
-      }
-    } else if (part.type === "reasoning") {
-      items.push({
+    if (part.type === "text" && last?.type === "message") last.content[0].text += part.text;
+    else {
+      const item = itemOf(part);
+      if (item) items.push(item);
+    }
+  }
+  return items;
+}
+
+/** A part as a new output item, or undefined for parts a response does not list. */
+function itemOf(part: NeutralPart): Json | undefined {
+  switch (part.type) {
+    case "text":
+      return {
+        id: newItemId("msg"),
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: part.text, annotations: [] }],
+      };
+    case "reasoning":
+      return {
         id: newItemId("rs"),
         type: "reasoning",
         summary: part.text ? [{ type: "summary_text", text: part.text }] : [],
         ...(part.signature ? { encrypted_content: part.signature } : {}),
-      });
-    } else if (part.type === "tool_call") {
-      items.push({
+      };
+    case "tool_call":
+      return {
         id: newItemId("fc"),
         type: "function_call",
         status: "completed",
         call_id: part.id,
         name: part.name,
         arguments: part.arguments || "{}",
-      });
-    } else if (part.type === "image") {
-      items.push({
+      };
+    case "image":
+      return {
         id: newItemId("ig"),
         type: "image_generation_call",
         status: "completed",
         result: part.data,
-      });
-    }
+      };
+    default:
+      return undefined;
   }
-  return items;
 }
 
 /** A neutral answer as a response object for the client. */
