@@ -1,116 +1,17 @@
-/** Each text format's pieces, by format: requests out, answers both ways, streams both ways. */
+/** The text formats, one row each: a format's whole codec comes from its folder's `mod.ts`. */
 
-import type { ChannelType } from "../channels/channel_schema.ts";
-import type {
-  NeutralRequest,
-  NeutralResponse,
-  NeutralUsage,
-  OptionName,
-  StreamDecoder,
-  StreamEncoder,
-  TextFormat,
-} from "./neutral.ts";
-import { encodeChatRequest } from "./openai_chat/request_codec.ts";
-import { chatUsage, decodeChatResponse, encodeChatResponse } from "./openai_chat/response_codec.ts";
-import { ChatStreamDecoder, ChatStreamEncoder } from "./openai_chat/stream_codec.ts";
-import { encodeResponsesRequest } from "./openai_responses/request_codec.ts";
-import {
-  decodeResponsesResponse,
-  encodeResponsesResponse,
-  responsesUsage,
-} from "./openai_responses/response_codec.ts";
-import { ResponsesStreamDecoder, ResponsesStreamEncoder } from "./openai_responses/stream_codec.ts";
-import { encodeAnthropicRequest } from "./anthropic/request_codec.ts";
-import {
-  anthropicUsage,
-  decodeAnthropicResponse,
-  encodeAnthropicResponse,
-} from "./anthropic/response_codec.ts";
-import { AnthropicStreamDecoder, AnthropicStreamEncoder } from "./anthropic/stream_codec.ts";
-import { encodeGeminiRequest } from "./gemini/request_codec.ts";
-import {
-  decodeGeminiResponse,
-  encodeGeminiResponse,
-  geminiUsage,
-} from "./gemini/response_codec.ts";
-import {
-  type GeminiFraming,
-  GeminiStreamDecoder,
-  GeminiStreamEncoder,
-} from "./gemini/stream_codec.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-export interface EncoderOptions {
-  /** Chat: whether the client asked for usage in the stream. */
-  includeUsage: boolean;
-  /** Gemini: SSE or one JSON array. */
-  framing: GeminiFraming;
-}
-
-export interface FormatCodec {
-  /** The body for an upstream of this format (`defaultMaxTokens` where the format needs one). */
-  encodeRequest(
-    request: NeutralRequest,
-    upstreamModel: string,
-    defaultMaxTokens: number,
-  ): { body: Json; ignored: OptionName[] };
-  decodeResponse(answer: Json): NeutralResponse;
-  encodeResponse(answer: NeutralResponse, model: string): Json;
-  /** Usage of a whole answer of this format. */
-  usageOf(answer: Json): NeutralUsage | undefined;
-  /** Renames the model in a whole answer of this format (pass-through). */
-  renameModel(answer: Json, model: string): void;
-  streamDecoder(): StreamDecoder;
-  streamEncoder(model: string, options: EncoderOptions): StreamEncoder;
-}
+import type { TextFormat } from "./neutral.ts";
+import type { FormatCodec } from "./codec.ts";
+import { openAIChatCodec } from "./openai_chat/mod.ts";
+import { openAIResponsesCodec } from "./openai_responses/mod.ts";
+import { anthropicCodec } from "./anthropic/mod.ts";
+import { geminiCodec } from "./gemini/mod.ts";
 
 export const CODECS: Record<TextFormat, FormatCodec> = {
-  "openai-chat": {
-    encodeRequest: (request, model) => encodeChatRequest(request, model),
-    decodeResponse: decodeChatResponse,
-    encodeResponse: encodeChatResponse,
-    usageOf: (answer) => chatUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new ChatStreamDecoder(),
-    streamEncoder: (model, options) => new ChatStreamEncoder(model, options.includeUsage),
-  },
-  "openai-responses": {
-    encodeRequest: (request, model) => encodeResponsesRequest(request, model),
-    decodeResponse: decodeResponsesResponse,
-    encodeResponse: encodeResponsesResponse,
-    usageOf: (answer) => responsesUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new ResponsesStreamDecoder(),
-    streamEncoder: (model) => new ResponsesStreamEncoder(model),
-  },
-  anthropic: {
-    encodeRequest: encodeAnthropicRequest,
-    decodeResponse: decodeAnthropicResponse,
-    encodeResponse: encodeAnthropicResponse,
-    usageOf: (answer) => anthropicUsage(answer?.usage),
-    renameModel: (answer, model) => void (answer.model = model),
-    streamDecoder: () => new AnthropicStreamDecoder(),
-    streamEncoder: (model) => new AnthropicStreamEncoder(model),
-  },
-  gemini: {
-    encodeRequest: (request) => encodeGeminiRequest(request),
-    decodeResponse: decodeGeminiResponse,
-    encodeResponse: encodeGeminiResponse,
-    usageOf: (answer) => geminiUsage(answer?.usageMetadata),
-    renameModel: (answer, model) => void (answer.modelVersion = model),
-    streamDecoder: () => new GeminiStreamDecoder(),
-    streamEncoder: (model, options) => new GeminiStreamEncoder(model, options.framing),
-  },
-};
-
-/** The wire format a text channel type speaks. */
-export const FORMAT_OF_CHANNEL: Partial<Record<ChannelType, TextFormat>> = {
-  openai: "openai-chat",
-  "openai-responses": "openai-responses",
-  anthropic: "anthropic",
-  gemini: "gemini",
+  "openai-chat": openAIChatCodec,
+  "openai-responses": openAIResponsesCodec,
+  anthropic: anthropicCodec,
+  gemini: geminiCodec,
 };
 
 /** The gateway's own interface for each format, for messages that point callers to one. */

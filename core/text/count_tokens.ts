@@ -4,7 +4,7 @@
  */
 
 import { resolveModel } from "../channels/model_access.ts";
-import { decodeAnthropicRequest } from "../formats/anthropic/request_codec.ts";
+import { decodeAnthropicRequest } from "../formats/anthropic/mod.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { estimateNeutralTokens } from "./estimate.ts";

@@ -4,17 +4,11 @@
  */
 
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
-import type { GeminiFraming } from "../formats/gemini/stream_codec.ts";
-import { decodeChatRequest } from "../formats/openai_chat/request_codec.ts";
-import {
-  decodeResponsesRequest,
-  responsesOnlyFeature,
-} from "../formats/openai_responses/request_codec.ts";
-import {
-  anthropicOnlyFeature,
-  decodeAnthropicRequest,
-} from "../formats/anthropic/request_codec.ts";
-import { decodeGeminiRequest, geminiOnlyFeature } from "../formats/gemini/request_codec.ts";
+import type { GeminiFraming } from "../formats/gemini/mod.ts";
+import { decodeChatRequest } from "../formats/openai_chat/mod.ts";
+import { decodeResponsesRequest, responsesOnlyFeature } from "../formats/openai_responses/mod.ts";
+import { anthropicOnlyFeature, decodeAnthropicRequest } from "../formats/anthropic/mod.ts";
+import { decodeGeminiRequest, geminiOnlyFeature } from "../formats/gemini/mod.ts";
 import type { ChatRequest } from "../formats/openai_chat/request_schema.ts";
 import {
   estimatePromptTokens,

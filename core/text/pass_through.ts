@@ -7,7 +7,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { CODECS } from "../formats/codecs.ts";
 import type { StreamDecoder, TextFormat } from "../formats/neutral.ts";
-import type { GeminiFraming } from "../formats/gemini/stream_codec.ts";
+import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import type { TextInbound } from "./inbound.ts";
 
 // deno-lint-ignore no-explicit-any

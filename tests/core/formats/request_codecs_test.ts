@@ -1,25 +1,25 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import {
-  decodeChatRequest,
-  encodeChatRequest,
-} from "../../../core/formats/openai_chat/request_codec.ts";
+import { decodeChatRequest } from "../../../core/formats/openai_chat/decode_request.ts";
+import { encodeChatRequest } from "../../../core/formats/openai_chat/encode_request.ts";
 import {
   decodeResponsesRequest,
-  encodeResponsesRequest,
   responsesOnlyFeature,
-} from "../../../core/formats/openai_responses/request_codec.ts";
+} from "../../../core/formats/openai_responses/decode_request.ts";
+import { encodeResponsesRequest } from "../../../core/formats/openai_responses/encode_request.ts";
 import {
   anthropicOnlyFeature,
   decodeAnthropicRequest,
-  encodeAnthropicRequest,
-} from "../../../core/formats/anthropic/request_codec.ts";
+} from "../../../core/formats/anthropic/decode_request.ts";
+import { encodeAnthropicRequest } from "../../../core/formats/anthropic/encode_request.ts";
 import {
   decodeGeminiRequest,
-  encodeGeminiRequest,
   geminiOnlyFeature,
   jsonSchemaOf,
+} from "../../../core/formats/gemini/decode_request.ts";
+import {
+  encodeGeminiRequest,
   SKIP_SIGNATURE,
-} from "../../../core/formats/gemini/request_codec.ts";
+} from "../../../core/formats/gemini/encode_request.ts";
 
 const chatBody = {
   model: "m",

@@ -1,20 +1,12 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import {
-  decodeGeminiResponse,
-  encodeGeminiResponse,
-} from "../../../core/formats/gemini/response_codec.ts";
-import {
-  decodeAnthropicResponse,
-  encodeAnthropicResponse,
-} from "../../../core/formats/anthropic/response_codec.ts";
-import {
-  decodeChatResponse,
-  encodeChatResponse,
-} from "../../../core/formats/openai_chat/response_codec.ts";
-import {
-  decodeResponsesResponse,
-  encodeResponsesResponse,
-} from "../../../core/formats/openai_responses/response_codec.ts";
+import { decodeGeminiResponse } from "../../../core/formats/gemini/decode_response.ts";
+import { encodeGeminiResponse } from "../../../core/formats/gemini/encode_response.ts";
+import { decodeAnthropicResponse } from "../../../core/formats/anthropic/decode_response.ts";
+import { encodeAnthropicResponse } from "../../../core/formats/anthropic/encode_response.ts";
+import { decodeChatResponse } from "../../../core/formats/openai_chat/decode_response.ts";
+import { encodeChatResponse } from "../../../core/formats/openai_chat/encode_response.ts";
+import { decodeResponsesResponse } from "../../../core/formats/openai_responses/decode_response.ts";
+import { encodeResponsesResponse } from "../../../core/formats/openai_responses/encode_response.ts";
 
 Deno.test("images out: a Gemini image part reaches chat, responses and Gemini clients", () => {
   const neutral = decodeGeminiResponse({

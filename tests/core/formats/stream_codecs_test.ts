@@ -1,18 +1,12 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import type { NeutralEvent } from "../../../core/formats/neutral.ts";
-import {
-  AnthropicStreamDecoder,
-  AnthropicStreamEncoder,
-} from "../../../core/formats/anthropic/stream_codec.ts";
-import {
-  ChatStreamDecoder,
-  ChatStreamEncoder,
-} from "../../../core/formats/openai_chat/stream_codec.ts";
-import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/stream_codec.ts";
-import {
-  GeminiStreamDecoder,
-  GeminiStreamEncoder,
-} from "../../../core/formats/gemini/stream_codec.ts";
+import { AnthropicStreamDecoder } from "../../../core/formats/anthropic/decode_stream.ts";
+import { AnthropicStreamEncoder } from "../../../core/formats/anthropic/encode_stream.ts";
+import { ChatStreamDecoder } from "../../../core/formats/openai_chat/decode_stream.ts";
+import { ChatStreamEncoder } from "../../../core/formats/openai_chat/encode_stream.ts";
+import { ResponsesStreamEncoder } from "../../../core/formats/openai_responses/encode_stream.ts";
+import { GeminiStreamDecoder } from "../../../core/formats/gemini/decode_stream.ts";
+import { GeminiStreamEncoder } from "../../../core/formats/gemini/encode_stream.ts";
 
 const usage = { input_tokens: 10, cached_input_tokens: 4, output_tokens: 5 };
 const events: NeutralEvent[] = [

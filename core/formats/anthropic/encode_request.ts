@@ -1,0 +1,143 @@
+/** Neutral requests as messages-API bodies (pure). */
+
+import {
+  argumentsObject,
+  type NeutralOptions,
+  type NeutralPart,
+  type NeutralRequest,
+  type OptionName,
+  unsupportedOptions,
+} from "../neutral.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
+  "maxOutputTokens",
+  "temperature",
+  "topP",
+  "topK",
+  "stop",
+  "user",
+  "parallelToolCalls",
+  "reasoning",
+]);
+
+const BUDGET_BY_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384 };
+
+function blockOf(part: NeutralPart): Json | null {
+  switch (part.type) {
+    case "text":
+      return part.text ? { type: "text", text: part.text } : null;
+    case "image":
+      return {
+        type: "image",
+        source: { type: "base64", media_type: part.mimeType, data: part.data },
+      };
+    case "image_url":
+      return { type: "image", source: { type: "url", url: part.url } };
+    case "tool_call":
+      return {
+        type: "tool_use",
+        id: part.id,
+        name: part.name,
+        input: argumentsObject(part.arguments),
+      };
+    case "tool_result":
+      return {
+        type: "tool_result",
+        tool_use_id: part.callId,
+        content: part.content,
+        ...(part.isError ? { is_error: true } : {}),
+      };
+    case "reasoning":
+      // Only the upstream's own signed thinking can be sent back.
+      return part.signature
+        ? { type: "thinking", thinking: part.text, signature: part.signature }
+        : null;
+  }
+}
+
+/** The messages body for `request` on an upstream that calls the model `model`. */
+export function encodeAnthropicRequest(
+  request: NeutralRequest,
+  model: string,
+  defaultMaxTokens: number,
+): { body: Json; ignored: OptionName[] } {
+  const messages = messagesOf(request);
+  const o = request.options;
+  const ignored = unsupportedOptions(o, SUPPORTED);
+  const body: Json = {
+    model,
+    max_tokens: o.maxOutputTokens ?? defaultMaxTokens,
+    messages,
+  };
+  if (request.system.length) body.system = request.system.join("\n\n");
+  if (request.stream) body.stream = true;
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }));
+  }
+  const choice = request.toolChoice;
+  if (choice || o.parallelToolCalls === false) {
+    body.tool_choice = toolChoiceFor(choice, o.parallelToolCalls);
+  }
+  setThinking(body, o, ignored);
+  if (o.stop) body.stop_sequences = o.stop;
+  if (o.user !== undefined) body.metadata = { user_id: o.user };
+  return { body, ignored };
+}
+
+function messagesOf(request: NeutralRequest): Json[] {
+  const messages: Json[] = [];
+  for (const message of request.messages) {
+    // The API wants tool results first in a user turn.
+    const ordered = message.role === "user"
+      ? [
+        ...message.parts.filter((part) => part.type === "tool_result"),
+        ...message.parts.filter((part) => part.type !== "tool_result"),
+      ]
+      : message.parts;
+    const content = ordered.map(blockOf).filter((block) => block !== null);
+    if (content.length) messages.push({ role: message.role, content });
+  }
+  return messages;
+}
+
+function toolChoiceFor(
+  choice: NeutralRequest["toolChoice"],
+  parallelToolCalls: boolean | undefined,
+): Json {
+  const type = choice === "required"
+    ? { type: "any" }
+    : choice === "none"
+    ? { type: "none" }
+    : typeof choice === "object"
+    ? { type: "tool", name: choice.name }
+    : { type: "auto" };
+  return parallelToolCalls === false && type.type !== "none"
+    ? { ...type, disable_parallel_tool_use: true }
+    : type;
+}
+
+/** Extended thinking within `max_tokens`, and the sampling options it allows. */
+function setThinking(body: Json, o: NeutralOptions, ignored: OptionName[]): void {
+  let thinking = false;
+  if (o.reasoning) {
+    const budget = o.reasoning.budgetTokens ?? BUDGET_BY_EFFORT[o.reasoning.effort ?? "medium"];
+    const fitted = Math.min(budget, body.max_tokens - 1);
+    if (fitted >= 1024) {
+      body.thinking = { type: "enabled", budget_tokens: fitted };
+      thinking = true;
+    } else ignored.push("reasoning");
+  }
+  // Extended thinking refuses sampling changes; they are dropped then.
+  if (o.temperature !== undefined) {
+    thinking ? ignored.push("temperature") : body.temperature = o.temperature;
+  }
+  if (o.topP !== undefined) thinking ? ignored.push("topP") : body.top_p = o.topP;
+  if (o.topK !== undefined) thinking ? ignored.push("topK") : body.top_k = o.topK;
+}

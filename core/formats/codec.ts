@@ -1,0 +1,38 @@
+/** What one text format's codec provides: requests out, answers both ways, streams both ways. */
+
+import type {
+  NeutralRequest,
+  NeutralResponse,
+  NeutralUsage,
+  OptionName,
+  StreamDecoder,
+  StreamEncoder,
+} from "./neutral.ts";
+import type { GeminiFraming } from "./gemini/encode_stream.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+export interface EncoderOptions {
+  /** Chat: whether the client asked for usage in the stream. */
+  includeUsage: boolean;
+  /** Gemini: SSE or one JSON array. */
+  framing: GeminiFraming;
+}
+
+export interface FormatCodec {
+  /** The body for an upstream of this format (`defaultMaxTokens` where the format needs one). */
+  encodeRequest(
+    request: NeutralRequest,
+    upstreamModel: string,
+    defaultMaxTokens: number,
+  ): { body: Json; ignored: OptionName[] };
+  decodeResponse(answer: Json): NeutralResponse;
+  encodeResponse(answer: NeutralResponse, model: string): Json;
+  /** Usage of a whole answer of this format. */
+  usageOf(answer: Json): NeutralUsage | undefined;
+  /** Renames the model in a whole answer of this format (pass-through). */
+  renameModel(answer: Json, model: string): void;
+  streamDecoder(): StreamDecoder;
+  streamEncoder(model: string, options: EncoderOptions): StreamEncoder;
+}

@@ -1,0 +1,30 @@
+/** Generate-content usage metadata to and from the neutral shape. */
+
+import type { NeutralUsage } from "../neutral.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** `promptTokenCount` includes cached tokens; thoughts are output next to candidates. */
+export function geminiUsage(usage: Json): NeutralUsage | undefined {
+  if (!usage || typeof usage !== "object") return undefined;
+  const input = Math.max(0, (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0));
+  const thoughts = Math.max(0, usage.thoughtsTokenCount ?? 0);
+  return {
+    input_tokens: input,
+    cached_input_tokens: Math.min(input, Math.max(0, usage.cachedContentTokenCount ?? 0)),
+    output_tokens: Math.max(0, usage.candidatesTokenCount ?? 0) + thoughts,
+    ...(usage.thoughtsTokenCount !== undefined ? { reasoning_tokens: thoughts } : {}),
+  };
+}
+
+export function encodeGeminiUsage(usage: NeutralUsage) {
+  const thoughts = usage.reasoning_tokens ?? 0;
+  return {
+    promptTokenCount: usage.input_tokens,
+    candidatesTokenCount: usage.output_tokens - thoughts,
+    totalTokenCount: usage.input_tokens + usage.output_tokens,
+    ...(usage.cached_input_tokens ? { cachedContentTokenCount: usage.cached_input_tokens } : {}),
+    ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
+  };
+}

@@ -1,0 +1,195 @@
+/** Generate-content requests in neutral terms (pure). */
+
+import {
+  appendTurn,
+  type NeutralMessage,
+  type NeutralPart,
+  type NeutralRequest,
+  type NeutralTool,
+  type NeutralToolChoice,
+  optionRecorder,
+  resultText,
+} from "../neutral.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const READ = new Set([
+  "contents",
+  "systemInstruction",
+  "system_instruction",
+  "tools",
+  "toolConfig",
+  "generationConfig",
+  "model",
+]);
+
+/** Why a generate-content request needs a gemini upstream, or null. */
+export function geminiOnlyFeature(body: Json): string | null {
+  const builtIn = (body.tools ?? []).find((tool: Json) => !tool?.functionDeclarations);
+  if (builtIn) return `tools[${Object.keys(builtIn)[0] ?? "?"}]`;
+  if (body.cachedContent) return "cachedContent";
+  const config = body.generationConfig ?? {};
+  if ((config.candidateCount ?? 1) > 1) return "generationConfig.candidateCount";
+  const modalities: string[] = config.responseModalities ?? [];
+  const other = modalities.find((modality) => modality.toUpperCase() !== "TEXT");
+  if (other) return `generationConfig.responseModalities[${other}]`;
+  return null;
+}
+
+/** OpenAPI-style schemas (`type: "OBJECT"`) as JSON Schema (`type: "object"`). */
+export function jsonSchemaOf(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    out[key] = key === "type" && typeof value === "string"
+      ? value.toLowerCase()
+      : key === "properties" && value && typeof value === "object"
+      ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, jsonSchemaOf(sub)]))
+      : typeof value === "object"
+      ? jsonSchemaOf(value)
+      : value;
+  }
+  return out;
+}
+
+function toolChoiceOf(config: Json): NeutralToolChoice | undefined {
+  const mode = config?.functionCallingConfig?.mode;
+  const allowed: string[] = config?.functionCallingConfig?.allowedFunctionNames ?? [];
+  switch (mode) {
+    case "AUTO":
+    case "VALIDATED":
+      return "auto";
+    case "NONE":
+      return "none";
+    case "ANY":
+      return allowed.length === 1 ? { name: allowed[0] } : "required";
+    default:
+      return undefined;
+  }
+}
+
+/** A generate-content body for `model` in neutral terms. */
+export function decodeGeminiRequest(body: Json, model: string, stream: boolean): NeutralRequest {
+  const instruction = body.systemInstruction ?? body.system_instruction;
+  const system = instruction
+    ? [(instruction.parts ?? []).map((part: Json) => part?.text ?? "").join("")]
+    : [];
+  const messages = turnsOf(body);
+  const { options, fieldOf } = optionsOf(body);
+  return {
+    model,
+    system,
+    messages,
+    tools: toolsOf(body),
+    toolChoice: toolChoiceOf(body.toolConfig),
+    stream,
+    options,
+    fieldOf,
+    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+  };
+}
+
+/** A function call of the history, for the responses that answer it. */
+type Call = { id: string; name: string; answered: boolean };
+
+function turnsOf(body: Json): NeutralMessage[] {
+  const messages: NeutralMessage[] = [];
+  const calls: Call[] = [];
+  for (const content of body.contents ?? []) {
+    const role = content.role === "model" ? "assistant" : "user";
+    const parts: NeutralPart[] = [];
+    for (const part of content.parts ?? []) {
+      const neutral = partOf(part, calls);
+      if (neutral) parts.push(neutral);
+    }
+    appendTurn(messages, role, parts);
+  }
+  return messages;
+}
+
+function partOf(part: Json, calls: Call[]): NeutralPart | undefined {
+  if (typeof part.text === "string") {
+    return part.thought
+      ? { type: "reasoning", text: part.text, signature: part.thoughtSignature }
+      : { type: "text", text: part.text };
+  }
+  if (part.inlineData) {
+    return { type: "image", mimeType: part.inlineData.mimeType, data: part.inlineData.data };
+  }
+  if (part.fileData?.fileUri) return { type: "image_url", url: part.fileData.fileUri };
+  if (part.functionCall) {
+    const id = part.functionCall.id ?? `call_${calls.length}`;
+    calls.push({ id, name: part.functionCall.name, answered: false });
+    return {
+      type: "tool_call",
+      id,
+      name: part.functionCall.name,
+      arguments: JSON.stringify(part.functionCall.args ?? {}),
+    };
+  }
+  if (part.functionResponse) return resultOf(part.functionResponse, calls);
+  return undefined;
+}
+
+/** A function response, matched to its call by id, else to the first unanswered of its name. */
+function resultOf(response: Json, calls: Call[]): NeutralPart {
+  const call = response.id
+    ? calls.find((candidate) => candidate.id === response.id)
+    : calls.find((candidate) => candidate.name === response.name && !candidate.answered);
+  if (call) call.answered = true;
+  const value = response.response;
+  return {
+    type: "tool_result",
+    callId: call?.id ?? response.id ?? response.name,
+    content: typeof value?.result === "string"
+      ? value.result
+      : typeof value?.output === "string"
+      ? value.output
+      : resultText(value),
+  };
+}
+
+function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
+  const config = body.generationConfig ?? {};
+  const { options, fieldOf, set } = optionRecorder("generationConfig.");
+  set("maxOutputTokens", config.maxOutputTokens, "maxOutputTokens");
+  set("temperature", config.temperature, "temperature");
+  set("topP", config.topP, "topP");
+  set("topK", config.topK, "topK");
+  set("stop", config.stopSequences, "stopSequences");
+  set("seed", config.seed, "seed");
+  set("presencePenalty", config.presencePenalty, "presencePenalty");
+  set("frequencyPenalty", config.frequencyPenalty, "frequencyPenalty");
+  const thinking = config.thinkingConfig;
+  if (thinking && (thinking.thinkingBudget ?? 1) !== 0) {
+    const level = thinking.thinkingLevel?.toLowerCase();
+    set("reasoning", {
+      ...(thinking.thinkingBudget > 0 ? { budgetTokens: thinking.thinkingBudget } : {}),
+      ...(level === "low" || level === "medium" || level === "high" ? { effort: level } : {}),
+    }, "thinkingConfig");
+  }
+  const schema = config.responseJsonSchema ?? config.responseSchema;
+  if (config.responseMimeType === "application/json") {
+    set(
+      "responseFormat",
+      schema
+        ? { type: "json_schema", name: "response", schema: jsonSchemaOf(schema) }
+        : { type: "json_object" },
+      "responseMimeType",
+    );
+  }
+  return { options, fieldOf };
+}
+
+/** Function declarations only: built-in tools stay with a gemini upstream. */
+function toolsOf(body: Json): NeutralTool[] {
+  const declarations = (body.tools ?? []).flatMap((tool: Json) => tool?.functionDeclarations ?? []);
+  return declarations.map((fn: Json) => ({
+    name: fn.name,
+    description: fn.description,
+    parameters: fn.parametersJsonSchema ?? jsonSchemaOf(fn.parameters) ??
+      { type: "object", properties: {} },
+  }));
+}

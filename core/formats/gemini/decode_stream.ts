@@ -1,0 +1,87 @@
+/** Upstream generate-content streams (whole response objects per chunk) as neutral events. */
+
+import type { NeutralEvent, NeutralPart, NeutralUsage, StreamDecoder } from "../neutral.ts";
+import { stopWithCalls } from "../neutral.ts";
+import { geminiParts } from "./_parts.ts";
+import { geminiStop } from "./_stop.ts";
+import { geminiUsage } from "./_usage.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Reads an upstream generate-content stream; it is complete once a finish reason is seen. */
+export class GeminiStreamDecoder implements StreamDecoder {
+  completed = false;
+  usage: NeutralUsage | undefined;
+  error: string | undefined;
+  #started = false;
+  #calls = 0;
+
+  decode(_event: string | undefined, data: string): NeutralEvent[] {
+    let chunk: Json;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return [];
+    }
+    return chunk?.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
+  }
+
+  #onError(error: Json): NeutralEvent[] {
+    this.error = error.message ?? "upstream error";
+    return [{ type: "error", message: this.error!, code: error.status }];
+  }
+
+  #onChunk(chunk: Json): NeutralEvent[] {
+    const events: NeutralEvent[] = [];
+    if (!this.#started) {
+      this.#started = true;
+      events.push({ type: "start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "" });
+    }
+    const candidate = chunk.candidates?.[0];
+    for (const part of geminiParts(candidate?.content?.parts ?? [])) this.#onPart(part, events);
+    const usage = geminiUsage(chunk.usageMetadata);
+    if (usage) this.usage = usage;
+    this.#onFinish(chunk, candidate, events);
+    if (usage && this.completed) events.push({ type: "usage", usage });
+    return events;
+  }
+
+  #onPart(part: NeutralPart, events: NeutralEvent[]): void {
+    switch (part.type) {
+      case "text":
+        if (part.text) events.push({ type: "text", text: part.text });
+        break;
+      case "reasoning":
+        if (part.text) events.push({ type: "reasoning", text: part.text });
+        if (part.signature) events.push({ type: "reasoning_signature", signature: part.signature });
+        break;
+      case "tool_call":
+        events.push({
+          type: "tool_call",
+          index: this.#calls++,
+          id: part.id,
+          name: part.name,
+          arguments: part.arguments,
+        });
+        break;
+      case "image":
+        events.push({ type: "image", mimeType: part.mimeType, data: part.data });
+        break;
+    }
+  }
+
+  /** A blocked prompt or a finish reason ends the stream. */
+  #onFinish(chunk: Json, candidate: Json, events: NeutralEvent[]): void {
+    if (chunk.promptFeedback?.blockReason) {
+      this.completed = true;
+      events.push({ type: "stop", reason: "content_filter" });
+    } else if (candidate?.finishReason) {
+      this.completed = true;
+      events.push({
+        type: "stop",
+        reason: stopWithCalls(geminiStop(candidate.finishReason), this.#calls > 0),
+      });
+    }
+  }
+}

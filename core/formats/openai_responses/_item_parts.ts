@@ -1,0 +1,40 @@
+/** Responses-API output items in neutral terms. */
+
+import type { NeutralPart } from "../neutral.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** The parts of one output item. */
+export function itemParts(item: Json): NeutralPart[] {
+  switch (item?.type) {
+    case "message":
+      return (item.content ?? []).flatMap((part: Json): NeutralPart[] =>
+        part?.type === "output_text"
+          ? [{ type: "text", text: part.text ?? "" }]
+          : part?.type === "refusal"
+          ? [{ type: "text", text: part.refusal ?? "" }]
+          : []
+      );
+    case "reasoning": {
+      const text = [...(item.summary ?? []), ...(item.content ?? [])]
+        .map((part: Json) => part?.text ?? "").join("\n");
+      return [{
+        type: "reasoning",
+        text,
+        ...(item.encrypted_content ? { signature: item.encrypted_content } : {}),
+      }];
+    }
+    case "function_call":
+      return [{
+        type: "tool_call",
+        id: item.call_id,
+        name: item.name,
+        arguments: item.arguments ?? "",
+      }];
+    case "image_generation_call":
+      return item.result ? [{ type: "image", mimeType: "image/png", data: item.result }] : [];
+    default:
+      return [];
+  }
+}

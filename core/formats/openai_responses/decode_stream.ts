@@ -1,0 +1,130 @@
+/** Upstream responses-API streams (typed events) as neutral events. */
+
+import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
+import { itemParts } from "./_item_parts.ts";
+import { responsesStop } from "./_stop.ts";
+import { responsesUsage } from "./_usage.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Reads an upstream responses stream. */
+export class ResponsesStreamDecoder implements StreamDecoder {
+  completed = false;
+  usage: NeutralUsage | undefined;
+  error: string | undefined;
+  #callByOutput = new Map<number, { index: number; streamed: boolean }>();
+
+  decode(event: string | undefined, data: string): NeutralEvent[] {
+    let payload: Json;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return [];
+    }
+    // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
+    // comparing one costs less than hashing it (bench/stream_cpu.ts).
+    switch (payload?.type ?? event) {
+      case "response.created":
+        return this.#onCreated(payload);
+      case "response.output_item.added":
+        return this.#onItemAdded(payload);
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        return this.#onTextDelta(payload);
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return this.#onReasoningDelta(payload);
+      case "response.function_call_arguments.delta":
+        return this.#onArgumentsDelta(payload);
+      case "response.output_item.done":
+        return this.#onItemDone(payload);
+      case "response.completed":
+      case "response.incomplete":
+        return this.#onFinished(payload);
+      case "response.failed":
+        return this.#onFailed(payload);
+      case "error":
+        return this.#onError(payload);
+      default:
+        return [];
+    }
+  }
+
+  #onCreated(payload: Json): NeutralEvent[] {
+    return [{
+      type: "start",
+      id: payload.response?.id ?? "",
+      model: payload.response?.model ?? "",
+    }];
+  }
+
+  #onItemAdded(payload: Json): NeutralEvent[] {
+    if (payload.item?.type !== "function_call") return [];
+    const index = this.#callByOutput.size;
+    this.#callByOutput.set(payload.output_index, { index, streamed: false });
+    return [{
+      type: "tool_call",
+      index,
+      id: payload.item.call_id,
+      name: payload.item.name,
+      arguments: "",
+    }];
+  }
+
+  #onTextDelta(payload: Json): NeutralEvent[] {
+    return payload.delta ? [{ type: "text", text: payload.delta }] : [];
+  }
+
+  #onReasoningDelta(payload: Json): NeutralEvent[] {
+    return payload.delta ? [{ type: "reasoning", text: payload.delta }] : [];
+  }
+
+  #onArgumentsDelta(payload: Json): NeutralEvent[] {
+    const call = this.#callByOutput.get(payload.output_index);
+    if (!call || !payload.delta) return [];
+    call.streamed = true;
+    return [{ type: "tool_call", index: call.index, arguments: payload.delta }];
+  }
+
+  #onItemDone(payload: Json): NeutralEvent[] {
+    const item = payload.item;
+    const call = this.#callByOutput.get(payload.output_index);
+    if (item?.type === "function_call" && call && !call.streamed && item.arguments) {
+      return [{ type: "tool_call", index: call.index, arguments: item.arguments }];
+    }
+    if (item?.type === "reasoning" && item.encrypted_content) {
+      return [{ type: "reasoning_signature", signature: item.encrypted_content }];
+    }
+    if (item?.type === "image_generation_call") {
+      return itemParts(item).flatMap((part) =>
+        part.type === "image" ? [{ type: "image", mimeType: part.mimeType, data: part.data }] : []
+      );
+    }
+    return [];
+  }
+
+  #onFinished(payload: Json): NeutralEvent[] {
+    this.completed = true;
+    const events: NeutralEvent[] = [{
+      type: "stop",
+      reason: responsesStop(payload.response, this.#callByOutput.size > 0),
+    }];
+    const usage = responsesUsage(payload.response?.usage);
+    if (usage) {
+      this.usage = usage;
+      events.push({ type: "usage", usage });
+    }
+    return events;
+  }
+
+  #onFailed(payload: Json): NeutralEvent[] {
+    this.error = payload.response?.error?.message ?? "the upstream response failed";
+    return [{ type: "error", message: this.error!, code: payload.response?.error?.code }];
+  }
+
+  #onError(payload: Json): NeutralEvent[] {
+    this.error = payload.message ?? payload.error?.message ?? "upstream error";
+    return [{ type: "error", message: this.error!, code: payload.code ?? undefined }];
+  }
+}

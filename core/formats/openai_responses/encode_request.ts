@@ -1,0 +1,130 @@
+/** Neutral requests as responses-API bodies (pure). */
+
+import {
+  effortOfBudget,
+  type NeutralMessage,
+  type NeutralOptions,
+  type NeutralPart,
+  type NeutralRequest,
+  type OptionName,
+  unsupportedOptions,
+} from "../neutral.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
+  "maxOutputTokens",
+  "temperature",
+  "topP",
+  "user",
+  "parallelToolCalls",
+  "reasoning",
+  "responseFormat",
+]);
+
+function contentOf(parts: NeutralPart[]): Json[] {
+  const content: Json[] = [];
+  for (const part of parts) {
+    if (part.type === "text") content.push({ type: "input_text", text: part.text });
+    else if (part.type === "image") {
+      content.push({ type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}` });
+    } else if (part.type === "image_url") {
+      content.push({ type: "input_image", image_url: part.url });
+    }
+  }
+  return content;
+}
+
+/** The responses body for `request` on an upstream that calls the model `model`. */
+export function encodeResponsesRequest(
+  request: NeutralRequest,
+  model: string,
+): { body: Json; ignored: OptionName[] } {
+  const input = inputOf(request);
+  const o = request.options;
+  const body: Json = { model, input, store: false };
+  if (request.system.length) body.instructions = request.system.join("\n\n");
+  if (request.stream) body.stream = true;
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+  }
+  const choice = request.toolChoice;
+  if (choice) {
+    body.tool_choice = typeof choice === "string"
+      ? choice
+      : { type: "function", name: choice.name };
+  }
+  setOptions(body, o, request.tools.length > 0);
+  const ignored = unsupportedOptions(o, SUPPORTED);
+  return { body, ignored };
+}
+
+/** The input items of the turns: tool results and calls are items of their own. */
+function inputOf(request: NeutralRequest): Json[] {
+  const input: Json[] = [];
+  for (const message of request.messages) {
+    if (message.role === "user") input.push(...userInput(message));
+    else input.push(...assistantInput(message));
+  }
+  return input;
+}
+
+function userInput(message: NeutralMessage): Json[] {
+  const input: Json[] = [];
+  for (const part of message.parts) {
+    if (part.type === "tool_result") {
+      input.push({ type: "function_call_output", call_id: part.callId, output: part.content });
+    }
+  }
+  const content = contentOf(message.parts);
+  if (content.length) input.push({ role: "user", content });
+  return input;
+}
+
+function assistantInput(message: NeutralMessage): Json[] {
+  const input: Json[] = [];
+  for (const part of message.parts) {
+    if (part.type === "text") {
+      input.push({ role: "assistant", content: [{ type: "output_text", text: part.text }] });
+    } else if (part.type === "tool_call") {
+      input.push({
+        type: "function_call",
+        call_id: part.id,
+        name: part.name,
+        arguments: part.arguments || "{}",
+      });
+    }
+    // Reasoning from another provider cannot be replayed: the upstream accepts only its own.
+  }
+  return input;
+}
+
+/** The generation options, each under its responses name. */
+function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
+  if (o.maxOutputTokens !== undefined) body.max_output_tokens = o.maxOutputTokens;
+  if (o.temperature !== undefined) body.temperature = o.temperature;
+  if (o.topP !== undefined) body.top_p = o.topP;
+  if (o.user !== undefined) body.user = o.user;
+  if (o.parallelToolCalls !== undefined && hasTools) {
+    body.parallel_tool_calls = o.parallelToolCalls;
+  }
+  if (o.reasoning) {
+    body.reasoning = {
+      effort: o.reasoning.effort ?? effortOfBudget(o.reasoning.budgetTokens),
+      summary: "auto",
+    };
+  }
+  if (o.responseFormat) {
+    body.text = {
+      format: o.responseFormat.type === "json_object"
+        ? { type: "json_object" }
+        : { type: "json_schema", name: o.responseFormat.name, schema: o.responseFormat.schema },
+    };
+  }
+}
