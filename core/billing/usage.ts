@@ -46,3 +46,13 @@ export function believableUsage(
   if (output_tokens > bounds.maxOutputTokens * 2 + 1_000) return undefined;
   return { input_tokens, cached_input_tokens: cached, output_tokens };
 }
+
+/**
+ * A token count as an upstream reported it: the number when it is a non-negative safe integer,
+ * 0 when absent, NaN for anything else (a float, a string, a negative), so a lie is never turned
+ * into a plausible number and `believableUsage` refuses it.
+ */
+export function reportedCount(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  return isCount(value) ? value : NaN;
+}

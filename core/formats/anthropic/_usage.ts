@@ -1,5 +1,6 @@
 /** Messages-API usage to and from the neutral shape. */
 
+import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -8,12 +9,12 @@ type Json = any;
 /** Anthropic counts cache reads and writes apart from `input_tokens`; they are all input. */
 export function anthropicUsage(usage: Json): NeutralUsage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const cacheRead = Math.max(0, usage.cache_read_input_tokens ?? 0);
-  const cacheWrite = Math.max(0, usage.cache_creation_input_tokens ?? 0);
+  const cacheRead = reportedCount(usage.cache_read_input_tokens);
+  const cacheWrite = reportedCount(usage.cache_creation_input_tokens);
   return {
-    input_tokens: Math.max(0, usage.input_tokens ?? 0) + cacheRead + cacheWrite,
+    input_tokens: reportedCount(usage.input_tokens) + cacheRead + cacheWrite,
     cached_input_tokens: cacheRead,
-    output_tokens: Math.max(0, usage.output_tokens ?? 0),
+    output_tokens: reportedCount(usage.output_tokens),
   };
 }
 

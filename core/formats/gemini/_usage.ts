@@ -1,5 +1,6 @@
 /** Generate-content usage metadata to and from the neutral shape. */
 
+import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -8,12 +9,13 @@ type Json = any;
 /** `promptTokenCount` includes cached tokens; thoughts are output next to candidates. */
 export function geminiUsage(usage: Json): NeutralUsage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const input = Math.max(0, (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0));
-  const thoughts = Math.max(0, usage.thoughtsTokenCount ?? 0);
+  const input = reportedCount(usage.promptTokenCount) +
+    reportedCount(usage.toolUsePromptTokenCount);
+  const thoughts = reportedCount(usage.thoughtsTokenCount);
   return {
     input_tokens: input,
-    cached_input_tokens: Math.min(input, Math.max(0, usage.cachedContentTokenCount ?? 0)),
-    output_tokens: Math.max(0, usage.candidatesTokenCount ?? 0) + thoughts,
+    cached_input_tokens: Math.min(input, reportedCount(usage.cachedContentTokenCount)),
+    output_tokens: reportedCount(usage.candidatesTokenCount) + thoughts,
     ...(usage.thoughtsTokenCount !== undefined ? { reasoning_tokens: thoughts } : {}),
   };
 }

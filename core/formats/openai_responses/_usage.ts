@@ -1,5 +1,6 @@
 /** Responses-API usage to and from the neutral shape, reasoning tokens included. */
 
+import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -7,15 +8,15 @@ type Json = any;
 
 export function responsesUsage(usage: Json): NeutralUsage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const input = Math.max(0, usage.input_tokens ?? 0);
+  const input = reportedCount(usage.input_tokens);
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
   return {
     input_tokens: input,
     cached_input_tokens: Math.min(
       input,
-      Math.max(0, usage.input_tokens_details?.cached_tokens ?? 0),
+      reportedCount(usage.input_tokens_details?.cached_tokens),
     ),
-    output_tokens: Math.max(0, usage.output_tokens ?? 0),
+    output_tokens: reportedCount(usage.output_tokens),
     ...(typeof reasoning === "number" ? { reasoning_tokens: reasoning } : {}),
   };
 }
