@@ -14,6 +14,32 @@ const CHUNK_BYTES = 60_000;
 /** Chunks per commit: KV allows 819,200 bytes of mutations per commit. */
 const CHUNKS_PER_COMMIT = 12;
 
+/**
+ * The media types the store hosts — what sniffing the bytes may find — with the extension of
+ * their hosted address. Nothing else is stored: no markup (HTML, SVG), no scripts, no unknowns.
+ */
+export const HOSTED_MEDIA_TYPES: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "image/bmp": "bmp",
+  "image/tiff": "tiff",
+  "video/mp4": "mp4",
+  "video/quicktime": "mov",
+  "video/webm": "webm",
+  "audio/wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp4": "m4a",
+  "audio/aac": "aac",
+  "audio/ogg": "ogg",
+};
+
+/** The extension of a hosted type's address (`png`, `jpg`, `mov`, …); null for any other type. */
+export function hostedExtension(contentType: string): string | null {
+  return Object.hasOwn(HOSTED_MEDIA_TYPES, contentType) ? HOSTED_MEDIA_TYPES[contentType] : null;
+}
+
 export interface MediaRecord {
   id: string;
   /** The key owner it was made for (see ownerOf), or `gateway` for the gateway's own uploads. */
