@@ -1,12 +1,15 @@
 /**
  * GET /media/{id}.{ext}: hosted media (image results, reference media for upstreams). No key:
  * the id is unguessable and expires. Single byte ranges are served (206) for players and resumes.
+ * Every answer forbids sniffing and runs in a sandbox with nothing allowed, so even bytes that a
+ * browser could take for a page can never run as one on the gateway's origin; a record of a type
+ * the store does not host (none is written any more) is served as an attachment.
  */
 
 import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
-import { parseRange } from "../core/media/media_store.ts";
+import { hostedExtension, parseRange } from "../core/media/media_store.ts";
 import type { AppEnv } from "./middleware.ts";
 
 export function mediaRoutes(gateway: Gateway) {
@@ -17,8 +20,14 @@ export function mediaRoutes(gateway: Gateway) {
     if (!record) {
       throw new GatewayError("media_not_found", 404, "No such media, or it has expired");
     }
+    const extension = hostedExtension(record.content_type);
     const headers: Record<string, string> = {
-      "content-type": record.content_type,
+      "content-type": extension ? record.content_type : "application/octet-stream",
+      "content-disposition": extension
+        ? `inline; filename="${record.id}.${extension}"`
+        : `attachment; filename="${record.id}.bin"`,
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "sandbox; default-src 'none'",
       "accept-ranges": "bytes",
       "cache-control": "private, max-age=3600",
       "expires": new Date(record.expires_at).toUTCString(),

@@ -3,13 +3,16 @@
  * for as `url` is stored in the media store and served at a hosted URL; a URL asked for as
  * `b64_json` is fetched — only from the channel's own host or the configured allowlist, with
  * size and time limits — and encoded; a URL asked for as `url` is passed on as the upstream gave
- * it.
+ * it. Every image the gateway handles in bytes is judged from them: its type is what its bytes
+ * are, never the upstream's label, and bytes that are not an image of a hosted type (HTML, SVG,
+ * text, an unknown format) are not delivered.
  */
 
 import { decodeBase64, encodeBase64 } from "../util/base64.ts";
 import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "../jobs/image_job.ts";
+import { hostedExtension, MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 
@@ -44,17 +47,41 @@ export function hostedMediaUrl(
   publicUrl: string,
   { id, mimeType }: { id: string; mimeType: string },
 ): string {
-  const extension = mimeType.split("/")[1]?.replace("jpeg", "jpg") ?? "bin";
-  return `${publicUrl}/media/${id}.${extension}`;
+  return `${publicUrl}/media/${id}.${hostedExtension(mimeType) ?? "bin"}`;
 }
 
-function fromDataUrlOrBase64(b64: string, fallbackType: string): ImageBytes | null {
+/** The image formats delivered, by name, for messages. */
+const IMAGE_FORMATS = "PNG, JPEG, WebP, GIF, BMP or TIFF";
+
+/**
+ * The image in `bytes` with the type its bytes say; throws, naming what they are instead, when
+ * they are not an image of a hosted type. `claimed` is the upstream's label, quoted only.
+ */
+export async function judgeImage(
+  bytes: Uint8Array<ArrayBuffer>,
+  claimed: string | undefined,
+): Promise<ImageBytes> {
+  const sniffed = await sniffMedia(bytes.subarray(0, MEDIA_SNIFF_BYTES));
+  if (sniffed.contentType?.startsWith("image/")) return { bytes, mimeType: sniffed.contentType };
+  const label = claimed && claimed !== sniffed.seen ? ` (labelled ${claimed})` : "";
+  throw new Error(
+    `the upstream's image is ${sniffed.seen}${label}, not an image (${IMAGE_FORMATS})`,
+  );
+}
+
+function fromDataUrlOrBase64(
+  b64: string,
+  fallbackType: string,
+): { bytes: Uint8Array<ArrayBuffer>; claimed: string } | null {
   const dataUrl = /^data:([^;,]+);base64,(.*)$/s.exec(b64);
   const bytes = decodeBase64(dataUrl ? dataUrl[2] : b64);
-  return bytes && bytes.length ? { bytes, mimeType: dataUrl?.[1] ?? fallbackType } : null;
+  return bytes && bytes.length ? { bytes, claimed: dataUrl?.[1] ?? fallbackType } : null;
 }
 
-/** Fetches an image URL within the limits; throws with a reason when it may not or cannot. */
+/**
+ * Fetches an image URL within the limits and judges its bytes; throws with a reason when it may
+ * not or cannot, or when the bytes are not an image.
+ */
 export async function fetchImage(
   url: string,
   fetchableHosts: ReadonlySet<string>,
@@ -82,11 +109,11 @@ export async function fetchImage(
     maxBytes: FETCH_LIMIT_BYTES,
     tooLarge: () => new Error("the image is larger than 20 MB"),
   });
-  const type = response.headers.get("content-type")?.split(";")[0].trim();
-  return { bytes, mimeType: type?.startsWith("image/") ? type : "image/png" };
+  const claimed = response.headers.get("content-type")?.split(";")[0].trim() || undefined;
+  return await judgeImage(bytes, claimed);
 }
 
-/** The bytes of an upstream image, fetching a URL result when needed. */
+/** The bytes of an upstream image, fetching a URL result when needed, judged as an image. */
 export async function imageBytes(
   image: UpstreamImage,
   target: DeliveryTarget,
@@ -94,7 +121,7 @@ export async function imageBytes(
   if (image.b64 !== undefined) {
     const decoded = fromDataUrlOrBase64(image.b64, image.mimeType);
     if (!decoded) throw new Error("the upstream returned image data that is not base64");
-    return decoded;
+    return await judgeImage(decoded.bytes, decoded.claimed);
   }
   return await fetchImage(image.url!, target.fetchableHosts, target.signal);
 }
@@ -126,7 +153,7 @@ export async function deliverImages(
           owner: target.owner,
         });
         items.push({
-          url: hostedMediaUrl(target.publicUrl, { id: record.id, mimeType }),
+          url: hostedMediaUrl(target.publicUrl, { id: record.id, mimeType: record.content_type }),
           ...revised,
         });
       }

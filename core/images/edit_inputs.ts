@@ -1,7 +1,12 @@
 /** The edit rules on uploaded files, judged from their bytes. Pure. */
 
 import { invalidRequest } from "../errors.ts";
-import { hasTransparentPixels, PngError, readPng } from "../media/png.ts";
+import {
+  hasFullyTransparentPixels,
+  hasTransparentPixels,
+  PngError,
+  readPng,
+} from "../media/png.ts";
 import type { InputImage } from "../jobs/image_job.ts";
 
 export const MAX_EDIT_FILE_BYTES = 4 * 1024 * 1024;
@@ -20,16 +25,10 @@ function pngProblem(error: PngError, what: string): string {
   }
 }
 
-function readChecked(bytes: Uint8Array, what: string, param: string) {
-  if (bytes.length >= MAX_EDIT_FILE_BYTES) {
-    throw invalidRequest(
-      `${what} is ${bytes.length.toLocaleString("en")} bytes; it must be smaller than 4 MB`,
-      param,
-      "image_too_large",
-    );
-  }
+/** Runs a PNG check, turning a `PngError` into a 400 about `param`. */
+function checked<T>(run: () => T, what: string, param: string): T {
   try {
-    return readPng(bytes);
+    return run();
   } catch (error) {
     if (error instanceof PngError) {
       throw invalidRequest(pngProblem(error, what), param, "invalid_image");
@@ -38,10 +37,43 @@ function readChecked(bytes: Uint8Array, what: string, param: string) {
   }
 }
 
+function readChecked(bytes: Uint8Array, what: string, param: string) {
+  if (bytes.length >= MAX_EDIT_FILE_BYTES) {
+    throw invalidRequest(
+      `${what} is ${bytes.length.toLocaleString("en")} bytes; it must be smaller than 4 MB`,
+      param,
+      "image_too_large",
+    );
+  }
+  return checked(() => readPng(bytes), what, param);
+}
+
+/**
+ * The mask rule: fully transparent areas (alpha 0) mark where to edit, so a mask must have an
+ * alpha channel (or tRNS) and at least one fully transparent pixel, judged on decoded pixels.
+ */
+function checkMaskTransparency(mask: InputImage, hasAlphaChannel: boolean): void {
+  if (!hasAlphaChannel) {
+    throw invalidRequest(
+      "mask has no alpha channel, so it marks nothing to edit; send an RGBA PNG whose areas to edit are fully transparent (alpha 0)",
+      "mask",
+      "invalid_mask",
+    );
+  }
+  if (!checked(() => hasFullyTransparentPixels(mask.bytes), "mask", "mask")) {
+    throw invalidRequest(
+      "mask has an alpha channel but no fully transparent pixel, so it marks nothing to edit; make the areas to edit fully transparent (alpha 0)",
+      "mask",
+      "invalid_mask",
+    );
+  }
+}
+
 /**
  * Checks the edit's images and mask: each image a valid square PNG under 4 MB; a mask a valid
- * PNG under 4 MB with the first image's dimensions; without a mask, the first image (the one a
- * mask would apply to) must contain transparent pixels.
+ * PNG under 4 MB with the first image's dimensions and at least one fully transparent pixel;
+ * without a mask, the first image (the one a mask would apply to) must contain transparent
+ * pixels.
  */
 export function checkEditInputs(images: InputImage[], mask: InputImage | undefined): void {
   if (images.length === 0) {
@@ -73,10 +105,12 @@ export function checkEditInputs(images: InputImage[], mask: InputImage | undefin
         "invalid_mask",
       );
     }
+    checkMaskTransparency(mask, info.hasAlphaChannel);
     return;
   }
   const first = images[0];
-  const transparent = infos[0].hasAlphaChannel && hasTransparentPixels(first.bytes);
+  const transparent = infos[0].hasAlphaChannel &&
+    checked(() => hasTransparentPixels(first.bytes), "image", "image");
   if (!transparent) {
     throw invalidRequest(
       infos[0].hasAlphaChannel

@@ -141,7 +141,8 @@ export async function serveGenerateContentImages(
         const parts = [];
         for (const image of result.images.slice(0, job.n)) {
           const { bytes, mimeType } = await imageBytes(image, target).catch((error) => {
-            throw new UpstreamAttemptError(String(error), { retryable: true });
+            const message = error instanceof Error ? error.message : String(error);
+            throw new UpstreamAttemptError(message, { retryable: true });
           });
           parts.push({ inlineData: { mimeType, data: encodeBase64(bytes) } });
         }

@@ -88,7 +88,10 @@ export async function serveImages(
   };
 }
 
-/** An edit's source image kept in the media store until the task has run. */
+/**
+ * An edit's source image kept in the media store until the task has run; `mimeType` is the type
+ * the store found in its bytes, not the upload's part type.
+ */
 export interface StoredInputImage {
   media_id: string;
   mimeType: string;
@@ -108,7 +111,7 @@ async function storeInput(gateway: Gateway, image: InputImage): Promise<StoredIn
     contentType: image.mimeType,
     owner: "gateway",
   });
-  return { media_id: record.id, mimeType: image.mimeType, filename: image.filename };
+  return { media_id: record.id, mimeType: record.content_type, filename: image.filename };
 }
 
 /**

@@ -2,9 +2,16 @@
  * Hosted media in KV: a record (owner, content type, size, expiry) and the bytes in chunks under
  * KV's value limit. The record is written last, so a half-written object is never served; every
  * key carries the expiry, and reads check `expires_at` themselves (KV expiry is lazy).
+ *
+ * What is stored is judged from its bytes: the record's content type is what sniffing the first
+ * bytes finds (`file-type`), never what a caller or an upstream said, and only the image, video
+ * and audio types of HOSTED_MEDIA_TYPES are stored. Anything else — markup such as HTML or SVG
+ * (which can carry scripts), text, an unknown format — is refused before any byte is written.
  */
 
+import { fileTypeFromBuffer } from "file-type";
 import { GatewayError } from "../errors.ts";
+import { concatBytes } from "../util/bytes.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
@@ -13,6 +20,101 @@ import { withKvRetry } from "../kv/kv_retry.ts";
 const CHUNK_BYTES = 60_000;
 /** Chunks per commit: KV allows 819,200 bytes of mutations per commit. */
 const CHUNKS_PER_COMMIT = 12;
+
+/**
+ * The media types the store hosts — what sniffing the bytes may find — with the extension of
+ * their hosted address. Nothing else is stored: no markup (HTML, SVG), no scripts, no unknowns.
+ */
+export const HOSTED_MEDIA_TYPES: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "image/bmp": "bmp",
+  "image/tiff": "tiff",
+  "video/mp4": "mp4",
+  "video/quicktime": "mov",
+  "video/webm": "webm",
+  "audio/wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp4": "m4a",
+  "audio/aac": "aac",
+  "audio/ogg": "ogg",
+};
+
+/** Other names the sniffer gives to hosted formats. */
+const SNIFFED_ALIASES: Readonly<Record<string, string>> = {
+  "image/apng": "image/png",
+  "audio/x-wav": "audio/wav",
+  "audio/vnd.wave": "audio/wav",
+  "audio/x-m4a": "audio/mp4",
+};
+
+/** The hosted formats by name, for messages. */
+export const HOSTED_FORMATS =
+  "PNG, JPEG, WebP, GIF, BMP, TIFF; MP4, MOV, WebM; WAV, MP3, M4A/AAC, Ogg";
+
+/** Bytes sniffed from the start of a file: file-type's own sample size. */
+export const MEDIA_SNIFF_BYTES = 4100;
+
+/** What the first bytes of a file are: a hosted type, or null with what they were seen to be. */
+export interface SniffedMedia {
+  /** The hosted content type the bytes are, or null when they are not one. */
+  contentType: string | null;
+  /** What the bytes were seen to be: a content type, or a few words when none applies. */
+  seen: string;
+}
+
+/** A few words on bytes the format sniffer did not know (or took for XML): markup, text, or not. */
+function describeUnknown(head: Uint8Array): string {
+  if (head.length === 0) return "empty";
+  const text = new TextDecoder().decode(head.subarray(0, 1024), { stream: true }).replace(
+    /^\uFEFF/,
+    "",
+  )
+    .trimStart().toLowerCase();
+  if (text.startsWith("<")) {
+    if (/<svg[\s>]/.test(text)) return "image/svg+xml";
+    if (/<(!doctype html|html|head|body|script|iframe|div|p|a|meta)[\s>]/.test(text)) {
+      return "text/html";
+    }
+    return text.startsWith("<?xml") ? "application/xml" : "markup (HTML or XML)";
+  }
+  // deno-lint-ignore no-control-regex
+  if (!/[\x00-\x08\x0e-\x1f\ufffd]/.test(text)) return "text/plain";
+  return "an unrecognised format";
+}
+
+/** Judges the first bytes of a file (MEDIA_SNIFF_BYTES are enough) against the hosted types. */
+export async function sniffMedia(head: Uint8Array): Promise<SniffedMedia> {
+  const sniffed = (await fileTypeFromBuffer(head).catch(() => undefined))?.mime
+    .split(";")[0].trim();
+  const mime = sniffed ? SNIFFED_ALIASES[sniffed] ?? sniffed : undefined;
+  if (mime && hostedExtension(mime)) return { contentType: mime, seen: mime };
+  const seen = !mime || mime === "application/xml" ? describeUnknown(head) : mime;
+  return { contentType: null, seen };
+}
+
+/** Bytes the media store will not host, with what they were seen to be. */
+export class UnhostableMediaError extends GatewayError {
+  /** What the bytes were seen to be (see SniffedMedia). */
+  readonly seen: string;
+
+  constructor(seen: string, claimed?: string) {
+    const label = claimed && claimed !== seen ? ` (labelled ${claimed})` : "";
+    super(
+      "unhostable_media",
+      415,
+      `the bytes are ${seen}${label}, not a media type the gateway hosts (${HOSTED_FORMATS})`,
+    );
+    this.seen = seen;
+  }
+}
+
+/** The extension of a hosted type's address (`png`, `jpg`, `mov`, …); null for any other type. */
+export function hostedExtension(contentType: string): string | null {
+  return Object.hasOwn(HOSTED_MEDIA_TYPES, contentType) ? HOSTED_MEDIA_TYPES[contentType] : null;
+}
 
 export interface MediaRecord {
   id: string;
@@ -33,7 +135,11 @@ export interface ByteRange {
 
 /** What is stored with media bytes. */
 export interface PutOptions {
-  contentType: string;
+  /**
+   * What the bytes were said to be (an upstream's label, an upload's part type). Never stored:
+   * the stored type is sniffed from the bytes; it is only quoted when the bytes are refused.
+   */
+  contentType?: string;
   /** Who may read it: a key owner, or `gateway` for the gateway's own files. */
   owner: string;
   /** How long it lives; the store's default media TTL when absent. */
@@ -49,18 +155,54 @@ export class MediaStore {
     this.#ttlMs = ttlMs;
   }
 
-  /** Stores `bytes`; returns the record. The id is 32 base62 characters (~190 bits). */
+  /**
+   * Stores `bytes`; returns the record, whose `content_type` is sniffed from the bytes. Throws
+   * UnhostableMediaError, having written nothing, when they are not a hosted type. The id is 32
+   * base62 characters (~190 bits).
+   */
   put(bytes: Uint8Array, options: PutOptions): Promise<MediaRecord> {
     return this.putChunks([bytes], options);
   }
 
   /**
    * Stores the bytes of `source` (e.g. a file read piece by piece) without gathering them:
-   * at most one commit's worth of chunks is in memory at a time.
+   * at most one commit's worth of chunks is in memory at a time. The first MEDIA_SNIFF_BYTES are
+   * judged before anything is written, as in `put`.
    */
   async putChunks(
     source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
-    { contentType, owner, ttlMs = this.#ttlMs }: PutOptions,
+    { contentType: claimed, owner, ttlMs = this.#ttlMs }: PutOptions,
+  ): Promise<MediaRecord> {
+    const pieces = (async function* () {
+      yield* source;
+    })();
+    const head: Uint8Array[] = [];
+    let headSize = 0;
+    while (headSize < MEDIA_SNIFF_BYTES) {
+      const next = await pieces.next();
+      if (next.done) break;
+      head.push(next.value);
+      headSize += next.value.length;
+    }
+    const first = head.length === 1 ? head[0] : concatBytes(head);
+    const sniffed = await sniffMedia(first.subarray(0, MEDIA_SNIFF_BYTES));
+    if (!sniffed.contentType) {
+      await pieces.return(undefined);
+      throw new UnhostableMediaError(sniffed.seen, claimed);
+    }
+    return await this.#write(
+      (async function* () {
+        yield* head;
+        yield* pieces;
+      })(),
+      { contentType: sniffed.contentType, owner, ttlMs },
+    );
+  }
+
+  /** Writes the chunks of `source`, then the record. */
+  async #write(
+    source: AsyncIterable<Uint8Array>,
+    { contentType, owner, ttlMs }: { contentType: string; owner: string; ttlMs: number },
   ): Promise<MediaRecord> {
     const id = `med_${randomBase62(32)}`;
     let size = 0;

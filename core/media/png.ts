@@ -364,22 +364,29 @@ function readSample(row: Uint8Array, index: number, bitDepth: number): number {
 
 type PixelTest = (row: Uint8Array, x: number) => boolean;
 
-/** Whether the pixel at `x` of a row is not fully opaque, for this image's color type. */
-function seeThroughPixelTest(png: ParsedPng): PixelTest {
+/**
+ * Whether the pixel at `x` of a row is see-through for this image's color type: not fully opaque
+ * (`fully` false), or fully transparent, alpha 0 (`fully` true). A tRNS key colour is fully
+ * transparent either way.
+ */
+function seeThroughPixelTest(png: ParsedPng, fully: boolean): PixelTest {
   const { colorType, bitDepth } = png.info;
   const opaque = (1 << bitDepth) - 1;
   const transparency = png.transparency ?? new Uint8Array();
   // tRNS colours are 16-bit; they are compared as is, so an out-of-range one never matches.
   const key = (channel: number) => readSample(transparency, channel, 16);
+  const seeThrough = fully
+    ? (alpha: number) => alpha === 0
+    : (alpha: number, max: number) => alpha < max;
   switch (colorType) {
     case 4:
-      return (row, x) => readSample(row, 2 * x + 1, bitDepth) < opaque;
+      return (row, x) => seeThrough(readSample(row, 2 * x + 1, bitDepth), opaque);
     case 6:
-      return (row, x) => readSample(row, 4 * x + 3, bitDepth) < opaque;
+      return (row, x) => seeThrough(readSample(row, 4 * x + 3, bitDepth), opaque);
     case 3:
       return (row, x) => {
         const index = readSample(row, x, bitDepth);
-        return index < transparency.length && transparency[index] < 255;
+        return index < transparency.length && seeThrough(transparency[index], 255);
       };
     case 0:
       return (row, x) => readSample(row, x, bitDepth) === key(0);
@@ -391,12 +398,14 @@ function seeThroughPixelTest(png: ParsedPng): PixelTest {
   }
 }
 
-/**
- * Decodes the image and tells whether any pixel is not fully opaque. Images without an alpha
- * channel or tRNS chunk are opaque by construction and are not decoded. Throws `PngError`,
- * with reason `too_large` when width × height exceeds `maxPixels`.
- */
-export function hasTransparentPixels(bytes: Uint8Array, maxPixels = 16_777_216): boolean {
+/** Options of the transparency checks. */
+export interface TransparencyOptions {
+  /** Most pixels decoded; a larger image throws `PngError` `too_large`. Default 16,777,216. */
+  maxPixels?: number;
+}
+
+/** Decodes the image and tells whether any pixel passes the see-through test. */
+function findSeeThroughPixel(bytes: Uint8Array, fully: boolean, maxPixels: number): boolean {
   const png = parsePng(bytes);
   const { info } = png;
   const pixels = info.width * info.height;
@@ -412,7 +421,7 @@ export function hasTransparentPixels(bytes: Uint8Array, maxPixels = 16_777_216):
   const expectedLength = passes.reduce((total, p) => total + p.height * (p.rowLength + 1), 0);
   const raw = inflateImageData(png.imageData, expectedLength);
   const bytesPerPixel = Math.max(1, bitsPerPixel(info) >> 3);
-  const isSeeThrough = seeThroughPixelTest(png);
+  const isSeeThrough = seeThroughPixelTest(png, fully);
   let offset = 0;
   let found = false;
   // Every pass is unfiltered even after a hit, so a bad filter byte is always reported.
@@ -423,4 +432,27 @@ export function hasTransparentPixels(bytes: Uint8Array, maxPixels = 16_777_216):
     offset += pass.height * (pass.rowLength + 1);
   }
   return found;
+}
+
+const DEFAULT_MAX_PIXELS = 16_777_216;
+
+/**
+ * Decodes the image and tells whether any pixel is not fully opaque. Images without an alpha
+ * channel or tRNS chunk are opaque by construction and are not decoded. Throws `PngError`,
+ * with reason `too_large` when width × height exceeds `maxPixels`.
+ */
+export function hasTransparentPixels(bytes: Uint8Array, maxPixels = DEFAULT_MAX_PIXELS): boolean {
+  return findSeeThroughPixel(bytes, false, maxPixels);
+}
+
+/**
+ * Decodes the image and tells whether any pixel is fully transparent (alpha 0, a palette entry
+ * with tRNS alpha 0, or the tRNS key colour): what an edit mask must have, since fully transparent
+ * areas mark where to edit. Throws like `hasTransparentPixels`.
+ */
+export function hasFullyTransparentPixels(
+  bytes: Uint8Array,
+  { maxPixels = DEFAULT_MAX_PIXELS }: TransparencyOptions = {},
+): boolean {
+  return findSeeThroughPixel(bytes, true, maxPixels);
 }

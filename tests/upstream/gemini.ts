@@ -15,7 +15,7 @@
 
 import { decodeBase64, encodeBase64 } from "../../core/util/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
-import { simulatedImageColor } from "./openai_images.ts";
+import { type ImagePayload, payloadBytes, simulatedImageColor } from "./openai_images.ts";
 import {
   frameStream,
   script,
@@ -60,6 +60,11 @@ export interface GeminiUpstreamOptions {
   imagesPerAnswer?: number;
   /** Cached prompt tokens reported (`cachedContentTokenCount`) on text answers. */
   cachedTokens?: number;
+  /**
+   * What the image parts really are: real PNGs (default), or an HTML page or an SVG with a
+   * script, still labelled `mimeType: "image/png"`.
+   */
+  payload?: ImagePayload;
 }
 
 export interface GeminiUpstream extends AsyncDisposable {
@@ -200,7 +205,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const withText = (options.textPartFirst ?? true) && facts.modalities.includes("TEXT");
     const seed = `${facts.inputImages ? "edit" : "generate"}:${facts.prompt}`;
     const images: Part[] = Array.from({ length: count }, (_, index) => {
-      const png = solidPng(8, 8, simulatedImageColor(seed, index));
+      const png = payloadBytes(options.payload, solidPng(8, 8, simulatedImageColor(seed, index)));
       state.images.set(`gimg_${crypto.randomUUID().replaceAll("-", "")}`, png);
       return { inlineData: { mimeType: "image/png", data: encodeBase64(png) } };
     });

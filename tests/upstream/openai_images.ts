@@ -63,6 +63,29 @@ export interface OpenAIImagesUpstreamOptions {
   delayMs?: number;
   /** gpt-image style `usage` in the answer. Default true. */
   usage?: boolean;
+  /**
+   * What the "images" really are, whatever the answer mode: real PNGs (default), or an HTML page
+   * or an SVG with a script — still labelled `image/png` everywhere (a data URL's type, the
+   * `content-type` of a /files/ download), as a broken or hostile upstream might.
+   */
+  payload?: ImagePayload;
+}
+
+/** What a simulated image's bytes really are. */
+export type ImagePayload = "png" | "html" | "svg";
+
+/** The HTML page a simulator answers in place of an image when told to. */
+export const HTML_PAYLOAD =
+  "<!DOCTYPE html><html><body><script>fetch('/admin/keys').then(r => r.text()).then(alert)</script></body></html>";
+/** The SVG (script-capable) a simulator answers in place of an image when told to. */
+export const SVG_PAYLOAD =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><script>alert(document.domain)</script></svg>';
+
+/** The bytes of a simulated image: `png`, or the HTML or SVG payload in its place. */
+export function payloadBytes(payload: ImagePayload | undefined, png: Uint8Array): Uint8Array {
+  if (payload === "html") return new TextEncoder().encode(HTML_PAYLOAD);
+  if (payload === "svg") return new TextEncoder().encode(SVG_PAYLOAD);
+  return png;
 }
 
 export interface OpenAIImagesUpstream extends AsyncDisposable {
@@ -395,10 +418,9 @@ export function startOpenAIImagesUpstream(
     const count = Math.max(0, Math.min(n, options.maxImagesPerRequest ?? 10));
     const inputImages = record.files.filter((f) => IMAGE_FIELDS.has(f.field)).length;
     const data = Array.from({ length: count }, (_, index) => {
-      const png = solidPng(
-        8,
-        8,
-        simulatedImageColor(`${isEdit ? "edit" : "generate"}:${prompt}`, index),
+      const png = payloadBytes(
+        options.payload,
+        solidPng(8, 8, simulatedImageColor(`${isEdit ? "edit" : "generate"}:${prompt}`, index)),
       );
       const id = `img_${crypto.randomUUID().replaceAll("-", "")}`;
       state.images.set(id, png);
