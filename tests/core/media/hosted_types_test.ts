@@ -12,42 +12,36 @@ import {
   sniffMedia,
   UnhostableMediaError,
 } from "../../../core/media/media_store.ts";
-import { FFMPEG } from "../../helpers/media_tools.ts";
 import { solidPng, squarePngWithTransparency } from "../../helpers/png_fixtures.ts";
 import { HTML_PAYLOAD, SVG_PAYLOAD } from "../../upstream/openai_images.ts";
 
 const FIXTURES = new URL("../../fixtures/media/", import.meta.url);
 const text = (value: string) => new TextEncoder().encode(value);
 
-/** Each hosted format, made by ffmpeg from a test pattern or a tone: [output file, args]. */
-const MADE: Array<[string, string, string[]]> = [
-  ["image/jpeg", "out.jpg", ["-f", "lavfi", "-i", "testsrc=size=32x32", "-frames:v", "1"]],
-  ["image/webp", "out.webp", ["-f", "lavfi", "-i", "testsrc=size=32x32", "-frames:v", "1"]],
-  ["image/gif", "out.gif", ["-f", "lavfi", "-i", "testsrc=size=32x32", "-frames:v", "1"]],
-  ["image/bmp", "out.bmp", ["-f", "lavfi", "-i", "testsrc=size=32x32", "-frames:v", "1"]],
-  ["image/tiff", "out.tiff", ["-f", "lavfi", "-i", "testsrc=size=32x32", "-frames:v", "1"]],
-  ["video/webm", "out.webm", ["-f", "lavfi", "-i", "testsrc=size=32x32:rate=5", "-t", "1"]],
-  ["audio/mp4", "out.m4a", ["-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "aac"]],
-  ["audio/aac", "out.aac", ["-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "aac"]],
-  ["audio/ogg", "out.ogg", ["-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "libvorbis"]],
-  ["audio/ogg", "out.opus", ["-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "libopus"]],
+/** Each hosted format, made once with ffmpeg by fixtures/media/hosted/make.sh. */
+const HOSTED: Array<[string, string]> = [
+  ["image/jpeg", "image.jpg"],
+  ["image/webp", "image.webp"],
+  ["image/gif", "image.gif"],
+  ["image/bmp", "image.bmp"],
+  ["image/tiff", "image.tiff"],
+  ["video/webm", "video.webm"],
+  ["audio/mp4", "audio.m4a"],
+  ["audio/aac", "audio.aac"],
+  ["audio/ogg", "audio.ogg"],
+  ["audio/ogg", "audio.opus"],
 ];
 
-async function made(): Promise<Array<[string, string, Uint8Array]>> {
-  const dir = await Deno.makeTempDir({ prefix: "hosted-types-" });
-  try {
-    return await Promise.all(MADE.map(async ([type, file, args]) => {
-      const output = await new Deno.Command(FFMPEG, {
-        args: ["-v", "error", "-y", ...args, `${dir}/${file}`],
-        stdout: "null",
-        stderr: "piped",
-      }).output();
-      assertOk(output.success, `ffmpeg ${file}: ${new TextDecoder().decode(output.stderr)}`);
-      return [type, file, await Deno.readFile(`${dir}/${file}`)] as [string, string, Uint8Array];
-    }));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+function made(): Promise<Array<[string, string, Uint8Array]>> {
+  return Promise.all(
+    HOSTED.map(async ([type, file]) =>
+      [type, file, await Deno.readFile(new URL(`hosted/${file}`, FIXTURES))] as [
+        string,
+        string,
+        Uint8Array,
+      ]
+    ),
+  );
 }
 
 /** Every key in `kv`. */
