@@ -1,6 +1,7 @@
 /**
  * The image interface: POST /v1/images/generations (JSON), POST /v1/images/edits (multipart),
- * GET /v1/images/tasks/{task_id}. `X-Gateway-Async-Task: true|1` turns a request into a task.
+ * GET /v1/images/tasks/{task_id}. `X-Gateway-Async-Task: true|1` turns a request into a task;
+ * with `Idempotency-Key`, a repeated task submission answers the task it already made.
  */
 
 import { Hono } from "hono";
@@ -20,6 +21,7 @@ import {
 import { RAW_STATUS } from "../core/tasks/task_record.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
+import { idempotencyKeyOf } from "./idempotency_key.ts";
 
 /** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
 const MAX_EDIT_BODY_BYTES = 70 * 1024 * 1024;
@@ -47,7 +49,11 @@ async function answer(
     ? { "x-gateway-ignored-fields": ignoredFields.join(",") }
     : undefined;
   if (wantsTask(c)) {
-    const task = await submitImageTask(c.get("scope"), job);
+    const { task, replayed } = await submitImageTask(c.get("scope"), {
+      job,
+      format,
+      idempotencyKey: idempotencyKeyOf(c.req.header("idempotency-key")),
+    });
     return c.json(
       {
         code: "success",
@@ -55,7 +61,7 @@ async function answer(
         data: { task_id: task.id, status: task.status },
       },
       200,
-      ignored,
+      { ...ignored, ...(replayed ? { "x-gateway-idempotent-replay": "true" } : {}) },
     );
   }
   const result = await serveImages(c.get("scope"), { job, format });

@@ -129,7 +129,8 @@ export function requireKey(
         context.interface === "anthropic"
           ? "No API key given; send it in the x-api-key header"
           : context.interface === "gemini"
-          ? "No API key given; send it in the x-goog-api-key header"
+          ? "No API key given; send it in the x-goog-api-key (or x-vendor-api-key) header, " +
+            "as the ?key= query parameter, or as 'Authorization: Bearer <key>'"
           : "No API key given; send it as 'Authorization: Bearer <key>'",
       );
     }

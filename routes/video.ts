@@ -5,15 +5,17 @@
  */
 
 import { Hono } from "hono";
-import { GatewayError, invalidRequest } from "../core/errors.ts";
+import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { ownerOf } from "../core/keys/key_schema.ts";
 import type { TaskRecord, TaskStatus } from "../core/tasks/task_record.ts";
 import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
 import { secondsText } from "../core/billing/video_price.ts";
 import { submitVideoTask, type VideoTaskInput } from "../core/video/video_service.ts";
+import { largestReferenceBytes } from "../core/video/video_models.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { validate } from "./validation.ts";
+import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { readVideoUpload } from "./video_form.ts";
 
 /** The spec's video states. */
@@ -23,14 +25,6 @@ const VIDEO_STATUS: Record<TaskStatus, string> = {
   succeeded: "SUCCESS",
   failed: "FAILURE",
 };
-
-function idempotencyKeyOf(header: string | undefined): string | undefined {
-  if (header === undefined || header === "") return undefined;
-  if (header.length > 255) {
-    throw invalidRequest("Idempotency-Key must be at most 255 characters", "Idempotency-Key");
-  }
-  return header;
-}
 
 /** Headers saying what a task was charged. */
 function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string> {
@@ -49,7 +43,10 @@ export function videoRoutes(gateway: Gateway) {
 
   app.post("/v1/video/generations", requireKey(gateway, "openai"), async (c) => {
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
-    await using upload = await readVideoUpload(c.req.raw);
+    await using upload = await readVideoUpload(
+      c.req.raw,
+      largestReferenceBytes(gateway.registry.models),
+    );
     const request = validate(videoFieldsSchema, upload.fields);
     c.get("context").model = request.model;
     const ignored = Object.keys(upload.fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));

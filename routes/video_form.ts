@@ -11,27 +11,42 @@ import {
   MultipartParseError,
   parseMultipartRequest,
 } from "@remix-run/multipart-parser";
+import { createHash } from "node:crypto";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import {
-  MAX_REFERENCE_BYTES,
+  megabytes,
   REFERENCE_FIELDS,
+  REFERENCE_LIMITS,
+  type ReferenceKind,
   SNIFF_BYTES,
 } from "../core/video/reference_media.ts";
 import type { UploadedFile } from "../core/video/video_service.ts";
 
 const MAX_PARTS = 32;
 const MAX_TEXT_FIELD_BYTES = 64 * 1024;
-/** Three images, a video and an audio at their limits, plus the text fields. */
-const MAX_TOTAL_BYTES = 3 * 30 * 1024 * 1024 + 50 * 1024 * 1024 + 15 * 1024 * 1024 + 1024 * 1024;
+
+/** The largest file of each kind any model accepts (default: the reference defaults). */
+export type ReferenceByteLimits = Record<ReferenceKind, number>;
+
+const DEFAULT_BYTE_LIMITS: ReferenceByteLimits = {
+  image: REFERENCE_LIMITS.image.maxBytes,
+  video: REFERENCE_LIMITS.video.maxBytes,
+  audio: REFERENCE_LIMITS.audio.maxBytes,
+};
 
 export interface VideoUpload extends AsyncDisposable {
   fields: Record<string, string>;
   files: UploadedFile[];
 }
 
-async function writePart(path: string, chunks: Uint8Array[]): Promise<Uint8Array> {
+/** Writes the part to `path`; returns its first bytes and the SHA-256 of all of them. */
+async function writePart(
+  path: string,
+  chunks: Uint8Array[],
+): Promise<{ head: Uint8Array; sha256: string }> {
   using file = await Deno.open(path, { write: true, createNew: true });
   const head = new Uint8Array(SNIFF_BYTES);
+  const hash = createHash("sha256");
   let headLength = 0;
   for (const chunk of chunks) {
     if (headLength < SNIFF_BYTES) {
@@ -39,21 +54,20 @@ async function writePart(path: string, chunks: Uint8Array[]): Promise<Uint8Array
       head.set(chunk.subarray(0, take), headLength);
       headLength += take;
     }
+    hash.update(chunk);
     let written = 0;
     while (written < chunk.length) written += await file.write(chunk.subarray(written));
   }
-  return head.subarray(0, headLength);
+  return { head: head.subarray(0, headLength), sha256: hash.digest("hex") };
 }
 
-function parseError(error: unknown): GatewayError {
+function parseError(error: unknown, maxFileBytes: number): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof MaxFileSizeExceededError) {
     return new GatewayError(
       "file_too_large",
       413,
-      `A file is larger than ${
-        MAX_REFERENCE_BYTES / 1024 / 1024
-      } MB, the largest reference accepted`,
+      `A file is larger than ${megabytes(maxFileBytes)} MB, the largest reference accepted`,
     );
   }
   if (error instanceof MaxTotalSizeExceededError) {
@@ -72,8 +86,17 @@ function parseError(error: unknown): GatewayError {
   return invalidRequest("The request body could not be read", undefined, "invalid_multipart");
 }
 
-/** Parses the body of `request`; throws a 4xx naming the field for any malformed part. */
-export async function readVideoUpload(request: Request): Promise<VideoUpload> {
+/**
+ * Parses the body of `request`; throws a 4xx naming the field for any malformed part. `limits`
+ * bound each file before the model is known (the model's own limits are checked later).
+ */
+export async function readVideoUpload(
+  request: Request,
+  limits: ReferenceByteLimits = DEFAULT_BYTE_LIMITS,
+): Promise<VideoUpload> {
+  const maxFileBytes = Math.max(limits.image, limits.video, limits.audio);
+  // Three images, a video and an audio at their limits, plus the text fields.
+  const maxTotalBytes = 3 * limits.image + limits.video + limits.audio + 1024 * 1024;
   if (!/^multipart\/form-data/i.test(request.headers.get("content-type") ?? "")) {
     throw invalidRequest(
       "A video request is sent as multipart/form-data (fields model, prompt, duration, ratio, " +
@@ -90,9 +113,9 @@ export async function readVideoUpload(request: Request): Promise<VideoUpload> {
   };
   try {
     const parts = parseMultipartRequest(request, {
-      maxFileSize: MAX_REFERENCE_BYTES,
+      maxFileSize: maxFileBytes,
       maxParts: MAX_PARTS,
-      maxTotalSize: MAX_TOTAL_BYTES,
+      maxTotalSize: maxTotalBytes,
     });
     for await (const part of parts) {
       const name = part.name ?? "";
@@ -119,18 +142,19 @@ export async function readVideoUpload(request: Request): Promise<VideoUpload> {
         throw invalidRequest(`Send one file as ${name}`, name);
       }
       const path = `${dir}/${name}`;
-      const head = await writePart(path, part.content);
+      const { head, sha256 } = await writePart(path, part.content);
       upload.files.push({
         field: name,
         filename: part.filename ?? name,
         path,
         size: part.size,
         head,
+        sha256,
       });
     }
   } catch (error) {
     await upload[Symbol.asyncDispose]();
-    throw parseError(error);
+    throw parseError(error, maxFileBytes);
   }
   return upload;
 }

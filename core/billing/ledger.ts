@@ -77,6 +77,11 @@ export interface HoldOptions {
   uniqueRef?: boolean;
   /** Further writes that must land in the same commit as the hold (e.g. a task record). */
   alsoWrite?: (atomic: Deno.AtomicOperation) => void;
+  /**
+   * What else than adding credit makes the request fit, for the 402's message; it depends on
+   * the request's kind (e.g. `lower max_tokens` for text). Absent: only adding credit is said.
+   */
+  remedy?: string;
 }
 
 /** Returned by a guarded plan whose guard said no: nothing at all is written. */
@@ -343,7 +348,9 @@ export class Ledger {
           402,
           `Cannot hold funds for key '${keyId}': ${
             balance + limit.credit_limit
-          } units are available, the request needs up to ${amount}; add credit or lower max_tokens`,
+          } units are available, the request needs up to ${amount}; add credit${
+            options.remedy ? ` or ${options.remedy}` : ""
+          }`,
           { retryable: false },
         );
       }

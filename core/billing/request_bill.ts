@@ -13,13 +13,18 @@ export class RequestBill {
   readonly #ledger: Ledger;
   readonly #key: BillableKey;
   readonly #ref: string;
+  readonly #remedy?: string;
   held = 0;
 
-  /** A bill of `key` for the request or task `ref`. */
-  constructor(ledger: Ledger, of: { key: BillableKey; ref: string }) {
+  /**
+   * A bill of `key` for the request or task `ref`; `remedy` says in a 402 what else than adding
+   * credit makes the request fit (see HoldOptions).
+   */
+  constructor(ledger: Ledger, of: { key: BillableKey; ref: string; remedy?: string }) {
     this.#ledger = ledger;
     this.#key = of.key;
     this.#ref = of.ref;
+    this.#remedy = of.remedy;
   }
 
   /** The hold's commit; rejects with 402 when the key cannot cover it. */
@@ -40,6 +45,7 @@ export class RequestBill {
       ref: this.#ref,
       amount: this.held,
       uniqueRef: true,
+      remedy: this.#remedy,
     });
     committing.catch(() => {});
     this.#confirmed = committing;

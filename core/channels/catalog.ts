@@ -8,10 +8,57 @@ import {
   textPriceSchema,
   videoPriceSchema,
 } from "../billing/price_schema.ts";
+import { VIDEO_RATIOS } from "../jobs/video_job.ts";
 
 export type { TextPrice };
 
 export const modelKindSchema = z.enum(["text", "image", "video"]);
+
+/**
+ * Limits and rules of a model that the spec does not state: they are the upstream's, so a model
+ * whose upstream accepts more can say so. Every field is optional; an absent one keeps its default
+ * (docs/configuration.md#model-limits): the upstream's own limits (Seedance 2.0 on ModelArk for
+ * video), and for `vid-2-cheap` by its name the fixed-price rules (no `adaptive`, 16:9, no
+ * probing). A field that does not concern the model's kind is ignored.
+ */
+export const modelLimitsSchema = z.strictObject({
+  /** Video: the longest prompt, in characters (default 5,000). */
+  prompt_max_chars: z.int().positive().optional(),
+  /** Image: the longest `user`, in characters (default 256). */
+  user_max_chars: z.int().positive().optional(),
+  /** Video: a reference video's shortest and longest duration, in seconds (default 2–15). */
+  reference_video_seconds: z.strictObject({
+    min: z.number().nonnegative(),
+    max: z.number().positive(),
+  }).refine((range) => range.min <= range.max, {
+    message: "min must not be more than max",
+  }).optional(),
+  /** Video: a reference audio's longest duration, in seconds (default 15). */
+  reference_audio_max_seconds: z.number().positive().optional(),
+  /** Video: the largest reference file of each kind, in bytes (default 30, 50 and 15 MiB). */
+  reference_max_bytes: z.strictObject({
+    image: z.int().positive().optional(),
+    video: z.int().positive().optional(),
+    audio: z.int().positive().optional(),
+  }).optional(),
+  /** Video: a reference audio is accepted with no reference image or video (default false). */
+  audio_alone: z.boolean().optional(),
+  /** Video: the ratios accepted (default all; `vid-2-cheap`: all but `adaptive`). */
+  ratios: z.array(z.enum(VIDEO_RATIOS)).min(1).optional(),
+  /** Video: the ratio of a request that names none (default `adaptive`, else the first ratio). */
+  default_ratio: z.enum(VIDEO_RATIOS).optional(),
+  /**
+   * Video: read the reference video's and audio's durations and check them (default true;
+   * `vid-2-cheap`: false). A per-second model reads them whatever this says: they are billed.
+   */
+  probe_references: z.boolean().optional(),
+}).refine(
+  (limits) =>
+    !limits.ratios || !limits.default_ratio || limits.ratios.includes(limits.default_ratio),
+  { message: "default_ratio must be one of ratios", path: ["default_ratio"] },
+);
+
+export type ModelLimits = z.infer<typeof modelLimitsSchema>;
 
 const modelFields = {
   kind: modelKindSchema,
@@ -24,6 +71,8 @@ const modelFields = {
   context_window: z.int().positive().optional(),
   /** A disabled model is not listed and answers 404 like an unknown one; its channels stay. */
   enabled: z.boolean().default(true),
+  /** Limits the spec leaves to the upstream; absent fields keep their defaults. */
+  limits: modelLimitsSchema.optional(),
 };
 
 export const modelInputSchema = z.strictObject(modelFields).superRefine((model, ctx) => {

@@ -43,7 +43,9 @@ export function resolveModel(
     throw new GatewayError(
       "wrong_model_kind",
       400,
-      `The model '${modelId}' is a ${model.kind} model; use ${INTERFACE_BY_KIND[model.kind]}`,
+      `The model '${modelId}' is ${model.kind === "image" ? "an" : "a"} ${model.kind} model; use ${
+        INTERFACE_BY_KIND[model.kind]
+      }`,
       { param: "model" },
     );
   }

@@ -16,7 +16,7 @@ import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
-import { imageAnswerHeaders } from "./image_service.ts";
+import { imageAnswerHeaders, IMAGES_REMEDY } from "./image_service.ts";
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
@@ -120,7 +120,7 @@ export async function serveGenerateContentImages(
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
   const { order, unitPrice } = resolveImageModel(gateway, { key, job });
-  const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
+  const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: IMAGES_REMEDY });
   await bill.hold(unitPrice * job.n);
   let answer: { body: Record<string, unknown>; images: number };
   let channelId: string;

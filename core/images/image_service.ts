@@ -4,11 +4,13 @@
  */
 
 import type { Gateway } from "../gateway.ts";
+import type { MediaRecord } from "../media/media_store.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { ownerOf } from "../keys/key_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import type { RequestScope } from "../scope.ts";
 import { newTaskRecord, type TaskRecord, unixNow } from "../tasks/task_record.ts";
+import { bytesDigest, idempotentTaskId, replayOf, requestDigest } from "../tasks/idempotency.ts";
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import {
   fetchableHostsFor,
@@ -17,11 +19,15 @@ import {
   undeliverable,
 } from "./image_generation.ts";
 import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
+import { checkUserLength } from "./request_schema.ts";
 
 export interface ImagesAnswer {
   body: { created: number; data: ImageItem[] };
   headers: Record<string, string>;
 }
+
+/** The 402's advice besides adding credit, for image requests. */
+export const IMAGES_REMEDY = "ask for fewer images";
 
 /** Response headers every image answer carries. */
 export function imageAnswerHeaders(
@@ -47,8 +53,9 @@ export async function serveImages(
 ): Promise<ImagesAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
   const { job, format } = input;
-  const { order, unitPrice } = resolveImageModel(gateway, { key, job });
-  const bill = new RequestBill(gateway.ledger, { key, ref: context.id });
+  const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
+  checkUserLength(job.user, model);
+  const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: IMAGES_REMEDY });
   await bill.hold(unitPrice * job.n);
   let delivered: { items: ImageItem[]; failures: string[] };
   let channelId: string;
@@ -106,42 +113,117 @@ export interface ImageTaskInput {
   public_url: string;
 }
 
-async function storeInput(gateway: Gateway, image: InputImage): Promise<StoredInputImage> {
+async function storeInput(
+  gateway: Gateway,
+  image: InputImage,
+  stored: MediaRecord[],
+): Promise<StoredInputImage> {
   const record = await gateway.media.put(image.bytes, {
     contentType: image.mimeType,
     owner: "gateway",
   });
+  stored.push(record);
   return { media_id: record.id, mimeType: record.content_type, filename: image.filename };
+}
+
+/** A submitted image task; `replayed` when an earlier request with the same key made it. */
+export interface ImageSubmission {
+  task: TaskRecord<ImageTaskInput>;
+  replayed: boolean;
+}
+
+async function fileDigest(image: InputImage) {
+  return {
+    filename: image.filename,
+    mime_type: image.mimeType,
+    size: image.bytes.length,
+    sha256: await bytesDigest(image.bytes),
+  };
+}
+
+/** The digest of the whole request as the task runs it, source images and mask included. */
+async function digestOf(job: ImageJob, format: ResponseFormat): Promise<string> {
+  const { images, mask, ...fields } = job;
+  return requestDigest({
+    kind: "image",
+    ...fields,
+    response_format: format,
+    images: await Promise.all(images.map(fileDigest)),
+    mask: mask ? await fileDigest(mask) : null,
+  });
+}
+
+/** The task an Idempotency-Key made earlier for this owner, if any (409 for another request). */
+async function earlierTask(
+  gateway: Gateway,
+  taskId: string,
+  expected: { owner: string; digest: string },
+): Promise<TaskRecord<ImageTaskInput> | null> {
+  return replayOf(await gateway.tasks.get<ImageTaskInput>(taskId), {
+    ...expected,
+    kind: "image",
+    what: "image request",
+  });
 }
 
 /**
  * Accepts `job` as a task: the hold and the task record are written in one commit, so a task
- * exists exactly when its money is held. Returns the new task.
+ * exists exactly when its money is held. With `idempotencyKey`, a repeat of the same request
+ * (every field and every file's bytes) by the same owner answers the task made the first time,
+ * with no second charge, even when the repeats arrive at once; the same key with another request
+ * is 409 `idempotency_key_reused`.
  */
 export async function submitImageTask(
   scope: RequestScope,
-  job: ImageJob,
-): Promise<TaskRecord<ImageTaskInput>> {
+  request: { job: ImageJob; format: ResponseFormat; idempotencyKey?: string },
+): Promise<ImageSubmission> {
   const { gateway, key, publicUrl } = scope;
-  const { unitPrice } = resolveImageModel(gateway, { key, job });
+  const { job, format, idempotencyKey } = request;
+  const { model, unitPrice } = resolveImageModel(gateway, { key, job });
+  checkUserLength(job.user, model);
+  const owner = ownerOf(key);
+  const digest = idempotencyKey ? await digestOf(job, format) : null;
+  const taskId = idempotencyKey
+    ? await idempotentTaskId({ owner, kind: "image", key: idempotencyKey })
+    : `task_${randomBase62(24)}`;
+  if (idempotencyKey) {
+    const earlier = await earlierTask(gateway, taskId, { owner, digest: digest! });
+    if (earlier) return { task: earlier, replayed: true };
+  }
   const { images, mask, ...jobFields } = job;
-  const input: ImageTaskInput = {
-    job: jobFields,
-    images: await Promise.all(images.map((image) => storeInput(gateway, image))),
-    mask: mask ? await storeInput(gateway, mask) : null,
-    public_url: publicUrl,
-  };
-  const task = newTaskRecord<ImageTaskInput>({
-    id: `task_${randomBase62(24)}`,
-    kind: "image",
-    action: job.action,
-    owner: ownerOf(key),
-    key_id: key.id,
-    model: job.model,
-    progress: "10%",
-    held: unitPrice * job.n,
-    input,
-  });
-  await gateway.tasks.create(task, { key });
-  return task;
+  // Inputs stored so far, deleted again when no task is made of them.
+  const stored: MediaRecord[] = [];
+  try {
+    const input: ImageTaskInput = {
+      job: jobFields,
+      images: await Promise.all(images.map((image) => storeInput(gateway, image, stored))),
+      mask: mask ? await storeInput(gateway, mask, stored) : null,
+      public_url: publicUrl,
+    };
+    const task = newTaskRecord<ImageTaskInput>({
+      id: taskId,
+      kind: "image",
+      action: job.action,
+      owner,
+      key_id: key.id,
+      model: job.model,
+      progress: "10%",
+      held: unitPrice * job.n,
+      request_digest: digest,
+      input,
+    });
+    await gateway.tasks.create(task, {
+      key,
+      idempotent: Boolean(idempotencyKey),
+      remedy: IMAGES_REMEDY,
+    });
+    return { task, replayed: false };
+  } catch (error) {
+    await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
+    if (idempotencyKey) {
+      const earlier = await earlierTask(gateway, taskId, { owner, digest: digest! });
+      if (earlier) return { task: earlier, replayed: true };
+    }
+    throw error;
+  }
 }

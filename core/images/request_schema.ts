@@ -1,10 +1,14 @@
 /** The image requests' fields, as the spec lists them, with an error per rule. */
 
 import { z } from "zod";
+import { invalidRequest } from "../errors.ts";
+import type { CatalogModel } from "../channels/catalog.ts";
 import { sizeProblem } from "./sizes.ts";
 
 export const DEFAULT_IMAGE_MODEL = "gen-image-2";
 export const MAX_PROMPT_CHARS = 1000;
+/** The longest `user` by default; a model's `limits.user_max_chars` replaces it. */
+export const DEFAULT_USER_MAX_CHARS = 256;
 /** Models of the spec's family that the spec does not list for edits. */
 const GENERATION_ONLY_MODELS = new Set(["gen-image-2-1k", "gen-image-2-2k", "gen-image-2-4k"]);
 
@@ -50,7 +54,8 @@ export const generationRequestSchema = z.object({
   size,
   quality,
   response_format: responseFormat,
-  user: z.string().max(256).optional(),
+  // Its longest length is the model's (checkUserLength), checked once the model is known.
+  user: z.string({ error: "user must be a string" }).optional(),
   stream: z.literal(false, {
     error: "streamed image generation is not supported; send X-Gateway-Async-Task: true instead",
   }).optional(),
@@ -73,8 +78,23 @@ export const editFieldsSchema = z.object({
   size,
   quality,
   response_format: responseFormat,
-  user: z.string().max(256).optional(),
+  // Its longest length is the model's (checkUserLength), checked once the model is known.
+  user: z.string({ error: "user must be a string" }).optional(),
 });
+
+/** Refuses a `user` longer than `model` takes (400 naming `user`). */
+export function checkUserLength(
+  user: string | undefined,
+  model: Pick<CatalogModel, "id" | "limits">,
+): void {
+  const max = model.limits?.user_max_chars ?? DEFAULT_USER_MAX_CHARS;
+  if (user !== undefined && user.length > max) {
+    throw invalidRequest(
+      `user must be at most ${max} characters for the model '${model.id}'; it has ${user.length}`,
+      "user",
+    );
+  }
+}
 
 export type GenerationRequest = z.infer<typeof generationRequestSchema>;
 export type EditFields = z.infer<typeof editFieldsSchema>;

@@ -6,6 +6,10 @@ export type ReferenceKind = "image" | "video" | "audio";
 export const VIDEO_RESOLUTIONS = ["480p", "720p", "1080p", "2k", "4k"] as const;
 export type VideoResolution = typeof VIDEO_RESOLUTIONS[number];
 
+/** The aspect ratios a video request may name (the upstream's list). */
+export const VIDEO_RATIOS = ["adaptive", "16:9", "4:3", "1:1", "3:4", "9:16", "21:9"] as const;
+export type VideoRatio = typeof VIDEO_RATIOS[number];
+
 /** The resolution a model name carries, e.g. `vid-2-1080p`; null when the name carries none. */
 export function resolutionOfModel(model: string): VideoResolution | null {
   const suffix = /-(480p|720p|1080p|2k|4k)$/i.exec(model)?.[1]?.toLowerCase();

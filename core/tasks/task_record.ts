@@ -43,6 +43,11 @@ export interface TaskRecord<Input = unknown> {
   image_urls: string[] | null;
   /** The upstream's own id of the task, once submitted (video tasks). */
   upstream_id?: string | null;
+  /**
+   * SHA-256 of the whole normalized request, files included (tasks made with an
+   * Idempotency-Key): a repeat of the key is a replay only when its digest is this one.
+   */
+  request_digest?: string | null;
   /** When a worker should look at the task next (ms); mirrored in the due index. */
   next_check_at: number;
   lease_owner: string | null;
@@ -53,6 +58,43 @@ export interface TaskRecord<Input = unknown> {
 
 export function isFinished(task: Pick<TaskRecord, "status">): boolean {
   return task.status === "succeeded" || task.status === "failed";
+}
+
+/** How far along each status is: a task's status only ever moves to a higher rank. */
+const STATUS_RANK: Record<TaskStatus, number> = {
+  submitted: 0,
+  in_progress: 1,
+  succeeded: 2,
+  failed: 2,
+};
+
+/** The number in a progress text such as `50%`, or null when it has none. */
+function percentOf(progress: string | undefined): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(progress ?? "");
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * `next` with its status and progress kept from moving backwards from `previous`: statuses go
+ * submitted → in_progress → succeeded | failed only (an upstream that reports queued after
+ * running does not take a task back), and a progress percentage never drops.
+ */
+export function forwardOnly<T extends Pick<TaskRecord, "status" | "progress">>(
+  previous: Pick<TaskRecord, "status" | "progress">,
+  next: T,
+): T {
+  const status = STATUS_RANK[next.status] < STATUS_RANK[previous.status]
+    ? previous.status
+    : next.status;
+  const before = percentOf(previous.progress);
+  const after = percentOf(next.progress);
+  // A text without a percentage never takes the place of one.
+  const progress = before !== null && (after === null || after < before)
+    ? previous.progress
+    : next.progress;
+  return status === next.status && progress === next.progress
+    ? next
+    : { ...next, status, progress };
 }
 
 /** Adds to `atomic` the writes that replace `previous` (null for a new task) by `next`. */
@@ -88,6 +130,8 @@ export interface NewTask<Input> {
   progress: string;
   /** Units held for it. */
   held: number;
+  /** The request's digest when it was made with an Idempotency-Key. */
+  request_digest?: string | null;
   input: Input;
 }
 
@@ -107,6 +151,7 @@ export function newTaskRecord<Input>(fields: NewTask<Input>): TaskRecord<Input> 
     result_url: null,
     image_urls: null,
     upstream_id: null,
+    request_digest: fields.request_digest ?? null,
     next_check_at: now,
     lease_owner: null,
     lease_until: null,

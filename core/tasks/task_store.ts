@@ -2,14 +2,15 @@
  * The task store: every read and write of task records. A record and its due-index entry change
  * together in one commit checked against the record's versionstamp, so a worker that lost its
  * lease can never overwrite a newer state; a task is created in the commit that holds its money
- * and ended in the commit that settles or releases it, so its money moves exactly once.
+ * and ended in the commit that settles or releases it, so its money moves exactly once. Every
+ * write goes through forwardOnly, so a task's status and progress only ever move forward.
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { BillableKey, Ledger, SpendingLimit } from "../billing/ledger.ts";
 import { kvListOptions, type ListOptions, timeRangeSelector } from "../kv/list_options.ts";
-import { isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
+import { forwardOnly, isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
 
 /** Fields a worker may change under its lease. */
 export type TaskUpdate = Partial<Omit<TaskRecord, "id" | "owner" | "key_id" | "held">>;
@@ -84,13 +85,14 @@ export class TaskStore {
    */
   async create(
     task: TaskRecord,
-    input: { key: BillableKey; idempotent?: boolean },
+    input: { key: BillableKey; idempotent?: boolean; remedy?: string },
   ): Promise<void> {
     await this.#options.ledger.hold(input.key.id, {
       limit: input.key,
       ref: task.id,
       amount: task.held,
       uniqueRef: !input.idempotent,
+      remedy: input.remedy,
       alsoWrite: (atomic) => {
         if (input.idempotent) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
         writeTask(atomic, { previous: null, next: task });
@@ -132,7 +134,7 @@ export class TaskStore {
       }
       if (!input.accepts(task)) return null;
       const now = Date.now();
-      const claimed: TaskRecord = {
+      const claimed: TaskRecord = forwardOnly(task, {
         ...task,
         ...input.onClaim?.(task),
         start_time: task.start_time ?? unixNow(),
@@ -140,7 +142,7 @@ export class TaskStore {
         lease_owner: input.workerId,
         lease_until: now + input.leaseMs,
         next_check_at: now + input.leaseMs,
-      };
+      });
       const result = await writeTask(this.#kv.atomic().check(entry), {
         previous: task,
         next: claimed,
@@ -157,7 +159,10 @@ export class TaskStore {
     return entry as Deno.KvEntry<TaskRecord>;
   }
 
-  /** Applies `update` under `workerId`'s lease; false when the lease was lost. */
+  /**
+   * Applies `update` under `workerId`'s lease; false when the lease was lost. A status or a
+   * progress that would move the task backwards is not applied (see forwardOnly).
+   */
   update(
     taskId: string,
     { workerId, update }: { workerId: string; update: TaskUpdate },
@@ -165,7 +170,7 @@ export class TaskStore {
     return withKvRetry(async () => {
       const entry = await this.#leased(taskId, workerId);
       if (!entry) return false;
-      const next = { ...entry.value, ...update };
+      const next = forwardOnly(entry.value, { ...entry.value, ...update });
       const result = await writeTask(this.#kv.atomic().check(entry), {
         previous: entry.value,
         next,
@@ -242,7 +247,12 @@ export class TaskStore {
       applied = false;
       const entry = await this.#leased(task.id, workerId);
       if (!entry) return false;
-      const next: TaskRecord = { ...entry.value, ...update, lease_owner: null, lease_until: null };
+      const next: TaskRecord = forwardOnly(entry.value, {
+        ...entry.value,
+        ...update,
+        lease_owner: null,
+        lease_until: null,
+      });
       writeTask(atomic.check(entry), { previous: entry.value, next });
       applied = true;
       return true;

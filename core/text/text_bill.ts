@@ -32,6 +32,7 @@ export class TextBill {
     this.#bill = new RequestBill(scope.gateway.ledger, {
       key: scope.key,
       ref: scope.context.id,
+      remedy: "lower max_tokens",
     });
     this.maxOutput = input.inbound.maxOutputTokens ?? input.model.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS;

@@ -1,7 +1,8 @@
 /**
  * Reference files of a video request: the fields, the formats accepted (judged from the bytes,
- * never from the part's content type) and the limits. The limits are the upstream's own
- * (Seedance 2.0 on ModelArk), so a file it would refuse is refused here, before any charge.
+ * never from the part's content type) and the default limits. The defaults are the upstream's own
+ * (Seedance 2.0 on ModelArk), so a file it would refuse is refused here, before any charge; a
+ * catalog model's `limits` may widen or narrow them (video_models.ts).
  */
 
 import { fileTypeFromBuffer } from "file-type";
@@ -53,10 +54,11 @@ export const REFERENCE_LIMITS: Record<ReferenceKind, ReferenceLimits> = {
   },
 };
 
-/** The largest file any reference field accepts. */
-export const MAX_REFERENCE_BYTES = Math.max(
-  ...Object.values(REFERENCE_LIMITS).map((limit) => limit.maxBytes),
-);
+/** A byte count in MB for messages: whole where it is whole, else to one decimal. */
+export function megabytes(bytes: number): string {
+  const mb = bytes / MIB;
+  return Number.isInteger(mb) ? String(mb) : mb.toFixed(1);
+}
 
 /** Bytes the format sniffer needs from the start of a file. */
 export const SNIFF_BYTES = 4100;
@@ -67,26 +69,34 @@ export function formatList(kind: ReferenceKind): string {
 
 /**
  * The content type of a reference file from its first bytes, or the reason it is refused
- * (wrong kind, unknown format, too large or empty).
+ * (wrong kind, unknown format, too large or empty). `maxBytes` is the model's limit for the kind
+ * (default: REFERENCE_LIMITS).
  */
 export async function checkReferenceFile(
   field: string,
-  { kind, head, size }: { kind: ReferenceKind; head: Uint8Array; size: number },
-): Promise<{ contentType: string } | { refused: string }> {
+  { kind, head, size, maxBytes = REFERENCE_LIMITS[kind].maxBytes }: {
+    kind: ReferenceKind;
+    head: Uint8Array;
+    size: number;
+    maxBytes?: number;
+  },
+): Promise<{ contentType: string } | { refused: string; tooLarge?: true }> {
   const limits = REFERENCE_LIMITS[kind];
   if (size === 0) return { refused: `${field} is an empty file` };
-  if (size > limits.maxBytes) {
+  if (size > maxBytes) {
     return {
       refused: `${field} is ${size} bytes; a reference ${kind} may be at most ${
-        limits.maxBytes / MIB
-      } MB`,
+        megabytes(maxBytes)
+      } MB for this model`,
+      tooLarge: true,
     };
   }
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   const mime = sniffed?.mime === "audio/x-wav" ? "audio/wav" : sniffed?.mime;
   if (mime && limits.formats[mime]) return { contentType: mime };
   const seen = mime ? `this file is ${mime}` : "the file's format was not recognised";
-  return { refused: `${field} must be a ${kind} file (${formatList(kind)}); ${seen}` };
+  const article = kind === "video" ? "a" : "an";
+  return { refused: `${field} must be ${article} ${kind} file (${formatList(kind)}); ${seen}` };
 }
 
 const EXTENSIONS: Record<string, string> = {

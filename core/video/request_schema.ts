@@ -3,15 +3,12 @@
 import { z } from "zod";
 import { DEFAULT_DURATION, MAX_DURATION, MIN_DURATION } from "./video_models.ts";
 
-/** Prompts longer than this are refused (the upstream takes about 5,000 characters). */
-export const MAX_VIDEO_PROMPT_CHARS = 5000;
-
 export const KNOWN_VIDEO_FIELDS = new Set(["model", "prompt", "duration", "ratio", "resolution"]);
 
 export const videoFieldsSchema = z.object({
   model: z.string({ error: "model is required" }).min(1, "model is required"),
-  prompt: z.string({ error: "prompt is required" }).trim().min(1, "prompt must not be empty")
-    .max(MAX_VIDEO_PROMPT_CHARS, `prompt must be at most ${MAX_VIDEO_PROMPT_CHARS} characters`),
+  // The longest prompt is the model's (video_models.ts), checked once the model is known.
+  prompt: z.string({ error: "prompt is required" }).trim().min(1, "prompt must not be empty"),
   duration: z.string().optional().transform((value, ctx) => {
     if (value === undefined) return DEFAULT_DURATION;
     const seconds = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;

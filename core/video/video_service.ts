@@ -6,21 +6,16 @@
 
 import { GatewayError, invalidRequest } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
-import { sha256Hex } from "../util/ids.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { ownerOf } from "../keys/key_schema.ts";
 import { ProbeError, probeMedia } from "../media/ffprobe.ts";
 import type { MediaRecord } from "../media/media_store.ts";
 import { resolveModel } from "../channels/model_access.ts";
 import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
-import {
-  checkReferenceFile,
-  REFERENCE_FIELDS,
-  REFERENCE_LIMITS,
-  type ReferenceKind,
-} from "./reference_media.ts";
+import { idempotentTaskId, replayOf, requestDigest } from "../tasks/idempotency.ts";
+import { checkReferenceFile, REFERENCE_FIELDS, type ReferenceKind } from "./reference_media.ts";
 import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
-import { defaultRatio, ratiosFor } from "./video_models.ts";
+import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 
@@ -32,6 +27,8 @@ export interface UploadedFile {
   size: number;
   /** The first bytes, for the format check. */
   head: Uint8Array;
+  /** SHA-256 (hex) of all its bytes, taken as they were written to disk. */
+  sha256: string;
 }
 
 export interface VideoRequest {
@@ -64,33 +61,47 @@ interface CheckedFile extends UploadedFile {
   seconds: number | null;
 }
 
-async function checkFiles(files: UploadedFile[]): Promise<CheckedFile[]> {
+async function checkFiles(files: UploadedFile[], rules: VideoRules): Promise<CheckedFile[]> {
   const checked: CheckedFile[] = [];
   for (const file of files) {
     const kind = REFERENCE_FIELDS[file.field];
-    const result = await checkReferenceFile(file.field, { kind, head: file.head, size: file.size });
+    const result = await checkReferenceFile(file.field, {
+      kind,
+      head: file.head,
+      size: file.size,
+      maxBytes: rules.reference[kind].maxBytes,
+    });
     if ("refused" in result) {
-      const tooLarge = file.size > REFERENCE_LIMITS[kind].maxBytes;
       throw new GatewayError(
-        tooLarge ? "file_too_large" : "invalid_reference_file",
-        tooLarge ? 413 : 400,
+        result.tooLarge ? "file_too_large" : "invalid_reference_file",
+        result.tooLarge ? 413 : 400,
         result.refused,
         { param: file.field },
       );
     }
     checked.push({ ...file, kind, contentType: result.contentType, seconds: null });
   }
-  if (checked.some((file) => file.kind === "audio") && !checked.some((f) => f.kind !== "audio")) {
+  if (
+    !rules.audioAlone && checked.some((file) => file.kind === "audio") &&
+    !checked.some((f) => f.kind !== "audio")
+  ) {
     throw invalidRequest(
-      "A reference audio needs at least one reference image or video beside it",
+      "A reference audio needs at least one reference image or video beside it for this model",
       "audio",
     );
   }
   return checked;
 }
 
-/** Reads the duration of each reference video and audio; refuses what cannot be read. */
-async function probeDurations(gateway: Gateway, files: CheckedFile[]): Promise<void> {
+/**
+ * Reads the duration of each reference video and audio; refuses what cannot be read and what
+ * lasts longer or shorter than the model's rules allow.
+ */
+async function probeDurations(
+  gateway: Gateway,
+  files: CheckedFile[],
+  rules: VideoRules,
+): Promise<void> {
   for (const file of files) {
     if (file.kind === "image") continue;
     let probed;
@@ -116,7 +127,7 @@ async function probeDurations(gateway: Gateway, files: CheckedFile[]): Promise<v
     if (!probed.streams.includes(file.kind)) {
       throw invalidRequest(`${file.field} has no ${file.kind} stream`, file.field);
     }
-    const { minSeconds = 0, maxSeconds = Infinity } = REFERENCE_LIMITS[file.kind];
+    const { minSeconds, maxSeconds } = rules.reference[file.kind];
     if (probed.seconds < minSeconds || probed.seconds > maxSeconds) {
       throw invalidRequest(
         `${file.field} lasts ${probed.seconds.toFixed(3)} s; a reference ${file.kind} must last ${
@@ -140,9 +151,9 @@ async function* fileChunks(path: string): AsyncGenerator<Uint8Array> {
   }
 }
 
-function checkRatio(request: VideoRequest, perTask: boolean): string {
-  const ratio = request.ratio ?? defaultRatio(perTask);
-  const allowed = ratiosFor(perTask);
+function checkRatio(request: VideoRequest, rules: VideoRules): string {
+  const ratio = request.ratio ?? rules.defaultRatio;
+  const allowed = rules.ratios;
   if (!allowed.includes(ratio)) {
     throw invalidRequest(
       ratio === "adaptive"
@@ -156,29 +167,60 @@ function checkRatio(request: VideoRequest, perTask: boolean): string {
   return ratio;
 }
 
-/** The task an Idempotency-Key made earlier for this owner, if any. */
+/** Refuses a prompt longer than the model takes. */
+function checkPrompt(request: VideoRequest, rules: VideoRules): void {
+  if (request.prompt.length > rules.promptMaxChars) {
+    throw invalidRequest(
+      `prompt must be at most ${
+        rules.promptMaxChars.toLocaleString("en")
+      } characters for the model '${request.model}'; it has ${request.prompt.length}`,
+      "prompt",
+    );
+  }
+}
+
+/**
+ * The digest of the whole request as it will run: every field with its defaults applied, and
+ * each file's field, name, size and the SHA-256 of its bytes.
+ */
+function digestOf(request: VideoRequest, ratio: string, files: UploadedFile[]): Promise<string> {
+  return requestDigest({
+    kind: "video",
+    model: request.model,
+    prompt: request.prompt,
+    duration: request.duration,
+    ratio,
+    files: [...files].sort((a, b) => (a.field < b.field ? -1 : 1)).map((file) => ({
+      field: file.field,
+      filename: file.filename,
+      size: file.size,
+      sha256: file.sha256,
+    })),
+  });
+}
+
+/** The task an Idempotency-Key made earlier for this owner, if any (409 for another request). */
 async function earlierTask(
   gateway: Gateway,
   taskId: string,
-  owner: string,
-  request: VideoRequest,
+  expected: { owner: string; digest: string; request: VideoRequest },
 ): Promise<TaskRecord<VideoTaskInput> | null> {
-  const task = await gateway.tasks.get<VideoTaskInput>(taskId);
-  if (!task || task.owner !== owner) return null;
-  const job = task.input.job;
-  if (job.model !== request.model || job.prompt !== request.prompt) {
-    throw new GatewayError(
-      "idempotency_key_reused",
-      409,
-      "This Idempotency-Key was already used for a different video request",
-    );
-  }
-  return task;
+  return replayOf(await gateway.tasks.get<VideoTaskInput>(taskId), {
+    owner: expected.owner,
+    kind: "video",
+    digest: expected.digest,
+    what: "video request",
+    // Tasks written before digests were kept compared the model and prompt only.
+    sameAsUndigested: (task) =>
+      task.input.job.model === expected.request.model &&
+      task.input.job.prompt === expected.request.prompt,
+  });
 }
 
 /**
  * Accepts a video request as a task. With `idempotencyKey`, a repeat of the same request by the
- * same owner answers the task made the first time, with no second charge.
+ * same owner answers the task made the first time, with no second charge; the same key with any
+ * other request (another field, another file) is 409 `idempotency_key_reused`.
  */
 export async function submitVideoTask(
   scope: RequestScope,
@@ -192,19 +234,22 @@ export async function submitVideoTask(
     kind: "video",
   });
   const price = model.price as VideoPrice;
-  const perTask = isPerTask(price);
-  const ratio = checkRatio(request, perTask);
+  const rules = videoRulesOf(model);
+  checkPrompt(request, rules);
+  const ratio = checkRatio(request, rules);
   const owner = ownerOf(key);
+  const digest = idempotencyKey ? await digestOf(request, ratio, files) : null;
   const taskId = idempotencyKey
-    ? `task_${(await sha256Hex(`${owner}\0${idempotencyKey}`)).slice(0, 32)}`
+    ? await idempotentTaskId({ owner, kind: "video", key: idempotencyKey })
     : `task_${randomBase62(24)}`;
   if (idempotencyKey) {
-    const earlier = await earlierTask(gateway, taskId, owner, request);
+    const earlier = await earlierTask(gateway, taskId, { owner, digest: digest!, request });
     if (earlier) return { task: earlier, replayed: true };
   }
 
-  const checked = await checkFiles(files);
-  if (!perTask) await probeDurations(gateway, checked);
+  const checked = await checkFiles(files, rules);
+  // Durations are billed on per-second models, so those always read them.
+  if (rules.probeReferences || !isPerTask(price)) await probeDurations(gateway, checked, rules);
   const bill = videoBill(price, {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
@@ -239,6 +284,7 @@ export async function submitVideoTask(
       model: request.model,
       progress: "20%",
       held: bill.amount,
+      request_digest: digest,
       input: {
         job: {
           model: request.model,
@@ -253,12 +299,17 @@ export async function submitVideoTask(
         refund_percent: bill.refundPercent,
       },
     });
-    await gateway.tasks.create(task, { key, idempotent: Boolean(idempotencyKey) });
+    await gateway.tasks.create(task, {
+      key,
+      idempotent: Boolean(idempotencyKey),
+      // A per-second task costs less with a shorter duration; a fixed price does not move.
+      remedy: isPerTask(price) ? undefined : "ask for a shorter duration or shorter references",
+    });
     return { task, replayed: false };
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
     if (idempotencyKey) {
-      const earlier = await earlierTask(gateway, taskId, owner, request);
+      const earlier = await earlierTask(gateway, taskId, { owner, digest: digest!, request });
       if (earlier) return { task: earlier, replayed: true };
     }
     throw error;

@@ -8,7 +8,8 @@
  *
  * Like the real service it downloads every reference URL when a task is created (a URL it cannot
  * fetch is a 400), and it keeps what it fetched for the tests to compare. The course of each task
- * comes from `plan` (default: one queued poll, one running poll, then success). Faults in `faults`
+ * comes from `plan` (default: one queued poll, one running poll, then success; `statuses` scripts
+ * the polls, e.g. running then queued again, as a real upstream may report). Faults in `faults`
  * apply to the next requests, one each.
  */
 
@@ -19,6 +20,11 @@ export type ArkFault =
 export interface ArkTaskPlan {
   queuedPolls?: number;
   runningPolls?: number;
+  /**
+   * The statuses of the first polls, in order, in place of `queuedPolls` then `runningPolls`
+   * (e.g. running, then queued again, as a real upstream may report); then the outcome.
+   */
+  statuses?: Array<"queued" | "running">;
   outcome?: "succeeded" | "failed" | "expired";
   errorCode?: string;
   errorMessage?: string;
@@ -43,7 +49,7 @@ export interface ArkCreatedTask {
   };
   references: ArkFetchedReference[];
   polls: number;
-  plan: Required<Omit<ArkTaskPlan, "errorCode" | "errorMessage">> & ArkTaskPlan;
+  plan: Required<Omit<ArkTaskPlan, "errorCode" | "errorMessage" | "statuses">> & ArkTaskPlan;
 }
 
 export interface ArkVideoUpstreamOptions {
@@ -182,6 +188,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
         queuedPolls: plan.queuedPolls ?? 1,
         runningPolls: plan.runningPolls ?? 1,
         outcome: plan.outcome ?? "succeeded",
+        statuses: plan.statuses,
         errorCode: plan.errorCode,
         errorMessage: plan.errorMessage,
       },
@@ -200,8 +207,10 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
       const task = state.tasks.get(id);
       if (!task) return arkError(404, "ResourceNotFound", `task ${id} not found`);
       task.polls++;
-      const { queuedPolls, runningPolls, outcome } = task.plan;
-      const status = task.polls <= queuedPolls
+      const { queuedPolls, runningPolls, outcome, statuses } = task.plan;
+      const status = statuses
+        ? statuses[task.polls - 1] ?? outcome
+        : task.polls <= queuedPolls
         ? "queued"
         : task.polls <= queuedPolls + runningPolls
         ? "running"

@@ -1,6 +1,6 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { failureCost, secondsText, videoBill } from "../../../core/billing/video_price.ts";
-import { defaultRatio, ratiosFor } from "../../../core/video/video_models.ts";
+import { largestReferenceBytes, videoRulesOf } from "../../../core/video/video_models.ts";
 import { resolutionFor, resolutionOfModel } from "../../../core/jobs/video_job.ts";
 import { videoFieldsSchema } from "../../../core/video/request_schema.ts";
 import { pollDelay } from "../../../workers/video_task.ts";
@@ -66,11 +66,59 @@ Deno.test("video models: resolution from the name, else the channel's, else 720p
   assertEquals(resolutionFor("vid-2"), "720p");
 });
 
-Deno.test("video models: ratios, adaptive only off fixed-price models", () => {
-  assertEquals(ratiosFor(false), ["adaptive", "16:9", "4:3", "1:1", "3:4", "9:16", "21:9"]);
-  assertEquals(ratiosFor(true).includes("adaptive"), false);
-  assertEquals(defaultRatio(false), "adaptive");
-  assertEquals(defaultRatio(true), "16:9");
+Deno.test("video models: ratios by the model's name and limits, never by its price", () => {
+  const all = ["adaptive", "16:9", "4:3", "1:1", "3:4", "9:16", "21:9"];
+  const vid2 = videoRulesOf({ id: "vid-2" });
+  assertEquals(vid2.ratios, all);
+  assertEquals(vid2.defaultRatio, "adaptive");
+  assertEquals(vid2.probeReferences, true);
+  const cheap = videoRulesOf({ id: "vid-2-cheap" });
+  assertEquals(cheap.ratios.includes("adaptive"), false);
+  assertEquals(cheap.defaultRatio, "16:9");
+  assertEquals(cheap.probeReferences, false);
+  // The catalog's limits take the place of the name's rules, field by field.
+  const relaxed = videoRulesOf({ id: "vid-2-cheap", limits: { ratios: ["adaptive", "1:1"] } });
+  assertEquals(relaxed.ratios, ["adaptive", "1:1"]);
+  assertEquals(relaxed.defaultRatio, "adaptive");
+  assertEquals(relaxed.probeReferences, false);
+  const squares = videoRulesOf({ id: "vid-2", limits: { ratios: ["1:1", "9:16"] } });
+  assertEquals(squares.defaultRatio, "1:1");
+  const byDefault = videoRulesOf({ id: "vid-2-cheap", limits: { default_ratio: "adaptive" } });
+  assertEquals(byDefault.defaultRatio, "adaptive");
+  assertEquals(byDefault.ratios.includes("adaptive"), true);
+});
+
+Deno.test("video models: limits default to the upstream's and follow the catalog", () => {
+  const MIB = 1024 * 1024;
+  const vid2 = videoRulesOf({ id: "vid-2" });
+  assertEquals(vid2.promptMaxChars, 5000);
+  assertEquals(vid2.audioAlone, false);
+  assertEquals(vid2.reference.image.maxBytes, 30 * MIB);
+  assertEquals(vid2.reference.video, { maxBytes: 50 * MIB, minSeconds: 2, maxSeconds: 15 });
+  assertEquals(vid2.reference.audio, { maxBytes: 15 * MIB, minSeconds: 0, maxSeconds: 15 });
+  const wide = videoRulesOf({
+    id: "vid-wide",
+    limits: {
+      prompt_max_chars: 8000,
+      audio_alone: true,
+      reference_video_seconds: { min: 1, max: 30 },
+      reference_audio_max_seconds: 30,
+      reference_max_bytes: { video: 80 * MIB },
+    },
+  });
+  assertEquals(wide.promptMaxChars, 8000);
+  assertEquals(wide.audioAlone, true);
+  assertEquals(wide.reference.video, { maxBytes: 80 * MIB, minSeconds: 1, maxSeconds: 30 });
+  assertEquals(wide.reference.audio.maxSeconds, 30);
+  assertEquals(wide.reference.image.maxBytes, 30 * MIB);
+  assertEquals(
+    largestReferenceBytes([
+      { id: "vid-2", kind: "video" },
+      { id: "vid-wide", kind: "video", limits: { reference_max_bytes: { video: 80 * MIB } } },
+      { id: "small", kind: "video", limits: { reference_max_bytes: { image: MIB } } },
+    ]),
+    { image: 30 * MIB, video: 80 * MIB, audio: 15 * MIB },
+  );
 });
 
 Deno.test("video fields: duration parsing and the resolution refusal", () => {
