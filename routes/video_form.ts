@@ -1,7 +1,8 @@
 /**
  * Reads a video request's multipart body as it arrives: text fields into memory, each file part
  * straight to a temp file (so a large upload is never held twice), with its first bytes kept for
- * the format check. The caller disposes of the temp files when it is done.
+ * the format check. The caller disposes of the temp files when it is done. Where no temp file
+ * may be written (Deno Deploy without file writes) the parts are held in memory instead.
  */
 
 import {
@@ -73,7 +74,10 @@ function parseError(error: unknown): GatewayError {
 }
 
 /** Parses the body of `request`; throws a 4xx naming the field for any malformed part. */
-export async function readVideoUpload(request: Request): Promise<VideoUpload> {
+export async function readVideoUpload(
+  request: Request,
+  options: { toDisk: boolean } = { toDisk: true },
+): Promise<VideoUpload> {
   if (!/^multipart\/form-data/i.test(request.headers.get("content-type") ?? "")) {
     throw invalidRequest(
       "A video request is sent as multipart/form-data (fields model, prompt, duration, ratio, " +
@@ -82,11 +86,13 @@ export async function readVideoUpload(request: Request): Promise<VideoUpload> {
       "invalid_content_type",
     );
   }
-  const dir = await Deno.makeTempDir({ prefix: "gateway-upload-" });
+  const dir = options.toDisk ? await Deno.makeTempDir({ prefix: "gateway-upload-" }) : undefined;
   const upload: VideoUpload = {
     fields: {},
     files: [],
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+    [Symbol.asyncDispose]: async () => {
+      if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
   };
   try {
     const parts = parseMultipartRequest(request, {
@@ -118,15 +124,14 @@ export async function readVideoUpload(request: Request): Promise<VideoUpload> {
       if (upload.files.some((file) => file.field === name)) {
         throw invalidRequest(`Send one file as ${name}`, name);
       }
-      const path = `${dir}/${name}`;
-      const head = await writePart(path, part.content);
-      upload.files.push({
-        field: name,
-        filename: part.filename ?? name,
-        path,
-        size: part.size,
-        head,
-      });
+      const file = { field: name, filename: part.filename ?? name, size: part.size };
+      if (dir) {
+        const path = `${dir}/${name}`;
+        upload.files.push({ ...file, path, head: await writePart(path, part.content) });
+      } else {
+        const bytes = part.bytes;
+        upload.files.push({ ...file, bytes, head: bytes.subarray(0, SNIFF_BYTES) });
+      }
     }
   } catch (error) {
     await upload[Symbol.asyncDispose]();

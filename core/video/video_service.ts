@@ -9,7 +9,7 @@ import type { Gateway } from "../gateway.ts";
 import { sha256Hex } from "../util/ids.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { ownerOf } from "../keys/key_schema.ts";
-import { ProbeError, probeMedia } from "../media/ffprobe.ts";
+import { type DurationReaderName, SourceError } from "../media/media_duration.ts";
 import type { MediaRecord } from "../media/media_store.ts";
 import { resolveModel } from "../channels/model_access.ts";
 import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
@@ -24,11 +24,12 @@ import { defaultRatio, ratiosFor } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 
-/** A file part of the upload, already on disk. */
+/** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
   field: string;
   filename: string;
-  path: string;
+  path?: string;
+  bytes?: Uint8Array;
   size: number;
   /** The first bytes, for the format check. */
   head: Uint8Array;
@@ -50,6 +51,8 @@ export interface VideoTaskInput {
   billed_ms: number | null;
   /** Percent of the held amount refunded on failure. */
   refund_percent: number;
+  /** What read the reference durations billed (absent on tasks from before it was recorded). */
+  duration_reader?: DurationReaderName | null;
 }
 
 export interface VideoSubmission {
@@ -89,30 +92,36 @@ async function checkFiles(files: UploadedFile[]): Promise<CheckedFile[]> {
   return checked;
 }
 
-/** Reads the duration of each reference video and audio; refuses what cannot be read. */
-async function probeDurations(gateway: Gateway, files: CheckedFile[]): Promise<void> {
-  for (const file of files) {
-    if (file.kind === "image") continue;
-    let probed;
-    try {
-      probed = await probeMedia(gateway.options.ffprobePath, file.path);
-    } catch (error) {
-      if (error instanceof ProbeError && error.unavailable) {
-        console.error(JSON.stringify({ msg: "ffprobe unavailable", error: error.message }));
-        throw new GatewayError(
-          "media_probe_unavailable",
-          503,
-          "Reference media durations cannot be read right now; nothing was charged",
-          { retryable: true },
-        );
-      }
-      throw new GatewayError(
-        "media_duration_unreadable",
-        400,
-        `The duration of ${file.field} could not be read: ${(error as Error).message}`,
-        { param: file.field },
-      );
-    }
+/**
+ * Reads the duration of each reference video and audio (all with one reader: ffprobe where it
+ * can run, else in process) and refuses what cannot be read. Returns the reader used, or null
+ * when there was nothing to read.
+ */
+async function probeDurations(
+  gateway: Gateway,
+  files: CheckedFile[],
+): Promise<DurationReaderName | null> {
+  const timed = files.filter((file) => file.kind !== "image");
+  if (timed.length === 0) return null;
+  let read;
+  try {
+    read = await gateway.durations.readAll(timed.map((file) => ({
+      contentType: file.contentType,
+      path: file.path,
+      bytes: file.bytes,
+    })));
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    const file = timed[error.index];
+    throw new GatewayError(
+      "media_duration_unreadable",
+      400,
+      `The duration of ${file.field} could not be read: ${error.message}`,
+      { param: file.field },
+    );
+  }
+  for (const [index, file] of timed.entries()) {
+    const probed = read.media[index];
     if (!probed.streams.includes(file.kind)) {
       throw invalidRequest(`${file.field} has no ${file.kind} stream`, file.field);
     }
@@ -127,6 +136,7 @@ async function probeDurations(gateway: Gateway, files: CheckedFile[]): Promise<v
     }
     file.seconds = probed.seconds;
   }
+  return read.reader;
 }
 
 /** The file's bytes, one fresh buffer per read, for the media store. */
@@ -204,7 +214,7 @@ export async function submitVideoTask(
   }
 
   const checked = await checkFiles(files);
-  if (!perTask) await probeDurations(gateway, checked);
+  const durationReader = perTask ? null : await probeDurations(gateway, checked);
   const bill = videoBill(price, {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
@@ -215,11 +225,14 @@ export async function submitVideoTask(
   try {
     const references: VideoReference[] = [];
     for (const file of checked) {
-      const record = await gateway.media.putChunks(fileChunks(file.path), {
-        contentType: file.contentType,
-        owner: "gateway",
-        ttlMs,
-      });
+      const record = await gateway.media.putChunks(
+        file.bytes ? [file.bytes] : fileChunks(file.path!),
+        {
+          contentType: file.contentType,
+          owner: "gateway",
+          ttlMs,
+        },
+      );
       stored.push(record);
       references.push({
         field: file.field,
@@ -251,6 +264,7 @@ export async function submitVideoTask(
         public_url: publicUrl,
         billed_ms: bill.billedMs,
         refund_percent: bill.refundPercent,
+        duration_reader: durationReader,
       },
     });
     await gateway.tasks.create(task, { key, idempotent: Boolean(idempotencyKey) });
