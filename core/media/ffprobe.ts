@@ -72,7 +72,7 @@ export async function probeMediaBytes(
   options: ProbeBytesOptions,
 ): Promise<ProbedMedia> {
   const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
-  if (!needsSeeking(bytes, options.contentType)) {
+  if (!(await needsSeeking(bytes, options.contentType))) {
     return await runProbe(ffprobePath, { stdin: bytes }, timeoutMs);
   }
   if (options.path) return await runProbe(ffprobePath, { path: options.path }, timeoutMs);
@@ -85,6 +85,22 @@ export async function probeMediaBytes(
   }
 }
 
+/**
+ * Runs ffprobe on a file already on disk (an upload): streamed through a pipe where that gives
+ * the file's answer (never loaded whole), else by its path.
+ */
+export async function probeMediaFile(
+  ffprobePath: string,
+  path: string,
+  options: ProbeOptions & { contentType: string },
+): Promise<ProbedMedia> {
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+  if (await needsSeeking(path, options.contentType)) {
+    return await runProbe(ffprobePath, { path }, timeoutMs);
+  }
+  return await runProbe(ffprobePath, { stdinFile: path }, timeoutMs);
+}
+
 const MP4_TYPES = new Set(["video/mp4", "video/quicktime", "video/x-m4v", "audio/mp4"]);
 
 /** Whether files of `contentType` may go through a pipe at all (MP4/MOV, unless fragmented). */
@@ -93,16 +109,50 @@ export function mayPipe(contentType: string): boolean {
 }
 
 /**
- * Whether ffprobe needs the bytes as a file (it seeks, or takes the duration from the size) to
- * answer what it answers for the file: everything but MP4/MOV without fragments.
+ * Whether ffprobe needs the media (bytes, or a file at a path) as a file (it seeks, or takes the
+ * duration from the size) to answer what it answers for the file: everything but MP4/MOV
+ * without fragments. Only box headers and the moov are read.
  */
-export function needsSeeking(bytes: Uint8Array, contentType: string): boolean {
+export async function needsSeeking(
+  media: Uint8Array | string,
+  contentType: string,
+): Promise<boolean> {
   if (!mayPipe(contentType)) return true;
-  const top = boxesIn(bytes, 0, bytes.length);
+  if (typeof media !== "string") {
+    return await fragmentedOrOdd(
+      media.length,
+      (at, length) => Promise.resolve(media.subarray(at, at + length)),
+    );
+  }
+  using file = await Deno.open(media);
+  const size = (await file.stat()).size;
+  return await fragmentedOrOdd(size, async (at, length) => {
+    await file.seek(at, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      const read = await file.read(buffer.subarray(filled));
+      if (read === null) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  });
+}
+
+type ReadAt = (at: number, length: number) => Promise<Uint8Array>;
+
+/** True for a fragmented MP4 (a moof, or an mvex in the moov), no moov, or a broken structure. */
+async function fragmentedOrOdd(size: number, readAt: ReadAt): Promise<boolean> {
+  const top = await boxesIn(readAt, 0, size);
   if (!top) return true;
   const moov = top.find((box) => box.type === "moov");
   if (!moov || top.some((box) => box.type === "moof")) return true;
-  const inMoov = boxesIn(bytes, moov.start + moov.header, moov.start + moov.size);
+  const body = await readAt(moov.start + moov.header, moov.size - moov.header);
+  const inMoov = await boxesIn(
+    (at, length) => Promise.resolve(body.subarray(at, at + length)),
+    0,
+    body.length,
+  );
   return !inMoov || inMoov.some((box) => box.type === "mvex");
 }
 
@@ -114,35 +164,34 @@ interface Box {
 }
 
 /** The boxes between `from` and `to`; null when they are not a well-formed run of boxes. */
-function boxesIn(bytes: Uint8Array, from: number, to: number): Box[] | null {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+async function boxesIn(readAt: ReadAt, from: number, to: number): Promise<Box[] | null> {
   const boxes: Box[] = [];
   let offset = from;
   while (offset + 8 <= to) {
-    let size = view.getUint32(offset);
+    const head = await readAt(offset, Math.min(16, to - offset));
+    if (head.length < 8) return null;
+    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    let size = view.getUint32(0);
     let header = 8;
     if (size === 1) {
-      if (offset + 16 > to) return null;
-      size = Number(view.getBigUint64(offset + 8));
+      if (head.length < 16) return null;
+      size = Number(view.getBigUint64(8));
       header = 16;
     } else if (size === 0) {
       size = to - offset;
     }
     if (size < header || offset + size > to) return null;
-    boxes.push({
-      type: String.fromCharCode(...bytes.subarray(offset + 4, offset + 8)),
-      start: offset,
-      size,
-      header,
-    });
+    boxes.push({ type: String.fromCharCode(...head.subarray(4, 8)), start: offset, size, header });
     offset += size;
   }
   return boxes;
 }
 
+type ProbeInput = { path: string } | { stdin: Uint8Array } | { stdinFile: string };
+
 async function runProbe(
   ffprobePath: string,
-  input: { path: string } | { stdin: Uint8Array },
+  input: ProbeInput,
   timeoutMs: number,
 ): Promise<ProbedMedia> {
   const signal = AbortSignal.timeout(timeoutMs);
@@ -155,6 +204,8 @@ async function runProbe(
       stderr: "piped",
       signal,
     }).spawn();
+    // ffprobe stops reading once it has its answer (a moov at the start): a broken pipe then
+    // ends the writing, which is not an error.
     let writing: Promise<void> = Promise.resolve();
     if ("stdin" in input) {
       writing = (async () => {
@@ -163,9 +214,18 @@ async function runProbe(
           await writer.write(input.stdin);
           await writer.close();
         } catch {
-          // ffprobe stops reading once it has its answer (a moov at the start): a broken pipe.
+          // see above
         }
       })();
+    } else if ("stdinFile" in input) {
+      const file = await Deno.open(input.stdinFile);
+      writing = file.readable.pipeTo(child.stdin).catch(() => {
+        try {
+          file.close();
+        } catch {
+          // already closed by the stream
+        }
+      });
     }
     output = await child.output();
     await writing;

@@ -7,7 +7,7 @@
  */
 
 import { readDurationFromBytes } from "./duration_reader.ts";
-import { mayPipe, type ProbedMedia, ProbeError, probeMedia, probeMediaBytes } from "./ffprobe.ts";
+import { type ProbedMedia, ProbeError, probeMediaBytes, probeMediaFile } from "./ffprobe.ts";
 
 export type DurationReaderName = "ffprobe" | "in-process";
 
@@ -101,9 +101,9 @@ export class DurationReaders {
 
   async #ffprobe(source: MediaSource): Promise<ProbedMedia> {
     const { ffprobePath } = this.#options;
-    // A file on disk that ffprobe must read as a file anyway: no need to load it.
-    if (source.path && !source.bytes && !mayPipe(source.contentType)) {
-      return await probeMedia(ffprobePath, source.path);
+    // An upload on disk: piped from there or read by its path, never loaded whole.
+    if (source.path && !source.bytes) {
+      return await probeMediaFile(ffprobePath, source.path, { contentType: source.contentType });
     }
     return await probeMediaBytes(ffprobePath, await bytesOf(source), {
       contentType: source.contentType,

@@ -25,8 +25,8 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   "core/video/video_service.ts": { calls: ["open"], why: "an upload's temp file" },
   "core/media/media_duration.ts": { calls: ["readFile"], why: "an upload's temp file" },
   "core/media/ffprobe.ts": {
-    calls: ["makeTempFile", "writeFile", "remove"],
-    why: "ffprobe's input where it cannot read a pipe",
+    calls: ["open", "makeTempFile", "writeFile", "remove"],
+    why: "an upload's temp file piped to ffprobe; ffprobe's input where it cannot read a pipe",
   },
 };
 

@@ -19,6 +19,7 @@ import {
   ProbeError,
   probeMedia,
   probeMediaBytes,
+  probeMediaFile,
 } from "../../../core/media/ffprobe.ts";
 import { DurationReaders } from "../../../core/media/media_duration.ts";
 import { serverTest } from "../../helpers/gateway.ts";
@@ -83,16 +84,22 @@ ffprobe.test("ffprobe agrees with durations.json on every media fixture", async 
 });
 
 ffprobe.test(
-  "ffprobe from bytes (a pipe for MP4/MOV without fragments, else a temp file) agrees too",
+  "ffprobe as the gateway runs it (a pipe for MP4/MOV without fragments, else a file) agrees too",
   async (path) => {
     await using dir = await tempDir();
     const differences: string[] = [];
     for (const file of Object.keys(DURATIONS.files)) {
-      const probed = await settled(probeMediaBytes(path, mediaFixture(file), {
-        contentType: contentTypeOf(file),
+      const contentType = contentTypeOf(file);
+      // From bytes in memory (a temp file where needed), and from an upload on disk.
+      const fromBytes = await settled(probeMediaBytes(path, mediaFixture(file), {
+        contentType,
         tempDir: dir.path,
       }));
-      differences.push(...compare(file, probed));
+      differences.push(...compare(file, fromBytes));
+      const onDisk = new URL(file, MEDIA_DIR).pathname;
+      differences.push(
+        ...compare(file, await settled(probeMediaFile(path, onDisk, { contentType }))),
+      );
     }
     agreement(differences);
     assertEquals([...Deno.readDirSync(dir.path)], [], "a temp file was left behind");
@@ -103,7 +110,7 @@ ffprobe.test("the temp file is removed after an answer, an error and a kill", as
   await using dir = await tempDir();
   const left = () => [...Deno.readDirSync(dir.path)].map((entry) => entry.name);
   const wav = mediaFixture("wav_2500ms.wav");
-  assertOk(needsSeeking(wav, "audio/wav"));
+  assertOk(await needsSeeking(wav, "audio/wav"));
   const read = await probeMediaBytes(path, wav, { contentType: "audio/wav", tempDir: dir.path });
   assertEquals(read.seconds, 2.5);
   assertEquals(left(), []);
@@ -123,7 +130,7 @@ ffprobe.test("the temp file is removed after an answer, an error and a kill", as
   assertEquals(left(), []);
   // A pipe makes no file at all, also when ffprobe is killed.
   const mp4 = mediaFixture("mp4_3s.mp4");
-  assertOk(!needsSeeking(mp4, "video/mp4"));
+  assertOk(!(await needsSeeking(mp4, "video/mp4")));
   const piped = await settled(probeMediaBytes(path, mp4, {
     contentType: "video/mp4",
     tempDir: dir.path,
