@@ -1,20 +1,24 @@
-/** Boot: settings → KV → config → app → Deno.serve; graceful shutdown on SIGINT/SIGTERM. */
+/**
+ * Boot: settings → platform → KV → config → app → Deno.serve; sweeps; graceful shutdown on
+ * SIGINT/SIGTERM. On Deno Deploy (or without file writes) the platform's KV, secrets from the
+ * environment and Deno.cron sweeps; see docs/deploy.md.
+ */
 
 import { createApp } from "./app.ts";
 import { loadAdminToken } from "./core/keys/admin_token.ts";
 import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
 import { loadSecretBox } from "./core/channels/secret_box.ts";
-import { isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import { detectPlatform, type Platform } from "./core/platform.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
-import { isInstanceAlive } from "./core/kv/instance_lease.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
+import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/sweeps.ts";
 
-/** Holds without an instance id (written before there were any) are released after this long. */
-export const STALE_HOLD_MS = 60 * 60 * 1000;
+export { STALE_HOLD_MS } from "./workers/sweeps.ts";
 const SHUTDOWN_GRACE_MS = 30_000;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
@@ -23,16 +27,70 @@ export interface RunningGateway {
   url: string;
   port: number;
   gateway: Gateway;
+  platform: Platform;
+  /** The sweeps (due tasks, orphaned holds, media expiry, request-log retention), for crons. */
+  sweeps: Sweep[];
   /** Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV. */
   shutdown(): Promise<void>;
 }
 
-async function openKv(location: string): Promise<Deno.Kv> {
-  if (location !== ":memory:" && !isRemoteKv(location)) {
-    const directory = location.replace(/[^/]*$/, "");
-    if (directory) await Deno.mkdir(directory, { recursive: true });
+/** Where KV lives: the platform's (Deno Deploy), memory, a KV Connect URL, or a local file. */
+export type KvTarget =
+  | { kind: "platform" }
+  | { kind: "memory" }
+  | { kind: "remote"; url: string }
+  | { kind: "file"; path: string };
+
+/** GATEWAY_KV, or when unset the platform's KV on Deploy and ./data/gateway.kv elsewhere. */
+export function kvTarget(location: string | undefined, platform: Platform): KvTarget {
+  if (location === undefined) {
+    return platform.serverless ? { kind: "platform" } : { kind: "file", path: DEFAULT_KV_PATH };
   }
-  return await Deno.openKv(location);
+  if (location === ":memory:") return { kind: "memory" };
+  if (isRemoteKv(location)) return { kind: "remote", url: location };
+  return { kind: "file", path: location };
+}
+
+/**
+ * What a serverless boot needs from the environment; throws naming what is missing. The gateway
+ * writes no file there, so neither the secret key file nor a printed admin token can be used.
+ */
+export function checkServerless(settings: Settings, platform: Platform, target: KvTarget): void {
+  if (!platform.serverless) return;
+  const missing = [
+    ["GATEWAY_SECRET_KEY", settings.secretKey],
+    ["GATEWAY_ADMIN_TOKEN", settings.adminToken],
+  ].filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length) {
+    throw new Error(
+      `${missing.join(" and ")} must be set in the environment when the gateway runs ` +
+        `${platform.reason}: it writes no key file beside a platform KV and cannot show a ` +
+        "generated admin token. GATEWAY_SECRET_KEY is base64 of 32 random bytes " +
+        "(openssl rand -base64 32); see docs/deploy.md",
+    );
+  }
+  if (target.kind === "file") {
+    throw new Error(
+      `GATEWAY_KV names a file (${target.path}), which the gateway does not use ${platform.reason}: ` +
+        "leave GATEWAY_KV unset for the platform's KV, or set a KV Connect URL or :memory:",
+    );
+  }
+}
+
+async function openKv(target: KvTarget): Promise<Deno.Kv> {
+  switch (target.kind) {
+    case "platform":
+      return await Deno.openKv();
+    case "memory":
+      return await Deno.openKv(":memory:");
+    case "remote":
+      return await Deno.openKv(target.url);
+    case "file": {
+      const directory = target.path.replace(/[^/]*$/, "");
+      if (directory) await Deno.mkdir(directory, { recursive: true });
+      return await Deno.openKv(target.path);
+    }
+  }
 }
 
 async function applyConfig(gateway: Gateway, config: ParsedConfig): Promise<void> {
@@ -47,13 +105,25 @@ async function applyConfig(gateway: Gateway, config: ParsedConfig): Promise<void
 /** Starts the gateway with `settings`; used by main and by the tests. */
 export async function startGateway(
   settings: Settings,
-  options: { quiet?: boolean } = {},
+  options: { quiet?: boolean; platform?: Platform; crons?: boolean } = {},
 ): Promise<RunningGateway> {
+  const platform = options.platform ??
+    detectPlatform((name) => Deno.env.get(name), { ffprobePath: settings.ffprobePath });
+  const target = kvTarget(settings.kvLocation, platform);
+  checkServerless(settings, platform, target);
+  // KV queues exist on a local KV only; on Deploy the due index (and its cron) drives every task.
+  const queues = !platform.serverless && (target.kind === "file" || target.kind === "memory");
+  const log = options.quiet
+    ? undefined
+    : (line: Record<string, unknown>) => console.log(JSON.stringify(line));
   const config = settings.configPath
     ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
     : undefined;
-  const kv = await openKv(settings.kvLocation);
-  const box = await loadSecretBox(settings.kvLocation, settings.secretKey);
+  const kv = await openKv(target);
+  const box = await loadSecretBox(
+    target.kind === "file" ? target.path : target.kind === "remote" ? target.url : ":memory:",
+    settings.secretKey,
+  );
   const gateway = new Gateway(kv, box, {
     ...DEFAULT_OPTIONS,
     maxBodyBytes: config?.server.max_body_bytes ?? DEFAULT_OPTIONS.maxBodyBytes,
@@ -65,8 +135,11 @@ export async function startGateway(
     publicUrl: settings.publicUrl,
     mediaTtlMs: settings.mediaTtlMs,
     mediaFetchHosts: settings.mediaFetchHosts,
-    taskQueue: !isRemoteKv(settings.kvLocation),
+    taskQueue: queues,
     ffprobePath: settings.ffprobePath,
+    runFfprobe: platform.runFfprobe,
+    tempFiles: platform.tempFiles,
+    log,
     configFile: settings.configPath,
     clientIdleMs: settings.clientIdleMs,
     instanceLeaseMs: settings.instanceLeaseMs,
@@ -94,24 +167,16 @@ export async function startGateway(
   }
 
   await gateway.instance.start();
-  // Every instance sweeps, every half lease: a dead process's holds are released within 1.5
-  // leases of its death, exactly once (the ledger releases a hold once, whoever asks).
-  const sweepOrphanedHolds = () =>
-    gateway.track(gateway.ledger.releaseOrphanedHolds({
-      isAlive: (id) => isInstanceAlive(kv, id),
-      maxAgeMs: STALE_HOLD_MS,
-    })).catch((error) =>
-      console.error(JSON.stringify({ msg: "orphaned hold sweep failed", error: String(error) }))
-    );
-  await sweepOrphanedHolds();
-  const sweeper = setInterval(sweepOrphanedHolds, settings.instanceLeaseMs / 2);
-
   const worker = new TaskWorker(gateway, { image: IMAGE_TASKS, video: VIDEO_TASKS }, {
     leaseMs: settings.taskLeaseMs,
     pollMs: settings.taskPollMs,
     concurrency: TASK_CONCURRENCY,
-    useQueue: !isRemoteKv(settings.kvLocation),
+    useQueue: queues,
   });
+  const sweeps = gatewaySweeps(gateway, worker, { instanceLeaseMs: settings.instanceLeaseMs });
+  const sweepLoop = new SweepLoop(sweeps, { track: (work) => gateway.track(work) });
+  await sweepLoop.runNow("orphaned-holds");
+  sweepLoop.start();
   gateway.tasks.wake = () => worker.wake();
 
   let ready = false;
@@ -124,13 +189,23 @@ export async function startGateway(
   const port = server.addr.port;
   ready = true;
   worker.start();
-  if (!options.quiet) console.log(JSON.stringify({ msg: "listening", host: settings.host, port }));
+  log?.({
+    msg: "platform",
+    serverless: platform.serverless,
+    reason: platform.reason,
+    kv: target.kind,
+    queues,
+    crons: options.crons ?? false,
+  });
+  // Says which duration reader this process uses (ffprobe or in process) at boot.
+  if (log) gateway.durations.reader().catch(() => {});
+  log?.({ msg: "listening", host: settings.host, port });
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     stopping ??= (async () => {
       ready = false;
-      clearInterval(sweeper);
+      const sweepsStopped = sweepLoop.stop();
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
         server.shutdown(),
@@ -138,6 +213,7 @@ export async function startGateway(
       ]);
       clearTimeout(graceTimer);
       await worker.stop();
+      await sweepsStopped;
       await gateway.drain();
       await gateway.instance.stop();
       gateway.registry.stop();
@@ -145,18 +221,39 @@ export async function startGateway(
     })();
 
   const host = settings.host === "0.0.0.0" ? "127.0.0.1" : settings.host;
-  return { url: `http://${host}:${port}`, port, gateway, shutdown };
+  return { url: `http://${host}:${port}`, port, gateway, platform, sweeps, shutdown };
 }
 
 if (import.meta.main) {
-  const settings = readSettings((name) => Deno.env.get(name));
-  let running: RunningGateway;
+  const env = (name: string) => Deno.env.get(name);
+  let settings: Settings;
+  let platform: Platform;
   try {
-    running = await startGateway(settings);
+    settings = readSettings(env);
+    platform = detectPlatform(env, { ffprobePath: settings.ffprobePath });
   } catch (error) {
     console.error(`Gateway failed to start: ${(error as Error).message}`);
     Deno.exit(1);
   }
+  let started!: (running: RunningGateway) => void;
+  const up = new Promise<RunningGateway>((resolve) => started = resolve);
+  // Deploy finds crons by evaluating this module's top level: they are registered before any
+  // await, and run the sweeps once the gateway is up.
+  const crons = platform.serverless && registerCrons(() => up.then((running) => running.sweeps));
+  if (platform.serverless && !crons) {
+    console.error(JSON.stringify({
+      msg: 'Deno.cron is not available ("cron" in deno.json\'s "unstable"): due tasks and ' +
+        "sweeps run only while an instance is up",
+    }));
+  }
+  let running: RunningGateway;
+  try {
+    running = await startGateway(settings, { platform, crons });
+  } catch (error) {
+    console.error(`Gateway failed to start: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+  started(running);
   const stop = async (signal: string) => {
     console.log(JSON.stringify({ msg: "shutting down", signal }));
     await running.shutdown();

@@ -4,6 +4,7 @@ import { KeyStore } from "./keys/key_store.ts";
 import { InstanceLease } from "./kv/instance_lease.ts";
 import { Ledger } from "./billing/ledger.ts";
 import { MediaStore } from "./media/media_store.ts";
+import { DurationReaders } from "./media/media_duration.ts";
 import { Metrics } from "./telemetry/metrics.ts";
 import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
@@ -28,6 +29,12 @@ export interface GatewayOptions {
   taskQueue: boolean;
   /** The ffprobe binary that reads reference media durations. */
   ffprobePath: string;
+  /** ffprobe may be started here (else durations are read in process; see media_duration.ts). */
+  runFfprobe: boolean;
+  /** Temp files may be written here: uploads go to disk, else they are held in memory. */
+  tempFiles: boolean;
+  /** Where one-off informational lines go (which duration reader is used); none when quiet. */
+  log?: (line: Record<string, unknown>) => void;
   /** The config file applied at boot, if any: the records it manages refuse admin changes. */
   configFile?: string;
   /** SHA-256 (hex) of GATEWAY_METRICS_TOKEN: when set, /metrics needs it as a bearer token. */
@@ -58,6 +65,8 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   mediaFetchHosts: [],
   taskQueue: false,
   ffprobePath: "ffprobe",
+  runFfprobe: true,
+  tempFiles: true,
   upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024 },
   clientIdleMs: 30_000,
   instanceLeaseMs: 60_000,
@@ -77,6 +86,8 @@ export class Gateway {
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
+  /** Reads reference media durations: ffprobe where it can run, else in process. */
+  readonly durations: DurationReaders;
   /** Every task read and write; `tasks.wake` is set by main once the worker runs. */
   readonly tasks: TaskStore;
   /** Work that must finish before shutdown: settles and releases after a response. */
@@ -93,6 +104,12 @@ export class Gateway {
       configFile: options.configFile,
     });
     this.media = new MediaStore(kv, options.mediaTtlMs);
+    this.durations = new DurationReaders({
+      ffprobePath: options.ffprobePath,
+      runFfprobe: options.runFfprobe,
+      tempFiles: options.tempFiles,
+      log: options.log,
+    });
     this.tasks = new TaskStore(kv, {
       ledger: this.ledger,
       limitOf: (keyId) => this.keys.get(keyId).catch(() => ({ unlimited: false, credit_limit: 0 })),

@@ -3,8 +3,11 @@
 export interface Settings {
   port: number;
   host: string;
-  /** File path, `:memory:` or a KV Connect URL. */
-  kvLocation: string;
+  /**
+   * GATEWAY_KV: a file path, `:memory:` or a KV Connect URL; unset: DEFAULT_KV_PATH, or on Deno
+   * Deploy the platform's KV (main.ts, kvTarget).
+   */
+  kvLocation: string | undefined;
   adminToken?: string;
   configPath?: string;
   publicUrl?: string;
@@ -38,6 +41,9 @@ export interface Settings {
 
 const MIB = 1024 * 1024;
 
+/** Where KV lives when GATEWAY_KV is unset, off Deno Deploy. */
+export const DEFAULT_KV_PATH = "./data/gateway.kv";
+
 function positiveNumber(get: (name: string) => string | undefined, name: string, fallback: number) {
   const raw = get(name);
   if (raw === undefined || raw === "") return fallback;
@@ -57,7 +63,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
   return {
     port,
     host: get("HOST") ?? "0.0.0.0",
-    kvLocation: get("GATEWAY_KV") ?? "./data/gateway.kv",
+    kvLocation: get("GATEWAY_KV") || undefined,
     adminToken: get("GATEWAY_ADMIN_TOKEN") || undefined,
     configPath: get("GATEWAY_CONFIG") || undefined,
     publicUrl: get("GATEWAY_PUBLIC_URL")?.replace(/\/+$/, "") || undefined,

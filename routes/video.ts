@@ -35,6 +35,9 @@ function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string
   if (task.input.billed_ms !== null) {
     headers["x-gateway-billed-seconds"] = secondsText(task.input.billed_ms);
   }
+  if (task.input.duration_reader) {
+    headers["x-gateway-duration-reader"] = task.input.duration_reader;
+  }
   return headers;
 }
 
@@ -43,10 +46,10 @@ export function videoRoutes(gateway: Gateway) {
 
   app.post("/v1/video/generations", requireKey(gateway, "openai"), async (c) => {
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
-    await using upload = await readVideoUpload(
-      c.req.raw,
-      largestReferenceBytes(gateway.registry.models),
-    );
+    await using upload = await readVideoUpload(c.req.raw, {
+      limits: largestReferenceBytes(gateway.registry.models),
+      toDisk: gateway.options.tempFiles,
+    });
     const request = validate(videoFieldsSchema, upload.fields);
     c.get("context").model = request.model;
     const ignored = Object.keys(upload.fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
@@ -55,6 +58,7 @@ export function videoRoutes(gateway: Gateway) {
       files: upload.files,
       idempotencyKey,
     });
+    if (!replayed) c.get("context").durationReader = task.input.duration_reader ?? null;
     const headers = billingHeaders(task);
     if (ignored.length) headers["x-gateway-ignored-fields"] = ignored.join(",");
     if (replayed) headers["x-gateway-idempotent-replay"] = "true";

@@ -1,7 +1,8 @@
 /**
  * Reads a video request's multipart body as it arrives: text fields into memory, each file part
  * straight to a temp file (so a large upload is never held twice), with its first bytes kept for
- * the format check. The caller disposes of the temp files when it is done.
+ * the format check. The caller disposes of the temp files when it is done. Where no temp file
+ * may be written (Deno Deploy without file writes) the parts are held in memory instead.
  */
 
 import {
@@ -88,12 +89,14 @@ function parseError(error: unknown, maxFileBytes: number): GatewayError {
 
 /**
  * Parses the body of `request`; throws a 4xx naming the field for any malformed part. `limits`
- * bound each file before the model is known (the model's own limits are checked later).
+ * bound each file before the model is known (the model's own limits are checked later). Files go
+ * to temp files, or stay in memory where the process may not write (`toDisk: false`, Deploy).
  */
 export async function readVideoUpload(
   request: Request,
-  limits: ReferenceByteLimits = DEFAULT_BYTE_LIMITS,
+  options: { limits?: ReferenceByteLimits; toDisk: boolean },
 ): Promise<VideoUpload> {
+  const limits = options.limits ?? DEFAULT_BYTE_LIMITS;
   const maxFileBytes = Math.max(limits.image, limits.video, limits.audio);
   // Three images, a video and an audio at their limits, plus the text fields.
   const maxTotalBytes = 3 * limits.image + limits.video + limits.audio + 1024 * 1024;
@@ -105,11 +108,13 @@ export async function readVideoUpload(
       "invalid_content_type",
     );
   }
-  const dir = await Deno.makeTempDir({ prefix: "gateway-upload-" });
+  const dir = options.toDisk ? await Deno.makeTempDir({ prefix: "gateway-upload-" }) : undefined;
   const upload: VideoUpload = {
     fields: {},
     files: [],
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+    [Symbol.asyncDispose]: async () => {
+      if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
   };
   try {
     const parts = parseMultipartRequest(request, {
@@ -141,16 +146,16 @@ export async function readVideoUpload(
       if (upload.files.some((file) => file.field === name)) {
         throw invalidRequest(`Send one file as ${name}`, name);
       }
-      const path = `${dir}/${name}`;
-      const { head, sha256 } = await writePart(path, part.content);
-      upload.files.push({
-        field: name,
-        filename: part.filename ?? name,
-        path,
-        size: part.size,
-        head,
-        sha256,
-      });
+      const file = { field: name, filename: part.filename ?? name, size: part.size };
+      if (dir) {
+        const path = `${dir}/${name}`;
+        const { head, sha256 } = await writePart(path, part.content);
+        upload.files.push({ ...file, path, head, sha256 });
+      } else {
+        const bytes = part.bytes;
+        const sha256 = createHash("sha256").update(bytes).digest("hex");
+        upload.files.push({ ...file, bytes, head: bytes.subarray(0, SNIFF_BYTES), sha256 });
+      }
     }
   } catch (error) {
     await upload[Symbol.asyncDispose]();

@@ -4,7 +4,8 @@
  * State lives in KV, so several gateway processes on one KV share the work and a killed process
  * loses nothing: its leases run out and another run picks the tasks up. A KV queue message wakes
  * the loop at once where queues exist (embedded KV); the loop also polls, which is all there is
- * on KV Connect.
+ * on KV Connect. On Deno Deploy, where an instance lives only while it has traffic, a cron calls
+ * `sweepDue()` every minute besides (workers/sweeps.ts).
  */
 
 import type { Gateway } from "../core/gateway.ts";
@@ -92,6 +93,23 @@ export class TaskWorker {
     return this.#running.size;
   }
 
+  /**
+   * Runs what is due now and waits for those runs to end; again while a pass finds work and
+   * `budgetMs` lasts (a cron invocation must end). Returns how many runs it started. Safe beside
+   * the loop and on other instances: each run is claimed by an atomic check.
+   */
+  async sweepDue(budgetMs = 45_000): Promise<number> {
+    const deadline = Date.now() + budgetMs;
+    let started = 0;
+    while (!this.#stopped && Date.now() < deadline) {
+      const runs = await this.#claimDue();
+      if (runs.length === 0) break;
+      started += runs.length;
+      await Promise.allSettled(runs);
+    }
+    return started;
+  }
+
   async #run(): Promise<void> {
     while (!this.#stopped) {
       this.#woken = false;
@@ -112,12 +130,13 @@ export class TaskWorker {
     }
   }
 
-  async #claimDue(): Promise<void> {
+  /** Claims what is due, up to the free places; returns the runs it started. */
+  async #claimDue(): Promise<Promise<void>[]> {
+    const started: Promise<void>[] = [];
     const free = this.#options.concurrency - this.#running.size;
-    if (free <= 0) return;
-    let claimed = 0;
+    if (free <= 0) return started;
     for await (const due of this.#gateway.tasks.due(CLAIM_BATCH)) {
-      if (claimed >= free || this.#stopped) break;
+      if (started.length >= free || this.#stopped) break;
       if (this.#running.has(due.taskId)) continue;
       const task = await this.#gateway.tasks.claim(due, {
         workerId: this.id,
@@ -129,8 +148,9 @@ export class TaskWorker {
       const controller = new AbortController();
       const done = this.#execute(this.#handlers[task.kind]!.run, task, controller);
       this.#running.set(task.id, { controller, done });
-      claimed++;
+      started.push(done);
     }
+    return started;
   }
 
   async #execute(

@@ -34,6 +34,8 @@ export class RequestContext {
   key: KeyRecord | null = null;
   model: string | null = null;
   stream = false;
+  /** What read the reference media durations of a video request, when any were read. */
+  durationReader: string | null = null;
   /** Every upstream attempt, in order; the failover helper appends to it. */
   readonly upstreamAttempts: AttemptRecord[] = [];
   /** Set when the route's own work logs the request when it ends (after the response). */
@@ -76,6 +78,7 @@ export class RequestContext {
       cost: result.cost ?? 0,
       error_code: result.errorCode ?? null,
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
+      ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
     };
     this.#telemetry.requestLog.record(entry);
     const labels = { interface: this.interface, route: this.route, status: String(result.status) };

@@ -63,6 +63,8 @@ export interface RequestLogEntry {
   error_code: string | null;
   /** Why a streamed answer ended: completed, client_disconnect, upstream_error. */
   outcome: string;
+  /** Video requests: what read the reference media durations (`ffprobe` or `in-process`). */
+  duration_reader?: string;
   /** Set when a field was too long and was cut. */
   truncated?: true;
 }

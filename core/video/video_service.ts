@@ -8,7 +8,7 @@ import { GatewayError, invalidRequest } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { ownerOf } from "../keys/key_schema.ts";
-import { ProbeError, probeMedia } from "../media/ffprobe.ts";
+import { type DurationReaderName, SourceError } from "../media/media_duration.ts";
 import type { MediaRecord } from "../media/media_store.ts";
 import { resolveModel } from "../channels/model_access.ts";
 import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
@@ -19,11 +19,12 @@ import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 
-/** A file part of the upload, already on disk. */
+/** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
   field: string;
   filename: string;
-  path: string;
+  path?: string;
+  bytes?: Uint8Array;
   size: number;
   /** The first bytes, for the format check. */
   head: Uint8Array;
@@ -47,6 +48,8 @@ export interface VideoTaskInput {
   billed_ms: number | null;
   /** Percent of the held amount refunded on failure. */
   refund_percent: number;
+  /** What read the reference durations billed (absent on tasks from before it was recorded). */
+  duration_reader?: DurationReaderName | null;
 }
 
 export interface VideoSubmission {
@@ -94,36 +97,36 @@ async function checkFiles(files: UploadedFile[], rules: VideoRules): Promise<Che
 }
 
 /**
- * Reads the duration of each reference video and audio; refuses what cannot be read and what
- * lasts longer or shorter than the model's rules allow.
+ * Reads the duration of each reference video and audio (all with one reader: ffprobe where it
+ * can run, else in process); refuses what cannot be read and what lasts longer or shorter than
+ * the model's rules allow. Returns the reader used, or null when there was nothing to read.
  */
 async function probeDurations(
   gateway: Gateway,
   files: CheckedFile[],
   rules: VideoRules,
-): Promise<void> {
-  for (const file of files) {
-    if (file.kind === "image") continue;
-    let probed;
-    try {
-      probed = await probeMedia(gateway.options.ffprobePath, file.path);
-    } catch (error) {
-      if (error instanceof ProbeError && error.unavailable) {
-        console.error(JSON.stringify({ msg: "ffprobe unavailable", error: error.message }));
-        throw new GatewayError(
-          "media_probe_unavailable",
-          503,
-          "Reference media durations cannot be read right now; nothing was charged",
-          { retryable: true },
-        );
-      }
-      throw new GatewayError(
-        "media_duration_unreadable",
-        400,
-        `The duration of ${file.field} could not be read: ${(error as Error).message}`,
-        { param: file.field },
-      );
-    }
+): Promise<DurationReaderName | null> {
+  const timed = files.filter((file) => file.kind !== "image");
+  if (timed.length === 0) return null;
+  let read;
+  try {
+    read = await gateway.durations.readAll(timed.map((file) => ({
+      contentType: file.contentType,
+      path: file.path,
+      bytes: file.bytes,
+    })));
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    const file = timed[error.index];
+    throw new GatewayError(
+      "media_duration_unreadable",
+      400,
+      `The duration of ${file.field} could not be read: ${error.message}`,
+      { param: file.field },
+    );
+  }
+  for (const [index, file] of timed.entries()) {
+    const probed = read.media[index];
     if (!probed.streams.includes(file.kind)) {
       throw invalidRequest(`${file.field} has no ${file.kind} stream`, file.field);
     }
@@ -138,6 +141,7 @@ async function probeDurations(
     }
     file.seconds = probed.seconds;
   }
+  return read.reader;
 }
 
 /** The file's bytes, one fresh buffer per read, for the media store. */
@@ -249,7 +253,9 @@ export async function submitVideoTask(
 
   const checked = await checkFiles(files, rules);
   // Durations are billed on per-second models, so those always read them.
-  if (rules.probeReferences || !isPerTask(price)) await probeDurations(gateway, checked, rules);
+  const durationReader = rules.probeReferences || !isPerTask(price)
+    ? await probeDurations(gateway, checked, rules)
+    : null;
   const bill = videoBill(price, {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
@@ -260,11 +266,14 @@ export async function submitVideoTask(
   try {
     const references: VideoReference[] = [];
     for (const file of checked) {
-      const record = await gateway.media.putChunks(fileChunks(file.path), {
-        contentType: file.contentType,
-        owner: "gateway",
-        ttlMs,
-      });
+      const record = await gateway.media.putChunks(
+        file.bytes ? [file.bytes] : fileChunks(file.path!),
+        {
+          contentType: file.contentType,
+          owner: "gateway",
+          ttlMs,
+        },
+      );
       stored.push(record);
       references.push({
         field: file.field,
@@ -297,6 +306,7 @@ export async function submitVideoTask(
         public_url: publicUrl,
         billed_ms: bill.billedMs,
         refund_percent: bill.refundPercent,
+        duration_reader: durationReader,
       },
     });
     await gateway.tasks.create(task, {

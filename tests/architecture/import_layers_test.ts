@@ -13,7 +13,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
  * cycles between units), or a lower layer.
  */
 const LAYERS: string[][] = [
-  ["core/util", "core/errors.ts", "core/crash_points.ts", "core/settings.ts"],
+  ["core/util", "core/errors.ts", "core/crash_points.ts", "core/settings.ts", "core/platform.ts"],
   ["core/kv", "core/jobs"],
   ["core/billing", "core/keys", "core/telemetry", "core/media", "core/channels"],
   ["core/upstream", "core/tasks", "core/formats", "core/config_file.ts"],

@@ -24,7 +24,7 @@ import {
 } from "../helpers/video_setup.ts";
 import { startArkVideoUpstream } from "../upstream/ark_video.ts";
 
-const fixtures = await mediaFixtures();
+const fixtures = mediaFixtures();
 const FIVE_SECONDS = 5 * PER_SECOND;
 
 async function submitId(response: Response): Promise<string> {

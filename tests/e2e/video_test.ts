@@ -2,7 +2,7 @@
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { mediaFixtures, probeSeconds } from "../helpers/media_tools.ts";
+import { billedSecondsOf, mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import {
   ARK_MODEL,
@@ -13,7 +13,7 @@ import {
   type VideoSetup,
 } from "../helpers/video_setup.ts";
 
-const fixtures = await mediaFixtures();
+const fixtures = mediaFixtures();
 const PNG = solidPng(16, 16, [200, 30, 30, 255]);
 
 async function submitOk(
@@ -122,7 +122,7 @@ Deno.test(
       { field: "image_1", bytes: PNG },
       { field: "audio", bytes: fixtures.wav_2500ms },
     ], 7.5);
-    const mp3Seconds = Math.round((await probeSeconds(fixtures.mp3_2s)) * 1000) / 1000;
+    const mp3Seconds = billedSecondsOf("mp3_2s.mp3");
     await expectBilled(s, { model: "vid-2", prompt: "hum" }, [
       { field: "image_1", bytes: PNG },
       { field: "audio", bytes: fixtures.mp3_2s },

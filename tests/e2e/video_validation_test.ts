@@ -2,14 +2,13 @@
 
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { captureConsoleError } from "../helpers/console_capture.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { setupVideo, type VideoFile, type VideoSetup } from "../helpers/video_setup.ts";
 import { kvKeys } from "../../core/kv/kv_keys.ts";
 
-const fixtures = await mediaFixtures();
+const fixtures = mediaFixtures();
 const PNG = solidPng(16, 16, [10, 200, 30, 255]);
 const BASE = { model: "vid-2", prompt: "a lighthouse at dusk" };
 
@@ -285,24 +284,43 @@ Deno.test(
 );
 
 Deno.test(
-  "video validation: without ffprobe, probed requests get 503 and no charge; others run",
+  "video: without ffprobe, durations are read in process and billed the same; it says which",
   serverTest,
   async () => {
     await using s = await setupVideo({ env: { FFPROBE_PATH: "/nonexistent/ffprobe" } });
-    const balance = await s.gw.balance(s.keyId);
-    const { result: refused, lines } = await captureConsoleError(() =>
-      s.submit(BASE, [{ field: "video", bytes: fixtures.mp4_3s }])
-    );
-    assertEquals(lines.map((line) => JSON.parse(line)), [
-      { msg: "ffprobe unavailable", error: "ffprobe was not found at '/nonexistent/ffprobe'" },
+    const before = await s.gw.balance(s.keyId);
+    const response = await s.submit({ ...BASE, duration: "4" }, [
+      { field: "video", bytes: fixtures.mp4_3s },
+      { field: "audio", bytes: fixtures.mp3_2s },
     ]);
-    assertEquals(refused.status, 503);
-    assertEquals((await refused.json()).error.code, "media_probe_unavailable");
-    assertEquals(s.ark.creates, 0);
-    await assertNothingCharged(s, balance, { untouched: true });
+    assertEquals(response.status, 200);
+    assertEquals(response.headers.get("x-gateway-duration-reader"), "in-process");
+    assertEquals(response.headers.get("x-gateway-billed-seconds"), "9.088");
+    assertEquals(response.headers.get("x-gateway-cost-units"), "908800");
+    const { id } = await response.json();
+    const task = await s.waitForTask(id);
+    assertEquals(task.status, "SUCCESS");
+    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), before - 908_800);
+    const record = await s.gw.running.gateway.tasks.get<{ duration_reader: string }>(id);
+    assertEquals(record?.input.duration_reader, "in-process");
+    await s.gw.settle();
+    const log = await s.gw.admin("GET", "/admin/requests?limit=50");
+    const logged = log.body.data.filter((entry: { route: string; status: number }) =>
+      entry.route === "/v1/video/generations" && entry.status === 200
+    );
+    assertEquals(logged.map((entry: { duration_reader?: string }) => entry.duration_reader), [
+      "in-process",
+    ]);
+    const query = await fetch(`${s.gw.url}/v1/video/generations/${id}`, {
+      headers: { authorization: `Bearer ${s.key}` },
+    });
+    assertEquals(query.headers.get("x-gateway-duration-reader"), "in-process");
+    await query.body?.cancel();
+    // A text-only task reads no duration: no reader is named.
     const textOnly = await s.submit({ ...BASE, extra_field: "x" });
     assertEquals(textOnly.status, 200);
     assertEquals(textOnly.headers.get("x-gateway-ignored-fields"), "extra_field");
+    assertEquals(textOnly.headers.get("x-gateway-duration-reader"), null);
     await s.waitForTask((await textOnly.json()).id);
   },
 );

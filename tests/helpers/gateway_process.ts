@@ -18,14 +18,28 @@ export function freePort(): number {
   return port;
 }
 
+export interface SpawnOptions {
+  /** Deno's permission flags (default `--allow-all`). */
+  permissions?: string[];
+  /** Start from an empty environment (then only `env`, HOME and DENO_DIR are passed on). */
+  clearEnv?: boolean;
+}
+
 /** Starts `deno run main.ts` and waits for its "listening" line. */
 export async function spawnGateway(
   env: Record<string, string>,
   port = freePort(),
+  options: SpawnOptions = {},
 ): Promise<GatewayProcess> {
+  const kept: Record<string, string> = {};
+  for (const name of options.clearEnv ? ["HOME", "DENO_DIR", "NO_COLOR"] : []) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) kept[name] = value;
+  }
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN],
-    env: { PORT: String(port), HOST: "127.0.0.1", ...env },
+    args: ["run", ...(options.permissions ?? ["--allow-all"]), MAIN],
+    clearEnv: options.clearEnv,
+    env: { ...kept, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).spawn();

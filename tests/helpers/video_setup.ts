@@ -1,7 +1,6 @@
 /** A gateway whose video models are served by a simulated `ark-video` upstream. */
 
 import { postJson, startTestGateway, type TestGateway } from "./gateway.ts";
-import { FFPROBE } from "./media_tools.ts";
 import {
   type ArkVideoUpstream,
   type ArkVideoUpstreamOptions,
@@ -13,12 +12,16 @@ export const PER_SECOND = 100_000;
 export const PER_TASK = 500_000;
 export const ARK_MODEL = "seedance-sim";
 
-/** Fast polling for tests: the worker looks every 50 ms, upstream polls 20–100 ms apart. */
+/**
+ * Fast polling for tests: the worker looks every 50 ms, upstream polls 20–100 ms apart. The
+ * gateway reads durations with ffprobe where the test run has one (FFPROBE_PATH, else on PATH),
+ * else in process: the amounts are the same either way.
+ */
 export const FAST_VIDEO_ENV = {
   GATEWAY_TASK_POLL_MS: "50",
   GATEWAY_VIDEO_POLL_MIN_MS: "20",
   GATEWAY_VIDEO_POLL_MAX_MS: "100",
-  FFPROBE_PATH: FFPROBE,
+  FFPROBE_PATH: Deno.env.get("FFPROBE_PATH") || "ffprobe",
 };
 
 export type VideoFile = { field: string; bytes: Uint8Array; filename?: string; type?: string };

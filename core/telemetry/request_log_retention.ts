@@ -1,0 +1,38 @@
+/**
+ * The request-log retention sweep: deletes request log records older than the retention period.
+ * Their ids are time-ordered, so the old ones are one key range, read oldest first. KV's own
+ * expiry (each record is written with `expireIn`) is lazy; this makes the period exact within a
+ * sweep. Idempotent and safe on several instances at once.
+ */
+
+import { kvKeys } from "../kv/kv_keys.ts";
+import { idTimeBound } from "../kv/list_options.ts";
+
+const DELETES_PER_COMMIT = 500;
+
+/** Deletes up to `limit` records written more than `retentionMs` ago; returns how many. */
+export async function sweepRequestLog(
+  kv: Deno.Kv,
+  retentionMs: number,
+  options: { now?: number; limit?: number } = {},
+): Promise<number> {
+  const cutoff = (options.now ?? Date.now()) - retentionMs;
+  const limit = options.limit ?? 10_000;
+  const prefix = kvKeys.requestLogs();
+  let deleted = 0;
+  let atomic = kv.atomic();
+  let pending = 0;
+  for await (
+    const entry of kv.list({ prefix, end: [...prefix, idTimeBound("req", cutoff)] }, { limit })
+  ) {
+    atomic.delete(entry.key);
+    deleted++;
+    if (++pending === DELETES_PER_COMMIT) {
+      await atomic.commit();
+      atomic = kv.atomic();
+      pending = 0;
+    }
+  }
+  if (pending) await atomic.commit();
+  return deleted;
+}
