@@ -16,6 +16,7 @@ import { RequestContext } from "../core/telemetry/request_context.ts";
 import { idleGuarded } from "../core/util/idle_stream.ts";
 import type { RequestScope } from "../core/scope.ts";
 import { errorResponse } from "./error_envelopes.ts";
+import { checkPathParams } from "./params.ts";
 
 export type AppEnv = {
   Variables: {
@@ -47,7 +48,8 @@ function isUnlogged(path: string): boolean {
 
 /**
  * Opens a RequestContext for every request, stamps `x-request-id` on every answer, and logs the
- * request unless its route logs it later itself (streams log when they end).
+ * request unless its route logs it later itself (streams log when they end). Checks the matched
+ * route's path parameters before any handler reads them.
  */
 export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
   return async function requestContextMiddleware(c, next) {
@@ -75,6 +77,7 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
       route: "unmatched",
     }, gateway);
     c.set("context", context);
+    checkPathParams(c, url.pathname);
     await next();
     context.route = routeLabel(c);
     if (!context.logsLater && !isUnlogged(url.pathname)) {
