@@ -12,7 +12,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { cursorRefusal, cursorShapeProblem, type ListOptions } from "../core/kv/list_options.ts";
 import { creditInputSchema, keyInputSchema, keyPatchSchema } from "../core/keys/key_schema.ts";
-import type { AppEnv } from "./middleware.ts";
+import { type AppEnv, authFailure } from "./middleware.ts";
 import {
   hasIdShape,
   ID_SHAPES,
@@ -99,10 +99,13 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/admin/*", async function adminAuth(c, next) {
     const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
     if (!token || !(await isAdminToken(token, adminTokenHash))) {
-      throw new GatewayError(
-        "invalid_admin_token",
-        401,
-        "Admin endpoints need 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'",
+      throw authFailure(
+        c,
+        new GatewayError(
+          "invalid_admin_token",
+          401,
+          "Admin endpoints need 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'",
+        ),
       );
     }
     await next();
