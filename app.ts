@@ -14,11 +14,44 @@ import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
+import {
+  AuthThrottle,
+  type AuthThrottleOptions,
+  trustProxyHopsOf,
+} from "./core/keys/auth_throttle.ts";
+
+export interface AppOptions {
+  /** The failed-authentication throttle's limits (defaults: 10 failures a minute per address). */
+  authThrottle?: Partial<AuthThrottleOptions>;
+  /** Proxies whose `x-forwarded-for` is believed; default: GATEWAY_TRUST_PROXY, else none. */
+  trustProxyHops?: number;
+}
+
+function envTrustProxyHops(): number {
+  let value: string | undefined;
+  try {
+    value = Deno.env.get("GATEWAY_TRUST_PROXY");
+  } catch {
+    value = undefined; // no env permission: trust no proxy
+  }
+  return trustProxyHopsOf(value);
+}
 
 /** Builds the app for `gateway`. */
-export function createApp(gateway: Gateway, adminTokenHash: string, isReady: () => boolean) {
+export function createApp(
+  gateway: Gateway,
+  adminTokenHash: string,
+  isReady: () => boolean,
+  options: AppOptions = {},
+) {
   const app = new Hono<AppEnv>();
-  app.use("*", requestContext(gateway));
+  app.use(
+    "*",
+    requestContext(gateway, {
+      authThrottle: new AuthThrottle(options.authThrottle),
+      trustProxyHops: options.trustProxyHops ?? envTrustProxyHops(),
+    }),
+  );
   app.route("/", operationRoutes(gateway, isReady));
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", modelRoutes(gateway));

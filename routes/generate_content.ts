@@ -18,6 +18,7 @@ import { readJsonBody, validate } from "./validation.ts";
 import { geminiInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
+import { queryChoice } from "./params.ts";
 
 const requestSchema = z.looseObject({
   contents: z.array(z.looseObject({
@@ -38,10 +39,12 @@ const requestSchema = z.looseObject({
 });
 
 async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
-  const target = c.req.param("target") ?? "";
+  // The segment is checked (UTF-8, length) by checkPathParams and decoded once by Hono.
+  const target = c.req.param("model") ?? "";
   const separator = target.lastIndexOf(":");
-  const model = decodeURIComponent(target.slice(0, separator)).replace(/^models\//, "");
+  const model = target.slice(0, separator).replace(/^models\//, "");
   const method = target.slice(separator + 1);
+  const alt = queryChoice(c.get("url"), "alt", { allowed: ["sse", "json"], fallback: "json" });
   if (method !== "generateContent" && method !== "streamGenerateContent") {
     throw new GatewayError("not_found", 404, `Unknown method '${method}'`);
   }
@@ -59,7 +62,7 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   const body = validate(requestSchema, await readJsonBody(c.req.raw, gateway.options.maxBodyBytes));
   if (catalogEntry?.kind === "text") {
     const stream = method === "streamGenerateContent";
-    const framing = c.req.query("alt") === "sse" ? "sse" : "json-array";
+    const framing = alt === "sse" ? "sse" : "json-array";
     return textResponse(
       await serveText(c.get("scope"), geminiInbound(body, { model, stream, framing })),
     );
@@ -71,7 +74,7 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   if (method === "generateContent") return c.json(answer.body, 200, answer.headers);
   // A drawn image arrives whole: the stream is one chunk, framed as the client asked.
   context.stream = true;
-  if (c.req.query("alt") === "sse") {
+  if (alt === "sse") {
     return new Response(`data: ${JSON.stringify(answer.body)}\r\n\r\n`, {
       headers: { "content-type": "text/event-stream", ...answer.headers },
     });
@@ -81,7 +84,7 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
 
 export function generateContentRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  const pattern = ":target{[^/]+:(?:generateContent|streamGenerateContent)}";
+  const pattern = ":model{[^/]+:(?:generateContent|streamGenerateContent)}";
   app.post(`/v1beta/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
   app.post(`/v1/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
   return app;

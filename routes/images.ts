@@ -22,6 +22,7 @@ import { RAW_STATUS } from "../core/tasks/task_record.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
+import { idParam } from "./params.ts";
 
 /** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
 const MAX_EDIT_BODY_BYTES = 70 * 1024 * 1024;
@@ -103,6 +104,9 @@ async function readForm(c: Context<AppEnv>): Promise<FormData> {
   }
 }
 
+const imageTaskNotFound = (taskId: string) =>
+  new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
+
 /** The image routes. */
 export function imageRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
@@ -162,14 +166,12 @@ export function imageRoutes(gateway: Gateway) {
   });
 
   app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {
-    const taskId = c.req.param("task_id");
+    const taskId = idParam(c, "task_id", { shape: "task", notFound: imageTaskNotFound });
     const task = await gateway.tasks.getOwned(taskId, {
       owner: ownerOf(c.get("key")),
       kind: "image",
     });
-    if (!task) {
-      throw new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
-    }
+    if (!task) throw imageTaskNotFound(taskId);
     return c.json({
       code: "success",
       message: "",

@@ -16,9 +16,17 @@ import { RequestContext } from "../core/telemetry/request_context.ts";
 import { idleGuarded } from "../core/util/idle_stream.ts";
 import type { RequestScope } from "../core/scope.ts";
 import { errorResponse } from "./error_envelopes.ts";
+import { type AuthThrottle, clientAddress } from "../core/keys/auth_throttle.ts";
+import { checkPathParams } from "./params.ts";
 
 export type AppEnv = {
+  /** What Deno.serve passes beside the request (absent when the app is called directly). */
+  Bindings: { remoteAddr?: Deno.Addr } | undefined;
   Variables: {
+    /** The client's address (the peer, or x-forwarded-for behind a trusted proxy). */
+    clientAddress: string;
+    /** Counts failed authentications per client address (see core/keys/auth_throttle.ts). */
+    authThrottle?: AuthThrottle;
     context: RequestContext;
     key: KeyRecord;
     credential: PresentedCredential;
@@ -45,14 +53,38 @@ function isUnlogged(path: string): boolean {
   return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/");
 }
 
+/** How the app tells clients apart for the failed-authentication throttle. */
+export interface ClientOptions {
+  authThrottle?: AuthThrottle;
+  /** Proxies in front whose `x-forwarded-for` is believed (GATEWAY_TRUST_PROXY); 0: none. */
+  trustProxyHops: number;
+}
+
+function peerAddress(c: Context<AppEnv>): string | undefined {
+  const addr = c.env?.remoteAddr;
+  return addr && "hostname" in addr ? addr.hostname : undefined;
+}
+
 /**
  * Opens a RequestContext for every request, stamps `x-request-id` on every answer, and logs the
- * request unless its route logs it later itself (streams log when they end).
+ * request unless its route logs it later itself (streams log when they end). Checks the matched
+ * route's path parameters before any handler reads them.
  */
-export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
+export function requestContext(
+  gateway: Gateway,
+  client: ClientOptions = { trustProxyHops: 0 },
+): MiddlewareHandler<AppEnv> {
   return async function requestContextMiddleware(c, next) {
     const url = new URL(c.req.url);
     c.set("url", url);
+    c.set(
+      "clientAddress",
+      clientAddress(peerAddress(c), {
+        forwardedFor: c.req.raw.headers.get("x-forwarded-for"),
+        trustProxyHops: client.trustProxyHops,
+      }),
+    );
+    if (client.authThrottle) c.set("authThrottle", client.authThrottle);
     if (c.req.raw.body) {
       // Every body read (JSON, multipart) fails with 408 once the client stalls too long.
       c.req.raw = new Request(c.req.raw, {
@@ -75,6 +107,7 @@ export function requestContext(gateway: Gateway): MiddlewareHandler<AppEnv> {
       route: "unmatched",
     }, gateway);
     c.set("context", context);
+    checkPathParams(c, url.pathname);
     await next();
     context.route = routeLabel(c);
     if (!context.logsLater && !isUnlogged(url.pathname)) {
@@ -110,6 +143,16 @@ export function renderError(
   return errorResponse(context.interface, { error: gatewayError, requestId: context.id });
 }
 
+/**
+ * What to answer for a failed authentication (a 401): the error itself, or a 429 once the
+ * client's address has failed too often. Valid credentials never reach this.
+ */
+export function authFailure(c: Context<AppEnv>, error: GatewayError): GatewayError {
+  const throttle = c.get("authThrottle");
+  if (!throttle || error.status !== 401) return error;
+  return throttle.failed(c.get("clientAddress") ?? "unknown", error);
+}
+
 /** Authenticates the caller's key for `clientInterface` (or the one the path implies). */
 export function requireKey(
   gateway: Gateway,
@@ -123,18 +166,26 @@ export function requireKey(
       url,
     });
     if (!credential) {
-      throw new GatewayError(
-        "missing_api_key",
-        401,
-        context.interface === "anthropic"
-          ? "No API key given; send it in the x-api-key header"
-          : context.interface === "gemini"
-          ? "No API key given; send it in the x-goog-api-key (or x-vendor-api-key) header, " +
-            "as the ?key= query parameter, or as 'Authorization: Bearer <key>'"
-          : "No API key given; send it as 'Authorization: Bearer <key>'",
+      throw authFailure(
+        c,
+        new GatewayError(
+          "missing_api_key",
+          401,
+          context.interface === "anthropic"
+            ? "No API key given; send it in the x-api-key header"
+            : context.interface === "gemini"
+            ? "No API key given; send it in the x-goog-api-key (or x-vendor-api-key) header, " +
+              "as the ?key= query parameter, or as 'Authorization: Bearer <key>'"
+            : "No API key given; send it as 'Authorization: Bearer <key>'",
+        ),
       );
     }
-    const key = await gateway.keys.authenticate(credential.secret);
+    let key: KeyRecord;
+    try {
+      key = await gateway.keys.authenticate(credential.secret);
+    } catch (error) {
+      throw error instanceof GatewayError ? authFailure(c, error) : error;
+    }
     context.key = key;
     gateway.rateLimiter.take(key.id, key.rpm);
     c.set("key", key);

@@ -10,6 +10,12 @@ import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
+import { invalidQueryParameter, queryInteger, queryValue } from "./params.ts";
+
+/** Base64 of a string's UTF-8 (btoa alone refuses characters past U+00FF). */
+function base64Utf8(text: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
 
 /** Models `key` may use that an enabled channel serves, sorted by id. */
 export function modelsForKey(gateway: Gateway, key: KeyRecord): CatalogModel[] {
@@ -64,23 +70,32 @@ function notFound(id: string) {
   );
 }
 
-function pageLimit(value: string | undefined, fallback: number, max: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? Math.min(parsed, max) : fallback;
+/** The model id a Gemini `pageToken` continues after (it is base64 of the last id sent). */
+function pageTokenId(url: URL): string | undefined {
+  const token = queryValue(url, "pageToken") || undefined;
+  if (token === undefined) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(token), (char) => char.charCodeAt(0)),
+    );
+  } catch {
+    throw invalidQueryParameter("pageToken", "is not a page token this API gave");
+  }
 }
 
 /** The model-list sub-app. */
 export function modelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
 
-  const geminiList = (models: CatalogModel[], pageSize?: string, pageToken?: string) => {
-    const size = pageLimit(pageSize, 50, 1000);
-    const start = pageToken ? models.findIndex((m) => m.id > atob(pageToken)) : 0;
+  const geminiList = (models: CatalogModel[], url: URL) => {
+    const size = queryInteger(url, "pageSize", { min: 1, max: 1000, fallback: 50 });
+    const after = pageTokenId(url);
+    const start = after === undefined ? 0 : models.findIndex((m) => m.id > after);
     const page = start < 0 ? [] : models.slice(start, start + size);
     const more = start >= 0 && start + size < models.length;
     return {
       models: page.map(geminiModel),
-      ...(more ? { nextPageToken: btoa(page[page.length - 1].id) } : {}),
+      ...(more ? { nextPageToken: base64Utf8(page[page.length - 1].id) } : {}),
     };
   };
 
@@ -88,12 +103,13 @@ export function modelRoutes(gateway: Gateway) {
     const models = modelsForKey(gateway, c.get("key"));
     const clientInterface = c.get("context").interface;
     if (clientInterface === "gemini") {
-      return c.json(geminiList(models, c.req.query("pageSize"), c.req.query("pageToken")));
+      return c.json(geminiList(models, c.get("url")));
     }
     if (clientInterface === "anthropic") {
-      const limit = pageLimit(c.req.query("limit"), 20, 1000);
-      const afterId = c.req.query("after_id");
-      const beforeId = c.req.query("before_id");
+      const url = c.get("url");
+      const limit = queryInteger(url, "limit", { min: 1, max: 1000, fallback: 20 });
+      const afterId = queryValue(url, "after_id");
+      const beforeId = queryValue(url, "before_id");
       let list = models;
       if (afterId) list = list.filter((m) => m.id > afterId);
       if (beforeId) list = list.filter((m) => m.id < beforeId).slice(-limit);
@@ -120,7 +136,7 @@ export function modelRoutes(gateway: Gateway) {
 
   app.get("/v1beta/models", requireKey(gateway, "gemini"), (c) => {
     const models = modelsForKey(gateway, c.get("key"));
-    return c.json(geminiList(models, c.req.query("pageSize"), c.req.query("pageToken")));
+    return c.json(geminiList(models, c.get("url")));
   });
 
   app.get("/v1beta/models/:id{[^:]+}", requireKey(gateway, "gemini"), (c) => {

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { constantTimeEqual, sha256Hex } from "../core/util/ids.ts";
-import type { AppEnv } from "./middleware.ts";
+import { type AppEnv, authFailure } from "./middleware.ts";
 
 /** The operations sub-app. */
 export function operationRoutes(gateway: Gateway, isReady: () => boolean) {
@@ -18,10 +18,13 @@ export function operationRoutes(gateway: Gateway, isReady: () => boolean) {
     if (metricsToken) {
       const presented = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
       if (!presented || !constantTimeEqual(await sha256Hex(presented), metricsToken)) {
-        throw new GatewayError(
-          "invalid_metrics_token",
-          401,
-          "GET /metrics needs 'Authorization: Bearer <GATEWAY_METRICS_TOKEN>'",
+        throw authFailure(
+          c,
+          new GatewayError(
+            "invalid_metrics_token",
+            401,
+            "GET /metrics needs 'Authorization: Bearer <GATEWAY_METRICS_TOKEN>'",
+          ),
         );
       }
     }

@@ -5,7 +5,73 @@ import { readLimited } from "../core/util/read_limited.ts";
 
 export { validate } from "../core/util/validate.ts";
 
-/** Parses `text` as JSON or throws 400 `invalid_json`. */
+/**
+ * How deep a JSON body may nest. Real requests stay far below (a tool's JSON schema is the
+ * deepest part, a few dozen levels); the converters walk bodies recursively, so a body nested a
+ * million levels deep would otherwise exhaust the stack.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+interface Visit {
+  value: unknown;
+  depth: number;
+  parent?: Visit;
+  key?: string;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) keys.push(at.key);
+  const path = keys.reverse().join(".");
+  return path.length > 100 ? `${path.slice(0, 100)}…` : path;
+}
+
+/**
+ * Checks a parsed body without recursion: no deeper than MAX_JSON_DEPTH, and no number that
+ * JSON.parse turned into ±Infinity (`1e400`). Throws a 400 naming where.
+ */
+function checkJsonShape(root: unknown): void {
+  const stack: Visit[] = [{ value: root, depth: 0 }];
+  while (stack.length) {
+    const visit = stack.pop()!;
+    const { value, depth } = visit;
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      const path = pathOf(visit);
+      throw invalidRequest(
+        `${path ? `Invalid value for '${path}'` : "Invalid request"}: a number too large to ` +
+          `represent (it reads as ${value})`,
+        path || undefined,
+      );
+    }
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      throw invalidRequest(
+        `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at '${pathOf(visit)}')`,
+        undefined,
+        "invalid_json",
+      );
+    }
+    if (Array.isArray(value)) {
+      value.forEach((item, index) =>
+        stack.push({ value: item, depth: depth + 1, parent: visit, key: String(index) })
+      );
+    } else {
+      for (const key in value) {
+        stack.push({
+          value: (value as Record<string, unknown>)[key],
+          depth: depth + 1,
+          parent: visit,
+          key,
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Parses `text` as JSON or throws 400 `invalid_json`; a body nested too deep is `invalid_json`
+ * too, and a number out of range (`1e400`) is 400 `invalid_request` naming the field.
+ */
 export function parseJson(text: string): unknown {
   if (text.trim() === "") {
     throw invalidRequest(
@@ -14,8 +80,9 @@ export function parseJson(text: string): unknown {
       "invalid_json",
     );
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw invalidRequest(
       `The request body is not valid JSON: ${(error as Error).message}`,
@@ -23,16 +90,75 @@ export function parseJson(text: string): unknown {
       "invalid_json",
     );
   }
+  checkJsonShape(parsed);
+  return parsed;
 }
 
-/** Reads a JSON body with the size limit enforced while reading. */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  return parseJson(await readLimitedText(request, maxBytes));
+/** What a JSON value is, in words, for messages. */
+function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-/** Reads a body as text, refusing with 413 once it passes `maxBytes`, declared or not. */
+/**
+ * Reads a JSON body with the size limit enforced while reading: UTF-8 (invalid bytes are a 400,
+ * not replaced), and a JSON object, as every JSON body the gateway takes is.
+ */
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
+  const body = parseJson(await readLimitedText(request, maxBytes));
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalidRequest(`The request body must be a JSON object, not ${jsonKind(body)}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * Reads a body as UTF-8 text, refusing with 413 once it passes `maxBytes`, declared or not, and
+ * with 400 `invalid_json` when it is not valid UTF-8 (JSON is UTF-8: RFC 8259 §8.1).
+ */
 export async function readLimitedText(request: Request, maxBytes: number): Promise<string> {
-  return new TextDecoder().decode(await readLimitedBytes(request, maxBytes));
+  const bytes = await readLimitedBytes(request, maxBytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest(
+      `The request body is not valid UTF-8 (first bad byte at offset ${
+        firstInvalidUtf8(bytes)
+      }); send JSON as UTF-8`,
+      undefined,
+      "invalid_json",
+    );
+  }
+}
+
+/** The offset of the first byte that breaks UTF-8 in `bytes` (for the message only). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let at = 0;
+  while (at < bytes.length) {
+    const lead = bytes[at];
+    const length = lead < 0x80
+      ? 1
+      : lead >= 0xc2 && lead <= 0xdf
+      ? 2
+      : lead >= 0xe0 && lead <= 0xef
+      ? 3
+      : lead >= 0xf0 && lead <= 0xf4
+      ? 4
+      : 0;
+    if (length === 0 || at + length > bytes.length) return at;
+    try {
+      decoder.decode(bytes.subarray(at, at + length));
+    } catch {
+      return at;
+    }
+    at += length;
+  }
+  return at;
 }
 
 /** Reads a body, refusing with 413 once it passes `maxBytes`, declared or not. */

@@ -17,6 +17,7 @@ import { type AppEnv, requireKey } from "./middleware.ts";
 import { validate } from "./validation.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { readVideoUpload } from "./video_form.ts";
+import { idParam } from "./params.ts";
 
 /** The spec's video states. */
 const VIDEO_STATUS: Record<TaskStatus, string> = {
@@ -40,6 +41,9 @@ function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string
   }
   return headers;
 }
+
+const videoTaskNotFound = (taskId: string) =>
+  new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
 
 export function videoRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
@@ -66,14 +70,12 @@ export function videoRoutes(gateway: Gateway) {
   });
 
   app.get("/v1/video/generations/:task_id", requireKey(gateway, "openai"), async (c) => {
-    const taskId = c.req.param("task_id");
+    const taskId = idParam(c, "task_id", { shape: "task", notFound: videoTaskNotFound });
     const task = await gateway.tasks.getOwned<VideoTaskInput>(taskId, {
       owner: ownerOf(c.get("key")),
       kind: "video",
     });
-    if (!task) {
-      throw new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
-    }
+    if (!task) throw videoTaskNotFound(taskId);
     const videoUrl = task.status === "succeeded" ? task.result_url : null;
     return c.json(
       {

@@ -92,6 +92,12 @@ const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
 
 const MAX_ATTEMPTS = 50;
 
+/**
+ * The largest balance, either way, that a credit may leave: past Number.MAX_SAFE_INTEGER units
+ * a double no longer holds every integer, and sums would silently round.
+ */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
+
 /** What a plan sees: the balance so far and the open holds, with this batch's changes applied. */
 interface BatchView {
   balance: number;
@@ -306,14 +312,42 @@ export class Ledger {
     return result;
   }
 
-  /** Adds (or, when negative, takes) money. A `ref` makes the credit happen once only. */
+  /**
+   * Adds (or, when negative, takes) money. A `ref` makes the credit happen once only. A credit
+   * that would take the balance past ±MAX_BALANCE is refused (409 `balance_overflow`), and so is
+   * an amount that is not a safe integer (400): nothing is written either way.
+   */
   async credit(
     keyId: string,
     amount: number,
     options: { note?: string; ref?: string } = {},
   ): Promise<LedgerEntry> {
     const ref = options.ref ?? timeOrderedId("cr");
-    const entry = await this.#change(keyId, async ({ atomic }) => {
+    if (!Number.isSafeInteger(amount)) {
+      throw new GatewayError(
+        "invalid_amount",
+        400,
+        `A credit must be a whole number of units from -${MAX_BALANCE} to ${MAX_BALANCE}`,
+        { param: "amount" },
+      );
+    }
+    const entry = await this.#change(keyId, async ({ atomic, balance, cached }) => {
+      // Checked before anything is added to the commit: a refused credit writes nothing.
+      if (Math.abs(balance + amount) > MAX_BALANCE) {
+        // Another instance may have moved the balance since this one last looked.
+        if (cached) return NEEDS_FRESH_BALANCE;
+        throw new GatewayError(
+          "balance_overflow",
+          409,
+          `A credit of ${amount} units would take key '${keyId}' from ${balance} to ${
+            balance + amount
+          } units, past the ${
+            amount > 0 ? "largest" : "smallest"
+          } balance the ledger keeps exactly (${amount > 0 ? "" : "-"}${MAX_BALANCE}); ` +
+            `nothing was written`,
+          { param: "amount" },
+        );
+      }
       if (options.ref) {
         const seen = await this.#kv.get(kvKeys.ledgerRef(`credit:${ref}`));
         if (seen.versionstamp) return null;

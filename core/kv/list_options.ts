@@ -37,3 +37,35 @@ export function timeRangeSelector(
 export function kvListOptions(options: ListOptions): Deno.KvListOptions {
   return { cursor: options.cursor, limit: options.limit, reverse: options.order === "desc" };
 }
+
+/** The longest cursor accepted: KV keys are at most 2 KiB, so their base64 is under 2,800. */
+export const MAX_CURSOR_CHARS = 2_800;
+
+/**
+ * Why `cursor` cannot be a cursor of a KV list (base64url of a key's tail), or undefined when it
+ * may be one. KV decides the rest when the list is read (see `cursorRefusal`).
+ */
+export function cursorShapeProblem(cursor: string): string | undefined {
+  if (cursor.length > MAX_CURSOR_CHARS) {
+    return `is ${cursor.length} characters long; cursors are at most ${MAX_CURSOR_CHARS}`;
+  }
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) {
+    return "is not a cursor this API gave: cursors are base64url (letters, digits, '-', '_')";
+  }
+  return undefined;
+}
+
+/**
+ * Why KV refused a list because of its cursor (it throws a TypeError on a cursor it cannot decode,
+ * or one outside the list's range), or undefined when `error` is something else.
+ */
+export function cursorRefusal(error: unknown): string | undefined {
+  if (!(error instanceof TypeError)) return undefined;
+  const message = error.message;
+  if (/invalid cursor/i.test(message)) return "is not a cursor this API gave";
+  if (/cursor out of bounds/i.test(message)) {
+    return "does not belong to this list (or to its since/until range); start again without it";
+  }
+  if (/key too large/i.test(message)) return "is too long to be a cursor this API gave";
+  return undefined;
+}
