@@ -371,6 +371,17 @@ export class Ledger {
    */
   async hold(keyId: string, options: HoldOptions) {
     const { limit, ref, amount } = options;
+    if (!Number.isSafeInteger(amount) || amount < 0) {
+      // A request whose worst case is beyond exact integer money (max_tokens near 2^53) can
+      // never be covered; refused before anything is queued.
+      throw new GatewayError(
+        "insufficient_balance",
+        402,
+        `Cannot hold funds for key '${keyId}': the request could cost up to ${amount} units, ` +
+          "more than any balance; ask for fewer tokens",
+        { retryable: false },
+      );
+    }
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
     const change = this.#change(keyId, async (view) => {
       const { balance, cached } = view;

@@ -5,7 +5,9 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { serverTest, startTestGateway } from "../../helpers/gateway.ts";
+import { postJson, serverTest, startTestGateway } from "../../helpers/gateway.ts";
+import { assertNothingCharged } from "../../helpers/assert_money.ts";
+import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -93,5 +95,21 @@ Deno.test(
     assertEquals((await gw.admin("GET", "/admin/keys")).body.data.length, keysBefore);
     assertEquals(await gw.assertLedgerInvariant(id), 100);
     assertEquals((await gw.ledger(id)).length, 1);
+  },
+);
+
+Deno.test(
+  "balance overflow: a request whose worst case passes exact integer money is a 402, nothing held",
+  serverTest,
+  async () => {
+    await using s = await setupChat({ key: { unlimited: false, credit_limit: 0 } });
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, {
+      model: MODEL,
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: Number.MAX_SAFE_INTEGER,
+    });
+    assertEquals(response.status, 402);
+    assertEquals((await response.json()).error.code, "insufficient_balance");
+    await assertNothingCharged(s, 10_000_000);
   },
 );
