@@ -13,7 +13,7 @@ import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/util/ids.ts";
 import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { RequestContext } from "../core/telemetry/request_context.ts";
-import { idleGuarded } from "../core/util/idle_stream.ts";
+import { limitBodyIdle } from "./body_idle.ts";
 import type { RequestScope } from "../core/scope.ts";
 import { errorResponse } from "./error_envelopes.ts";
 import { type AuthThrottle, clientAddress } from "../core/keys/auth_throttle.ts";
@@ -85,21 +85,8 @@ export function requestContext(
       }),
     );
     if (client.authThrottle) c.set("authThrottle", client.authThrottle);
-    if (c.req.raw.body) {
-      // Every body read (JSON, multipart) fails with 408 once the client stalls too long.
-      c.req.raw = new Request(c.req.raw, {
-        body: idleGuarded(c.req.raw.body, {
-          idleMs: gateway.options.clientIdleMs,
-          onIdle: () =>
-            new GatewayError(
-              "request_timeout",
-              408,
-              `The client sent nothing for ${gateway.options.clientIdleMs} ms while sending ` +
-                `the request body; send it faster`,
-            ),
-        }),
-      });
-    }
+    // Every body read (JSON, multipart) fails with 408 once the client stalls too long.
+    if (c.req.raw.body) limitBodyIdle(c.req.raw, gateway.options.clientIdleMs);
     const clientInterface = interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url });
     const context = new RequestContext({
       id: timeOrderedId("req"),

@@ -2,6 +2,7 @@
 
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import { readLimited } from "../core/util/read_limited.ts";
+import { bodyIdleError, bodyIdleMs } from "./body_idle.ts";
 
 export { validate } from "../core/util/validate.ts";
 
@@ -175,5 +176,10 @@ export async function readLimitedBytes(
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array(0);
-  return await readLimited(request.body, { maxBytes, tooLarge });
+  const idleMs = bodyIdleMs(request);
+  return await readLimited(request.body, {
+    maxBytes,
+    tooLarge,
+    ...(idleMs !== undefined && { idleMs, onIdle: () => bodyIdleError(idleMs) }),
+  });
 }

@@ -22,6 +22,7 @@ import {
   SNIFF_BYTES,
 } from "../core/video/reference_media.ts";
 import type { UploadedFile } from "../core/video/video_service.ts";
+import { idleLimitedRequest } from "./body_idle.ts";
 
 const MAX_PARTS = 32;
 const MAX_TEXT_FIELD_BYTES = 64 * 1024;
@@ -117,7 +118,7 @@ export async function readVideoUpload(
     },
   };
   try {
-    const parts = parseMultipartRequest(request, {
+    const parts = parseMultipartRequest(idleLimitedRequest(request), {
       maxFileSize: maxFileBytes,
       maxParts: MAX_PARTS,
       maxTotalSize: maxTotalBytes,
