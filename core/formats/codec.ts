@@ -24,8 +24,7 @@ export interface FormatCodec {
   /** The body for an upstream of this format (`defaultMaxTokens` where the format needs one). */
   encodeRequest(
     request: NeutralRequest,
-    upstreamModel: string,
-    defaultMaxTokens: number,
+    target: { model: string; defaultMaxTokens: number },
   ): { body: Json; ignored: OptionName[] };
   decodeResponse(answer: Json): NeutralResponse;
   encodeResponse(answer: NeutralResponse, model: string): Json;

@@ -170,8 +170,7 @@ export function optionRecorder(prefix = "") {
 /** Adds a turn, merged into the last one when the role is the same (formats differ on this). */
 export function appendTurn(
   messages: NeutralMessage[],
-  role: NeutralMessage["role"],
-  parts: NeutralPart[],
+  { role, parts }: { role: NeutralMessage["role"]; parts: NeutralPart[] },
 ): void {
   const last = messages.at(-1);
   if (last?.role === role) last.parts.push(...parts);

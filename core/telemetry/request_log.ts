@@ -232,7 +232,7 @@ function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
   let batch: RequestLogEntry[] = [];
   let bytes = 0;
   for (const entry of entries) {
-    const size = JSON.stringify(entry).length + 64;
+    const size = approximateSize(entry);
     if (batch.length && (batch.length >= MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) {
       yield batch;
       batch = [];
@@ -242,4 +242,17 @@ function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
     bytes += size;
   }
   if (batch.length) yield batch;
+}
+
+/**
+ * An upper bound of `entry`'s stored size without serialising it: bounded entries are a fixed
+ * set of short fields plus at most MAX_ATTEMPTS_KEPT attempts of bounded strings.
+ */
+function approximateSize(entry: RequestLogEntry): number {
+  let size = 512 + entry.id.length + entry.route.length + (entry.model?.length ?? 0) +
+    (entry.error_code?.length ?? 0) + entry.outcome.length;
+  for (const attempt of entry.upstream_attempts) {
+    size += 128 + (attempt.url?.length ?? 0) + (attempt.error?.length ?? 0);
+  }
+  return size;
 }

@@ -122,7 +122,7 @@ export function geminiInbound(
     body,
     model,
     stream,
-    () => decodeGeminiRequest(body, model, stream),
+    () => decodeGeminiRequest(body, { model, stream }),
     geminiOnlyFeature(body),
     { framing, maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined },
   );

@@ -77,11 +77,10 @@ function upstreamBody(
     return { body: passThroughBody(inbound, input.upstreamModel), ignored: [] };
   }
   const neutral = inbound.neutral();
-  const { body, ignored } = CODECS[input.format].encodeRequest(
-    neutral,
-    input.upstreamModel,
-    input.maxOutput,
-  );
+  const { body, ignored } = CODECS[input.format].encodeRequest(neutral, {
+    model: input.upstreamModel,
+    defaultMaxTokens: input.maxOutput,
+  });
   return {
     body: JSON.stringify(body),
     ignored: [...ignored.map((name) => neutral.fieldOf[name] ?? name), ...neutral.unmapped],

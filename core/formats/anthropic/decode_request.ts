@@ -105,7 +105,7 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     const parts = blocksOf(message.content).map(partOf).filter((part): part is NeutralPart =>
       part !== null
     );
-    appendTurn(messages, role, parts);
+    appendTurn(messages, { role, parts });
   }
   const { options, fieldOf } = optionsOf(body);
   return {

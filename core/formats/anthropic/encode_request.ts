@@ -61,8 +61,7 @@ function blockOf(part: NeutralPart): Json | null {
 /** The messages body for `request` on an upstream that calls the model `model`. */
 export function encodeAnthropicRequest(
   request: NeutralRequest,
-  model: string,
-  defaultMaxTokens: number,
+  { model, defaultMaxTokens }: { model: string; defaultMaxTokens: number },
 ): { body: Json; ignored: OptionName[] } {
   const messages = messagesOf(request);
   const o = request.options;

@@ -71,7 +71,10 @@ function toolChoiceOf(config: Json): NeutralToolChoice | undefined {
 }
 
 /** A generate-content body for `model` in neutral terms. */
-export function decodeGeminiRequest(body: Json, model: string, stream: boolean): NeutralRequest {
+export function decodeGeminiRequest(
+  body: Json,
+  { model, stream }: { model: string; stream: boolean },
+): NeutralRequest {
   const instruction = body.systemInstruction ?? body.system_instruction;
   const system = instruction
     ? [(instruction.parts ?? []).map((part: Json) => part?.text ?? "").join("")]
@@ -104,7 +107,7 @@ function turnsOf(body: Json): NeutralMessage[] {
       const neutral = partOf(part, calls);
       if (neutral) parts.push(neutral);
     }
-    appendTurn(messages, role, parts);
+    appendTurn(messages, { role, parts });
   }
   return messages;
 }

@@ -97,18 +97,21 @@ function turnsOf(body: Json): { system: string[]; messages: NeutralMessage[] } {
         system.push(textOf(message.content));
         break;
       case "user":
-        appendTurn(messages, "user", userParts(message.content));
+        appendTurn(messages, { role: "user", parts: userParts(message.content) });
         break;
       case "assistant":
-        appendTurn(messages, "assistant", assistantParts(message));
+        appendTurn(messages, { role: "assistant", parts: assistantParts(message) });
         break;
       case "tool":
       case "function":
-        appendTurn(messages, "user", [{
-          type: "tool_result",
-          callId: message.tool_call_id ?? message.name ?? "",
-          content: resultText(message.content),
-        }]);
+        appendTurn(messages, {
+          role: "user",
+          parts: [{
+            type: "tool_result",
+            callId: message.tool_call_id ?? message.name ?? "",
+            content: resultText(message.content),
+          }],
+        });
         break;
     }
   }

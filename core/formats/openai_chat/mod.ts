@@ -21,7 +21,7 @@ export {
 export { OpenAIChatStreamRelay, type StreamRelayOptions } from "./stream_relay.ts";
 
 export const openAIChatCodec: FormatCodec = {
-  encodeRequest: (request, model) => encodeChatRequest(request, model),
+  encodeRequest: (request, { model }) => encodeChatRequest(request, model),
   decodeResponse: decodeChatResponse,
   encodeResponse: encodeChatResponse,
   usageOf: (answer) => chatUsage(answer?.usage),

@@ -106,7 +106,7 @@ function turnsOf(body: Json, system: string[]): NeutralMessage[] {
       continue;
     }
     const turn = turnOf(type, item);
-    if (turn && turn.parts.length) appendTurn(messages, turn.role, turn.parts);
+    if (turn && turn.parts.length) appendTurn(messages, { role: turn.role, parts: turn.parts });
   }
   return messages;
 }

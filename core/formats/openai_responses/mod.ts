@@ -15,7 +15,7 @@ export { decodeResponsesRequest, responsesOnlyFeature } from "./decode_request.t
 export { responsesRequestSchema } from "./request_schema.ts";
 
 export const openAIResponsesCodec: FormatCodec = {
-  encodeRequest: (request, model) => encodeResponsesRequest(request, model),
+  encodeRequest: (request, { model }) => encodeResponsesRequest(request, model),
   decodeResponse: decodeResponsesResponse,
   encodeResponse: encodeResponsesResponse,
   usageOf: (answer) => responsesUsage(answer?.usage),

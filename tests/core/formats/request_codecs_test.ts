@@ -75,7 +75,10 @@ Deno.test("chat decode: systems lifted, tool results joined to the next user tur
 
 Deno.test("anthropic encode: system top-level, tool results first in their turn, thinking needs room", () => {
   const neutral = decodeChatRequest({ ...chatBody, reasoning_effort: "high" });
-  const { body, ignored } = encodeAnthropicRequest(neutral, "claude", 2048);
+  const { body, ignored } = encodeAnthropicRequest(neutral, {
+    model: "claude",
+    defaultMaxTokens: 2048,
+  });
   assertEquals(body.system, "Be brief.\n\nLater rule.");
   assertEquals(body.messages.map((m: { role: string }) => m.role), ["user", "assistant", "user"]);
   assertEquals(body.messages[2].content.map((b: { type: string }) => b.type), [
@@ -88,11 +91,10 @@ Deno.test("anthropic encode: system top-level, tool results first in their turn,
   // max_tokens 99 leaves no room for the 1,024-token minimum thinking budget.
   assertEquals(body.thinking, undefined);
   assertEquals(ignored.sort(), ["reasoning", "seed"]);
-  const roomy = encodeAnthropicRequest(
-    { ...neutral, options: { ...neutral.options, maxOutputTokens: 20000 } },
-    "c",
-    1,
-  );
+  const roomy = encodeAnthropicRequest({
+    ...neutral,
+    options: { ...neutral.options, maxOutputTokens: 20000 },
+  }, { model: "c", defaultMaxTokens: 1 });
   assertEquals(roomy.body.thinking, { type: "enabled", budget_tokens: 16384 });
   assertEquals(roomy.body.temperature, undefined);
   assertEquals(roomy.ignored.includes("temperature"), true);
@@ -117,34 +119,30 @@ Deno.test("gemini encode: function responses named after their calls, skip-signa
 });
 
 Deno.test("gemini decode: calls without ids get ids, responses match by name in order, OpenAPI schemas", () => {
-  const neutral = decodeGeminiRequest(
-    {
-      contents: [
-        { role: "user", parts: [{ text: "go" }] },
-        {
-          role: "model",
-          parts: [{ functionCall: { name: "f", args: { a: 1 } } }, {
-            functionCall: { name: "f", args: { a: 2 } },
-          }],
-        },
-        {
-          role: "user",
-          parts: [{ functionResponse: { name: "f", response: { result: "r1" } } }, {
-            functionResponse: { name: "f", response: { result: "r2" } },
-          }],
-        },
-      ],
-      tools: [{
-        functionDeclarations: [{
-          name: "f",
-          parameters: { type: "OBJECT", properties: { a: { type: "INTEGER" } } },
+  const neutral = decodeGeminiRequest({
+    contents: [
+      { role: "user", parts: [{ text: "go" }] },
+      {
+        role: "model",
+        parts: [{ functionCall: { name: "f", args: { a: 1 } } }, {
+          functionCall: { name: "f", args: { a: 2 } },
         }],
+      },
+      {
+        role: "user",
+        parts: [{ functionResponse: { name: "f", response: { result: "r1" } } }, {
+          functionResponse: { name: "f", response: { result: "r2" } },
+        }],
+      },
+    ],
+    tools: [{
+      functionDeclarations: [{
+        name: "f",
+        parameters: { type: "OBJECT", properties: { a: { type: "INTEGER" } } },
       }],
-      toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["f"] } },
-    },
-    "m",
-    false,
-  );
+    }],
+    toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["f"] } },
+  }, { model: "m", stream: false });
   const [call1, call2] = neutral.messages[1].parts as Array<{ id: string }>;
   const results = neutral.messages[2].parts as Array<{ callId: string; content: string }>;
   assertEquals(results.map((r) => [r.callId, r.content]), [[call1.id, "r1"], [call2.id, "r2"]]);
