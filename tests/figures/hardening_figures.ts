@@ -1,12 +1,12 @@
 /**
  * The hardening figures of docs/security.md, measured: /metrics size after 2,000 requests to
  * random paths, RSS growth over three 100 MB upstream answers, and how long a killed process's
- * request holds stay held. Run: deno run -A --config tests/deno.json bench/hardening_figures.ts
+ * request holds stay held. Run: deno run -A --config tests/deno.json tests/figures/hardening_figures.ts
  */
 
-import { postJson, startTestGateway } from "../tests/helpers/gateway.ts";
-import { MODEL, setupChat } from "../tests/helpers/text_setup.ts";
-import { startHostileUpstream } from "../tests/upstream/hostile.ts";
+import { postJson, startTestGateway } from "../helpers/gateway.ts";
+import { MODEL, setupChat } from "../helpers/text_setup.ts";
+import { startHostileUpstream } from "../upstream/hostile.ts";
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
