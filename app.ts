@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { GatewayError } from "./core/errors.ts";
 import type { Gateway } from "./core/gateway.ts";
-import { adminRoutes } from "./routes/admin.ts";
+import { adminRoutes } from "./routes/admin/mod.ts";
 import { chatCompletionsRoutes } from "./routes/chat_completions.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { responsesRoutes } from "./routes/responses.ts";

@@ -1,0 +1,40 @@
+/**
+ * The admin JSON API under /admin (design.md §1), Bearer GATEWAY_ADMIN_TOKEN. One file per area;
+ * this one checks the token and mounts them.
+ */
+
+import { Hono } from "hono";
+import { GatewayError } from "../../core/errors.ts";
+import type { Gateway } from "../../core/gateway.ts";
+import { isAdminToken } from "../../core/keys/admin_token.ts";
+import { type AppEnv, authFailure } from "../middleware.ts";
+import { adminChannelRoutes } from "./channels.ts";
+import { adminKeyRoutes } from "./keys.ts";
+import { adminModelRoutes } from "./models.ts";
+import { adminRecordRoutes } from "./records.ts";
+
+/** The admin sub-app. */
+export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
+  const app = new Hono<AppEnv>();
+
+  app.use("/admin/*", async function adminAuth(c, next) {
+    const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    if (!token || !(await isAdminToken(token, adminTokenHash))) {
+      throw authFailure(
+        c,
+        new GatewayError(
+          "invalid_admin_token",
+          401,
+          "Admin endpoints need 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'",
+        ),
+      );
+    }
+    await next();
+  });
+
+  app.route("/", adminKeyRoutes(gateway));
+  app.route("/", adminChannelRoutes(gateway));
+  app.route("/", adminModelRoutes(gateway));
+  app.route("/", adminRecordRoutes(gateway));
+  return app;
+}

@@ -1,0 +1,92 @@
+/** What every admin route file shares: list options, id parameters, the JSON body reader. */
+
+import type { Context } from "hono";
+import { GatewayError } from "../../core/errors.ts";
+import { cursorRefusal, cursorShapeProblem, type ListOptions } from "../../core/kv/list_options.ts";
+import type { AppEnv } from "../middleware.ts";
+import {
+  hasIdShape,
+  ID_SHAPES,
+  idParam,
+  invalidQueryParameter,
+  queryChoice,
+  queryInteger,
+  queryValue,
+} from "../params.ts";
+import { readJsonBody } from "../validation.ts";
+
+const ADMIN_BODY_LIMIT = 1024 * 1024;
+
+/** The JSON body of an admin request (1 MB at most). */
+export const adminBody = (request: Request) => readJsonBody(request, ADMIN_BODY_LIMIT);
+
+export function timeParam(url: URL, name: string): number | undefined {
+  const value = queryValue(url, name);
+  if (value === undefined || value === "") return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) {
+    throw invalidQueryParameter(
+      name,
+      `must be an ISO 8601 time such as 2026-11-24T10:00:00Z, not '${value.slice(0, 60)}'`,
+    );
+  }
+  return ms;
+}
+
+/** `?cursor=&limit=&order=asc|desc&since=&until=` of an admin list; newest first by default. */
+export function listOptions(url: URL): ListOptions {
+  const limit = queryInteger(url, "limit", { min: 1, max: 1000, fallback: 50 });
+  const order = queryChoice(url, "order", { allowed: ["asc", "desc"], fallback: "desc" })!;
+  const cursor = queryValue(url, "cursor") || undefined;
+  const shapeProblem = cursor === undefined ? undefined : cursorShapeProblem(cursor);
+  if (shapeProblem) throw invalidQueryParameter("cursor", shapeProblem);
+  const since = timeParam(url, "since");
+  const until = timeParam(url, "until");
+  if (since !== undefined && until !== undefined && since > until) {
+    throw invalidQueryParameter("since", "must not be later than until");
+  }
+  return { cursor, limit, order, since, until };
+}
+
+/** The `?key=` filter of the ledger and the request log: a key id, or absent. */
+export function keyFilter(url: URL): string | undefined {
+  const key = queryValue(url, "key") || undefined;
+  if (key !== undefined && !hasIdShape(key, "key")) {
+    throw invalidQueryParameter("key", `must be a key id (${ID_SHAPES.key.looksLike})`);
+  }
+  return key;
+}
+
+/** Reads a list, turning KV's refusal of the cursor into a 400 naming it. */
+export async function listed<T>(options: ListOptions, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    const refusal = options.cursor === undefined ? undefined : cursorRefusal(error);
+    if (refusal) throw invalidQueryParameter("cursor", refusal);
+    throw error;
+  }
+}
+
+export const keyNotFound = (id: string) =>
+  new GatewayError("key_not_found", 404, `No key has the id '${id}'`);
+export const channelNotFound = (id: string) =>
+  new GatewayError("channel_not_found", 404, `No channel has the id '${id}'`);
+
+/** A catalog id as PUT may create it: 1-200 characters, no spaces (control characters are refused for every path). */
+export function newModelId(id: string): string {
+  if (id.length > 200 || /\s/.test(id)) {
+    throw new GatewayError(
+      "invalid_request",
+      400,
+      "The path parameter 'id' must be a model id of 1-200 characters without spaces",
+      { param: "id" },
+    );
+  }
+  return id;
+}
+
+export const keyId = (c: Context<AppEnv>) =>
+  idParam(c, "id", { shape: "key", notFound: keyNotFound });
+export const channelId = (c: Context<AppEnv>) =>
+  idParam(c, "id", { shape: "channel", notFound: channelNotFound });
