@@ -1,10 +1,10 @@
 /** What one text format's codec provides: requests out, answers both ways, streams both ways. */
 
 import type {
+  DroppableName,
   NeutralRequest,
   NeutralResponse,
   NeutralUsage,
-  OptionName,
   StreamDecoder,
   StreamEncoder,
 } from "./neutral.ts";
@@ -25,7 +25,7 @@ export interface FormatCodec {
   encodeRequest(
     request: NeutralRequest,
     target: { model: string; defaultMaxTokens: number },
-  ): { body: Json; ignored: OptionName[] };
+  ): { body: Json; ignored: DroppableName[] };
   decodeResponse(answer: Json): NeutralResponse;
   encodeResponse(answer: NeutralResponse, model: string): Json;
   /** Usage of a whole answer of this format. */

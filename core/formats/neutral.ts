@@ -16,7 +16,12 @@ export type NeutralPart =
   | { type: "image"; mimeType: string; data: string }
   /** An image by address (http(s) or data: URL). */
   | { type: "image_url"; url: string }
-  /** Thinking / reasoning; `signature` is the provider's proof, kept for the next turn. */
+  /**
+   * Thinking / reasoning. `signature` is the provider's proof, kept for the next turn, always in
+   * the form of signature.ts (it names the provider that signed it). A part with a signature and
+   * no text stands for proof a provider attached to the part that follows it (Gemini's thought
+   * signature on a function call) or for hidden reasoning (Anthropic's redacted thinking).
+   */
   | { type: "reasoning"; text: string; signature?: string }
   | { type: "tool_call"; id: string; name: string; arguments: string }
   | { type: "tool_result"; callId: string; content: string; isError?: boolean };
@@ -47,17 +52,41 @@ export interface NeutralOptions {
   frequencyPenalty?: number;
   user?: string;
   parallelToolCalls?: boolean;
-  /** Reasoning: an effort level, a token budget, or both. */
-  reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; budgetTokens?: number };
+  /** Reasoning: an effort level, a token budget, the model's own choice, or a mix. */
+  reasoning?: NeutralReasoning;
   /** Structured output. */
   responseFormat?: { type: "json_object" } | {
     type: "json_schema";
     name: string;
     schema: Record<string, unknown>;
+    strict?: boolean;
   };
+  /** OpenAI's prompt-cache routing key. */
+  promptCacheKey?: string;
+  /** OpenAI's prompt-cache retention (`in_memory`, `24h`). */
+  promptCacheRetention?: string;
+  /** The client wants reasoning it can replay (responses `include: [reasoning.encrypted_content]`). */
+  replayableReasoning?: boolean;
+}
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+
+export interface NeutralReasoning {
+  effort?: ReasoningEffort;
+  budgetTokens?: number;
+  /** The model decides how much to think (Anthropic adaptive, Gemini budget -1). */
+  adaptive?: boolean;
+  /** Whether readable reasoning comes back: a responses summary level, or "none". */
+  summary?: "auto" | "concise" | "detailed" | "none";
 }
 
 export type OptionName = keyof NeutralOptions;
+
+/**
+ * What an encoder can drop: an option, or reasoning of the history it cannot replay (unsigned,
+ * or signed by another provider).
+ */
+export type DroppableName = OptionName | "reasoningHistory";
 
 export interface NeutralRequest {
   model: string;
@@ -69,7 +98,7 @@ export interface NeutralRequest {
   stream: boolean;
   options: NeutralOptions;
   /** The inbound field name of each option set, e.g. `{maxOutputTokens: "max_tokens"}`. */
-  fieldOf: Partial<Record<OptionName, string>>;
+  fieldOf: Partial<Record<DroppableName, string>>;
   /** Inbound fields the representation does not carry: dropped when the format changes. */
   unmapped: string[];
 }
@@ -188,4 +217,10 @@ export function unsupportedOptions(
 /** An effort level for a thinking budget, for formats that take levels. */
 export function effortOfBudget(budget = 4096): "low" | "medium" | "high" {
   return budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
+}
+
+/** The effort of `reasoning` for formats that take levels, or undefined when it names none. */
+export function effortOf(reasoning: NeutralReasoning): ReasoningEffort | undefined {
+  if (reasoning.effort) return reasoning.effort;
+  return reasoning.budgetTokens !== undefined ? effortOfBudget(reasoning.budgetTokens) : undefined;
 }

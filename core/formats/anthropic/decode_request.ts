@@ -4,12 +4,14 @@ import {
   appendTurn,
   type NeutralMessage,
   type NeutralPart,
+  type NeutralReasoning,
   type NeutralRequest,
   type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   resultText,
 } from "../neutral.ts";
+import { signatureFrom } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -28,6 +30,8 @@ const READ = new Set([
   "stop_sequences",
   "metadata",
   "thinking",
+  "output_config",
+  "output_format",
 ]);
 
 /** Tools the messages API runs itself (web search, code execution, …): only on its own channels. */
@@ -73,7 +77,17 @@ function partOf(block: Json): NeutralPart | null {
         ...(block.is_error ? { isError: true } : {}),
       };
     case "thinking":
-      return { type: "reasoning", text: block.thinking ?? "", signature: block.signature };
+      return {
+        type: "reasoning",
+        text: block.thinking ?? "",
+        signature: signatureFrom(block.signature ?? "", { format: "anthropic" }),
+      };
+    case "redacted_thinking":
+      return {
+        type: "reasoning",
+        text: "",
+        signature: signatureFrom(block.data ?? "", { format: "anthropic", kind: "redacted" }),
+      };
     default:
       return null;
   }
@@ -108,6 +122,7 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     appendTurn(messages, { role, parts });
   }
   const { options, fieldOf } = optionsOf(body);
+  fieldOf.reasoningHistory = "messages[].content[type=thinking]";
   return {
     model: body.model,
     system,
@@ -117,7 +132,12 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     stream: body.stream === true,
     options,
     fieldOf,
-    unmapped: Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+    unmapped: [
+      ...Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+      ...Object.keys(body.output_config ?? {})
+        .filter((field) => field !== "effort" && field !== "format")
+        .map((field) => `output_config.${field}`),
+    ],
   };
 }
 
@@ -132,10 +152,33 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   if (body.tool_choice?.disable_parallel_tool_use) {
     set("parallelToolCalls", false, "tool_choice.disable_parallel_tool_use");
   }
-  if (body.thinking?.type === "enabled") {
-    set("reasoning", { budgetTokens: body.thinking.budget_tokens }, "thinking");
+  const reasoning = reasoningOf(body);
+  set("reasoning", reasoning, body.thinking ? "thinking" : "output_config.effort");
+  const format = body.output_config?.format ?? body.output_format;
+  if (format?.type === "json_schema" && format.schema) {
+    set(
+      "responseFormat",
+      { type: "json_schema", name: "response", schema: format.schema },
+      body.output_config?.format ? "output_config.format" : "output_format",
+    );
   }
   return { options, fieldOf };
+}
+
+const EFFORTS = new Set(["low", "medium", "high", "xhigh", "max"]);
+
+/** Extended thinking (a budget, or adaptive) and `output_config.effort`, or undefined. */
+function reasoningOf(body: Json): NeutralReasoning | undefined {
+  const thinking = body.thinking;
+  const effort = EFFORTS.has(body.output_config?.effort) ? body.output_config.effort : undefined;
+  const reasoning: NeutralReasoning = {};
+  if (thinking?.type === "enabled" && typeof thinking.budget_tokens === "number") {
+    reasoning.budgetTokens = thinking.budget_tokens;
+  } else if (thinking?.type === "adaptive") reasoning.adaptive = true;
+  else if (!effort) return undefined;
+  if (effort) reasoning.effort = effort;
+  if (thinking?.display === "omitted") reasoning.summary = "none";
+  return reasoning;
 }
 
 /** The tools the client runs: server tools stay with an anthropic upstream. */

@@ -4,6 +4,7 @@ import type { NeutralPart, NeutralResponse } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
 import { anthropicStop } from "./_stop.ts";
 import { anthropicUsage } from "./_usage.ts";
+import { signatureFrom } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -13,7 +14,17 @@ export function decodeAnthropicResponse(answer: Json): NeutralResponse {
   for (const block of answer?.content ?? []) {
     if (block?.type === "text") parts.push({ type: "text", text: block.text ?? "" });
     else if (block?.type === "thinking") {
-      parts.push({ type: "reasoning", text: block.thinking ?? "", signature: block.signature });
+      parts.push({
+        type: "reasoning",
+        text: block.thinking ?? "",
+        signature: signatureFrom(block.signature ?? "", { format: "anthropic" }),
+      });
+    } else if (block?.type === "redacted_thinking") {
+      parts.push({
+        type: "reasoning",
+        text: "",
+        signature: signatureFrom(block.data ?? "", { format: "anthropic", kind: "redacted" }),
+      });
     } else if (block?.type === "tool_use") {
       parts.push({
         type: "tool_call",

@@ -4,6 +4,7 @@ import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
 import { anthropicStop } from "./_stop.ts";
 import { anthropicUsage } from "./_usage.ts";
+import { signatureFrom } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -66,6 +67,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     if (block?.type === "thinking" && block.thinking) {
       return [{ type: "reasoning", text: block.thinking }];
     }
+    if (block?.type === "redacted_thinking" && block.data) {
+      const signature = signatureFrom(block.data, { format: "anthropic", kind: "redacted" })!;
+      return [{ type: "reasoning_signature", signature }];
+    }
     return [];
   }
 
@@ -76,8 +81,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         return delta.text ? [{ type: "text", text: delta.text }] : [];
       case "thinking_delta":
         return delta.thinking ? [{ type: "reasoning", text: delta.thinking }] : [];
-      case "signature_delta":
-        return [{ type: "reasoning_signature", signature: delta.signature }];
+      case "signature_delta": {
+        const signature = signatureFrom(delta.signature ?? "", { format: "anthropic" });
+        return signature ? [{ type: "reasoning_signature", signature }] : [];
+      }
       case "input_json_delta":
         return this.#onInputJson(delta, payload);
       default:

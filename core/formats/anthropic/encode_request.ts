@@ -2,12 +2,14 @@
 
 import {
   argumentsObject,
+  type DroppableName,
   type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type OptionName,
   unsupportedOptions,
 } from "../neutral.ts";
+import { signatureFor } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -21,9 +23,28 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "user",
   "parallelToolCalls",
   "reasoning",
+  "responseFormat",
+  "replayableReasoning",
 ]);
 
-const BUDGET_BY_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384 };
+const BUDGET_BY_EFFORT = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16384,
+  xhigh: 32768,
+  max: 65536,
+};
+
+/** `output_config.effort` levels for the neutral ones. */
+const ANTHROPIC_EFFORT = {
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+  max: "max",
+} as const;
 
 function blockOf(part: NeutralPart): Json | null {
   switch (part.type) {
@@ -50,11 +71,14 @@ function blockOf(part: NeutralPart): Json | null {
         content: part.content,
         ...(part.isError ? { is_error: true } : {}),
       };
-    case "reasoning":
-      // Only the upstream's own signed thinking can be sent back.
-      return part.signature
-        ? { type: "thinking", thinking: part.text, signature: part.signature }
-        : null;
+    case "reasoning": {
+      // Only Anthropic's own signed thinking can be sent back, exactly as it came.
+      const signed = signatureFor(part.signature, "anthropic");
+      if (!signed) return null;
+      return signed.kind === "redacted"
+        ? { type: "redacted_thinking", data: signed.value }
+        : { type: "thinking", thinking: part.text, signature: signed.value };
+    }
   }
 }
 
@@ -62,10 +86,10 @@ function blockOf(part: NeutralPart): Json | null {
 export function encodeAnthropicRequest(
   request: NeutralRequest,
   { model, defaultMaxTokens }: { model: string; defaultMaxTokens: number },
-): { body: Json; ignored: OptionName[] } {
-  const messages = messagesOf(request);
+): { body: Json; ignored: DroppableName[] } {
   const o = request.options;
-  const ignored = unsupportedOptions(o, SUPPORTED);
+  const ignored: DroppableName[] = unsupportedOptions(o, SUPPORTED);
+  const messages = messagesOf(request, ignored);
   const body: Json = {
     model,
     max_tokens: o.maxOutputTokens ?? defaultMaxTokens,
@@ -85,12 +109,13 @@ export function encodeAnthropicRequest(
     body.tool_choice = toolChoiceFor(choice, o.parallelToolCalls);
   }
   setThinking(body, o, ignored);
+  setOutputConfig(body, o, ignored);
   if (o.stop) body.stop_sequences = o.stop;
   if (o.user !== undefined) body.metadata = { user_id: o.user };
   return { body, ignored };
 }
 
-function messagesOf(request: NeutralRequest): Json[] {
+function messagesOf(request: NeutralRequest, ignored: DroppableName[]): Json[] {
   const messages: Json[] = [];
   for (const message of request.messages) {
     // The API wants tool results first in a user turn.
@@ -101,6 +126,13 @@ function messagesOf(request: NeutralRequest): Json[] {
       ]
       : message.parts;
     const content = ordered.map(blockOf).filter((block) => block !== null);
+    if (
+      ordered.some((part) =>
+        part.type === "reasoning" && !signatureFor(part.signature, "anthropic")
+      )
+    ) {
+      if (!ignored.includes("reasoningHistory")) ignored.push("reasoningHistory");
+    }
     if (content.length) messages.push({ role: message.role, content });
   }
   return messages;
@@ -122,21 +154,46 @@ function toolChoiceFor(
     : type;
 }
 
-/** Extended thinking within `max_tokens`, and the sampling options it allows. */
-function setThinking(body: Json, o: NeutralOptions, ignored: OptionName[]): void {
+/**
+ * Extended thinking within `max_tokens`, and the sampling options it allows. Adaptive thinking
+ * stays adaptive; an effort or a budget becomes a budget (every thinking model takes one); effort
+ * "none" is Anthropic's default, no thinking.
+ */
+function setThinking(body: Json, o: NeutralOptions, ignored: DroppableName[]): void {
   let thinking = false;
-  if (o.reasoning) {
-    const budget = o.reasoning.budgetTokens ?? BUDGET_BY_EFFORT[o.reasoning.effort ?? "medium"];
+  const reasoning = o.reasoning;
+  if (reasoning?.adaptive) {
+    body.thinking = { type: "adaptive" };
+    thinking = true;
+  } else if (reasoning && reasoning.effort !== "none") {
+    const budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
     const fitted = Math.min(budget, body.max_tokens - 1);
     if (fitted >= 1024) {
       body.thinking = { type: "enabled", budget_tokens: fitted };
       thinking = true;
     } else ignored.push("reasoning");
   }
+  if (thinking && reasoning?.summary === "none") body.thinking.display = "omitted";
   // Extended thinking refuses sampling changes; they are dropped then.
   if (o.temperature !== undefined) {
     thinking ? ignored.push("temperature") : body.temperature = o.temperature;
   }
   if (o.topP !== undefined) thinking ? ignored.push("topP") : body.top_p = o.topP;
   if (o.topK !== undefined) thinking ? ignored.push("topK") : body.top_k = o.topK;
+}
+
+/**
+ * Structured output (`output_config.format`: Anthropic has no bare JSON mode, so `json_object`
+ * is dropped) and, with adaptive thinking, its effort level.
+ */
+function setOutputConfig(body: Json, o: NeutralOptions, ignored: DroppableName[]): void {
+  const config: Json = {};
+  const effort = o.reasoning?.effort;
+  if (o.reasoning?.adaptive && effort && effort !== "none") {
+    config.effort = ANTHROPIC_EFFORT[effort];
+  }
+  if (o.responseFormat?.type === "json_schema") {
+    config.format = { type: "json_schema", schema: o.responseFormat.schema };
+  } else if (o.responseFormat) ignored.push("responseFormat");
+  if (Object.keys(config).length) body.output_config = config;
 }

@@ -112,10 +112,14 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     return out + this.#delta({ type: "thinking_delta", thinking: event.text });
   }
 
+  /** A signature ends its thinking block; one that comes alone gets an empty block of its own. */
   #onReasoningSignature(event: Event<"reasoning_signature">): string {
-    return this.#open?.kind === "thinking"
-      ? this.#delta({ type: "signature_delta", signature: event.signature })
-      : "";
+    let out = this.#start();
+    if (this.#open?.kind !== "thinking") {
+      out += this.#openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
+    }
+    return out + this.#delta({ type: "signature_delta", signature: event.signature }) +
+      this.#close();
   }
 
   #onToolCall(event: Event<"tool_call">): string {

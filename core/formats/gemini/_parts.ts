@@ -1,21 +1,40 @@
 /** A candidate's generate-content parts in neutral terms. */
 
 import type { NeutralPart } from "../neutral.ts";
+import { signatureFrom } from "../signature.ts";
 import { newCallId } from "./_ids.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
+/** A thought part as neutral reasoning, its signature labelled. */
+export function thoughtOf(part: Json): NeutralPart {
+  return {
+    type: "reasoning",
+    text: part.text ?? "",
+    signature: signatureFrom(part.thoughtSignature ?? "", { format: "gemini" }),
+  };
+}
+
+/**
+ * The thought signature Gemini put on a part that is not a thought (a function call, a text), as
+ * a reasoning part of its own to go before it: formats other than Gemini have no place for a
+ * signature on a call, and Gemini wants it back on the same part (encode_request.ts puts it there).
+ */
+export function signatureBefore(part: Json): NeutralPart | undefined {
+  if (part?.thought || !part?.thoughtSignature) return undefined;
+  const signature = signatureFrom(part.thoughtSignature, { format: "gemini" });
+  return signature ? { type: "reasoning", text: "", signature } : undefined;
+}
+
 /** The neutral parts of one candidate's parts. */
 export function geminiParts(parts: Json[]): NeutralPart[] {
   const out: NeutralPart[] = [];
   for (const part of parts ?? []) {
+    const signature = signatureBefore(part);
+    if (signature) out.push(signature);
     if (typeof part?.text === "string") {
-      out.push(
-        part.thought
-          ? { type: "reasoning", text: part.text, signature: part.thoughtSignature }
-          : { type: "text", text: part.text },
-      );
+      out.push(part.thought ? thoughtOf(part) : { type: "text", text: part.text });
     } else if (part?.functionCall) {
       out.push({
         type: "tool_call",

@@ -4,12 +4,14 @@ import {
   appendTurn,
   type NeutralMessage,
   type NeutralPart,
+  type NeutralReasoning,
   type NeutralRequest,
   type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   resultText,
 } from "../neutral.ts";
+import { signatureBefore, thoughtOf } from "./_parts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -81,6 +83,7 @@ export function decodeGeminiRequest(
     : [];
   const messages = turnsOf(body);
   const { options, fieldOf } = optionsOf(body);
+  fieldOf.reasoningHistory = "contents[].parts[thought]";
   return {
     model,
     system,
@@ -104,6 +107,8 @@ function turnsOf(body: Json): NeutralMessage[] {
     const role = content.role === "model" ? "assistant" : "user";
     const parts: NeutralPart[] = [];
     for (const part of content.parts ?? []) {
+      const signature = signatureBefore(part);
+      if (signature) parts.push(signature);
       const neutral = partOf(part, calls);
       if (neutral) parts.push(neutral);
     }
@@ -114,9 +119,7 @@ function turnsOf(body: Json): NeutralMessage[] {
 
 function partOf(part: Json, calls: Call[]): NeutralPart | undefined {
   if (typeof part.text === "string") {
-    return part.thought
-      ? { type: "reasoning", text: part.text, signature: part.thoughtSignature }
-      : { type: "text", text: part.text };
+    return part.thought ? thoughtOf(part) : { type: "text", text: part.text };
   }
   if (part.inlineData) {
     return { type: "image", mimeType: part.inlineData.mimeType, data: part.inlineData.data };
@@ -165,14 +168,7 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   set("seed", config.seed, "seed");
   set("presencePenalty", config.presencePenalty, "presencePenalty");
   set("frequencyPenalty", config.frequencyPenalty, "frequencyPenalty");
-  const thinking = config.thinkingConfig;
-  if (thinking && (thinking.thinkingBudget ?? 1) !== 0) {
-    const level = thinking.thinkingLevel?.toLowerCase();
-    set("reasoning", {
-      ...(thinking.thinkingBudget > 0 ? { budgetTokens: thinking.thinkingBudget } : {}),
-      ...(level === "low" || level === "medium" || level === "high" ? { effort: level } : {}),
-    }, "thinkingConfig");
-  }
+  set("reasoning", reasoningOf(config.thinkingConfig), "thinkingConfig");
   const schema = config.responseJsonSchema ?? config.responseSchema;
   if (config.responseMimeType === "application/json") {
     set(
@@ -184,6 +180,26 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
     );
   }
   return { options, fieldOf };
+}
+
+const LEVELS = new Set(["minimal", "low", "medium", "high"]);
+
+/**
+ * `thinkingConfig` as reasoning: a budget (-1 is the model's own choice), a level, and whether
+ * thoughts come back. A budget of 0 turns thinking off, Gemini's own business: nothing to carry.
+ */
+function reasoningOf(thinking: Json): NeutralReasoning | undefined {
+  if (!thinking || typeof thinking !== "object" || thinking.thinkingBudget === 0) return undefined;
+  const reasoning: NeutralReasoning = {};
+  const budget = thinking.thinkingBudget;
+  if (typeof budget === "number" && budget > 0) reasoning.budgetTokens = budget;
+  if (budget === -1) reasoning.adaptive = true;
+  const level = String(thinking.thinkingLevel ?? "").toLowerCase();
+  if (LEVELS.has(level)) reasoning.effort = level as NeutralReasoning["effort"];
+  if (typeof thinking.includeThoughts === "boolean") {
+    reasoning.summary = thinking.includeThoughts ? "auto" : "none";
+  }
+  return reasoning;
 }
 
 /** Function declarations only: built-in tools stay with a gemini upstream. */

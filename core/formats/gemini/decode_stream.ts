@@ -54,6 +54,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
         break;
       case "reasoning":
         if (part.text) events.push({ type: "reasoning", text: part.text });
+        // A signature without text belongs to the part after it: that order is kept.
         if (part.signature) events.push({ type: "reasoning_signature", signature: part.signature });
         break;
       case "tool_call":

@@ -2,12 +2,14 @@
 
 import {
   argumentsObject,
+  type DroppableName,
   type NeutralOptions,
   type NeutralPart,
   type NeutralRequest,
   type OptionName,
   unsupportedOptions,
 } from "../neutral.ts";
+import { signatureFor } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -18,7 +20,14 @@ type Json = any;
  */
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
 
-const BUDGET_BY_EFFORT = { minimal: 512, low: 2048, medium: 8192, high: 24576 };
+const BUDGET_BY_EFFORT = {
+  minimal: 512,
+  low: 2048,
+  medium: 8192,
+  high: 24576,
+  xhigh: 24576,
+  max: 24576,
+};
 
 const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "maxOutputTokens",
@@ -31,14 +40,16 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "frequencyPenalty",
   "reasoning",
   "responseFormat",
+  "replayableReasoning",
 ]);
 
 /** The generate-content body for `request` (the model goes in the URL, not the body). */
 export function encodeGeminiRequest(
   request: NeutralRequest,
-): { body: Json; ignored: OptionName[] } {
-  const contents = contentsOf(request);
+): { body: Json; ignored: DroppableName[] } {
   const o = request.options;
+  const ignored: DroppableName[] = unsupportedOptions(o, SUPPORTED);
+  const contents = contentsOf(request, ignored);
   const body: Json = { contents };
   if (request.system.length) {
     body.systemInstruction = { parts: [{ text: request.system.join("\n\n") }] };
@@ -62,12 +73,15 @@ export function encodeGeminiRequest(
   }
   const config = generationConfigOf(o);
   if (Object.keys(config).length) body.generationConfig = config;
-  const ignored = unsupportedOptions(o, SUPPORTED);
   return { body, ignored };
 }
 
-/** The turns as contents; a function response names its call, found by the call's id. */
-function contentsOf(request: NeutralRequest): Json[] {
+/**
+ * The turns as contents; a function response names its call, found by the call's id. A Gemini
+ * signature that stood alone goes back on the part after it; other reasoning of the history
+ * (unsigned, or another provider's) is dropped and named.
+ */
+function contentsOf(request: NeutralRequest, ignored: DroppableName[]): Json[] {
   const names = new Map<string, string>();
   for (const message of request.messages) {
     for (const part of message.parts) if (part.type === "tool_call") names.set(part.id, part.name);
@@ -75,9 +89,21 @@ function contentsOf(request: NeutralRequest): Json[] {
   const contents: Json[] = [];
   for (const message of request.messages) {
     const parts: Json[] = [];
+    let pending: string | undefined;
     for (const part of message.parts) {
+      if (part.type === "reasoning") {
+        const signed = signatureFor(part.signature, "gemini");
+        if (!signed) {
+          if (!ignored.includes("reasoningHistory")) ignored.push("reasoningHistory");
+        } else if (part.text) {
+          parts.push({ text: part.text, thought: true, thoughtSignature: signed.value });
+        } else pending = signed.value;
+        continue;
+      }
       const gemini = partOf(part, names);
-      if (gemini) parts.push(gemini);
+      if (!gemini) continue;
+      if (pending) gemini.thoughtSignature = pending, pending = undefined;
+      parts.push(gemini);
     }
     if (parts.length) {
       contents.push({ role: message.role === "assistant" ? "model" : "user", parts });
@@ -96,10 +122,7 @@ function partOf(part: NeutralPart, names: Map<string, string>): Json | undefined
     case "image_url":
       return { fileData: { fileUri: part.url } };
     case "reasoning":
-      // Only Gemini's own signed thoughts mean anything to it.
-      return part.signature
-        ? { text: part.text, thought: true, thoughtSignature: part.signature }
-        : undefined;
+      return undefined;
     case "tool_call":
       return {
         functionCall: { name: part.name, args: argumentsObject(part.arguments) },
@@ -125,10 +148,15 @@ function generationConfigOf(o: NeutralOptions): Json {
   if (o.seed !== undefined) config.seed = o.seed;
   if (o.presencePenalty !== undefined) config.presencePenalty = o.presencePenalty;
   if (o.frequencyPenalty !== undefined) config.frequencyPenalty = o.frequencyPenalty;
-  if (o.reasoning) {
+  const reasoning = o.reasoning;
+  // Effort "none": Gemini's default is left alone (some models cannot turn thinking off).
+  if (reasoning && reasoning.effort !== "none") {
     config.thinkingConfig = {
-      thinkingBudget: o.reasoning.budgetTokens ?? BUDGET_BY_EFFORT[o.reasoning.effort ?? "medium"],
-      includeThoughts: true,
+      thinkingBudget: reasoning.budgetTokens ??
+        (reasoning.adaptive && !reasoning.effort
+          ? -1
+          : BUDGET_BY_EFFORT[reasoning.effort ?? "medium"]),
+      includeThoughts: reasoning.summary !== "none",
     };
   }
   if (o.responseFormat) {

@@ -32,6 +32,9 @@ export class GeminiStreamEncoder implements StreamEncoder {
     },
     text: (event) => this.#onText(event),
     reasoning: (event) => this.#flushCalls() + this.#chunk([{ text: event.text, thought: true }]),
+    reasoning_signature: (event) =>
+      this.#flushCalls() +
+      this.#chunk([{ text: "", thought: true, thoughtSignature: event.signature }]),
     image: (event) =>
       this.#flushCalls() +
       this.#chunk([{ inlineData: { mimeType: event.mimeType, data: event.data } }]),

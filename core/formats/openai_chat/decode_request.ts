@@ -34,6 +34,8 @@ const READ = new Set([
   "response_format",
   "functions",
   "function_call",
+  "prompt_cache_key",
+  "prompt_cache_retention",
 ]);
 
 // deno-lint-ignore no-explicit-any
@@ -73,6 +75,7 @@ export function decodeChatRequest(body: Json): NeutralRequest {
   const { system, messages } = turnsOf(body);
   const { options, fieldOf } = optionsOf(body);
   const tools = toolsOf(body);
+  fieldOf.reasoningHistory = "messages[].reasoning_content";
   return {
     model: body.model,
     system,
@@ -171,12 +174,16 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
     set("responseFormat", { type: "json_object" }, "response_format");
   }
   if (format?.type === "json_schema" && format.json_schema?.schema) {
+    const { name, schema, strict } = format.json_schema;
     set("responseFormat", {
       type: "json_schema",
-      name: format.json_schema.name ?? "response",
-      schema: format.json_schema.schema,
+      name: name ?? "response",
+      schema,
+      ...(typeof strict === "boolean" ? { strict } : {}),
     }, "response_format");
   }
+  set("promptCacheKey", body.prompt_cache_key, "prompt_cache_key");
+  set("promptCacheRetention", body.prompt_cache_retention, "prompt_cache_retention");
   return { options, fieldOf };
 }
 

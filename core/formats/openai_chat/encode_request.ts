@@ -1,7 +1,8 @@
 /** Neutral requests as chat-completions bodies (pure). */
 
 import {
-  effortOfBudget,
+  type DroppableName,
+  effortOf,
   type NeutralMessage,
   type NeutralOptions,
   type NeutralPart,
@@ -43,13 +44,26 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "parallelToolCalls",
   "reasoning",
   "responseFormat",
+  "promptCacheKey",
+  "promptCacheRetention",
 ]);
+
+/** Levels chat completions takes (`max` is Anthropic's; the nearest is `xhigh`). */
+const CHAT_EFFORT = {
+  none: "none",
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+  max: "xhigh",
+} as const;
 
 /** The chat-completions body for `request` on an upstream that calls the model `model`. */
 export function encodeChatRequest(
   request: NeutralRequest,
   model: string,
-): { body: Json; ignored: OptionName[] } {
+): { body: Json; ignored: DroppableName[] } {
   const o = request.options;
   const body: Json = { model, messages: messagesOf(request) };
   if (request.stream) body.stream = true, body.stream_options = { include_usage: true };
@@ -66,7 +80,11 @@ export function encodeChatRequest(
       : { type: "function", function: { name: choice.name } };
   }
   setOptions(body, o, request.tools.length > 0);
-  const ignored = unsupportedOptions(o, SUPPORTED);
+  const ignored: DroppableName[] = unsupportedOptions(o, SUPPORTED);
+  // Chat completions has no place for reasoning of the history.
+  if (request.messages.some((message) => message.parts.some((part) => part.type === "reasoning"))) {
+    ignored.push("reasoningHistory");
+  }
   return { body, ignored };
 }
 
@@ -124,13 +142,19 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
   if (o.parallelToolCalls !== undefined && hasTools) {
     body.parallel_tool_calls = o.parallelToolCalls;
   }
-  if (o.reasoning) {
-    body.reasoning_effort = o.reasoning.effort ?? effortOfBudget(o.reasoning.budgetTokens);
-  }
-  if (o.responseFormat) {
-    body.response_format = o.responseFormat.type === "json_object" ? { type: "json_object" } : {
+  const effort = o.reasoning && effortOf(o.reasoning);
+  if (effort) body.reasoning_effort = CHAT_EFFORT[effort];
+  const format = o.responseFormat;
+  if (format) {
+    body.response_format = format.type === "json_object" ? { type: "json_object" } : {
       type: "json_schema",
-      json_schema: { name: o.responseFormat.name, schema: o.responseFormat.schema },
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+      },
     };
   }
+  if (o.promptCacheKey !== undefined) body.prompt_cache_key = o.promptCacheKey;
+  if (o.promptCacheRetention !== undefined) body.prompt_cache_retention = o.promptCacheRetention;
 }

@@ -1,6 +1,7 @@
 /** Responses-API output items in neutral terms. */
 
 import type { NeutralPart } from "../neutral.ts";
+import { signatureFrom } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -19,11 +20,10 @@ export function itemParts(item: Json): NeutralPart[] {
     case "reasoning": {
       const text = [...(item.summary ?? []), ...(item.content ?? [])]
         .map((part: Json) => part?.text ?? "").join("\n");
-      return [{
-        type: "reasoning",
-        text,
-        ...(item.encrypted_content ? { signature: item.encrypted_content } : {}),
-      }];
+      const signature = signatureFrom(item.encrypted_content ?? "", {
+        format: "openai-responses",
+      });
+      return [{ type: "reasoning", text, ...(signature ? { signature } : {}) }];
     }
     case "function_call":
       return [{

@@ -4,6 +4,7 @@ import {
   appendTurn,
   type NeutralMessage,
   type NeutralPart,
+  type NeutralReasoning,
   type NeutralRequest,
   type NeutralTool,
   type NeutralToolChoice,
@@ -11,6 +12,7 @@ import {
   parseDataUrl,
   resultText,
 } from "../neutral.ts";
+import { itemParts } from "./_item_parts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -31,6 +33,9 @@ const READ = new Set([
   "reasoning",
   "text",
   "store",
+  "include",
+  "prompt_cache_key",
+  "prompt_cache_retention",
 ]);
 
 /**
@@ -76,6 +81,7 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
   if (typeof body.instructions === "string" && body.instructions) system.push(body.instructions);
   const messages = turnsOf(body, system);
   const { options, fieldOf } = optionsOf(body);
+  fieldOf.reasoningHistory = "input[type=reasoning]";
   return {
     model: body.model,
     system,
@@ -85,10 +91,20 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
     stream: body.stream === true,
     options,
     fieldOf,
-    unmapped: Object.keys(body).filter((field) =>
-      !READ.has(field) && body[field] != null && field !== "store"
-    ),
+    unmapped: [
+      ...Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
+      ...Object.keys(body.text ?? {}).filter((field) => field !== "format")
+        .map((field) => `text.${field}`),
+      ...includesOf(body).filter((value) => value !== ENCRYPTED_REASONING)
+        .map((value) => `include[${value}]`),
+    ],
   };
+}
+
+const ENCRYPTED_REASONING = "reasoning.encrypted_content";
+
+function includesOf(body: Json): string[] {
+  return Array.isArray(body.include) ? body.include.map(String) : [];
 }
 
 /** The turns of the input items; system and developer messages go to `system`. */
@@ -134,17 +150,8 @@ function turnOf(type: unknown, item: Json): NeutralMessage | undefined {
         role: "user",
         parts: [{ type: "tool_result", callId: item.call_id, content: resultText(item.output) }],
       };
-    case "reasoning": {
-      const text = (item.summary ?? []).map((part: Json) => part?.text ?? "").join("\n");
-      return {
-        role: "assistant",
-        parts: [{
-          type: "reasoning",
-          text,
-          ...(item.encrypted_content ? { signature: item.encrypted_content } : {}),
-        }],
-      };
-    }
+    case "reasoning":
+      return { role: "assistant", parts: itemParts(item) };
     default:
       return undefined;
   }
@@ -157,7 +164,7 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   set("topP", body.top_p, "top_p");
   set("user", body.user ?? body.safety_identifier, body.user ? "user" : "safety_identifier");
   set("parallelToolCalls", body.parallel_tool_calls, "parallel_tool_calls");
-  if (body.reasoning?.effort) set("reasoning", { effort: body.reasoning.effort }, "reasoning");
+  set("reasoning", reasoningOf(body.reasoning), "reasoning");
   const format = body.text?.format;
   if (format?.type === "json_object") set("responseFormat", { type: "json_object" }, "text.format");
   if (format?.type === "json_schema" && format.schema) {
@@ -165,9 +172,27 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
       type: "json_schema",
       name: format.name ?? "response",
       schema: format.schema,
+      ...(typeof format.strict === "boolean" ? { strict: format.strict } : {}),
     }, "text.format");
   }
+  set("promptCacheKey", body.prompt_cache_key, "prompt_cache_key");
+  set("promptCacheRetention", body.prompt_cache_retention, "prompt_cache_retention");
+  if (includesOf(body).includes(ENCRYPTED_REASONING)) {
+    set("replayableReasoning", true, "include");
+  }
   return { options, fieldOf };
+}
+
+const SUMMARIES = new Set(["auto", "concise", "detailed"]);
+
+/** `reasoning: {effort, summary}`, or undefined when it asks for neither. */
+function reasoningOf(reasoning: Json): NeutralReasoning | undefined {
+  if (!reasoning || typeof reasoning !== "object") return undefined;
+  const out: NeutralReasoning = {};
+  if (typeof reasoning.effort === "string") out.effort = reasoning.effort;
+  const summary = reasoning.summary ?? reasoning.generate_summary;
+  if (SUMMARIES.has(summary)) out.summary = summary;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** Function tools only: built-in tools stay with a responses upstream. */

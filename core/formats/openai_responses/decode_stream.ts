@@ -1,6 +1,7 @@
 /** Upstream responses-API streams (typed events) as neutral events. */
 
 import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
+import { signatureFrom } from "../signature.ts";
 import { itemParts } from "./_item_parts.ts";
 import { responsesStop } from "./_stop.ts";
 import { responsesUsage } from "./_usage.ts";
@@ -94,7 +95,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       return [{ type: "tool_call", index: call.index, arguments: item.arguments }];
     }
     if (item?.type === "reasoning" && item.encrypted_content) {
-      return [{ type: "reasoning_signature", signature: item.encrypted_content }];
+      const signature = signatureFrom(item.encrypted_content, { format: "openai-responses" })!;
+      return [{ type: "reasoning_signature", signature }];
     }
     if (item?.type === "image_generation_call") {
       return itemParts(item).flatMap((part) =>

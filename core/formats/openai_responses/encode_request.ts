@@ -1,7 +1,8 @@
 /** Neutral requests as responses-API bodies (pure). */
 
 import {
-  effortOfBudget,
+  type DroppableName,
+  effortOf,
   type NeutralMessage,
   type NeutralOptions,
   type NeutralPart,
@@ -9,6 +10,7 @@ import {
   type OptionName,
   unsupportedOptions,
 } from "../neutral.ts";
+import { signatureFor } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -21,7 +23,21 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "parallelToolCalls",
   "reasoning",
   "responseFormat",
+  "promptCacheKey",
+  "promptCacheRetention",
+  "replayableReasoning",
 ]);
+
+/** Levels the responses API takes (`max` is Anthropic's; the nearest is `xhigh`). */
+const RESPONSES_EFFORT = {
+  none: "none",
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+  max: "xhigh",
+} as const;
 
 function contentOf(parts: NeutralPart[]): Json[] {
   const content: Json[] = [];
@@ -40,9 +56,10 @@ function contentOf(parts: NeutralPart[]): Json[] {
 export function encodeResponsesRequest(
   request: NeutralRequest,
   model: string,
-): { body: Json; ignored: OptionName[] } {
-  const input = inputOf(request);
+): { body: Json; ignored: DroppableName[] } {
   const o = request.options;
+  const ignored: DroppableName[] = unsupportedOptions(o, SUPPORTED);
+  const input = inputOf(request, ignored);
   const body: Json = { model, input, store: false };
   if (request.system.length) body.instructions = request.system.join("\n\n");
   if (request.stream) body.stream = true;
@@ -61,16 +78,19 @@ export function encodeResponsesRequest(
       : { type: "function", name: choice.name };
   }
   setOptions(body, o, request.tools.length > 0);
-  const ignored = unsupportedOptions(o, SUPPORTED);
+  // Nothing is stored upstream, so reasoning continues only through its encrypted content.
+  if (o.reasoning || o.replayableReasoning || input.some((item) => item.type === "reasoning")) {
+    body.include = ["reasoning.encrypted_content"];
+  }
   return { body, ignored };
 }
 
 /** The input items of the turns: tool results and calls are items of their own. */
-function inputOf(request: NeutralRequest): Json[] {
+function inputOf(request: NeutralRequest, ignored: DroppableName[]): Json[] {
   const input: Json[] = [];
   for (const message of request.messages) {
     if (message.role === "user") input.push(...userInput(message));
-    else input.push(...assistantInput(message));
+    else input.push(...assistantInput(message, ignored));
   }
   return input;
 }
@@ -87,9 +107,15 @@ function userInput(message: NeutralMessage): Json[] {
   return input;
 }
 
-function assistantInput(message: NeutralMessage): Json[] {
+function assistantInput(message: NeutralMessage, ignored: DroppableName[]): Json[] {
   const input: Json[] = [];
   for (const part of message.parts) {
+    if (part.type === "reasoning") {
+      const item = reasoningItem(part);
+      if (item) input.push(item);
+      else if (!ignored.includes("reasoningHistory")) ignored.push("reasoningHistory");
+      continue;
+    }
     if (part.type === "text") {
       input.push({ role: "assistant", content: [{ type: "output_text", text: part.text }] });
     } else if (part.type === "tool_call") {
@@ -100,9 +126,19 @@ function assistantInput(message: NeutralMessage): Json[] {
         arguments: part.arguments || "{}",
       });
     }
-    // Reasoning from another provider cannot be replayed: the upstream accepts only its own.
   }
   return input;
+}
+
+/** OpenAI's own encrypted reasoning, replayed (without an id: nothing is stored upstream). */
+function reasoningItem(part: Extract<NeutralPart, { type: "reasoning" }>): Json | undefined {
+  const signed = signatureFor(part.signature, "openai-responses");
+  if (!signed) return undefined;
+  return {
+    type: "reasoning",
+    summary: part.text ? [{ type: "summary_text", text: part.text }] : [],
+    encrypted_content: signed.value,
+  };
 }
 
 /** The generation options, each under its responses name. */
@@ -115,16 +151,23 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
     body.parallel_tool_calls = o.parallelToolCalls;
   }
   if (o.reasoning) {
+    const effort = effortOf(o.reasoning);
     body.reasoning = {
-      effort: o.reasoning.effort ?? effortOfBudget(o.reasoning.budgetTokens),
-      summary: "auto",
+      ...(effort ? { effort: RESPONSES_EFFORT[effort] } : {}),
+      ...(o.reasoning.summary !== "none" ? { summary: o.reasoning.summary ?? "auto" } : {}),
     };
   }
   if (o.responseFormat) {
+    const format = o.responseFormat;
     body.text = {
-      format: o.responseFormat.type === "json_object"
-        ? { type: "json_object" }
-        : { type: "json_schema", name: o.responseFormat.name, schema: o.responseFormat.schema },
+      format: format.type === "json_object" ? { type: "json_object" } : {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+      },
     };
   }
+  if (o.promptCacheKey !== undefined) body.prompt_cache_key = o.promptCacheKey;
+  if (o.promptCacheRetention !== undefined) body.prompt_cache_retention = o.promptCacheRetention;
 }

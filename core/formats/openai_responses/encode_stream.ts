@@ -193,9 +193,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     });
   }
 
+  /** A signature ends its reasoning item; one that comes alone gets an item of its own. */
   #onReasoningSignature(event: Event<"reasoning_signature">): string {
-    if (this.#reasoning) this.#reasoning.item.encrypted_content = event.signature;
-    return "";
+    let out = this.#start();
+    if (!this.#reasoning) out += this.#closeText() + this.#closeCalls() + this.#openReasoning();
+    this.#reasoning!.item.encrypted_content = event.signature;
+    return out + this.#closeReasoning();
   }
 
   #onToolCall(event: Event<"tool_call">): string {

@@ -202,7 +202,8 @@ const EXPECTED: Record<string, Summary> = {
     text: "",
     reasoning:
       "**Checking weather and time**\n\nThe user wants both for Paris; I will call the two tools.",
-    signatures: ["gAAAAABoobxDRkVjZGFzZGZhc2RmYXNkZmFzZGZhc2Rm-dq3JZ0xPb2Q9kA_h1U4iY2Fh=="],
+    // Labelled with their signer (core/formats/signature.ts).
+    signatures: ["gwsig1ORgAAAAABoobxDRkVjZGFzZGZhc2RmYXNkZmFzZGZhc2Rm-dq3JZ0xPb2Q9kA_h1U4iY2Fh=="],
     toolCalls: [
       {
         id: "call_Qm4tB8xR2vN6yK1pL9sD3fGh",
@@ -267,7 +268,7 @@ const EXPECTED: Record<string, Summary> = {
       "1071 = 2 × 462 + 147\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\n" +
       "The remainder is 0, so GCD(1071, 462) = 21.",
     signatures: [
-      "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+TqyMQ8F6gnYsaDbfT0x0zq8A==",
+      "gwsig1ANEqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+TqyMQ8F6gnYsaDbfT0x0zq8A==",
     ],
     toolCalls: [],
     stop: "stop",
@@ -301,7 +302,8 @@ const EXPECTED: Record<string, Summary> = {
     text: "Ich schaue nach…",
     reasoning: "**Planning the tool calls**\n\n" +
       "The user wants the weather and the time in Paris. I should call both functions.",
-    signatures: [],
+    // The first call's thought signature, kept (it goes back on that call next turn).
+    signatures: ["gwsig1GECiQB0e2Kb5VqVn1mJ3p8Vd6rXgq9cQ2oBs1d4cE7fF8gH9iJ0k="],
     // Gemini sends calls without ids; the gateway makes them up (normalized above).
     toolCalls: [
       { id: "<generated 0>", ...weather('{"location":"Paris, France","unit":"celsius"}') },

@@ -1,0 +1,66 @@
+/**
+ * Reasoning signatures with their signer. A provider accepts back only proof it signed itself
+ * (Anthropic's thinking signature, Gemini's thought signature, OpenAI's encrypted reasoning), so a
+ * signature that reaches a client of another format carries a short prefix naming its signer:
+ * when the client replays its history, the signature goes back only to an upstream of that
+ * provider, unchanged, and every other upstream drops it and names it. The prefix uses base64
+ * characters only, so the value stays valid base64 for clients that check. A signature without
+ * the prefix was signed by the provider of the format it arrived in.
+ */
+
+import type { TextFormat } from "./neutral.ts";
+
+export type Signer = "anthropic" | "gemini" | "openai-responses";
+
+/** What a signature proves: Anthropic's redacted thinking is a block of its own. */
+export type SignatureKind = "thinking" | "redacted";
+
+const PREFIX = "gwsig1";
+
+const CODE_OF: Record<`${Signer}/${SignatureKind}`, string> = {
+  "anthropic/thinking": "AN",
+  "anthropic/redacted": "AR",
+  "gemini/thinking": "GE",
+  "gemini/redacted": "GE",
+  "openai-responses/thinking": "OR",
+  "openai-responses/redacted": "OR",
+};
+
+const SIGNED_BY: Record<string, { signer: Signer; kind: SignatureKind }> = {
+  AN: { signer: "anthropic", kind: "thinking" },
+  AR: { signer: "anthropic", kind: "redacted" },
+  GE: { signer: "gemini", kind: "thinking" },
+  OR: { signer: "openai-responses", kind: "thinking" },
+};
+
+/**
+ * A signature as it arrived in `format` (from an upstream or a client's history), in the
+ * neutral form: one the gateway labelled keeps its label; a bare one is the format's own.
+ */
+export function signatureFrom(
+  raw: string,
+  { format, kind = "thinking" }: { format: TextFormat; kind?: SignatureKind },
+): string | undefined {
+  if (!raw) return undefined;
+  if (signedBy(raw)) return raw;
+  if (format === "openai-chat") return undefined;
+  return PREFIX + CODE_OF[`${format}/${kind}`] + raw;
+}
+
+/** The signer and the provider's own value of a neutral signature, or undefined when unlabelled. */
+export function signedBy(
+  signature: string,
+): { signer: Signer; kind: SignatureKind; value: string } | undefined {
+  if (!signature.startsWith(PREFIX)) return undefined;
+  const found = SIGNED_BY[signature.slice(PREFIX.length, PREFIX.length + 2)];
+  return found && { ...found, value: signature.slice(PREFIX.length + 2) };
+}
+
+/** The provider's own value of `signature` when `format` signed it, else undefined. */
+export function signatureFor(
+  signature: string | undefined,
+  format: TextFormat,
+): { value: string; kind: SignatureKind } | undefined {
+  const signed = signature ? signedBy(signature) : undefined;
+  return signed?.signer === format ? { value: signed.value, kind: signed.kind } : undefined;
+}
