@@ -123,7 +123,11 @@ export type NeutralEvent =
   | { type: "start"; id: string; model: string }
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string }
-  | { type: "reasoning_signature"; signature: string }
+  /**
+   * The signature of the reasoning just streamed, or with `standalone` one of its own (redacted
+   * thinking, a Gemini call's signature) that must not be joined to that reasoning.
+   */
+  | { type: "reasoning_signature"; signature: string; standalone?: boolean }
   /** `index` counts tool calls from 0; the first event of a call carries `id` and `name`. */
   | { type: "tool_call"; index: number; id?: string; name?: string; arguments: string }
   | { type: "image"; mimeType: string; data: string }

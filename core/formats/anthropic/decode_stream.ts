@@ -69,7 +69,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }
     if (block?.type === "redacted_thinking" && block.data) {
       const signature = signatureFrom(block.data, { format: "anthropic", kind: "redacted" })!;
-      return [{ type: "reasoning_signature", signature }];
+      return [{ type: "reasoning_signature", signature, standalone: true }];
     }
     return [];
   }

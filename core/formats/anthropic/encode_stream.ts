@@ -115,7 +115,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   /** A signature ends its thinking block; one that comes alone gets an empty block of its own. */
   #onReasoningSignature(event: Event<"reasoning_signature">): string {
     let out = this.#start();
-    if (this.#open?.kind !== "thinking") {
+    if (this.#open?.kind !== "thinking" || event.standalone) {
       out += this.#openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
     }
     return out + this.#delta({ type: "signature_delta", signature: event.signature }) +

@@ -11,6 +11,7 @@ import {
   optionRecorder,
   resultText,
 } from "../neutral.ts";
+import { signedBy } from "../signature.ts";
 import { signatureBefore, thoughtOf } from "./_parts.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -112,9 +113,33 @@ function turnsOf(body: Json): NeutralMessage[] {
       const neutral = partOf(part, calls);
       if (neutral) parts.push(neutral);
     }
-    appendTurn(messages, { role, parts });
+    appendTurn(messages, { role, parts: joinStreamedThoughts(parts) });
   }
   return messages;
+}
+
+/**
+ * A Gemini client keeps a streamed answer as it came: another provider's thinking as thought
+ * parts and then its signature in a part of its own (encode_stream.ts). That provider needs the
+ * thinking whole with its signature, so the pieces are joined back.
+ */
+function joinStreamedThoughts(parts: NeutralPart[]): NeutralPart[] {
+  const out: NeutralPart[] = [];
+  let unsigned: Array<{ text: string }> = [];
+  for (const part of parts) {
+    const signature = part.type === "reasoning" && !part.text ? part.signature : undefined;
+    const signer = signature ? signedBy(signature) : undefined;
+    const foreign = signer && signer.signer !== "gemini" && signer.kind !== "redacted";
+    if (foreign && unsigned.length) {
+      out.splice(out.length - unsigned.length, unsigned.length, {
+        type: "reasoning",
+        text: unsigned.map((piece) => piece.text).join(""),
+        signature,
+      });
+    } else out.push(part);
+    unsigned = part.type === "reasoning" && !part.signature ? [...unsigned, part] : [];
+  }
+  return out;
 }
 
 function partOf(part: Json, calls: Call[]): NeutralPart | undefined {

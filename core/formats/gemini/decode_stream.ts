@@ -54,8 +54,14 @@ export class GeminiStreamDecoder implements StreamDecoder {
         break;
       case "reasoning":
         if (part.text) events.push({ type: "reasoning", text: part.text });
-        // A signature without text belongs to the part after it: that order is kept.
-        if (part.signature) events.push({ type: "reasoning_signature", signature: part.signature });
+        // A signature without text belongs to the part after it, not to the thoughts before.
+        if (part.signature) {
+          events.push({
+            type: "reasoning_signature",
+            signature: part.signature,
+            ...(part.text ? {} : { standalone: true }),
+          });
+        }
         break;
       case "tool_call":
         events.push({

@@ -196,6 +196,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** A signature ends its reasoning item; one that comes alone gets an item of its own. */
   #onReasoningSignature(event: Event<"reasoning_signature">): string {
     let out = this.#start();
+    if (event.standalone) out += this.#closeReasoning();
     if (!this.#reasoning) out += this.#closeText() + this.#closeCalls() + this.#openReasoning();
     this.#reasoning!.item.encrypted_content = event.signature;
     return out + this.#closeReasoning();
