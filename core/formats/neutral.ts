@@ -220,7 +220,7 @@ export function unsupportedOptions(
 
 /** An effort level for a thinking budget, for formats that take levels. */
 export function effortOfBudget(budget = 4096): "low" | "medium" | "high" {
-  return budget < 2048 ? "low" : budget < 8192 ? "medium" : "high";
+  return budget <= 2048 ? "low" : budget <= 8192 ? "medium" : "high";
 }
 
 /** The effort of `reasoning` for formats that take levels, or undefined when it names none. */

@@ -153,12 +153,18 @@ export interface TextSetup extends TextGatewaySetup {
   count(type: TextChannelType): number;
 }
 
-export async function setupText(options: { balance?: number } = {}): Promise<TextSetup> {
+/** `cachedTokens` (default CACHED_TOKENS): what each simulator reports read from its cache. */
+export async function setupText(
+  options: { balance?: number; cachedTokens?: number; cacheWriteTokens?: number } = {},
+): Promise<TextSetup> {
   await using stack = new AsyncDisposableStack();
-  const chat = stack.use(startOpenAIChatUpstream({ cachedTokens: CACHED_TOKENS }));
-  const responses = stack.use(startOpenAIResponsesUpstream({ cachedTokens: CACHED_TOKENS }));
-  const anthropic = stack.use(startAnthropicUpstream({ cachedTokens: CACHED_TOKENS }));
-  const gemini = stack.use(startGeminiUpstream({ cachedTokens: CACHED_TOKENS }));
+  const cachedTokens = options.cachedTokens ?? CACHED_TOKENS;
+  const chat = stack.use(startOpenAIChatUpstream({ cachedTokens }));
+  const responses = stack.use(startOpenAIResponsesUpstream({ cachedTokens }));
+  const anthropic = stack.use(
+    startAnthropicUpstream({ cachedTokens, cacheWriteTokens: options.cacheWriteTokens }),
+  );
+  const gemini = stack.use(startGeminiUpstream({ cachedTokens }));
   const channels = ([
     ["openai", chat.baseUrl, "sk-upstream-test"],
     ["openai-responses", responses.baseUrl, "sk-upstream-test"],

@@ -3,8 +3,10 @@
  * It checks requests as the real API does (a role other than user/assistant, a missing
  * max_tokens, an empty text block, a tool_result that answers no tool_use of the turn before or
  * that is not first in its turn, thinking with a budget under 1,024 or at max_tokens, sampling
- * changes with thinking: 400 invalid_request_error) and answers in its shape: content blocks,
- * thinking with a signature, tool_use, cache usage apart from input_tokens. Streams name every
+ * changes with thinking, a thinking block whose signature is not the one it gave that text, or,
+ * with thinking on, a last assistant turn of tool calls that does not start with its thinking:
+ * 400 invalid_request_error) and answers in its shape: content blocks, thinking with a signature,
+ * tool_use, cache usage apart from input_tokens. Streams name every
  * event, open and close blocks in order, send tool input as input_json_delta fragments and
  * usage in message_start and message_delta. Faults: error statuses (529 overloaded included),
  * an `event: error` mid-stream, a connection dropped mid-stream, malformed JSON.
@@ -34,6 +36,8 @@ export interface AnthropicRecordedRequest {
 export interface AnthropicUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
+  /** Input tokens reported as written to the cache (`cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
   chunkDelayMs?: number;
 }
 
@@ -69,6 +73,11 @@ function anthropicError(
   return Response.json({ type: "error", error: { type, message }, request_id: "req_sim" }, {
     status,
   });
+}
+
+/** The simulator's signature of a thinking text: a replayed block must carry exactly this. */
+export function anthropicSignature(thinking: string): string {
+  return `sig_${btoa(encodeURIComponent(thinking))}`;
 }
 
 function blocks(content: Json): Json[] {
@@ -134,6 +143,14 @@ function read(body: Json): ScriptInput | string {
           if (message.role !== "assistant" || !block.signature) {
             return `messages.${index}: thinking blocks need a signature`;
           }
+          if (block.signature !== anthropicSignature(block.thinking ?? "")) {
+            return `messages.${index}.content: Invalid \`signature\` in \`thinking\` block`;
+          }
+          break;
+        case "redacted_thinking":
+          if (message.role !== "assistant" || typeof block.data !== "string" || !block.data) {
+            return `messages.${index}: redacted_thinking.data: Field required`;
+          }
           break;
         default:
           return `messages.${index}: unknown content block type ${block.type}`;
@@ -142,6 +159,16 @@ function read(body: Json): ScriptInput | string {
     previousToolUses = toolUses;
   }
   const thinking = body.thinking?.type === "enabled";
+  const lastAssistant = body.messages.findLast((message: Json) => message.role === "assistant");
+  const lastTurn = lastAssistant ? blocks(lastAssistant.content) : [];
+  if (
+    thinking && lastTurn.some((block: Json) => block.type === "tool_use") &&
+    !["thinking", "redacted_thinking"].includes(lastTurn[0]?.type)
+  ) {
+    return `messages.${body.messages.lastIndexOf(lastAssistant)}.content.0.type: Expected ` +
+      "`thinking` or `redacted_thinking`, but found `" + lastTurn[0]?.type + "`. When " +
+      "`thinking` is enabled, a final `assistant` message must start with a thinking block.";
+  }
   if (thinking) {
     const budget = body.thinking.budget_tokens;
     if (!(budget >= 1024)) {
@@ -238,10 +265,15 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     }
     const answer = script(facts, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
-    const signature = `sig_${btoa(answer.reasoning).slice(0, 16)}`;
+    const signature = anthropicSignature(answer.reasoning);
+    // Reads and writes of the cache are counted apart from input_tokens, as the API does.
+    const written = Math.min(
+      options.cacheWriteTokens ?? 0,
+      answer.usage.input - answer.usage.cached,
+    );
     const usage = {
-      input_tokens: answer.usage.input - answer.usage.cached,
-      cache_creation_input_tokens: 0,
+      input_tokens: answer.usage.input - answer.usage.cached - written,
+      cache_creation_input_tokens: written,
       cache_read_input_tokens: answer.usage.cached,
       output_tokens: answer.usage.output,
     };

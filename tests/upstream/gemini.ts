@@ -3,7 +3,10 @@
  * now. It answers like the real API: image parts as `inlineData` (a short text part first when
  * TEXT is among the response modalities), `usageMetadata` with per-modality details, errors in
  * Google's envelope, SSE as bare `data:` blocks without a terminator. It can misbehave: error
- * statuses, a hang, malformed JSON, a refusal to draw (text only), a blocked prompt.
+ * statuses, a hang, malformed JSON, a refusal to draw (text only), a blocked prompt. Text
+ * answers sign thoughts and, as Gemini 3 does, the first function call of a turn with a
+ * `thoughtSignature`; a replayed part carrying a signature the simulator did not give that part
+ * (other than Google's documented skip value) is refused, as the real API refuses it.
  *
  * Answers are built as an `AnswerPlan` (one function per answer kind) and rendered either whole
  * (generateContent) or as stream blocks (streamGenerateContent), so new kinds — richer text,
@@ -250,14 +253,21 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const answer = script(facts.text, options.cachedTokens);
     const groups: Part[][] = [];
     if (answer.reasoning) {
-      groups.push([{ text: answer.reasoning, thought: true, thoughtSignature: "c2lnbmF0dXJl" }]);
+      groups.push([{
+        text: answer.reasoning,
+        thought: true,
+        thoughtSignature: GEMINI_THOUGHT_SIGNATURE,
+      }]);
     }
     for (let i = 0; i < answer.text.length; i += 5) {
       groups.push([{ text: answer.text.slice(i, i + 5) }]);
     }
     if (answer.calls.length) {
       groups.push(
-        answer.calls.map((call) => ({ functionCall: { name: call.name, args: call.args } })),
+        answer.calls.map((call, index) => ({
+          functionCall: { name: call.name, args: call.args },
+          ...(index === 0 ? { thoughtSignature: geminiCallSignature(call.name) } : {}),
+        })),
       );
     }
     return {
@@ -421,6 +431,25 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
   return state;
 }
 
+/** The signature the simulator gives its thoughts. */
+export const GEMINI_THOUGHT_SIGNATURE = "c2lnbmF0dXJl";
+
+/** The signature the simulator gives the first function call of a turn, by the call's name. */
+export function geminiCallSignature(name: string): string {
+  return btoa(`call:${name}`);
+}
+
+const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+/** Whether a replayed part's thought signature is one the simulator gave that part. */
+function signatureValid(part: Part): boolean {
+  const signature = part.thoughtSignature;
+  if (signature === undefined || signature === SKIP_SIGNATURE) return true;
+  const call = part.functionCall as { name?: string } | undefined;
+  if (call) return signature === geminiCallSignature(call.name ?? "");
+  return signature === GEMINI_THOUGHT_SIGNATURE;
+}
+
 /** Reads and checks a GenerateContentRequest; a string is the INVALID_ARGUMENT message. */
 function readRequest(model: string, body: Record<string, unknown>): RequestFacts | string {
   const contents = body.contents as Content[] | undefined;
@@ -435,6 +464,9 @@ function readRequest(model: string, body: Record<string, unknown>): RequestFacts
       return `Please use a valid role: user, model.`;
     }
     for (const part of content.parts) {
+      if (!signatureValid(part)) {
+        return `Thought signature is not valid (contents[${index}]). Send back the signature exactly as received, on the part it came on.`;
+      }
       const call = part.functionCall as { name?: string; args?: unknown } | undefined;
       if (
         call &&

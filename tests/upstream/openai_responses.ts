@@ -1,8 +1,10 @@
 /**
  * A simulated OpenAI responses upstream (`POST /v1/responses`). It checks input items as the real
  * API does (a function_call_output whose call_id matches no function_call in the input, an
- * unknown item type, a function tool without a name: 400) and answers with output items
- * (reasoning with a summary when `reasoning` is set, a message, or function calls) and usage with
+ * unknown item type, a function tool without a name, a replayed reasoning item without encrypted
+ * content when nothing is stored or with content it did not encrypt: 400) and answers with output
+ * items (reasoning with a summary when `reasoning` is set, with `encrypted_content` when
+ * `include` asks for it; a message, or function calls) and usage with
  * cached and reasoning details. Streams are typed events with sequence numbers and no [DONE]:
  * response.created, response.in_progress, items added, content parts, text and argument deltas,
  * the matching done events, response.completed (or response.incomplete at max_output_tokens).
@@ -53,6 +55,9 @@ function openaiError(status: number, message: string, param: string | null = nul
   return Response.json({ error: { message, type, param, code: null } }, { status });
 }
 
+/** What the simulator's encrypted reasoning starts with (OpenAI's is Fernet: `gAAAAB…`). */
+export const ENCRYPTED_PREFIX = "gAAAAB_sim_";
+
 function textOf(content: Json): string {
   if (typeof content === "string") return content;
   return (content ?? []).map((part: Json) => part.text ?? "").join("");
@@ -89,6 +94,16 @@ function read(body: Json): ScriptInput | string {
     } else if (type === "function_call") {
       calls.add(item.call_id);
       allText += item.arguments ?? "";
+    } else if (type === "reasoning") {
+      if (typeof item.encrypted_content !== "string") {
+        if (body.store === false) {
+          return `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`;
+        }
+      } else if (!item.encrypted_content.startsWith(ENCRYPTED_PREFIX)) {
+        return `The encrypted content for item ${
+          item.id ?? `input[${index}]`
+        } could not be verified.`;
+      }
     } else if (type === "function_call_output") {
       if (!calls.has(item.call_id)) {
         return `No tool call found for function call output with call_id ${item.call_id}.`;
@@ -187,6 +202,9 @@ export function startOpenAIResponsesUpstream(
         id: `rs_${crypto.randomUUID().replaceAll("-", "")}`,
         type: "reasoning",
         summary: [{ type: "summary_text", text: answer.reasoning }],
+        ...((body.include ?? []).includes("reasoning.encrypted_content")
+          ? { encrypted_content: `${ENCRYPTED_PREFIX}${crypto.randomUUID()}` }
+          : {}),
       });
     }
     if (answer.text) {

@@ -162,7 +162,8 @@ function toolChoiceFor(
 function setThinking(body: Json, o: NeutralOptions, ignored: DroppableName[]): void {
   let thinking = false;
   const reasoning = o.reasoning;
-  if (reasoning?.adaptive) {
+  if (reasoning && !thinkingFits(body.messages)) ignored.push("reasoning");
+  else if (reasoning?.adaptive) {
     body.thinking = { type: "adaptive" };
     thinking = true;
   } else if (reasoning && reasoning.effort !== "none") {
@@ -180,6 +181,18 @@ function setThinking(body: Json, o: NeutralOptions, ignored: DroppableName[]): v
   }
   if (o.topP !== undefined) thinking ? ignored.push("topP") : body.top_p = o.topP;
   if (o.topK !== undefined) thinking ? ignored.push("topK") : body.top_k = o.topK;
+}
+
+/**
+ * Whether thinking can be turned on for these turns. With thinking on, Anthropic wants the last
+ * assistant turn, when it made tool calls, to start with its (signed) thinking; a history from
+ * another provider has none to give, and the request would be refused.
+ */
+function thinkingFits(messages: Json[]): boolean {
+  const last = messages.findLast((message) => message.role === "assistant");
+  if (!last?.content.some((block: Json) => block.type === "tool_use")) return true;
+  const first = last.content[0]?.type;
+  return first === "thinking" || first === "redacted_thinking";
 }
 
 /**

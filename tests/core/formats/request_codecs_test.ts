@@ -91,9 +91,19 @@ Deno.test("anthropic encode: system top-level, tool results first in their turn,
   // max_tokens 99 leaves no room for the 1,024-token minimum thinking budget.
   assertEquals(body.thinking, undefined);
   assertEquals(ignored.sort(), ["reasoning", "seed"]);
+  const options = { ...neutral.options, maxOutputTokens: 20000 };
+  // The last assistant turn made calls without thinking (chat has none to replay): Anthropic
+  // would refuse thinking for it, so it is named instead.
+  const calls = encodeAnthropicRequest({ ...neutral, options }, {
+    model: "c",
+    defaultMaxTokens: 1,
+  });
+  assertEquals(calls.body.thinking, undefined);
+  assertEquals(calls.ignored.includes("reasoning"), true);
   const roomy = encodeAnthropicRequest({
     ...neutral,
-    options: { ...neutral.options, maxOutputTokens: 20000 },
+    messages: neutral.messages.slice(0, 1),
+    options,
   }, { model: "c", defaultMaxTokens: 1 });
   assertEquals(roomy.body.thinking, { type: "enabled", budget_tokens: 16384 });
   assertEquals(roomy.body.temperature, undefined);
