@@ -15,6 +15,14 @@ export type Signer = "anthropic" | "gemini" | "openai-responses";
 /** What a signature proves: Anthropic's redacted thinking is a block of its own. */
 export type SignatureKind = "thinking" | "redacted";
 
+/** Where each format's client replays reasoning, the name given when it is dropped. */
+export const REASONING_HISTORY_FIELD: Record<TextFormat, string> = {
+  "openai-chat": "messages[].reasoning_content",
+  "openai-responses": "input[type=reasoning]",
+  anthropic: "messages[].content[type=thinking]",
+  gemini: "contents[].parts[thought]",
+};
+
 const PREFIX = "gwsig1";
 
 const CODE_OF: Record<`${Signer}/${SignatureKind}`, string> = {

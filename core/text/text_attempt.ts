@@ -16,6 +16,7 @@ import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
+import { withoutForeignReasoning } from "../formats/foreign_reasoning.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -74,7 +75,11 @@ function upstreamBody(
   input: { format: TextFormat; upstreamModel: string; maxOutput: number },
 ): { body: string; ignored: string[] } {
   if (input.format === inbound.format) {
-    return { body: passThroughBody(inbound, input.upstreamModel), ignored: [] };
+    const own = withoutForeignReasoning(inbound.format, inbound.body);
+    return {
+      body: passThroughBody({ ...inbound, body: own.body }, input.upstreamModel),
+      ignored: own.dropped,
+    };
   }
   const neutral = inbound.neutral();
   const { body, ignored } = CODECS[input.format].encodeRequest(neutral, {

@@ -319,6 +319,43 @@ Deno.test(
 );
 
 Deno.test(
+  "a model switch mid-conversation: another provider's thinking never reaches Anthropic on a pass-through",
+  serverTest,
+  async () => {
+    await using s = await setupText();
+    const client = anthropic(s);
+    const tools = [{ name: "get_weather", description: "Weather", input_schema: WEATHER_SCHEMA }];
+    const thinking = { type: "enabled" as const, budget_tokens: 2048 };
+    const question = { role: "user" as const, content: "weather?" };
+    // The first turn on a Gemini model: its signed thoughts reach the client as thinking blocks.
+    const first = await client.messages.create({
+      model: MODEL_OF.gemini,
+      max_tokens: 4096,
+      thinking,
+      tools,
+      messages: [question],
+    });
+    const use = first.content.find((block) => block.type === "tool_use")!;
+    // The client switches to a Claude model and replays its history (a pass-through).
+    const { data, response } = await client.messages.create({
+      model: MODEL_OF.anthropic,
+      max_tokens: 4096,
+      thinking,
+      tools,
+      messages: [
+        question,
+        { role: "assistant", content: first.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "sunny" }] },
+      ],
+    }).withResponse();
+    assertEquals(data.stop_reason, "end_turn");
+    assertEquals(lastAssistantTurn(s, "anthropic").map((block: Json) => block.type), ["tool_use"]);
+    assertEquals(s.lastBody("anthropic").thinking, undefined);
+    assertEquals(ignoredOf(response), "messages[].content[type=thinking],thinking");
+  },
+);
+
+Deno.test(
   "gemini client: thoughts and a responseJsonSchema through other channels, signatures back",
   serverTest,
   async () => {

@@ -11,7 +11,7 @@ import {
   optionRecorder,
   resultText,
 } from "../neutral.ts";
-import { signatureFrom } from "../signature.ts";
+import { REASONING_HISTORY_FIELD, signatureFrom } from "../signature.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -122,7 +122,7 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     appendTurn(messages, { role, parts });
   }
   const { options, fieldOf } = optionsOf(body);
-  fieldOf.reasoningHistory = "messages[].content[type=thinking]";
+  fieldOf.reasoningHistory = REASONING_HISTORY_FIELD.anthropic;
   return {
     model: body.model,
     system,

@@ -188,7 +188,7 @@ function setThinking(body: Json, o: NeutralOptions, ignored: DroppableName[]): v
  * assistant turn, when it made tool calls, to start with its (signed) thinking; a history from
  * another provider has none to give, and the request would be refused.
  */
-function thinkingFits(messages: Json[]): boolean {
+export function thinkingFits(messages: Json[]): boolean {
   const last = messages.findLast((message) => message.role === "assistant");
   if (!last?.content.some((block: Json) => block.type === "tool_use")) return true;
   const first = last.content[0]?.type;

@@ -11,7 +11,7 @@ import {
   optionRecorder,
   resultText,
 } from "../neutral.ts";
-import { signedBy } from "../signature.ts";
+import { REASONING_HISTORY_FIELD, signedBy } from "../signature.ts";
 import { signatureBefore, thoughtOf } from "./_parts.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -84,7 +84,7 @@ export function decodeGeminiRequest(
     : [];
   const messages = turnsOf(body);
   const { options, fieldOf } = optionsOf(body);
-  fieldOf.reasoningHistory = "contents[].parts[thought]";
+  fieldOf.reasoningHistory = REASONING_HISTORY_FIELD.gemini;
   return {
     model,
     system,

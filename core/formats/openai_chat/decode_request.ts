@@ -11,6 +11,7 @@ import {
   parseDataUrl,
   resultText,
 } from "../neutral.ts";
+import { REASONING_HISTORY_FIELD } from "../signature.ts";
 
 /** Top-level fields this codec reads; any other is `unmapped`. */
 const READ = new Set([
@@ -75,7 +76,7 @@ export function decodeChatRequest(body: Json): NeutralRequest {
   const { system, messages } = turnsOf(body);
   const { options, fieldOf } = optionsOf(body);
   const tools = toolsOf(body);
-  fieldOf.reasoningHistory = "messages[].reasoning_content";
+  fieldOf.reasoningHistory = REASONING_HISTORY_FIELD["openai-chat"];
   return {
     model: body.model,
     system,

@@ -12,6 +12,7 @@ import {
   parseDataUrl,
   resultText,
 } from "../neutral.ts";
+import { REASONING_HISTORY_FIELD } from "../signature.ts";
 import { itemParts } from "./_item_parts.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -81,7 +82,7 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
   if (typeof body.instructions === "string" && body.instructions) system.push(body.instructions);
   const messages = turnsOf(body, system);
   const { options, fieldOf } = optionsOf(body);
-  fieldOf.reasoningHistory = "input[type=reasoning]";
+  fieldOf.reasoningHistory = REASONING_HISTORY_FIELD["openai-responses"];
   return {
     model: body.model,
     system,
