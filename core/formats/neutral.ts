@@ -65,6 +65,10 @@ export interface NeutralOptions {
   promptCacheKey?: string;
   /** OpenAI's prompt-cache retention (`in_memory`, `24h`). */
   promptCacheRetention?: string;
+  /** OpenAI's answer length hint (chat `verbosity`, responses `text.verbosity`). */
+  verbosity?: string;
+  /** OpenAI's processing tier (`service_tier`). */
+  serviceTier?: string;
   /** The client wants reasoning it can replay (responses `include: [reasoning.encrypted_content]`). */
   replayableReasoning?: boolean;
 }

@@ -37,6 +37,9 @@ const READ = new Set([
   "function_call",
   "prompt_cache_key",
   "prompt_cache_retention",
+  "verbosity",
+  "service_tier",
+  "safety_identifier",
 ]);
 
 // deno-lint-ignore no-explicit-any
@@ -165,7 +168,7 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
   set("seed", body.seed, "seed");
   set("presencePenalty", body.presence_penalty, "presence_penalty");
   set("frequencyPenalty", body.frequency_penalty, "frequency_penalty");
-  set("user", body.user, "user");
+  set("user", body.user ?? body.safety_identifier, body.user ? "user" : "safety_identifier");
   set("parallelToolCalls", body.parallel_tool_calls, "parallel_tool_calls");
   if (body.reasoning_effort) {
     set("reasoning", { effort: body.reasoning_effort }, "reasoning_effort");
@@ -183,6 +186,8 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
       ...(typeof strict === "boolean" ? { strict } : {}),
     }, "response_format");
   }
+  set("verbosity", body.verbosity, "verbosity");
+  set("serviceTier", body.service_tier, "service_tier");
   set("promptCacheKey", body.prompt_cache_key, "prompt_cache_key");
   set("promptCacheRetention", body.prompt_cache_retention, "prompt_cache_retention");
   return { options, fieldOf };

@@ -46,6 +46,8 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "responseFormat",
   "promptCacheKey",
   "promptCacheRetention",
+  "verbosity",
+  "serviceTier",
 ]);
 
 /** Levels chat completions takes (`max` is Anthropic's; the nearest is `xhigh`). */
@@ -155,6 +157,8 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
       },
     };
   }
+  if (o.verbosity !== undefined) body.verbosity = o.verbosity;
+  if (o.serviceTier !== undefined) body.service_tier = o.serviceTier;
   if (o.promptCacheKey !== undefined) body.prompt_cache_key = o.promptCacheKey;
   if (o.promptCacheRetention !== undefined) body.prompt_cache_retention = o.promptCacheRetention;
 }

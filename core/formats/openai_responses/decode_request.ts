@@ -37,6 +37,7 @@ const READ = new Set([
   "include",
   "prompt_cache_key",
   "prompt_cache_retention",
+  "service_tier",
 ]);
 
 /**
@@ -94,7 +95,7 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
     fieldOf,
     unmapped: [
       ...Object.keys(body).filter((field) => !READ.has(field) && body[field] != null),
-      ...Object.keys(body.text ?? {}).filter((field) => field !== "format")
+      ...Object.keys(body.text ?? {}).filter((field) => field !== "format" && field !== "verbosity")
         .map((field) => `text.${field}`),
       ...includesOf(body).filter((value) => value !== ENCRYPTED_REASONING)
         .map((value) => `include[${value}]`),
@@ -176,6 +177,8 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
       ...(typeof format.strict === "boolean" ? { strict: format.strict } : {}),
     }, "text.format");
   }
+  set("verbosity", body.text?.verbosity, "text.verbosity");
+  set("serviceTier", body.service_tier, "service_tier");
   set("promptCacheKey", body.prompt_cache_key, "prompt_cache_key");
   set("promptCacheRetention", body.prompt_cache_retention, "prompt_cache_retention");
   if (includesOf(body).includes(ENCRYPTED_REASONING)) {

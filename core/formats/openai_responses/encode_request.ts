@@ -26,6 +26,8 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "promptCacheKey",
   "promptCacheRetention",
   "replayableReasoning",
+  "verbosity",
+  "serviceTier",
 ]);
 
 /** Levels the responses API takes (`max` is Anthropic's; the nearest is `xhigh`). */
@@ -168,6 +170,8 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
       },
     };
   }
+  if (o.verbosity !== undefined) body.text = { ...body.text, verbosity: o.verbosity };
+  if (o.serviceTier !== undefined) body.service_tier = o.serviceTier;
   if (o.promptCacheKey !== undefined) body.prompt_cache_key = o.promptCacheKey;
   if (o.promptCacheRetention !== undefined) body.prompt_cache_retention = o.promptCacheRetention;
 }

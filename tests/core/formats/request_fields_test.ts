@@ -255,14 +255,31 @@ Deno.test("responses include and text fields: encrypted reasoning honoured where
     "text.verbosity",
     "include[message.output_text.logprobs]",
   ]);
-  assertEquals(convert("openai-responses", body, "openai-chat").ignored, [
-    "include",
-    "text.verbosity",
-    "include[message.output_text.logprobs]",
-  ]);
+  const toChat = convert("openai-responses", body, "openai-chat");
+  assertEquals(toChat.ignored, ["include", "include[message.output_text.logprobs]"]);
+  assertEquals(toChat.body.verbosity, "low");
 });
 
 Deno.test("anthropic output_config fields without an equivalent are named", () => {
   const body = anthropic({ output_config: { task_budget: { type: "tokens", total: 1000 } } });
   assertEquals(convert("anthropic", body, "openai-chat").ignored, ["output_config.task_budget"]);
+});
+
+Deno.test("verbosity, service_tier and safety_identifier: carried between chat and responses", () => {
+  const toResponses = convert(
+    "openai-chat",
+    chat({ verbosity: "high", service_tier: "flex", safety_identifier: "u-1" }),
+    "openai-responses",
+  );
+  assertEquals(
+    [toResponses.body.text, toResponses.body.service_tier, toResponses.body.user],
+    [{ verbosity: "high" }, "flex", "u-1"],
+  );
+  assertEquals(toResponses.ignored, []);
+  const toAnthropic = convert(
+    "openai-chat",
+    chat({ verbosity: "high", service_tier: "flex" }),
+    "anthropic",
+  );
+  assertEquals(toAnthropic.ignored, ["verbosity", "service_tier"]);
 });
