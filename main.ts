@@ -13,6 +13,8 @@ import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core
 import { detectPlatform, type Platform } from "./core/platform.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
+import { countingKv } from "./core/kv/counting_kv.ts";
+import type { Metrics } from "./core/telemetry/metrics.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
@@ -119,7 +121,11 @@ export async function startGateway(
   const config = settings.configPath
     ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
     : undefined;
-  const kv = await openKv(target);
+  const counted: { metrics?: Metrics } = {};
+  const openedKv = await openKv(target);
+  const kv = settings.countKvOperations
+    ? countingKv(openedKv, (op) => counted.metrics?.add("gateway_kv_operations_total", { op }))
+    : openedKv;
   const box = await loadSecretBox(
     target.kind === "file" ? target.path : target.kind === "remote" ? target.url : ":memory:",
     settings.secretKey,
@@ -154,6 +160,7 @@ export async function startGateway(
       timeoutMs: settings.videoTimeoutMs,
     },
   });
+  counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
   await gateway.registry.start();
   if (config) await applyConfig(gateway, config);
