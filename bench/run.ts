@@ -4,7 +4,8 @@
  * rounds with wrk (or, without wrk, bench/load.ts after proving it is not the bottleneck) and
  * prints ratios and differences from the same run. Env: BENCH_SECONDS (per run, default 5),
  * BENCH_ROUNDS (default 3), BENCH_STREAMS (open streams for the memory figure, default 1000),
- * BENCH_LOAD=deno (use the Deno generator even when wrk is installed).
+ * BENCH_LOAD=deno (use the Deno generator even when wrk is installed), BENCH_ONLY=streams (only
+ * the open-streams memory figure).
  */
 
 import type { LoadResult } from "./load.ts";
@@ -434,6 +435,24 @@ async function main(): Promise<void> {
     await sanityCheck(gateway.url, keys.funded.key);
     log(`sanity check passed; load generator: ${generator.name}`);
 
+    // Memory first, before load has grown the heaps.
+    const rssFresh = rssNumberMb(gateway.pid);
+    log(`opening ${config.streams} held streams through each server`);
+    const gatewayStreams = await rssWithOpenStreams(
+      { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
+      config.streams,
+    );
+    const forwarderStreams = await rssWithOpenStreams(
+      { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+      config.streams,
+    );
+    log(
+      `RSS with ${gatewayStreams.open} streams open: gateway ${
+        gatewayStreams.mb?.toFixed(0)
+      } MB (from ${rssFresh?.toFixed(0)}), forwarder ${forwarderStreams.mb?.toFixed(0)} MB`,
+    );
+    if (Deno.env.get("BENCH_ONLY") === "streams") return;
+
     const ceiling = generator.name.startsWith("wrk")
       ? `Generator: wrk, a C load generator that outpaces every server here.`
       : await generatorCeiling(
@@ -470,15 +489,6 @@ async function main(): Promise<void> {
       { latencySeconds: config.latencySeconds },
     );
     const rssIdle = rssNumberMb(gateway.pid);
-    log(`opening ${config.streams} held streams through each server`);
-    const gatewayStreams = await rssWithOpenStreams(
-      { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
-      config.streams,
-    );
-    const forwarderStreams = await rssWithOpenStreams(
-      { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
-      config.streams,
-    );
 
     const of = (pick: (round: RoundFigures) => number) => spreadOf(rounds.map(pick));
     const added = (a: number | null, b: number | null) => (a ?? NaN) - (b ?? NaN);
@@ -512,11 +522,11 @@ async function main(): Promise<void> {
     console.log("");
     console.log(`Ledger, funded key: ${ledger}`);
     console.log(
-      `Gateway RSS: ${rssIdle?.toFixed(0)} MB after the load runs; ${
+      `Gateway RSS: ${rssFresh?.toFixed(0)} MB at start; ${
         gatewayStreams.mb?.toFixed(0)
       } MB with ${gatewayStreams.open} streams open (forwarder: ${
         forwarderStreams.mb?.toFixed(0)
-      } MB with ${forwarderStreams.open})`,
+      } MB); ${rssIdle?.toFixed(0)} MB after the load runs`,
     );
     const noise = gateway.stderr.filter((line) => line.trim());
     const stdoutExtra = gateway.stdout.filter((line) => !line.includes('"listening"'));
