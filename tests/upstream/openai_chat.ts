@@ -95,6 +95,16 @@ function checkToolMessages(messages: Array<Record<string, unknown>>): string | n
   return null;
 }
 
+/** The real API's check: chat completions take only `function` and `custom` tools. */
+function checkToolTypes(tools: unknown): string | null {
+  if (!Array.isArray(tools)) return null;
+  const index = tools.findIndex((tool) => tool?.type !== "function" && tool?.type !== "custom");
+  if (index < 0) return null;
+  return `Invalid value: '${
+    tools[index]?.type
+  }'. Supported values are: 'function' and 'custom'. (param: tools[${index}].type)`;
+}
+
 function errorBody(status: number, message: string) {
   const type = status === 429
     ? "rate_limit_error"
@@ -133,7 +143,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const authorization = req.headers.get("authorization");
     const body = await req.json();
     state.requests.push({ path: url.pathname, authorization, body });
-    const toolOrder = checkToolMessages(body.messages ?? []);
+    const toolOrder = checkToolMessages(body.messages ?? []) ?? checkToolTypes(body.tools);
     if (toolOrder) {
       return new Response(errorBody(400, toolOrder), {
         status: 400,
@@ -166,7 +176,10 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
 
   function plan(body: Record<string, unknown>) {
     const messages = body.messages as ChatMessage[];
-    const tools = (body.tools as Array<{ function: { name: string } }> | undefined) ?? [];
+    const tools = (body.tools as
+      | Array<{ function?: { name: string }; custom?: { name: string } }>
+      | undefined) ??
+      [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const trailing: string[] = [];
     for (const message of [...messages].reverse()) {
@@ -186,7 +199,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       lastUserText: textOf(lastUser?.content),
       allText: messages.map((m) => textOf(m.content)).join(""),
       messages: messages.length,
-      tools: tools.map((tool) => tool.function.name),
+      tools: tools.map((tool) => tool.function?.name ?? tool.custom?.name ?? ""),
       toolChoice: typeof choice === "object"
         ? { name: choice.function.name }
         : choice as ScriptInput["toolChoice"],
