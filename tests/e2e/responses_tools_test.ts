@@ -303,6 +303,7 @@ Deno.test(
     const body = await response.json();
     assertEquals(response.status, 400);
     assertEquals(body.error.type, "invalid_request_error");
+    assertEquals(body.error.param, "tools[0].type");
     assertOk(body.error.message.includes("'web_search'"), body.error.message);
   },
 );

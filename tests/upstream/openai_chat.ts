@@ -96,22 +96,25 @@ function checkToolMessages(messages: Array<Record<string, unknown>>): string | n
 }
 
 /** The real API's check: chat completions take only `function` and `custom` tools. */
-function checkToolTypes(tools: unknown): string | null {
+function checkToolTypes(tools: unknown): { message: string; param: string } | null {
   if (!Array.isArray(tools)) return null;
   const index = tools.findIndex((tool) => tool?.type !== "function" && tool?.type !== "custom");
   if (index < 0) return null;
-  return `Invalid value: '${
-    tools[index]?.type
-  }'. Supported values are: 'function' and 'custom'. (param: tools[${index}].type)`;
+  return {
+    message: `Invalid value: '${
+      tools[index]?.type
+    }'. Supported values are: 'function' and 'custom'.`,
+    param: `tools[${index}].type`,
+  };
 }
 
-function errorBody(status: number, message: string) {
+function errorBody(status: number, message: string, param: string | null = null) {
   const type = status === 429
     ? "rate_limit_error"
     : status >= 500
     ? "server_error"
     : "invalid_request_error";
-  return JSON.stringify({ error: { message, type, param: null, code: `sim_${status}` } });
+  return JSON.stringify({ error: { message, type, param, code: `sim_${status}` } });
 }
 
 const encoder = new TextEncoder();
@@ -143,7 +146,14 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const authorization = req.headers.get("authorization");
     const body = await req.json();
     state.requests.push({ path: url.pathname, authorization, body });
-    const toolOrder = checkToolMessages(body.messages ?? []) ?? checkToolTypes(body.tools);
+    const toolTypes = checkToolTypes(body.tools);
+    if (toolTypes) {
+      return new Response(errorBody(400, toolTypes.message, toolTypes.param), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const toolOrder = checkToolMessages(body.messages ?? []);
     if (toolOrder) {
       return new Response(errorBody(400, toolOrder), {
         status: 400,
