@@ -116,88 +116,97 @@ for (const type of CHANNEL_TYPES) {
     serverTest,
     async () => {
       await using s = await setupText();
-      const [client] = openaiClients(s);
       const usages: Json[] = [];
+      for (const client of openaiClients(s)) {
+        const { data: answer, response } = await client.responses.create({
+          model,
+          input: "spawn two",
+          tools: CODEX_TOOLS,
+        }).withResponse();
+        usages.push(answer.usage);
+        assertEquals(callsOf(answer.output), ["multi_agent_v1:spawn", "multi_agent_v1:wait"], type);
+        assertEquals(
+          response.headers.get("x-gateway-ignored-fields"),
+          converted ? "tools[type=web_search]" : null,
+        );
+        if (converted) assertEquals(upstreamToolNames(s, type), FLAT_NAMES);
+        else assertEquals((s.lastBody(type) as Json).tools, CODEX_TOOLS);
 
-      const { data: answer, response } = await client.responses.create({
-        model,
-        input: "spawn two",
-        tools: CODEX_TOOLS,
-      }).withResponse();
-      usages.push(answer.usage);
-      assertEquals(callsOf(answer.output), ["multi_agent_v1:spawn", "multi_agent_v1:wait"], type);
-      assertEquals(
-        response.headers.get("x-gateway-ignored-fields"),
-        converted ? "tools[type=web_search]" : null,
-      );
-      if (converted) assertEquals(upstreamToolNames(s, type), FLAT_NAMES);
-      else assertEquals((s.lastBody(type) as Json).tools, CODEX_TOOLS);
+        const { data: stream, response: streamed } = await client.responses.create({
+          model,
+          input: "spawn two, streamed",
+          tools: CODEX_TOOLS,
+          stream: true,
+        }).withResponse();
+        assertEquals(
+          streamed.headers.get("x-gateway-ignored-fields"),
+          converted ? "tools[type=web_search]" : null,
+        );
+        const added: string[] = [];
+        const done: string[] = [];
+        let completed: Json;
+        for await (const event of stream) {
+          if (event.type === "response.output_item.added" && event.item.type === "function_call") {
+            added.push(`${event.item.namespace ?? ""}:${event.item.name}`);
+          }
+          if (event.type === "response.output_item.done" && event.item.type === "function_call") {
+            done.push(`${event.item.namespace ?? ""}:${event.item.name}`);
+          }
+          if (event.type === "response.completed") completed = event.response;
+        }
+        assertEquals(added, ["multi_agent_v1:spawn", "multi_agent_v1:wait"], type);
+        assertEquals(done, added);
+        assertEquals(callsOf(completed.output), added);
+        usages.push(completed.usage);
 
-      const { data: stream, response: streamed } = await client.responses.create({
-        model,
-        input: "spawn two, streamed",
-        tools: CODEX_TOOLS,
-        stream: true,
-      }).withResponse();
-      assertEquals(
-        streamed.headers.get("x-gateway-ignored-fields"),
-        converted ? "tools[type=web_search]" : null,
-      );
-      const added: string[] = [];
-      const done: string[] = [];
-      let completed: Json;
-      for await (const event of stream) {
-        if (event.type === "response.output_item.added" && event.item.type === "function_call") {
-          added.push(`${event.item.namespace ?? ""}:${event.item.name}`);
-        }
-        if (event.type === "response.output_item.done" && event.item.type === "function_call") {
-          done.push(`${event.item.namespace ?? ""}:${event.item.name}`);
-        }
-        if (event.type === "response.completed") completed = event.response;
+        // The client replays the calls with their namespace; the upstream sees the flat names.
+        const calls = answer.output.filter((item) => item.type === "function_call");
+        const second = await client.responses.create({
+          model,
+          tools: CODEX_TOOLS,
+          input: [
+            { role: "user", content: "spawn two" },
+            ...calls.map((call) => ({
+              type: "function_call" as const,
+              call_id: call.call_id,
+              name: call.name,
+              ...(call.namespace ? { namespace: call.namespace } : {}),
+              arguments: call.arguments,
+            })),
+            ...calls.map((call) => ({
+              type: "function_call_output" as const,
+              call_id: call.call_id,
+              output: `started ${call.name}`,
+            })),
+          ],
+        });
+        usages.push(second.usage);
+        assertOk(/started spawn.*started wait/.test(second.output_text), second.output_text);
+        assertEquals(
+          upstreamHistoryCalls(s, type),
+          converted
+            ? ["multi_agent_v1__spawn", "multi_agent_v1__wait"]
+            : ["multi_agent_v1:spawn", "multi_agent_v1:wait"],
+        );
+
+        const chosen = await client.responses.create({
+          model,
+          input: "run it",
+          tools: CODEX_TOOLS,
+          tool_choice: { type: "function", name: "shell" },
+        });
+        usages.push(chosen.usage);
+        assertEquals(callsOf(chosen.output), [":shell"]);
+
+        // The SDK's stream helper accumulates the same items.
+        const helped = await client.responses.stream({
+          model,
+          input: "spawn two, helped",
+          tools: CODEX_TOOLS,
+        }).finalResponse();
+        usages.push(helped.usage);
+        assertEquals(callsOf(helped.output), ["multi_agent_v1:spawn", "multi_agent_v1:wait"]);
       }
-      assertEquals(added, ["multi_agent_v1:spawn", "multi_agent_v1:wait"], type);
-      assertEquals(done, added);
-      assertEquals(callsOf(completed.output), added);
-      usages.push(completed.usage);
-
-      // The client replays the calls with their namespace; the upstream sees the flat names.
-      const calls = answer.output.filter((item) => item.type === "function_call");
-      const second = await client.responses.create({
-        model,
-        tools: CODEX_TOOLS,
-        input: [
-          { role: "user", content: "spawn two" },
-          ...calls.map((call) => ({
-            type: "function_call" as const,
-            call_id: call.call_id,
-            name: call.name,
-            ...(call.namespace ? { namespace: call.namespace } : {}),
-            arguments: call.arguments,
-          })),
-          ...calls.map((call) => ({
-            type: "function_call_output" as const,
-            call_id: call.call_id,
-            output: `started ${call.name}`,
-          })),
-        ],
-      });
-      usages.push(second.usage);
-      assertOk(/started spawn.*started wait/.test(second.output_text), second.output_text);
-      assertEquals(
-        upstreamHistoryCalls(s, type),
-        converted
-          ? ["multi_agent_v1__spawn", "multi_agent_v1__wait"]
-          : ["multi_agent_v1:spawn", "multi_agent_v1:wait"],
-      );
-
-      const chosen = await client.responses.create({
-        model,
-        input: "run it",
-        tools: CODEX_TOOLS,
-        tool_choice: { type: "function", name: "shell" },
-      });
-      usages.push(chosen.usage);
-      assertEquals(callsOf(chosen.output), [":shell"]);
 
       await assertBilledOnce(s, usages);
     },
@@ -210,7 +219,6 @@ for (const type of ["openai", "anthropic", "gemini"] as const) {
     serverTest,
     async () => {
       await using s = await setupText();
-      const [client] = openaiClients(s);
       const tools: OpenAI.Responses.Tool[] = [
         ...CODEX_TOOLS,
         { type: "custom", name: "apply_patch", description: "Edit files" },
@@ -221,25 +229,49 @@ for (const type of ["openai", "anthropic", "gemini"] as const) {
         tools,
         tool_choice: { type: "custom" as const, name: "apply_patch" },
       };
-      const answer = await client.responses.create(request);
-      const [call] = answer.output as Json[];
-      assertEquals([call.type, call.name, typeof call.input], [
-        "custom_tool_call",
-        "apply_patch",
-        "string",
-      ]);
-      assertEquals(upstreamToolNames(s, type), [...FLAT_NAMES, "apply_patch"]);
+      const usages: Json[] = [];
+      for (const client of openaiClients(s)) {
+        const answer = await client.responses.create(request);
+        usages.push(answer.usage);
+        const [call] = answer.output as Json[];
+        assertEquals([call.type, call.name, typeof call.input], [
+          "custom_tool_call",
+          "apply_patch",
+          "string",
+        ]);
+        assertEquals(upstreamToolNames(s, type), [...FLAT_NAMES, "apply_patch"]);
 
-      const stream = await client.responses.create({ ...request, stream: true });
-      let input: string | undefined;
-      let completed: Json;
-      for await (const event of stream) {
-        if (event.type === "response.custom_tool_call_input.done") input = event.input;
-        if (event.type === "response.completed") completed = event.response;
+        const stream = await client.responses.create({ ...request, stream: true });
+        let input: string | undefined;
+        let completed: Json;
+        for await (const event of stream) {
+          if (event.type === "response.custom_tool_call_input.done") input = event.input;
+          if (event.type === "response.completed") completed = event.response;
+        }
+        usages.push(completed.usage);
+        assertEquals(completed.output[0].type, "custom_tool_call");
+        assertEquals(completed.output[0].input, input);
+
+        const helped = await client.responses.stream(request).finalResponse();
+        usages.push(helped.usage);
+        assertEquals((helped.output[0] as Json).input, input);
+
+        // Codex replays the call and its output; the upstream sees a call of `{input}`.
+        const second = await client.responses.create({
+          model: MODEL_OF[type],
+          tools,
+          input: [
+            { role: "user", content: "patch it" },
+            { type: "custom_tool_call", call_id: call.call_id, name: "apply_patch", input: "P" },
+            { type: "custom_tool_call_output", call_id: call.call_id, output: "patched" },
+          ],
+        });
+        usages.push(second.usage);
+        assertOk(second.output_text.includes("patched"), second.output_text);
+        const history = upstreamHistoryCalls(s, type);
+        assertEquals(history, ["apply_patch"]);
       }
-      assertEquals(completed.output[0].type, "custom_tool_call");
-      assertEquals(completed.output[0].input, input);
-      await assertBilledOnce(s, [answer.usage, completed.usage]);
+      await assertBilledOnce(s, usages);
     },
   );
 }
