@@ -51,20 +51,27 @@ export function formatOf(channel: Channel): TextFormat {
 
 /**
  * The channels that can serve `inbound`: all of them, unless it uses a field only its own
- * format has; then only those, or a 400 that names the interface to use instead.
+ * format has (or, with `strict`, one that other formats would drop); then only those, or a 400
+ * that names the interface to use instead.
  */
-export function servableOrder(order: Channel[], inbound: TextInbound): Channel[] {
-  if (!inbound.exclusive) return order;
+export function servableOrder(
+  order: Channel[],
+  inbound: TextInbound,
+  { strict = false }: { strict?: boolean } = {},
+): Channel[] {
+  const exclusive = inbound.exclusive ?? (strict ? inbound.strictExclusive : null);
+  if (!exclusive) return order;
   const own = order.filter((channel) => formatOf(channel) === inbound.format);
   if (own.length) return own;
   const formats = [...new Set(order.map(formatOf))];
   throw new GatewayError(
     "unsupported_on_channel",
     400,
-    `'${inbound.exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
-      `is served here by upstreams that speak another. Drop '${inbound.exclusive}', or send the ` +
-      `request to ${formats.map((format) => INTERFACE_OF_FORMAT[format]).join(" or ")} instead`,
-    { param: inbound.exclusive },
+    `'${exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
+      `is served here by upstreams that speak another. Drop '${exclusive}', or send the ` +
+      `request to ${formats.map((format) => INTERFACE_OF_FORMAT[format]).join(" or ")} instead` +
+      (exclusive === inbound.exclusive ? "" : ", or leave strict fields off to have it dropped"),
+    { param: exclusive },
   );
 }
 
