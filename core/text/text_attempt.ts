@@ -99,7 +99,8 @@ function withRemovedHints(error: unknown, removed: string[]): unknown {
   ) return error;
   return new UpstreamAttemptError(
     `${error.message} (this channel's settings removed ${removed.join(", ")}; ask the ` +
-      `operator to allow it, or leave out the fields that need it)`,
+      `gateway's operator to allow ${removed.length > 1 ? "them" : "it"}, or leave out the ` +
+      `fields that need ${removed.length > 1 ? "them" : "it"})`,
     {
       retryable: false,
       status: error.status,
