@@ -15,6 +15,7 @@ import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { RequestContext } from "../core/telemetry/request_context.ts";
 import { limitBodyIdle } from "./body_idle.ts";
 import type { RequestScope } from "../core/scope.ts";
+import { readClientHints } from "../core/providers/client_hints.ts";
 import { errorResponse } from "./error_envelopes.ts";
 import { type AuthThrottle, clientAddress } from "../core/keys/auth_throttle.ts";
 import { checkPathParams } from "./params.ts";
@@ -183,6 +184,7 @@ export function requireKey(
       key,
       signal: c.req.raw.signal,
       publicUrl: gateway.options.publicUrl ?? url.origin,
+      clientHints: readClientHints(c.req.raw.headers, url),
     });
     await next();
   };

@@ -37,6 +37,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
     order,
     (channel, trace) =>
       attemptText(channel, inbound, {
+        hints: scope.clientHints,
         maxOutput: bill.maxOutput,
         maxBytes: gateway.options.upstreamMaxBytes.text,
         signal,
