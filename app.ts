@@ -14,6 +14,7 @@ import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
+import { meRoutes } from "./routes/me.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -54,6 +55,7 @@ export function createApp(
   );
   app.route("/", operationRoutes(gateway, isReady));
   app.route("/", adminRoutes(gateway, adminTokenHash));
+  app.route("/", meRoutes(gateway));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
   app.route("/", responsesRoutes(gateway));

@@ -1,7 +1,7 @@
 /**
  * The audit log: one record per admin change (admin API, config file at boot, console), kept in
  * KV for a retention period and listed newest first with filters. Records hold public views only
- * (see public_view.ts), never secrets.
+ * (see core/util/without_secrets.ts), never secrets.
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";

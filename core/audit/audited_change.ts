@@ -6,7 +6,7 @@
 
 import { GatewayError } from "../errors.ts";
 import type { AuditActor, AuditLog, AuditRecord, AuditTarget } from "./audit_log.ts";
-import { auditView, stableJson } from "./public_view.ts";
+import { stableJson, withoutSecrets } from "../util/without_secrets.ts";
 
 /** How a change ended, as the audit record tells it. */
 export interface ChangeOutcome {
@@ -43,7 +43,7 @@ async function readView(
 ): Promise<unknown> {
   if (!read || id === null) return null;
   try {
-    return auditView(await read(id));
+    return withoutSecrets(await read(id));
   } catch {
     return null; // absent (404) or unreadable: there is no view to keep
   }
@@ -88,7 +88,7 @@ export async function auditedChange<T>(audit: AuditLog, change: AuditedChange<T>
     ? await readView(change.readTarget, targetId)
     : outcome.returned === undefined
     ? null
-    : auditView(outcome.returned);
+    : withoutSecrets(outcome.returned);
   if (!(change.skipUnchanged && withoutTimes(before) === withoutTimes(after))) {
     await write(audit, { ...change, target: { ...change.target, id: targetId } }, {
       before,

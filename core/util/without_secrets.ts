@@ -1,10 +1,10 @@
 /**
- * What of a record an audit entry may keep: its public view with every secret-shaped field
- * dropped and every string redacted. Views given to it are public already (no hashes, no sealed
- * keys); this is the second guard, so a field added later cannot leak through the audit log.
+ * A record's public view made safe to keep or show: every secret-named field dropped and every
+ * string redacted. Views given to it are public already (no hashes, no sealed keys); this is the
+ * second guard, so a field added later cannot leak through the audit log or a self-view.
  */
 
-import { redactSecrets } from "../util/redact.ts";
+import { redactSecrets } from "./redact.ts";
 
 /**
  * Field names never kept: secrets shown once (`key` on key creation or rotation), hashes, sealed
@@ -13,14 +13,14 @@ import { redactSecrets } from "../util/redact.ts";
 const SECRET_FIELD = /^(key|keys|secret|secrets|sealed_keys|password|token)$|hash|secret|_token$/i;
 
 /** `value` without secret-named fields, its strings redacted; a copy, JSON-shaped. */
-export function auditView(value: unknown): unknown {
+export function withoutSecrets(value: unknown): unknown {
   if (typeof value === "string") return redactSecrets(value);
-  if (Array.isArray(value)) return value.map(auditView);
+  if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value === null || typeof value !== "object") return value ?? null;
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) {
     if (SECRET_FIELD.test(name) || field === undefined) continue;
-    out[name] = auditView(field);
+    out[name] = withoutSecrets(field);
   }
   return out;
 }

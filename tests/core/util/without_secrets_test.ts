@@ -1,8 +1,8 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { auditView, stableJson } from "../../../core/audit/public_view.ts";
+import { stableJson, withoutSecrets } from "../../../core/util/without_secrets.ts";
 
-Deno.test("auditView() drops secret-named fields at any depth and redacts secret-shaped text", () => {
-  const view = auditView({
+Deno.test("withoutSecrets() drops secret-named fields at any depth and redacts secret-shaped text", () => {
+  const view = withoutSecrets({
     id: "key_1",
     key: "sk-gw-abcdefghijklmnop",
     hash: "ab12",
