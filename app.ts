@@ -15,6 +15,7 @@ import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
+import { openApiRoutes } from "./routes/openapi/mod.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -54,6 +55,7 @@ export function createApp(
     }),
   );
   app.route("/", operationRoutes(gateway, isReady));
+  app.route("/", openApiRoutes());
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", meRoutes(gateway));
   app.route("/", modelRoutes(gateway));
