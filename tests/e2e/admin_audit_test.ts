@@ -5,7 +5,7 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest, startTestGateway, type TestGateway } from "../helpers/gateway.ts";
+import { ADMIN_TOKEN, serverTest, startTestGateway, type TestGateway } from "../helpers/gateway.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -264,5 +264,36 @@ Deno.test(
     } finally {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
+  },
+);
+
+Deno.test(
+  "admin audit: the client address is the peer, or x-forwarded-for behind GATEWAY_TRUST_PROXY",
+  serverTest,
+  async () => {
+    const change = async (gw: TestGateway) => {
+      const response = await fetch(`${gw.url}/admin/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "203.0.113.9" },
+        body: JSON.stringify({ name: "via proxy" }),
+      });
+      assertEquals(response.status, 201);
+      await response.body?.cancel();
+      return (await auditRecords(gw))[0].client_address;
+    };
+    {
+      await using gw = await startTestGateway();
+      assertEquals(await change(gw), "127.0.0.1");
+    }
+    // The app reads GATEWAY_TRUST_PROXY when it is built, at boot.
+    Deno.env.set("GATEWAY_TRUST_PROXY", "1");
+    let gw: TestGateway;
+    try {
+      gw = await startTestGateway();
+    } finally {
+      Deno.env.delete("GATEWAY_TRUST_PROXY");
+    }
+    await using _closed = gw;
+    assertEquals(await change(gw), "203.0.113.9");
   },
 );
