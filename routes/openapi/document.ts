@@ -29,6 +29,12 @@ const SECURITY_SCHEMES = {
     name: "x-goog-api-key",
     description: "A client key (Google SDKs)",
   },
+  vendorApiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "x-vendor-api-key",
+    description: "A client key (the spec's neutral name for x-goog-api-key)",
+  },
   keyQuery: {
     type: "apiKey",
     in: "query",
@@ -46,7 +52,7 @@ const SECURITY: Record<RouteSecurity, Array<Record<string, string[]>>> = {
   admin: [{ adminToken: [] }],
   openai: [{ keyBearer: [] }],
   anthropic: [{ keyHeader: [] }, { keyBearer: [] }],
-  gemini: [{ googApiKey: [] }, { keyQuery: [] }, { keyBearer: [] }],
+  gemini: [{ googApiKey: [] }, { vendorApiKey: [] }, { keyQuery: [] }, { keyBearer: [] }],
   any_key: [{ keyBearer: [] }, { keyHeader: [] }, { googApiKey: [] }, { keyQuery: [] }],
   metrics: [{}, { metricsToken: [] }],
   none: [],
