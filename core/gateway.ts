@@ -12,6 +12,7 @@ import { Registry } from "./channels/registry.ts";
 import { RequestLog } from "./telemetry/request_log.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
+import { AuditLog } from "./audit/audit_log.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   requestLogRetentionMs?: number;
+  /** How long audit records are kept (default 365 days). */
+  auditRetentionMs?: number;
   logRequestsToStdout: boolean;
   publicUrl?: string;
   /** How long hosted media (image results, stored task inputs) lives. */
@@ -83,6 +86,8 @@ export class Gateway {
   readonly keys: KeyStore;
   readonly registry: Registry;
   readonly requestLog: RequestLog;
+  /** Who changed what: every admin change (API, config file, console). */
+  readonly audit: AuditLog;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -116,6 +121,7 @@ export class Gateway {
       queue: options.taskQueue,
       wake: () => {},
     });
+    this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.requestLog = new RequestLog(kv, {
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,

@@ -36,5 +36,8 @@ export const kvKeys = {
   /** A gateway process's lease (see instance_lease.ts). */
   instance: (id: string) => ["instances", id] as const,
   media: (id: string) => ["media", id] as const,
+  /** Audit records of admin changes; ids are time-ordered, so the key order is the time index. */
+  auditRecord: (id: string) => ["audit", id] as const,
+  auditRecords: () => ["audit"] as const,
   mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
 };

@@ -7,6 +7,7 @@ import type { RequestLogEntry } from "./request_log.ts";
 import type { TokenUsage, UsageSource } from "../billing/usage.ts";
 import type { ClientInterface } from "../keys/credentials.ts";
 import type { AttemptRecord } from "./request_log.ts";
+import { interfaceName } from "./interface_name.ts";
 
 export interface RequestResult {
   status: number;
@@ -58,10 +59,11 @@ export class RequestContext {
     if (this.#logged) return;
     this.#logged = true;
     const latency = performance.now() - this.startedAt;
+    const clientInterface = interfaceName(this.interface, this.route);
     const entry: RequestLogEntry = {
       id: this.id,
       at: new Date().toISOString(),
-      interface: this.interface,
+      interface: clientInterface,
       route: this.route,
       key_id: this.key?.id ?? null,
       model: this.model,
@@ -81,7 +83,7 @@ export class RequestContext {
       ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
     };
     this.#telemetry.requestLog.record(entry);
-    const labels = { interface: this.interface, route: this.route, status: String(result.status) };
+    const labels = { interface: clientInterface, route: this.route, status: String(result.status) };
     this.#telemetry.metrics.add("gateway_requests_total", labels);
     this.#telemetry.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
     if (entry.cost) {

@@ -12,6 +12,8 @@ import { adminChannelRoutes } from "./channels.ts";
 import { adminKeyRoutes } from "./keys.ts";
 import { adminModelRoutes } from "./models.ts";
 import { adminRecordRoutes } from "./records.ts";
+import { adminAuditRoutes } from "./audit.ts";
+import { auditAdminChanges } from "./audit_changes.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -31,10 +33,12 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
     }
     await next();
   });
+  app.use("/admin/*", auditAdminChanges(gateway));
 
   app.route("/", adminKeyRoutes(gateway));
   app.route("/", adminChannelRoutes(gateway));
   app.route("/", adminModelRoutes(gateway));
   app.route("/", adminRecordRoutes(gateway));
+  app.route("/", adminAuditRoutes(gateway));
   return app;
 }

@@ -63,6 +63,18 @@ function textOf(content: Json): string {
   return (content ?? []).map((part: Json) => part.text ?? "").join("");
 }
 
+/** Function names the model may call: a namespace's functions as `namespace.name`. */
+function toolNamesOf(tools: Json[]): string[] {
+  return tools.flatMap((tool: Json): string[] =>
+    tool.type === "function"
+      ? [tool.name]
+      : tool.type === "namespace"
+      ? (tool.tools ?? []).filter((inner: Json) => inner.type === "function")
+        .map((inner: Json) => `${tool.name}.${inner.name}`)
+      : []
+  );
+}
+
 function read(body: Json): ScriptInput | string {
   if (typeof body.model !== "string") return "Missing required parameter: 'model'.";
   const items = typeof body.input === "string"
@@ -126,9 +138,7 @@ function read(body: Json): ScriptInput | string {
     lastUserText: lastUser,
     allText,
     messages: items.length,
-    tools: (body.tools ?? []).filter((tool: Json) => tool.type === "function").map((tool: Json) =>
-      tool.name
-    ),
+    tools: toolNamesOf(body.tools ?? []),
     toolChoice: typeof choice === "string"
       ? choice as ScriptInput["toolChoice"]
       : choice?.type === "function"
@@ -222,7 +232,10 @@ export function startOpenAIResponsesUpstream(
         type: "function_call",
         status: "completed",
         call_id: call.id,
-        name: call.name,
+        // A namespaced function is called by its own name, with its namespace beside it.
+        ...(call.name.includes(".")
+          ? { name: call.name.split(".")[1], namespace: call.name.split(".")[0] }
+          : { name: call.name }),
         arguments: JSON.stringify(call.args),
       });
     }
