@@ -3,7 +3,8 @@
  * history can hold reasoning the gateway labelled with its signer (signature.ts) when an earlier
  * turn went to a channel of another format: a model switched, or a failover. That provider's
  * proof means nothing here and the upstream would refuse the whole request, so it is dropped and
- * named; the body is otherwise untouched (a copy only when something changes). Pure.
+ * named (as is Anthropic thinking with no signature at all, which Anthropic never accepts); the
+ * body is otherwise untouched (a copy only when something changes). Pure.
  */
 
 import type { TextFormat } from "./neutral.ts";
@@ -53,7 +54,9 @@ function anthropicBody(body: Json): { body: Json; dropped: string[] } {
         : block?.type === "redacted_thinking"
         ? "data"
         : undefined;
-      const decided = field ? verdict(block[field], "anthropic") : "keep";
+      // A thinking block without a signature (another provider's, unsigned) is never accepted.
+      const unsigned = field !== undefined && !block[field];
+      const decided = unsigned ? "drop" : field ? verdict(block[field], "anthropic") : "keep";
       if (decided === "keep") content.push(block);
       else if (decided !== "drop") content.push({ ...block, [field!]: decided });
       touched ||= decided !== "keep";

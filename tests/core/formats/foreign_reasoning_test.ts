@@ -41,6 +41,15 @@ Deno.test("pass-through to Anthropic: another provider's thinking dropped, and t
   assertEquals(dropped, ["messages[].content[type=thinking]", "thinking"]);
   // The client's body is not changed.
   assertEquals(body.messages[1].content.length, 2);
+  // Thinking that came unsigned (from a chat upstream) cannot go to Anthropic either.
+  const unsigned = withoutForeignReasoning("anthropic", {
+    messages: [{
+      role: "assistant",
+      content: [{ type: "thinking", thinking: "t", signature: "" }, { type: "text", text: "a" }],
+    }],
+  });
+  assertEquals(unsigned.body.messages[0].content, [{ type: "text", text: "a" }]);
+  assertEquals(unsigned.dropped, ["messages[].content[type=thinking]"]);
   // Anthropic's own labelled signature goes back bare.
   const own = withoutForeignReasoning("anthropic", {
     messages: [{
