@@ -36,16 +36,6 @@ const BUDGET_BY_EFFORT = {
   max: 65536,
 };
 
-/** `output_config.effort` levels for the neutral ones. */
-const ANTHROPIC_EFFORT = {
-  minimal: "low",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-  max: "max",
-} as const;
-
 function blockOf(part: NeutralPart): Json | null {
   switch (part.type) {
     case "text":
@@ -155,18 +145,16 @@ function toolChoiceFor(
 }
 
 /**
- * Extended thinking within `max_tokens`, and the sampling options it allows. Adaptive thinking
- * stays adaptive; an effort or a budget becomes a budget (every thinking model takes one); effort
- * "none" is Anthropic's default, no thinking.
+ * Extended thinking within `max_tokens`, and the sampling options it allows. Every level, and the
+ * model's own choice (Gemini's budget -1), becomes a budget: every Claude model that thinks takes
+ * one, while adaptive thinking and `output_config.effort` only the newest do. Effort "none" is
+ * Anthropic's default, no thinking.
  */
 function setThinking(body: Json, o: NeutralOptions, ignored: DroppableName[]): void {
   let thinking = false;
   const reasoning = o.reasoning;
   if (reasoning && !thinkingFits(body.messages)) ignored.push("reasoning");
-  else if (reasoning?.adaptive) {
-    body.thinking = { type: "adaptive" };
-    thinking = true;
-  } else if (reasoning && reasoning.effort !== "none") {
+  else if (reasoning && reasoning.effort !== "none") {
     const budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? "medium"];
     const fitted = Math.min(budget, body.max_tokens - 1);
     if (fitted >= 1024) {
@@ -195,18 +183,9 @@ export function thinkingFits(messages: Json[]): boolean {
   return first === "thinking" || first === "redacted_thinking";
 }
 
-/**
- * Structured output (`output_config.format`: Anthropic has no bare JSON mode, so `json_object`
- * is dropped) and, with adaptive thinking, its effort level.
- */
+/** Structured output: `output_config.format` (Anthropic has no bare JSON mode: `json_object` is named). */
 function setOutputConfig(body: Json, o: NeutralOptions, ignored: DroppableName[]): void {
-  const config: Json = {};
-  const effort = o.reasoning?.effort;
-  if (o.reasoning?.adaptive && effort && effort !== "none") {
-    config.effort = ANTHROPIC_EFFORT[effort];
-  }
   if (o.responseFormat?.type === "json_schema") {
-    config.format = { type: "json_schema", schema: o.responseFormat.schema };
+    body.output_config = { format: { type: "json_schema", schema: o.responseFormat.schema } };
   } else if (o.responseFormat) ignored.push("responseFormat");
-  if (Object.keys(config).length) body.output_config = config;
 }

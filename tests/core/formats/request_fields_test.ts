@@ -205,14 +205,21 @@ Deno.test("reasoning effort: Anthropic budgets, adaptive thinking and output_con
   });
 });
 
-Deno.test("reasoning effort: into Anthropic, adaptive stays adaptive with its effort level", () => {
+Deno.test("reasoning effort: into Anthropic, every level and the model's own choice is a budget", () => {
+  // Every Claude model that thinks takes a budget; adaptive thinking only the newest.
   const fromGemini = convert(
     "gemini",
     gemini({ thinkingConfig: { thinkingBudget: -1, thinkingLevel: "HIGH" } }),
     "anthropic",
   );
-  assertEquals(fromGemini.body.thinking, { type: "adaptive" });
-  assertEquals(fromGemini.body.output_config, { effort: "high" });
+  assertEquals(fromGemini.body.thinking, { type: "enabled", budget_tokens: 16384 });
+  assertEquals(fromGemini.body.output_config, undefined);
+  const dynamic = convert(
+    "gemini",
+    gemini({ thinkingConfig: { thinkingBudget: -1 } }),
+    "anthropic",
+  );
+  assertEquals(dynamic.body.thinking, { type: "enabled", budget_tokens: 8192 });
   const hidden = convert(
     "gemini",
     gemini({
