@@ -26,8 +26,12 @@ export type AnthropicFault =
 
 export interface AnthropicRecordedRequest {
   path: string;
+  /** The query string as received, `?…` or empty. */
+  search: string;
   apiKey: string | null;
   version: string | null;
+  /** The `anthropic-beta` header as received. */
+  beta: string | null;
   body: Record<string, unknown>;
 }
 
@@ -35,6 +39,8 @@ export interface AnthropicUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
   chunkDelayMs?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface AnthropicUpstream extends AsyncDisposable {
@@ -214,7 +220,8 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     } catch {
       return anthropicError(400, "There was an issue with the request body: invalid JSON");
     }
-    state.requests.push({ path: url.pathname, apiKey, version, body });
+    const beta = req.headers.get("anthropic-beta");
+    state.requests.push({ path: url.pathname, search: url.search, apiKey, version, beta, body });
     if (!apiKey || !keys.includes(apiKey)) return anthropicError(401, "invalid x-api-key");
     if (!version) return anthropicError(400, "anthropic-version: header is required");
     if (url.pathname === "/v1/messages/count_tokens") {
@@ -236,7 +243,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const signature = `sig_${btoa(answer.reasoning).slice(0, 16)}`;
     const usage = {

@@ -31,12 +31,18 @@ export interface ResponsesRecordedRequest {
 export interface ResponsesUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
+  /**
+   * Tools to call by name in place of the first two offered; a function of a `namespace` tool is
+   * named `<namespace>/<name>` here and called as `{namespace, name}`, as the real API does.
+   */
+  callTools?: string[];
 }
 
 export interface ResponsesUpstream extends AsyncDisposable {
   baseUrl: string;
   requests: ResponsesRecordedRequest[];
   faults: ResponsesFault[];
+  options: ResponsesUpstreamOptions;
   /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
@@ -111,8 +117,12 @@ function read(body: Json): ScriptInput | string {
     lastUserText: lastUser,
     allText,
     messages: items.length,
-    tools: (body.tools ?? []).filter((tool: Json) => tool.type === "function").map((tool: Json) =>
-      tool.name
+    tools: (body.tools ?? []).flatMap((tool: Json) =>
+      tool.type === "function"
+        ? [tool.name]
+        : tool.type === "namespace"
+        ? (tool.tools ?? []).map((inner: Json) => `${tool.name}/${inner.name}`)
+        : []
     ),
     toolChoice: typeof choice === "string"
       ? choice as ScriptInput["toolChoice"]
@@ -134,6 +144,7 @@ export function startOpenAIResponsesUpstream(
     baseUrl: "",
     requests: [],
     faults: [],
+    options,
     close: async () => {},
     [Symbol.asyncDispose]: () => state.close(),
   };
@@ -170,7 +181,7 @@ export function startOpenAIResponsesUpstream(
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `resp_${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = {
@@ -199,12 +210,14 @@ export function startOpenAIResponsesUpstream(
       });
     }
     for (const call of answer.calls) {
+      const [namespace, name] = call.name.includes("/") ? call.name.split("/") : [null, call.name];
       output.push({
         id: `fc_${crypto.randomUUID().replaceAll("-", "")}`,
         type: "function_call",
         status: "completed",
         call_id: call.id,
-        name: call.name,
+        name,
+        ...(namespace ? { namespace } : {}),
         arguments: JSON.stringify(call.args),
       });
     }
