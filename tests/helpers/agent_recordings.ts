@@ -42,6 +42,15 @@ export const AGENT_CONVERSATIONS: AgentConversation[] = [
     call: { name: "Write" },
   },
   {
+    agent: "Claude Code 2.1.197 --bare",
+    folder: "claude-code",
+    turns: [
+      { file: "3-bare-first-turn.json", expect: "tool_call" },
+      { file: "4-bare-tool-result.json", expect: "text" },
+    ],
+    call: { name: "Bash" },
+  },
+  {
     agent: "Codex 0.169.0",
     folder: "codex",
     turns: [
