@@ -37,6 +37,8 @@ export interface AnthropicRecordedRequest {
   betas: string[];
   /** Every header received, names in lower case. */
   headers: Record<string, string>;
+  /** The `anthropic-beta` header as received. */
+  beta: string | null;
   body: Record<string, unknown>;
 }
 
@@ -44,6 +46,8 @@ export interface AnthropicUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
   chunkDelayMs?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface AnthropicUpstream extends AsyncDisposable {
@@ -254,6 +258,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
       version,
       betas,
       headers: Object.fromEntries(req.headers),
+      beta: req.headers.get("anthropic-beta"),
       body,
     });
     if (!apiKey || !keys.includes(apiKey)) return anthropicError(401, "invalid x-api-key");
@@ -279,7 +284,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const signature = `sig_${btoa(answer.reasoning).slice(0, 16)}`;
     const usage = {
