@@ -145,7 +145,7 @@ export function receiptOf(
   pricing: ReceiptPricing,
   money: { entries: readonly ReceiptEntry[]; status: ReceiptStatus; held?: number },
 ): Receipt {
-  const charged = -money.entries.reduce((sum, entry) => sum + entry.amount, 0);
+  const charged = 0 - money.entries.reduce((sum, entry) => sum + entry.amount, 0);
   return {
     ...pricing,
     charged,

@@ -54,7 +54,7 @@ export function taskEndedRecord(record: RequestLogEntry, end: TaskEnd): RequestL
       held: end.held,
     })
     : undefined;
-  const charged = -entries.reduce((sum, entry) => sum + entry.amount, 0);
+  const charged = 0 - entries.reduce((sum, entry) => sum + entry.amount, 0);
   return {
     ...rest,
     channel_id: end.channelId ?? record.channel_id,
