@@ -310,7 +310,8 @@ function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
  * set of short fields plus at most MAX_ATTEMPTS_KEPT attempts of bounded strings.
  */
 function approximateSize(entry: RequestLogEntry): number {
-  let size = (entry.receipt ? 2048 : 512) + entry.id.length + entry.route.length +
+  let size = (entry.receipt ? 2048 : 512) + (entry.ignored_fields?.join("").length ?? 0) +
+    32 * (entry.ignored_fields?.length ?? 0) + entry.id.length + entry.route.length +
     (entry.model?.length ?? 0) +
     (entry.error_code?.length ?? 0) + entry.outcome.length;
   for (const attempt of entry.upstream_attempts) {

@@ -18,8 +18,16 @@ export function statusClassOf(status: number): string {
   return `${Math.floor(status / 100)}xx`;
 }
 
-/** The value of `field` under which `entry` is indexed, or null when it has none. */
+/**
+ * The value of `field` under which `entry` is indexed, or null when it has none (records written
+ * before a field existed may lack it).
+ */
 export function indexValueOf(entry: RequestLogEntry, field: IndexedField): string | null {
+  const value = fieldOf(entry, field);
+  return typeof value === "string" ? value : null;
+}
+
+function fieldOf(entry: RequestLogEntry, field: IndexedField): string | null {
   switch (field) {
     case "key":
       return entry.key_id;
@@ -28,7 +36,7 @@ export function indexValueOf(entry: RequestLogEntry, field: IndexedField): strin
     case "model":
       return entry.model;
     case "status":
-      return statusClassOf(entry.status);
+      return Number.isInteger(entry.status) ? statusClassOf(entry.status) : null;
     case "interface":
       return entry.interface;
   }
