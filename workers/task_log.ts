@@ -8,5 +8,14 @@ import { type TaskEnd, taskEndedRecord } from "../core/telemetry/task_end_record
 export function logTaskEnd(gateway: Gateway, task: TaskRecord, end: TaskEnd): void {
   const requestId = task.request_id;
   if (!requestId) return;
-  gateway.track(gateway.requestLog.amend(requestId, (record) => taskEndedRecord(record, end)));
+  const completing = gateway.requestLog.amend(requestId, (record) => taskEndedRecord(record, end))
+    .catch((error) => {
+      // The money already moved; only the record stays pending (its receipt shows the hold).
+      console.error(JSON.stringify({
+        msg: "request log record not completed",
+        request_id: requestId,
+        error: String(error),
+      }));
+    });
+  gateway.track(completing);
 }
