@@ -22,6 +22,16 @@ export const kvKeys = {
   catalogVersion: () => ["catalog_version"] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
+  /** Request-log indexes, one per filter (`key`, `model`…), written with the record. */
+  requestBy: (field: string, value: string, id: string) =>
+    ["requests_by", field, value, id] as const,
+  requestsBy: (field: string, value: string) => ["requests_by", field, value] as const,
+  /** Usage rollups: one KvU64 counter per hour (ms), key, model, channel and counter name. */
+  usage: (
+    hourMs: number,
+    parts: { key: string; model: string; channel: string; counter: string },
+  ) => ["usage", hourMs, parts.key, parts.model, parts.channel, parts.counter] as const,
+  usages: () => ["usage"] as const,
   tasks: () => ["tasks"] as const,
   task: (id: string) => ["tasks", id] as const,
   /** Creation-time index of tasks (task ids are random): ms, a unique tie-break → task id. */
