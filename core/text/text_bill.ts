@@ -38,13 +38,20 @@ export class TextBill {
       DEFAULT_MAX_OUTPUT_TOKENS;
   }
 
-  /** Holds the most the request can cost: its input's upper bound and every output token. */
+  /**
+   * Holds the most the request can cost: its input's upper bound and every output token; and,
+   * against the key's tokens per minute, its input estimate and every output token.
+   */
   hold(): Promise<void> {
-    return this.#bill.hold(textCost(this.#price, {
-      input_tokens: this.#inbound.inputUpperBound(),
-      cached_input_tokens: 0,
-      output_tokens: this.#maxOutputTokens(),
-    }));
+    const maxOutput = this.#maxOutputTokens();
+    return this.#bill.hold(
+      textCost(this.#price, {
+        input_tokens: this.#inbound.inputUpperBound(),
+        cached_input_tokens: 0,
+        output_tokens: maxOutput,
+      }),
+      { tokens: this.#inbound.inputEstimate() + maxOutput },
+    );
   }
 
   /** Every output token the request allows, over all its choices. */
@@ -92,7 +99,9 @@ export class TextBill {
     gateway.track((async () => {
       let cost = 0;
       try {
-        cost = await this.#bill.settle(textCost(this.#price, usage));
+        cost = await this.#bill.settle(textCost(this.#price, usage), {
+          tokens: usage.input_tokens + usage.output_tokens,
+        });
       } catch (error) {
         // Never leave a hold open: a settle that cannot be written is released.
         await this.#bill.release(`settle failed: ${String(error)}`).catch(() => {});
