@@ -20,6 +20,7 @@ import {
 } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/text_setup.ts";
 import { IMAGE_MODEL, setupImages } from "../helpers/image_setup.ts";
+import { setupVideo, videoClient } from "../helpers/video_setup.ts";
 import { estimatePromptTokens } from "../../core/formats/openai_chat/estimate_tokens.ts";
 import type { ChatRequest } from "../../core/formats/openai_chat/request_schema.ts";
 
@@ -288,5 +289,42 @@ Deno.test(
     assertOk(answer.error.message.includes("Weekly spend limit of 1 units"), answer.error.message);
     assertOk(Number(response.headers.get("retry-after")) >= 1);
     await assertNothingCharged(s, 1_000_000, { untouched: true });
+  },
+);
+
+Deno.test(
+  "spend cap: a video task holds against it; over the cap it is refused with 402",
+  serverTest,
+  async () => {
+    await using s = await setupVideo();
+    const opening = 100_000_000;
+    const capped = await s.gw.createKey({ balance: opening, spend_limits: { month: 10 } });
+    const client = videoClient(s.gw.url, capped.key);
+    const response = await client.submit({ model: "vid-2-cheap", prompt: "a cat", duration: "5" });
+    const answer = await response.json();
+    assertEquals(response.status, 402, JSON.stringify(answer));
+    assertEquals(answer.error.code, "spend_limit_exceeded");
+    assertOk(
+      answer.error.message.includes("Monthly spend limit of 10 units"),
+      answer.error.message,
+    );
+    assertOk(Number(response.headers.get("retry-after")) >= 1);
+    await assertNothingCharged({ gw: s.gw, keyId: capped.id }, opening, { untouched: true });
+
+    // Under a cap that fits, the task's hold counts in the month until it settles.
+    const roomy = await s.gw.createKey({ balance: opening, spend_limits: { month: opening } });
+    const accepted = await videoClient(s.gw.url, roomy.key).submit({
+      model: "vid-2-cheap",
+      prompt: "a cat",
+      duration: "5",
+    });
+    const task = await accepted.json();
+    assertEquals(accepted.status, 200, JSON.stringify(task));
+    const done = await videoClient(s.gw.url, roomy.key).waitForTask(task.task_id ?? task.id);
+    assertEquals(done.status, "SUCCESS");
+    await s.gw.settle();
+    const view = (await s.gw.admin("GET", `/admin/keys/${roomy.id}`)).body;
+    assertOk(view.period_spend.month > 0, "the task's cost is not in the month's spend");
+    assertEquals(view.period_spend.month, opening - await s.gw.assertLedgerInvariant(roomy.id));
   },
 );
