@@ -164,7 +164,10 @@ interface BatchView {
   writeHold(ref: string, hold: OpenHold | null): void;
   /** Counters (spend per window, tokens per minute) as of this batch, read from KV once. */
   readCounters(keys: Deno.KvKey[]): Promise<number[]>;
-  /** Adds to counters in this batch's commit. */
+  /**
+   * Adds to counters in this batch's commit: a counter this batch read is set, with its expiry;
+   * one it did not read is summed, so moving a counter needs no read.
+   */
   addToCounters(changes: CounterChange[]): Promise<void>;
   atomic: Deno.AtomicOperation;
 }
@@ -172,14 +175,22 @@ interface BatchView {
 interface CounterChange {
   key: Deno.KvKey;
   delta: number;
+  /** A counter that expires is always read and set (a KV sum would not keep its expiry). */
   expireIn?: number;
 }
 
 interface CounterState {
   key: Deno.KvKey;
-  value: number;
-  changed: boolean;
+  /** The value in KV, once read. */
+  base?: number;
+  /** What this batch adds. */
+  delta: number;
   expireIn?: number;
+}
+
+/** `delta` as a KvU64 sum operand: a negative one wraps around 2^64, which KV's sum undoes. */
+function sumOperand(delta: number): bigint {
+  return delta >= 0 ? BigInt(delta) : 2n ** 64n - BigInt(-delta);
 }
 
 type Plan = (
@@ -274,20 +285,20 @@ export class Ledger {
       // Counters move only in commits that also check and set the balance entry, so the check
       // below orders them like the balance: a stale read here fails the commit.
       const counters = new Map<string, CounterState>();
+      const counter = (key: Deno.KvKey) => {
+        const id = JSON.stringify(key);
+        let state = counters.get(id);
+        if (!state) counters.set(id, state = { key, delta: 0 });
+        return state;
+      };
       const readCounters = async (keys: Deno.KvKey[]) => {
-        const missing = keys.filter((key) => !counters.has(JSON.stringify(key)));
+        const missing = keys.filter((key) => counter(key).base === undefined);
         for (let i = 0; i < missing.length; i += 10) {
           const slice = missing.slice(i, i + 10);
           const found = await this.#kv.getMany<Deno.KvU64[]>(slice);
-          found.forEach((entry, index) =>
-            counters.set(JSON.stringify(slice[index]), {
-              key: slice[index],
-              value: counterValue(entry.value),
-              changed: false,
-            })
-          );
+          found.forEach((entry, index) => counter(slice[index]).base = counterValue(entry.value));
         }
-        return keys.map((key) => counters.get(JSON.stringify(key))!.value);
+        return keys.map((key) => counter(key).base! + counter(key).delta);
       };
       const view: BatchView = {
         balance: current.value ?? 0,
@@ -304,12 +315,13 @@ export class Ledger {
         writeHold: (ref, hold) => void holds.set(ref, hold),
         readCounters,
         addToCounters: async (changes) => {
-          await readCounters(changes.map((change) => change.key));
+          await readCounters(
+            changes.filter((change) => change.expireIn).map((change) => change.key),
+          );
           for (const change of changes) {
-            const counter = counters.get(JSON.stringify(change.key))!;
-            counter.value += change.delta;
-            counter.changed = true;
-            counter.expireIn = change.expireIn;
+            const state = counter(change.key);
+            state.delta += change.delta;
+            state.expireIn ??= change.expireIn;
           }
         },
       };
@@ -354,10 +366,13 @@ export class Ledger {
         if (hold) atomic.set(kvKeys.openHold(ref), hold);
         else atomic.delete(kvKeys.openHold(ref));
       }
-      for (const counter of counters.values()) {
-        if (!counter.changed) continue;
-        const value = new Deno.KvU64(BigInt(Math.max(0, counter.value)));
-        atomic.set(counter.key, value, counter.expireIn ? { expireIn: counter.expireIn } : {});
+      for (const { key, base, delta, expireIn } of counters.values()) {
+        if (delta === 0) continue;
+        if (base === undefined) atomic.sum(key, sumOperand(delta));
+        else {
+          const value = new Deno.KvU64(BigInt(Math.max(0, base + delta)));
+          atomic.set(key, value, expireIn ? { expireIn } : {});
+        }
       }
       atomic.check(current).set(kvKeys.balance(keyId), view.balance);
       try {
@@ -498,14 +513,19 @@ export class Ledger {
       const tpm = options.caps?.tpm ?? null;
       const tokens = tpm === null ? 0 : options.tokens ?? 0;
       const tokenKey = kvKeys.tokenCounter(keyId, minuteAt(nowMs));
-      const counted = await view.readCounters(tokens ? [...spendKeys, tokenKey] : spendKeys);
+      // Only counters with a cap are read; the others are summed in the commit without a read.
+      const limits = options.caps?.spend_limits ?? {};
+      const capped = windows.filter((window) => limits[window.period] != null);
+      const cappedKeys = capped.map((window) => kvKeys.spendCounter(keyId, window.id));
+      const toRead = tokens ? [...cappedKeys, tokenKey] : cappedKeys;
+      const counted = toRead.length ? await view.readCounters(toRead) : [];
       const spendRefusal = spendCapRefusal(
-        windows.map((window, index) => ({ window, spent: counted[index] })),
-        { limits: options.caps?.spend_limits ?? {}, amount, nowMs, remedy: options.remedy },
+        capped.map((window, index) => ({ window, spent: counted[index] })),
+        { limits, amount, nowMs, remedy: options.remedy },
       );
       if (spendRefusal) throw spendRefusal;
       const tokensRefusal = tokens
-        ? tpmRefusal(counted[spendKeys.length], {
+        ? tpmRefusal(counted[cappedKeys.length], {
           tpm: tpm!,
           tokens,
           nowMs,
