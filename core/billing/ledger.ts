@@ -327,6 +327,7 @@ export class Ledger {
       };
       const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
       let needsFresh = false;
+      let locked = false;
       for (const change of batch) {
         try {
           const planned = await change.plan(view);
@@ -355,8 +356,18 @@ export class Ledger {
           atomic.set(kvKeys.ledgerByTime(entry.id), keyId);
           outcomes.push({ entry });
         } catch (error) {
+          // A plan's read (a hold, the capped counters) met SQLite's lock: retry the batch.
+          if (isKvLocked(error)) {
+            locked = true;
+            break;
+          }
           outcomes.push({ error });
         }
+      }
+      if (locked) {
+        fresh = true;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+        continue;
       }
       if (needsFresh) {
         fresh = true;

@@ -9,6 +9,7 @@ import { GatewayError } from "../errors.ts";
 import { newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions } from "../kv/list_options.ts";
+import { isKvLocked, withKvRetry } from "../kv/kv_retry.ts";
 import type { Ledger } from "../billing/ledger.ts";
 import {
   type KeyInput,
@@ -220,7 +221,14 @@ export class KeyStore {
    * rotation (also concurrent ones) answer the first one's secret, kept sealed for
    * ROTATION_IDEMPOTENCY_MS; a different rotation under the same key is 409.
    */
-  async rotate(
+  rotate(
+    id: string,
+    options: { graceSeconds: number; idempotencyKey?: string },
+  ): Promise<Record<string, unknown>> {
+    return withKvRetry(() => this.#rotate(id, options));
+  }
+
+  async #rotate(
     id: string,
     options: { graceSeconds: number; idempotencyKey?: string },
   ): Promise<Record<string, unknown>> {
@@ -279,7 +287,12 @@ export class KeyStore {
         atomic.check({ key: rotationKey, versionstamp: null })
           .set(rotationKey, stored, { expireIn: ROTATION_IDEMPOTENCY_MS });
       }
-      if (!(await atomic.commit()).ok) continue;
+      // Two processes on one local KV file: SQLite's lock is a passing conflict, as in the ledger.
+      const committed = await atomic.commit().catch((error) => {
+        if (isKvLocked(error)) return { ok: false };
+        throw error;
+      });
+      if (!committed.ok) continue;
       for (const stale of [old.hash, old.previous_secret?.hash]) {
         if (stale) this.#cache.delete(stale);
       }

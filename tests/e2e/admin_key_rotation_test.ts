@@ -6,7 +6,8 @@
 
 import OpenAI from "openai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest, type TestGateway } from "../helpers/gateway.ts";
+import { serverTest, startTestGateway, type TestGateway } from "../helpers/gateway.ts";
+import { KEY_CACHE_MS } from "../../core/keys/key_store.ts";
 import { MODEL, setupChat } from "../helpers/text_setup.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "hi" }] };
@@ -141,6 +142,29 @@ Deno.test(
     assertEquals(await statusWith(s.gw, s.key), 401, "the first secret's grace was replaced");
     const text = await kvText(s.gw);
     assertOk(!text.includes(secret), "the idempotent rotation's secret is stored in clear");
+  },
+);
+
+Deno.test(
+  "rotate: another instance that cached the key refuses the old secret at the grace end",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    await using other = await startTestGateway({ GATEWAY_KV: s.gw.kvPath });
+    assertEquals(await statusWith(other, s.key), 200, "the other instance now caches the key");
+    // A grace longer than the key cache: the other instance re-reads the key within it.
+    const graceSeconds = Math.ceil(KEY_CACHE_MS / 1000) + 1;
+    const rotated = await rotate(s.gw, s.keyId, { grace_seconds: graceSeconds });
+    assertEquals(rotated.status, 200);
+    assertEquals(await statusWith(other, s.key), 200, "the old secret works during its grace");
+    const graceEnd = Date.parse(rotated.body.previous_secret.expires_at);
+    await sleep(graceEnd - Date.now() + 100);
+    assertEquals(
+      await statusWith(other, s.key),
+      401,
+      "the other instance still takes the old secret",
+    );
+    assertEquals(await statusWith(other, rotated.body.key), 200);
   },
 );
 
