@@ -100,6 +100,7 @@ export function requestContext(
     checkPathParams(c, url.pathname);
     await next();
     context.route = routeLabel(c);
+    context.ignoredFields = c.res.headers.get("x-gateway-ignored-fields")?.split(",") ?? [];
     if (!context.logsLater && !isUnlogged(url.pathname)) {
       context.finish({ status: c.res.status });
     }

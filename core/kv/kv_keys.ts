@@ -15,6 +15,15 @@ export const kvKeys = {
   ledgerRef: (ref: string) => ["ledger_ref", ref] as const,
   openHold: (ref: string) => ["holds", ref] as const,
   openHolds: () => ["holds"] as const,
+  /** Units spent or held by a key in one spend window (`day:2026-11-24`…), a KvU64. */
+  spendCounter: (keyId: string, windowId: string) => ["spend", keyId, windowId] as const,
+  /** Tokens used or held by a key in one UTC minute (minutes since the epoch), a KvU64. */
+  tokenCounter: (keyId: string, minute: number) => ["tokens_per_minute", keyId, minute] as const,
+  /** When a key was last used (ms), written at most once a minute per key and instance. */
+  keyLastUsed: (keyId: string) => ["key_last_used", keyId] as const,
+  /** A rotation made under an Idempotency-Key (its SHA-256), kept for the idempotency window. */
+  keyRotation: (keyId: string, idempotencyDigest: string) =>
+    ["key_rotations", keyId, idempotencyDigest] as const,
   channel: (id: string) => ["channels", id] as const,
   channels: () => ["channels"] as const,
   model: (id: string) => ["models", id] as const,
@@ -22,6 +31,16 @@ export const kvKeys = {
   catalogVersion: () => ["catalog_version"] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
+  /** Request-log indexes, one per filter (`key`, `model`…), written with the record. */
+  requestBy: (field: string, value: string, id: string) =>
+    ["requests_by", field, value, id] as const,
+  requestsBy: (field: string, value: string) => ["requests_by", field, value] as const,
+  /** Usage rollups: one KvU64 counter per hour (ms), key, model, channel and counter name. */
+  usage: (
+    hourMs: number,
+    parts: { key: string; model: string; channel: string; counter: string },
+  ) => ["usage", hourMs, parts.key, parts.model, parts.channel, parts.counter] as const,
+  usages: () => ["usage"] as const,
   tasks: () => ["tasks"] as const,
   task: (id: string) => ["tasks", id] as const,
   /** Creation-time index of tasks (task ids are random): ms, a unique tie-break → task id. */

@@ -8,6 +8,7 @@ import type { TokenUsage, UsageSource } from "../billing/usage.ts";
 import type { ClientInterface } from "../keys/credentials.ts";
 import type { AttemptRecord } from "./request_log.ts";
 import { interfaceName } from "./interface_name.ts";
+import type { Receipt } from "../billing/receipt.ts";
 
 export interface RequestResult {
   status: number;
@@ -17,6 +18,9 @@ export interface RequestResult {
   cost?: number;
   errorCode?: string | null;
   outcome?: string;
+  images?: number;
+  billedSeconds?: number;
+  receipt?: Receipt;
 }
 
 /** Where a finished request is reported. */
@@ -39,6 +43,10 @@ export class RequestContext {
   durationReader: string | null = null;
   /** Every upstream attempt, in order; the failover helper appends to it. */
   readonly upstreamAttempts: AttemptRecord[] = [];
+  /** Request fields the channel could not honour, as the answer named them. */
+  ignoredFields: string[] = [];
+  /** A task the request made: its record is completed when the task ends. */
+  task: { id: string; receipt: Receipt } | null = null;
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
   #logged = false;
@@ -81,6 +89,13 @@ export class RequestContext {
       error_code: result.errorCode ?? null,
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
       ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
+      ...(result.images ? { images: result.images } : {}),
+      ...(result.billedSeconds ? { billed_seconds: result.billedSeconds } : {}),
+      ...(this.ignoredFields.length ? { ignored_fields: this.ignoredFields } : {}),
+      ...(result.receipt ? { receipt: result.receipt } : {}),
+      ...(this.task && result.status < 400
+        ? { task_id: this.task.id, task_pending: true as const, receipt: this.task.receipt }
+        : {}),
     };
     this.#telemetry.requestLog.record(entry);
     const labels = { interface: clientInterface, route: this.route, status: String(result.status) };

@@ -11,6 +11,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
+import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.ts";
 import type { RequestScope } from "../scope.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
 import { believableUsage, type TokenUsage } from "../billing/usage.ts";
@@ -38,13 +39,20 @@ export class TextBill {
       DEFAULT_MAX_OUTPUT_TOKENS;
   }
 
-  /** Holds the most the request can cost: its input's upper bound and every output token. */
+  /**
+   * Holds the most the request can cost: its input's upper bound and every output token; and,
+   * against the key's tokens per minute, its input estimate and every output token.
+   */
   hold(): Promise<void> {
-    return this.#bill.hold(textCost(this.#price, {
-      input_tokens: this.#inbound.inputUpperBound(),
-      cached_input_tokens: 0,
-      output_tokens: this.#maxOutputTokens(),
-    }));
+    const maxOutput = this.#maxOutputTokens();
+    return this.#bill.hold(
+      textCost(this.#price, {
+        input_tokens: this.#inbound.inputUpperBound(),
+        cached_input_tokens: 0,
+        output_tokens: maxOutput,
+      }),
+      { tokens: this.#inbound.inputEstimate() + maxOutput },
+    );
   }
 
   /** Every output token the request allows, over all its choices. */
@@ -91,13 +99,19 @@ export class TextBill {
     const usage = reported ?? this.#estimate(delivered.outputChars);
     gateway.track((async () => {
       let cost = 0;
+      const pricing = textReceipt(this.#price, usage);
+      let status: ReceiptStatus = this.#bill.holds ? "settled" : "charged";
       try {
-        cost = await this.#bill.settle(textCost(this.#price, usage));
+        cost = await this.#bill.settle(pricing.amount, {
+          tokens: usage.input_tokens + usage.output_tokens,
+        });
       } catch (error) {
         // Never leave a hold open: a settle that cannot be written is released.
+        status = "released";
         await this.#bill.release(`settle failed: ${String(error)}`).catch(() => {});
       }
       context.finish({
+        receipt: receiptOf(pricing, { entries: this.#bill.entries, status }),
         status: 200,
         channelId: channel.id,
         usage,

@@ -14,6 +14,8 @@ import { adminModelRoutes } from "./models.ts";
 import { adminRecordRoutes } from "./records.ts";
 import { adminAuditRoutes } from "./audit.ts";
 import { auditAdminChanges } from "./audit_changes.ts";
+import { adminRequestRoutes } from "./requests.ts";
+import { adminUsageRoutes } from "./usage.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -40,5 +42,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminModelRoutes(gateway));
   app.route("/", adminRecordRoutes(gateway));
   app.route("/", adminAuditRoutes(gateway));
+  app.route("/", adminRequestRoutes(gateway));
+  app.route("/", adminUsageRoutes(gateway));
   return app;
 }

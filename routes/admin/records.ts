@@ -1,4 +1,4 @@
-/** Admin routes that read what happened: the ledger, the request log, tasks. */
+/** Admin routes that read what happened: the ledger, tasks (the request log: requests.ts). */
 
 import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
@@ -11,11 +11,6 @@ export function adminRecordRoutes(gateway: Gateway) {
     const options = listOptions(c.get("url"));
     const key = keyFilter(c.get("url"));
     return c.json(await listed(options, () => gateway.ledger.list(key, options)));
-  });
-  app.get("/admin/requests", async (c) => {
-    const options = listOptions(c.get("url"));
-    const key = keyFilter(c.get("url"));
-    return c.json(await listed(options, () => gateway.requestLog.list(options, { key })));
   });
   app.get("/admin/tasks", async (c) => {
     const options = listOptions(c.get("url"));

@@ -39,6 +39,8 @@ export interface AnthropicRecordedRequest {
   betas: string[];
   /** Every header received, names in lower case. */
   headers: Record<string, string>;
+  /** The `anthropic-beta` header as received. */
+  beta: string | null;
   body: Record<string, unknown>;
 }
 
@@ -48,6 +50,8 @@ export interface AnthropicUpstreamOptions {
   /** Input tokens reported as written to the cache (`cache_creation_input_tokens`). */
   cacheWriteTokens?: number;
   chunkDelayMs?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface AnthropicUpstream extends AsyncDisposable {
@@ -281,6 +285,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
       version,
       betas,
       headers: Object.fromEntries(req.headers),
+      beta: req.headers.get("anthropic-beta"),
       body,
     });
     if (!apiKey || !keys.includes(apiKey)) return anthropicError(401, "invalid x-api-key");
@@ -306,7 +311,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const signature = anthropicSignature(answer.reasoning);
     // Reads and writes of the cache are counted apart from input_tokens, as the API does.

@@ -37,6 +37,8 @@ export interface SimulatedUpstreamOptions {
   chunkSize?: number;
   /** Cached prompt tokens reported in usage. */
   cachedTokens?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface SimulatedUpstream extends AsyncDisposable {
@@ -217,6 +219,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       images,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
       reasoning: body.reasoning_effort !== undefined,
+      callTools: options.callTools,
     });
     const calls = answer.calls.map((call) => ({
       id: call.id,

@@ -33,12 +33,18 @@ export interface ResponsesRecordedRequest {
 export interface ResponsesUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
+  /**
+   * Tools to call by name in place of the first two offered; a function of a `namespace` tool is
+   * named `<namespace>.<name>` here and called as `{namespace, name}`, as the real API does.
+   */
+  callTools?: string[];
 }
 
 export interface ResponsesUpstream extends AsyncDisposable {
   baseUrl: string;
   requests: ResponsesRecordedRequest[];
   faults: ResponsesFault[];
+  options: ResponsesUpstreamOptions;
   /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
@@ -159,6 +165,7 @@ export function startOpenAIResponsesUpstream(
     baseUrl: "",
     requests: [],
     faults: [],
+    options,
     close: async () => {},
     [Symbol.asyncDispose]: () => state.close(),
   };
@@ -195,7 +202,7 @@ export function startOpenAIResponsesUpstream(
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `resp_${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = {
