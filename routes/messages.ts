@@ -9,7 +9,9 @@ import type { Gateway } from "../core/gateway.ts";
 import {
   countTokensSchema,
   messagesRequestSchema,
+  systemMessageWithoutBeta,
 } from "../core/formats/anthropic/request_schema.ts";
+import { invalidRequest } from "../core/errors.ts";
 import { anthropicInbound } from "../core/text/inbound.ts";
 import { countMessageTokens } from "../core/text/count_tokens.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
@@ -21,7 +23,20 @@ export function messagesRoutes(gateway: Gateway) {
   app.post(
     "/v1/messages",
     requireKey(gateway, "anthropic"),
-    textHandler(gateway, { schema: messagesRequestSchema, inboundOf: anthropicInbound }),
+    textHandler(gateway, {
+      schema: messagesRequestSchema,
+      inboundOf: (request, hints) => {
+        const index = systemMessageWithoutBeta(request, hints.anthropicBetas);
+        if (index >= 0) {
+          throw invalidRequest(
+            "a message role is 'user' or 'assistant'; system instructions go in the top-level " +
+              "'system' field (or send anthropic-beta: mid-conversation-system-2026-04-07)",
+            `messages.${index}.role`,
+          );
+        }
+        return anthropicInbound(request);
+      },
+    }),
   );
 
   app.post("/v1/messages/count_tokens", requireKey(gateway, "anthropic"), async (c) => {

@@ -1,5 +1,6 @@
 /** The shared shape of the text routes: read and check the body, serve it, render the answer. */
 
+import type { ClientHints } from "../core/providers/client_hints.ts";
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { Gateway } from "../core/gateway.ts";
@@ -27,13 +28,16 @@ export function textResponse(answer: TextAnswer): Response {
 /** A handler that checks the JSON body with `schema` and serves it as `inboundOf` says. */
 export function textHandler<T extends z.ZodType<{ model: string }>>(
   gateway: Gateway,
-  { schema, inboundOf }: { schema: T; inboundOf: (request: z.infer<T>) => TextInbound },
+  { schema, inboundOf }: {
+    schema: T;
+    inboundOf: (request: z.infer<T>, hints: ClientHints) => TextInbound;
+  },
 ) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(schema, body);
     c.get("context").model = request.model;
-    const inbound = inboundOf(request);
+    const inbound = inboundOf(request, c.get("scope").clientHints);
     inbound.strictFields = c.req.header("x-gateway-strict-fields")?.toLowerCase() === "true";
     return textResponse(await serveText(c.get("scope"), inbound));
   };

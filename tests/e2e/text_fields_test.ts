@@ -417,6 +417,48 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "messages: role system inside messages, with the mid-conversation-system beta, on every channel",
+  serverTest,
+  async () => {
+    await using s = await setupText();
+    const client = new Anthropic({
+      apiKey: s.key,
+      baseURL: s.gw.url,
+      maxRetries: 0,
+      defaultHeaders: { "anthropic-beta": "mid-conversation-system-2026-04-07" },
+    });
+    for (const type of CHANNEL_TYPES) {
+      const answer = await client.messages.create({
+        model: MODEL_OF[type],
+        max_tokens: 256,
+        messages: [
+          { role: "user", content: "hello" },
+          { role: "system", content: "Agents: none." } as unknown as Anthropic.MessageParam,
+        ],
+      });
+      assertOk(answer.content.length > 0, type);
+      const body: Json = s.lastBody(type);
+      const system = {
+        openai: () => body.messages[0],
+        "openai-responses": () => body.instructions,
+        anthropic: () => body.messages[1],
+        gemini: () => body.systemInstruction.parts[0].text,
+      }[type]();
+      assertEquals(
+        system,
+        {
+          openai: { role: "system", content: "Agents: none." },
+          "openai-responses": "Agents: none.",
+          anthropic: { role: "system", content: "Agents: none." },
+          gemini: "Agents: none.",
+        }[type],
+        type,
+      );
+    }
+  },
+);
+
 // ---- cached input billed once
 
 /** 1,000+ input tokens, most of them read from the simulators' cache. */

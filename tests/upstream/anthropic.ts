@@ -119,8 +119,11 @@ function blocks(content: Json): Json[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
-/** Checks a messages body; returns the script facts or the error message. */
-function read(body: Json): ScriptInput | string {
+/**
+ * Checks a messages body (`betas`: the request's anthropic-beta values); returns the script facts
+ * or the error message.
+ */
+function read(body: Json, betas: string[] = []): ScriptInput | string {
   if (typeof body.model !== "string") return "model: Field required";
   if (!Number.isInteger(body.max_tokens)) return "max_tokens: Field required";
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
@@ -132,6 +135,11 @@ function read(body: Json): ScriptInput | string {
     ? body.system
     : (body.system ?? []).map((block: Json) => block.text ?? "").join("");
   for (const [index, message] of body.messages.entries()) {
+    // With its beta, the API takes system instructions inside the conversation too.
+    if (message.role === "system" && betas.includes("mid-conversation-system-2026-04-07")) {
+      allText += blocks(message.content).map((block: Json) => block.text ?? "").join("");
+      continue;
+    }
     if (message.role !== "user" && message.role !== "assistant") {
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     }
@@ -293,14 +301,14 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     const betaRefusal = missingBeta(body, betas);
     if (betaRefusal) return anthropicError(400, betaRefusal);
     if (url.pathname === "/v1/messages/count_tokens") {
-      const facts = read({ ...body, max_tokens: 1 });
+      const facts = read({ ...body, max_tokens: 1 }, betas);
       if (typeof facts === "string") return anthropicError(400, facts);
       return Response.json({ input_tokens: script(facts).usage.input });
     }
     if (req.method !== "POST" || url.pathname !== "/v1/messages") {
       return anthropicError(404, `Not found: ${url.pathname}`);
     }
-    const facts = read(body);
+    const facts = read(body, betas);
     if (typeof facts === "string") return anthropicError(400, facts);
     const fault = state.faults.shift();
     if (fault?.kind === "status") {

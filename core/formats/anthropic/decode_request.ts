@@ -115,6 +115,11 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
     : (body.system ?? []).map((block: Json) => block?.text ?? "");
   const messages: NeutralMessage[] = [];
   for (const message of body.messages ?? []) {
+    // A system message inside the conversation (a beta) joins the system text, as chat's do.
+    if (message.role === "system") {
+      system.push(blocksOf(message.content).map((block: Json) => block?.text ?? "").join(""));
+      continue;
+    }
     const role = message.role === "assistant" ? "assistant" : "user";
     const parts = blocksOf(message.content).map(partOf).filter((part): part is NeutralPart =>
       part !== null

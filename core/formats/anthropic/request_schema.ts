@@ -10,7 +10,7 @@ export const messagesRequestSchema = z.looseObject({
     "max_tokens must be at least 1",
   ),
   messages: z.array(z.looseObject({
-    role: z.enum(["user", "assistant"], {
+    role: z.enum(["user", "assistant", "system"], {
       error:
         "a message role is 'user' or 'assistant'; system instructions go in the top-level 'system' field",
     }),
@@ -31,3 +31,18 @@ export const countTokensSchema = z.looseObject({
   system: z.union([z.string(), z.array(block)]).optional(),
   tools: z.array(z.looseObject({ name: z.string() })).optional(),
 });
+
+/** The beta under which the messages API takes `role: "system"` inside `messages`. */
+export const MID_CONVERSATION_SYSTEM_BETA = "mid-conversation-system-2026-04-07";
+
+/**
+ * The index of a `role: "system"` message sent without its beta, or -1: without it the API
+ * takes system instructions only in the top-level `system` field.
+ */
+export function systemMessageWithoutBeta(
+  body: { messages: Array<{ role: string }> },
+  betas: string[],
+): number {
+  if (betas.includes(MID_CONVERSATION_SYSTEM_BETA)) return -1;
+  return body.messages.findIndex((message) => message.role === "system");
+}

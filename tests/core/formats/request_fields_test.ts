@@ -290,3 +290,21 @@ Deno.test("verbosity, service_tier and safety_identifier: carried between chat a
   );
   assertEquals(toAnthropic.ignored, ["verbosity", "service_tier"]);
 });
+
+Deno.test("anthropic system messages inside the conversation (a beta) join the system text", () => {
+  const body = anthropic({
+    system: "Top.",
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "system", content: [{ type: "text", text: "Agents: none." }] },
+      { role: "user", content: "go" },
+    ],
+  });
+  const out = convert("anthropic", body, "openai-chat");
+  assertEquals(out.body.messages, [
+    { role: "system", content: "Top." },
+    { role: "system", content: "Agents: none." },
+    { role: "user", content: "higo" },
+  ]);
+  assertEquals(out.ignored, []);
+});
