@@ -10,6 +10,7 @@ import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./channels/registry.ts";
 import { RequestLog } from "./telemetry/request_log.ts";
+import { ChannelHealth } from "./telemetry/channel_health.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 
@@ -83,6 +84,8 @@ export class Gateway {
   readonly keys: KeyStore;
   readonly registry: Registry;
   readonly requestLog: RequestLog;
+  /** Per-channel success, latency and last error, counted from the request log's attempts. */
+  readonly channelHealth: ChannelHealth;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -116,7 +119,9 @@ export class Gateway {
       queue: options.taskQueue,
       wake: () => {},
     });
+    this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.requestLog = new RequestLog(kv, {
+      health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,
       onDrop: () => this.metrics.add("gateway_request_log_dropped_total", {}),

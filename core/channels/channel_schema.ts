@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
+import { FINGERPRINT_PATTERN, type KeyHint } from "./key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../jobs/video_job.ts";
 
 export const CHANNEL_TYPES = [
@@ -45,9 +46,20 @@ export const channelPatchSchema = z.strictObject(patchShape(channelFields));
 export const createModelsField = { create_models: z.boolean().optional() };
 
 export const channelCreateSchema = z.strictObject({ ...channelFields, ...createModelsField });
+/** PATCH operations on single upstream keys (not stored fields): applied remove first, then add. */
+export const keyOperationFields = {
+  add_keys: z.array(z.string().min(1)).min(1).optional(),
+  remove_keys: z.array(
+    z.string().regex(FINGERPRINT_PATTERN, {
+      error: "must be a key fingerprint as GET shows it: 8 hex characters such as '3f2a9c1e'",
+    }),
+  ).min(1).optional(),
+};
+
 export const channelPatchBodySchema = z.strictObject({
   ...channelPatchSchema.shape,
   ...createModelsField,
+  ...keyOperationFields,
 });
 
 export type ChannelInput = z.infer<typeof channelInputSchema>;
@@ -56,6 +68,8 @@ export type ChannelInput = z.infer<typeof channelInputSchema>;
 export interface StoredChannel extends Omit<ChannelInput, "keys"> {
   id: string;
   sealed_keys: string[];
+  /** How each sealed key is shown, in the same order (absent on channels stored before). */
+  key_hints?: KeyHint[];
   source: "admin" | "config";
   created_at: string;
   updated_at: string;
@@ -66,8 +80,8 @@ export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
   keys: string[];
 }
 
-/** The admin view: everything but the secrets. */
-export function publicChannel(channel: StoredChannel) {
-  const { sealed_keys, ...rest } = channel;
-  return { ...rest, key_count: sealed_keys.length };
+/** The admin view: everything but the secrets; each key by its hint. */
+export function publicChannel(channel: StoredChannel & { key_hints: KeyHint[] }) {
+  const { sealed_keys, key_hints, ...rest } = channel;
+  return { ...rest, key_count: sealed_keys.length, keys: key_hints };
 }

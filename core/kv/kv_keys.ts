@@ -20,6 +20,11 @@ export const kvKeys = {
   model: (id: string) => ["models", id] as const,
   models: () => ["models"] as const,
   catalogVersion: () => ["catalog_version"] as const,
+  /** One instance's attempt counts of a channel in one 5-minute bucket (channel_health.ts). */
+  channelHealth: (channelId: string, bucketMs: number, instanceId: string) =>
+    ["channel_health", channelId, bucketMs, instanceId] as const,
+  channelHealthOf: (channelId: string) => ["channel_health", channelId] as const,
+  channelLastError: (channelId: string) => ["channel_last_error", channelId] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
   tasks: () => ["tasks"] as const,

@@ -11,6 +11,7 @@ import {
   type ListOptions,
   timeRangeSelector,
 } from "../kv/list_options.ts";
+import type { ChannelHealth } from "./channel_health.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -128,12 +129,20 @@ export class RequestLog {
   #anonymousSecond = 0;
   #anonymousInSecond = 0;
   #onDrop: () => void;
+  #health?: ChannelHealth;
 
   constructor(
     kv: Deno.Kv,
-    options: { retentionMs?: number; stdout?: boolean; onDrop?: () => void } = {},
+    options: {
+      retentionMs?: number;
+      stdout?: boolean;
+      onDrop?: () => void;
+      /** Counts each batch's upstream attempts per channel, written with the batch. */
+      health?: ChannelHealth;
+    } = {},
   ) {
     this.#kv = kv;
+    this.#health = options.health;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.#toStdout = options.stdout ?? true;
     this.#onDrop = options.onDrop ?? (() => {});
@@ -170,6 +179,8 @@ export class RequestLog {
     const batch = this.#pending.splice(0);
     this.#flushing = this.#flushing.then(() => this.#write(batch)).catch((error) => {
       console.error(JSON.stringify({ msg: "request log write failed", error: String(error) }));
+    }).then(() => this.#health?.write(batch)).catch((error) => {
+      console.error(JSON.stringify({ msg: "channel health write failed", error: String(error) }));
     });
     return this.#flushing;
   }
