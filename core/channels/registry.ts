@@ -237,6 +237,13 @@ export class Registry {
     return entry.value;
   }
 
+  /** A channel with its keys opened, enabled or not, as routing sees it; 404 when none. */
+  async openChannel(id: string): Promise<Channel> {
+    const stored = await this.getChannel(id);
+    const { sealed_keys, ...rest } = stored;
+    return { ...rest, keys: await Promise.all(sealed_keys.map((key) => this.#box.open(key))) };
+  }
+
   /** Channels, newest first unless `options.order` is `asc`. */
   async listChannels(options: ListOptions) {
     const { limit } = options;

@@ -3,9 +3,10 @@
 import { Hono } from "hono";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../core/gateway.ts";
+import { channelProbeSchema, probeChannel } from "../../core/text/probe_channel.ts";
 import type { AppEnv } from "../middleware.ts";
 import { validate } from "../validation.ts";
-import { adminBody, channelId, listed, listOptions } from "./shared.ts";
+import { adminBody, channelId, listed, listOptions, optionalAdminBody } from "./shared.ts";
 
 export function adminChannelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
@@ -45,6 +46,14 @@ export function adminChannelRoutes(gateway: Gateway) {
       keyOperations: { add_keys, remove_keys },
     });
     return c.json(await withHealth(updated));
+  });
+  app.post("/admin/channels/:id/test", async (c) => {
+    const id = channelId(c);
+    const input = validate(channelProbeSchema, await optionalAdminBody(c.req.raw));
+    const channel = await gateway.registry.openChannel(id);
+    return c.json(
+      await probeChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
+    );
   });
   app.delete("/admin/channels/:id", async (c) => {
     await gateway.registry.deleteChannel(channelId(c));
