@@ -12,6 +12,8 @@ import { adminChannelRoutes } from "./channels.ts";
 import { adminKeyRoutes } from "./keys.ts";
 import { adminModelRoutes } from "./models.ts";
 import { adminRecordRoutes } from "./records.ts";
+import { adminTaskRoutes } from "./tasks.ts";
+import { adminLedgerRoutes } from "./ledger.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -36,5 +38,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminChannelRoutes(gateway));
   app.route("/", adminModelRoutes(gateway));
   app.route("/", adminRecordRoutes(gateway));
+  app.route("/", adminTaskRoutes(gateway));
+  app.route("/", adminLedgerRoutes(gateway));
   return app;
 }

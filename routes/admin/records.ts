@@ -1,4 +1,4 @@
-/** Admin routes that read what happened: the ledger, the request log, tasks. */
+/** Admin routes that read what happened: the request log. */
 
 import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
@@ -7,19 +7,10 @@ import { keyFilter, listed, listOptions } from "./shared.ts";
 
 export function adminRecordRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.get("/admin/ledger", async (c) => {
-    const options = listOptions(c.get("url"));
-    const key = keyFilter(c.get("url"));
-    return c.json(await listed(options, () => gateway.ledger.list(key, options)));
-  });
   app.get("/admin/requests", async (c) => {
     const options = listOptions(c.get("url"));
     const key = keyFilter(c.get("url"));
     return c.json(await listed(options, () => gateway.requestLog.list(options, { key })));
-  });
-  app.get("/admin/tasks", async (c) => {
-    const options = listOptions(c.get("url"));
-    return c.json(await listed(options, () => gateway.tasks.list(options)));
   });
   return app;
 }
