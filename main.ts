@@ -156,6 +156,7 @@ export async function startGateway(
   });
   await buildTimeIndexes(kv);
   await gateway.registry.start();
+  await gateway.captures.start();
   if (config) await applyConfig(gateway, config);
 
   const admin = await loadAdminToken(kv, settings.adminToken);
@@ -217,6 +218,7 @@ export async function startGateway(
       await gateway.drain();
       await gateway.instance.stop();
       gateway.registry.stop();
+      gateway.captures.stop();
       kv.close();
     })();
 

@@ -11,6 +11,7 @@ import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./channels/registry.ts";
 import { RequestLog } from "./telemetry/request_log.ts";
 import { ChannelHealth } from "./telemetry/channel_health.ts";
+import { BodyCaptures } from "./telemetry/body_capture.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 
@@ -86,6 +87,8 @@ export class Gateway {
   readonly requestLog: RequestLog;
   /** Per-channel success, latency and last error, counted from the request log's attempts. */
   readonly channelHealth: ChannelHealth;
+  /** Which keys' request and response bodies are captured (off unless switched on per key). */
+  readonly captures: BodyCaptures;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -119,6 +122,7 @@ export class Gateway {
       queue: options.taskQueue,
       wake: () => {},
     });
+    this.captures = new BodyCaptures(kv);
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.requestLog = new RequestLog(kv, {
       health: this.channelHealth,

@@ -25,6 +25,10 @@ export const kvKeys = {
     ["channel_health", channelId, bucketMs, instanceId] as const,
   channelHealthOf: (channelId: string) => ["channel_health", channelId] as const,
   channelLastError: (channelId: string) => ["channel_last_error", channelId] as const,
+  /** A key's body capture switch (body_capture.ts), expiring with it. */
+  captureSwitch: (keyId: string) => ["capture_switches", keyId] as const,
+  captureSwitches: () => ["capture_switches"] as const,
+  capturedRequest: (requestId: string) => ["captured_requests", requestId] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
   tasks: () => ["tasks"] as const,

@@ -40,6 +40,8 @@ export class RequestContext {
   readonly upstreamAttempts: AttemptRecord[] = [];
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
+  /** Set when the request's bodies are captured (see body_capture.ts). */
+  captured = false;
   #logged = false;
   readonly #telemetry: Telemetry;
 
@@ -79,6 +81,7 @@ export class RequestContext {
       error_code: result.errorCode ?? null,
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
       ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
+      ...(this.captured ? { captured: true as const } : {}),
     };
     this.#telemetry.requestLog.record(entry);
     const labels = { interface: this.interface, route: this.route, status: String(result.status) };

@@ -68,6 +68,8 @@ export interface RequestLogEntry {
   duration_reader?: string;
   /** Set when a field was too long and was cut. */
   truncated?: true;
+  /** Set when the request's bodies were captured: `GET /admin/requests/{id}/capture`. */
+  captured?: true;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;

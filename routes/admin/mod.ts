@@ -14,6 +14,7 @@ import { adminModelRoutes } from "./models.ts";
 import { adminRecordRoutes } from "./records.ts";
 import { adminTaskRoutes } from "./tasks.ts";
 import { adminLedgerRoutes } from "./ledger.ts";
+import { adminCaptureRoutes } from "./captures.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -40,5 +41,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminRecordRoutes(gateway));
   app.route("/", adminTaskRoutes(gateway));
   app.route("/", adminLedgerRoutes(gateway));
+  app.route("/", adminCaptureRoutes(gateway));
   return app;
 }
