@@ -1,9 +1,9 @@
 /**
  * Channel health from the upstream attempts the request log already records: per channel and
  * 5-minute bucket, successes, failures, a latency histogram and the last error. Counted in memory
- * when the request log writes a batch (never per request), and written with that flush as one
- * record per channel, bucket and instance (so instances never contend); readers add the records
- * of every instance up. Attempts the client cut short (`client_closed`) are not the channel's
+ * when the request log writes a batch (never per request), and written in that batch's commit as
+ * one record per channel, bucket and instance (so instances never contend); readers add the
+ * records of every instance up. Attempts the client cut short (`client_closed`) are not the channel's
  * doing and are not counted. Health is shown only: nothing here disables or enables a channel.
  */
 
@@ -21,8 +21,6 @@ export const HEALTH_BUCKET_MS = 5 * 60_000;
 export const HEALTH_WINDOW_MS = 60 * 60_000;
 /** How long the last error of a channel is kept when no newer one comes. */
 const LAST_ERROR_TTL_MS = 7 * 24 * 3600_000;
-/** Mutations per commit: KV allows 1,000. */
-const MAX_WRITES_PER_COMMIT = 200;
 
 export interface ChannelError {
   at: string;
@@ -49,6 +47,13 @@ export interface ChannelHealthView {
   last_error: string | null;
   last_error_class: string | null;
   last_error_at: string | null;
+}
+
+/** One KV write of health counts (a set with an expiry), committed by the request log. */
+export interface HealthWrite {
+  key: Deno.KvKey;
+  value: HealthCounts | ChannelError;
+  expireIn: number;
 }
 
 /** An attempt with the time it ended. */
@@ -83,8 +88,11 @@ export class ChannelHealth {
     this.#noted.push({ attempt, atMs: Date.now() });
   }
 
-  /** Counts the attempts of `entries` and of noted attempts, and writes what changed. */
-  async write(entries: readonly RequestLogEntry[]): Promise<void> {
+  /**
+   * Counts the attempts of `entries` and of noted attempts, and returns the KV writes of what
+   * changed, for the request log to add to its batch's commit.
+   */
+  writesFor(entries: readonly RequestLogEntry[]): HealthWrite[] {
     const attempts: TimedAttempt[] = this.#noted.splice(0);
     for (const entry of entries) {
       const atMs = Date.parse(entry.at);
@@ -118,25 +126,26 @@ export class ChannelHealth {
       }
     }
     this.#forgetOld();
-    const writes: Array<(atomic: Deno.AtomicOperation) => void> = [];
+    const writes: HealthWrite[] = [];
     for (const id of changed) {
       const counts = this.#counts.get(id);
       if (!counts) continue;
       const [channelId, bucket] = id.split("\t");
-      const key = kvKeys.channelHealth(channelId, Number(bucket), this.#instanceId);
       const expireIn = Number(bucket) + HEALTH_BUCKET_MS + HEALTH_WINDOW_MS - Date.now();
-      writes.push((atomic) => atomic.set(key, counts, { expireIn: Math.max(expireIn, 1000) }));
+      writes.push({
+        key: kvKeys.channelHealth(channelId, Number(bucket), this.#instanceId),
+        value: structuredClone(counts),
+        expireIn: Math.max(expireIn, 1000),
+      });
     }
     for (const [channelId, error] of lastErrors) {
-      writes.push((atomic) =>
-        atomic.set(kvKeys.channelLastError(channelId), error, { expireIn: LAST_ERROR_TTL_MS })
-      );
+      writes.push({
+        key: kvKeys.channelLastError(channelId),
+        value: error,
+        expireIn: LAST_ERROR_TTL_MS,
+      });
     }
-    for (let i = 0; i < writes.length; i += MAX_WRITES_PER_COMMIT) {
-      const atomic = this.#kv.atomic();
-      for (const write of writes.slice(i, i + MAX_WRITES_PER_COMMIT)) write(atomic);
-      await atomic.commit();
-    }
+    return writes;
   }
 
   /** Drops counts of buckets that left the window. */

@@ -11,7 +11,7 @@ import {
   type ListOptions,
   timeRangeSelector,
 } from "../kv/list_options.ts";
-import type { ChannelHealth } from "./channel_health.ts";
+import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -80,6 +80,8 @@ const MAX_BATCH_BYTES = 400 * 1024;
 /** Longest string field kept whole; longer ones are cut and the entry marked `truncated`. */
 const MAX_FIELD_CHARS = 256;
 const MAX_ATTEMPTS_KEPT = 20;
+/** Health writes (~2 KB each at most) added to a batch's commit; more are committed alone. */
+const MAX_HEALTH_WRITES_IN_BATCH = 50;
 /** Unauthenticated requests (no key: 401s, 404s of random paths…) written per second at most. */
 const ANONYMOUS_PER_SECOND = 20;
 /** Entries waiting for a write at most; past it, new unauthenticated ones are dropped. */
@@ -181,13 +183,17 @@ export class RequestLog {
     const batch = this.#pending.splice(0);
     this.#flushing = this.#flushing.then(() => this.#write(batch)).catch((error) => {
       console.error(JSON.stringify({ msg: "request log write failed", error: String(error) }));
-    }).then(() => this.#health?.write(batch)).catch((error) => {
-      console.error(JSON.stringify({ msg: "channel health write failed", error: String(error) }));
     });
     return this.#flushing;
   }
 
   async #write(entries: RequestLogEntry[]): Promise<void> {
+    // Health counts ride in the first batch's commit when they are few (the usual case).
+    let health = this.#health?.writesFor(entries) ?? [];
+    if (entries.length === 0 || health.length > MAX_HEALTH_WRITES_IN_BATCH) {
+      await this.#commitHealth(health);
+      health = [];
+    }
     if (entries.length === 0) return;
     if (this.#toStdout) {
       const text = entries.map((entry) => JSON.stringify({ msg: "request", ...entry })).join("\n");
@@ -195,7 +201,8 @@ export class RequestLog {
     }
     for (const batch of batchesOf(entries)) {
       try {
-        await this.#commit(batch);
+        await this.#commit(batch, health);
+        health = [];
       } catch {
         // One bad entry must not take the others with it: write them one by one.
         for (const entry of batch) {
@@ -210,13 +217,25 @@ export class RequestLog {
         }
       }
     }
+    await this.#commitHealth(health);
   }
 
-  async #commit(batch: RequestLogEntry[]): Promise<void> {
+  /** Health counts written alone (no entries to ride with, or too many to add to a batch). */
+  async #commitHealth(health: HealthWrite[]): Promise<void> {
+    for (let i = 0; i < health.length; i += MAX_HEALTH_WRITES_IN_BATCH) {
+      await this.#commit([], health.slice(i, i + MAX_HEALTH_WRITES_IN_BATCH)).catch((error) => {
+        console.error(JSON.stringify({ msg: "channel health not written", error: String(error) }));
+      });
+    }
+  }
+
+  async #commit(batch: RequestLogEntry[], health: HealthWrite[] = []): Promise<void> {
+    if (batch.length === 0 && health.length === 0) return;
     const atomic = this.#kv.atomic();
     for (const entry of batch) {
       atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
     }
+    for (const write of health) atomic.set(write.key, write.value, { expireIn: write.expireIn });
     const result = await atomic.commit();
     if (!result.ok) throw new Error("request log commit refused");
   }

@@ -1,6 +1,6 @@
 /**
  * Admin channels end to end: single upstream keys added and removed by fingerprint, channel
- * health counted from real requests, and the channel test call (never billed).
+ * health counted from real requests, and the channel test call (never billed, never enabling).
  */
 
 import { createHash } from "node:crypto";
@@ -52,6 +52,7 @@ Deno.test(
     assertEquals(answer.status, 200, await answer.text());
     assertEquals(upstream.requests.at(-1)?.authorization, "Bearer sk-second-key-2222");
 
+    await gw.settle(); // the request's attempt is in the channel's health before `before`
     const before = (await gw.admin("GET", path)).body;
     const unknown = assertAdminError(
       await gw.admin("PATCH", path, { remove_keys: ["0badf00d"] }),
@@ -185,6 +186,11 @@ Deno.test(
     await assertNothingCharged(s, opening, { untouched: true });
     const ledger = (await s.gw.admin("GET", "/admin/ledger")).body.data;
     assertEquals(ledger.filter((entry: { type: string }) => entry.type !== "credit"), []);
+
+    // A disabled channel can be tested, and a passing test does not enable it.
+    await s.gw.admin("PATCH", `/admin/channels/${channelId}`, { enabled: false });
+    assertEquals((await s.gw.admin("POST", path)).body.ok, true);
+    assertEquals((await s.gw.admin("GET", `/admin/channels/${channelId}`)).body.enabled, false);
   },
 );
 
