@@ -68,8 +68,6 @@ export type ChannelInput = z.infer<typeof channelInputSchema>;
 export interface StoredChannel extends Omit<ChannelInput, "keys"> {
   id: string;
   sealed_keys: string[];
-  /** How each sealed key is shown, in the same order (absent on channels stored before). */
-  key_hints?: KeyHint[];
   source: "admin" | "config";
   created_at: string;
   updated_at: string;
@@ -80,8 +78,8 @@ export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
   keys: string[];
 }
 
-/** The admin view: everything but the secrets; each key by its hint. */
-export function publicChannel(channel: StoredChannel & { key_hints: KeyHint[] }) {
-  const { sealed_keys, key_hints, ...rest } = channel;
-  return { ...rest, key_count: sealed_keys.length, keys: key_hints };
+/** The admin view: everything but the secrets; each key by its hint (in the keys' order). */
+export function publicChannel(channel: StoredChannel, keyHints: KeyHint[]) {
+  const { sealed_keys, ...rest } = channel;
+  return { ...rest, key_count: sealed_keys.length, keys: keyHints };
 }

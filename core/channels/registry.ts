@@ -9,7 +9,7 @@ import { timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
 import type { SecretBox } from "./secret_box.ts";
-import { changeChannelKeys, type KeyOperations, sealKeys } from "./channel_keys.ts";
+import { changeChannelKeys, type KeyOperations } from "./channel_keys.ts";
 import { type KeyHint, keyHint } from "./key_hint.ts";
 import {
   type Channel,
@@ -199,12 +199,10 @@ export class Registry {
     const id = options.id ?? timeOrderedId("ch");
     const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
     const { keys, ...rest } = input;
-    const sealed = await sealKeys(keys, (key) => this.#box.seal(key));
     const stored: StoredChannel = {
       ...rest,
       id,
-      sealed_keys: sealed.sealed,
-      key_hints: sealed.hints,
+      sealed_keys: await Promise.all(keys.map((key) => this.#box.seal(key))),
       source: options.source ?? "admin",
       created_at: existing.value?.created_at ?? now,
       updated_at: now,
@@ -219,12 +217,14 @@ export class Registry {
 
   /** The admin view of a stored channel (keys by their hints, never themselves). */
   async channelView(channel: StoredChannel) {
-    return publicChannel({ ...channel, key_hints: await this.#hintsOf(channel) });
+    return publicChannel(channel, await this.#hintsOf(channel));
   }
 
-  /** The hints of a channel's keys; computed for channels stored before hints were. */
+  /**
+   * The hints of a channel's keys, made from the opened keys when asked for, so that no part of
+   * an upstream key is ever stored in clear.
+   */
   async #hintsOf(channel: StoredChannel): Promise<KeyHint[]> {
-    if (channel.key_hints) return channel.key_hints;
     const keys = await Promise.all(channel.sealed_keys.map((key) => this.#box.open(key)));
     return await Promise.all(keys.map(keyHint));
   }
@@ -281,7 +281,6 @@ export class Registry {
     const updated: StoredChannel = {
       ...merged,
       sealed_keys: sealed.sealed,
-      key_hints: sealed.hints,
       updated_at: new Date().toISOString(),
     };
     const atomic = this.#kv.atomic().check(entry).set(kvKeys.channel(id), updated);

@@ -18,26 +18,26 @@ Deno.test(
   serverTest,
   async () => {
     await using upstream = startOpenAIChatUpstream({
-      keys: ["sk-first-key-1111", "sk-second-key-2222"],
+      keys: ["sk-first-key-Wq1x", "sk-second-key-Zr2y"],
     });
     await using gw = await startTestGateway();
     await gw.putModel("m", { kind: "text", price: TEST_TEXT_PRICE });
     const channel = await gw.addChannel({
       base_url: upstream.baseUrl,
-      keys: ["sk-first-key-1111"],
+      keys: ["sk-first-key-Wq1x"],
       models: ["m"],
     });
     const path = `/admin/channels/${channel.id}`;
-    const first = { fingerprint: fingerprintOf("sk-first-key-1111"), last4: "1111" };
-    const second = { fingerprint: fingerprintOf("sk-second-key-2222"), last4: "2222" };
+    const first = { fingerprint: fingerprintOf("sk-first-key-Wq1x"), last4: "Wq1x" };
+    const second = { fingerprint: fingerprintOf("sk-second-key-Zr2y"), last4: "Zr2y" };
     assertEquals((await gw.admin("GET", path)).body.keys, [first]);
 
-    const added = await gw.admin("PATCH", path, { add_keys: ["sk-second-key-2222"] });
+    const added = await gw.admin("PATCH", path, { add_keys: ["sk-second-key-Zr2y"] });
     assertEquals(added.status, 200, JSON.stringify(added.body));
     assertEquals([added.body.key_count, added.body.keys], [2, [first, second]]);
-    assertOk(!JSON.stringify(added.body).includes("sk-second-key-2222"), "a key was echoed");
+    assertOk(!JSON.stringify(added.body).includes("sk-second-key-Zr2y"), "a key was echoed");
     // Adding a key the channel has already keeps it once.
-    const again = await gw.admin("PATCH", path, { add_keys: ["sk-second-key-2222"] });
+    const again = await gw.admin("PATCH", path, { add_keys: ["sk-second-key-Zr2y"] });
     assertEquals(again.body.keys, [first, second]);
 
     const removed = await gw.admin("PATCH", path, { remove_keys: [first.fingerprint] });
@@ -50,7 +50,7 @@ Deno.test(
       body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
     });
     assertEquals(answer.status, 200, await answer.text());
-    assertEquals(upstream.requests.at(-1)?.authorization, "Bearer sk-second-key-2222");
+    assertEquals(upstream.requests.at(-1)?.authorization, "Bearer sk-second-key-Zr2y");
 
     await gw.settle(); // the request's attempt is in the channel's health before `before`
     const before = (await gw.admin("GET", path)).body;
@@ -68,7 +68,7 @@ Deno.test(
     assertOk(last.includes(channel.id), last);
     for (
       const body of [
-        { remove_keys: ["sk-second-key-2222"] }, // a key, not its fingerprint: never echoed
+        { remove_keys: ["sk-second-key-Zr2y"] }, // a key, not its fingerprint: never echoed
         { remove_keys: [] },
         { add_keys: [""] },
         { keys: ["sk-x-0000"], add_keys: ["sk-y-0000"] },
@@ -76,15 +76,22 @@ Deno.test(
     ) {
       const refused = await gw.admin("PATCH", path, body);
       const message = assertAdminError(refused, 400, refused.body?.error?.code);
-      assertOk(!message.includes("sk-second-key-2222"), message);
+      assertOk(!message.includes("sk-second-key-Zr2y"), message);
     }
     assertEquals((await gw.admin("GET", path)).body, before, "a refused PATCH changed the channel");
     // A key and a removal in one PATCH: a rotation.
     const rotated = await gw.admin("PATCH", path, {
-      add_keys: ["sk-first-key-1111"],
+      add_keys: ["sk-first-key-Wq1x"],
       remove_keys: [second.fingerprint],
     });
     assertEquals(rotated.body.keys, [first]);
+
+    // Hints are made from the opened keys when shown: nothing of a key is in KV in clear.
+    using kv = await Deno.openKv(gw.kvPath);
+    for await (const entry of kv.list({ prefix: [] })) {
+      const text = JSON.stringify(entry.value ?? null);
+      assertOk(!/Wq1x|Zr2y/.test(text), `part of an upstream key in clear under ${entry.key}`);
+    }
 
     assertAdminError(
       await gw.admin("PATCH", "/admin/channels/ch_nonexistent", { add_keys: ["sk-z-0000"] }),
