@@ -14,6 +14,8 @@ import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
+import { meRoutes } from "./routes/me.ts";
+import { openApiRoutes } from "./routes/openapi/mod.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -53,7 +55,9 @@ export function createApp(
     }),
   );
   app.route("/", operationRoutes(gateway, isReady));
+  app.route("/", openApiRoutes());
   app.route("/", adminRoutes(gateway, adminTokenHash));
+  app.route("/", meRoutes(gateway));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
   app.route("/", responsesRoutes(gateway));

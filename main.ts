@@ -13,6 +13,9 @@ import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core
 import { detectPlatform, type Platform } from "./core/platform.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
+import { countingKv } from "./core/kv/counting_kv.ts";
+import type { Metrics } from "./core/telemetry/metrics.ts";
+import { auditedChange } from "./core/audit/audited_change.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
@@ -93,12 +96,31 @@ async function openKv(target: KvTarget): Promise<Deno.Kv> {
   }
 }
 
-async function applyConfig(gateway: Gateway, config: ParsedConfig): Promise<void> {
+/** Writes the config file's records, each an audited change by `config:<file>` (if it changed). */
+async function applyConfig(
+  gateway: Gateway,
+  { config, file }: { config: ParsedConfig; file: string },
+): Promise<void> {
+  const change = { actor: `config:${file}` as const, method: "PUT", skipUnchanged: true };
   for (const [id, model] of Object.entries(config.models)) {
-    await gateway.registry.putModel(id, model, "config");
+    await auditedChange(gateway.audit, {
+      ...change,
+      route: "config:models",
+      target: { kind: "model", id },
+      readTarget: (modelId) => gateway.registry.getModel(modelId),
+      apply: () => gateway.registry.putModel(id, model, "config"),
+    });
   }
   for (const channel of config.channels) {
-    await gateway.registry.createChannel(channel.input, { id: channel.id, source: "config" });
+    await auditedChange(gateway.audit, {
+      ...change,
+      route: "config:channels",
+      target: { kind: "channel", id: channel.id },
+      readTarget: async (channelId) =>
+        gateway.registry.channelView(await gateway.registry.getChannel(channelId)),
+      apply: () =>
+        gateway.registry.createChannel(channel.input, { id: channel.id, source: "config" }),
+    });
   }
 }
 
@@ -119,7 +141,11 @@ export async function startGateway(
   const config = settings.configPath
     ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
     : undefined;
-  const kv = await openKv(target);
+  const counted: { metrics?: Metrics } = {};
+  const openedKv = await openKv(target);
+  const kv = settings.countKvOperations
+    ? countingKv(openedKv, (op) => counted.metrics?.add("gateway_kv_operations_total", { op }))
+    : openedKv;
   const box = await loadSecretBox(
     target.kind === "file" ? target.path : target.kind === "remote" ? target.url : ":memory:",
     settings.secretKey,
@@ -130,6 +156,9 @@ export async function startGateway(
     maxRetries: config?.server.max_retries ?? DEFAULT_OPTIONS.maxRetries,
     requestLogRetentionMs: config?.server.request_log_retention_days
       ? config.server.request_log_retention_days * 86_400_000
+      : undefined,
+    auditRetentionMs: config?.server.audit_retention_days
+      ? config.server.audit_retention_days * 86_400_000
       : undefined,
     logRequestsToStdout: settings.logRequests,
     publicUrl: settings.publicUrl,
@@ -154,10 +183,11 @@ export async function startGateway(
       timeoutMs: settings.videoTimeoutMs,
     },
   });
+  counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
   await gateway.registry.start();
   await gateway.captures.start();
-  if (config) await applyConfig(gateway, config);
+  if (config) await applyConfig(gateway, { config, file: settings.configPath! });
 
   const admin = await loadAdminToken(kv, settings.adminToken);
   if (admin.generated) {

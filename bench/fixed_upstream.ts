@@ -43,7 +43,39 @@ const STREAM_EVENTS: Uint8Array[] = [
 const USAGE_EVENT = chunk([], { usage: USAGE });
 const DONE_EVENT = encoder.encode("data: [DONE]\n\n");
 
+/** A held stream (`"user": "bench-hold"`): one chunk now, then one every 5 s, for 60 s. */
+const HOLD_USER = "bench-hold";
+
+function heldStream(): Response {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(STREAM_EVENTS[0]);
+      timer = setInterval(() => {
+        sent++;
+        if (sent < 12) {
+          controller.enqueue(chunk(delta({ content: "." })));
+          return;
+        }
+        clearInterval(timer);
+        for (const event of [...STREAM_EVENTS.slice(1), USAGE_EVENT, DONE_EVENT]) {
+          controller.enqueue(event);
+        }
+        controller.close();
+      }, 5000);
+    },
+    cancel() {
+      clearInterval(timer);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
+}
+
 interface ChatBody {
+  user?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown } | null;
 }
@@ -146,6 +178,7 @@ export async function handle(request: Request): Promise<Response> {
   } catch {
     return errorResponse(400, "Body is not JSON");
   }
+  if (body.stream === true && body.user === HOLD_USER) return heldStream();
   if (body.stream === true) return streamResponse(body.stream_options?.include_usage === true);
   return new Response(COMPLETION, { headers: { "content-type": "application/json" } });
 }

@@ -3,8 +3,6 @@
 /** The GATEWAY_ADMIN_TOKEN the bench starts the gateway with. */
 export const ADMIN_TOKEN = "bench-admin";
 const MODEL = "bench-model";
-/** Units one request costs: 10 input and 5 output tokens at 1 and 2 units per token. */
-const COST_PER_REQUEST = 20;
 /** The benchmark request. */
 export const PLAIN_BODY = JSON.stringify({
   model: MODEL,
@@ -15,6 +13,13 @@ export const STREAM_BODY = JSON.stringify({
   model: MODEL,
   messages: [{ role: "user", content: "Say hello" }],
   stream: true,
+});
+/** A streamed request the fixed upstream holds open for a minute (the memory figure). */
+export const HELD_STREAM_BODY = JSON.stringify({
+  model: MODEL,
+  messages: [{ role: "user", content: "Say hello" }],
+  stream: true,
+  user: "bench-hold",
 });
 /** The path measured on every target. */
 export const CHAT_PATH = "/v1/chat/completions";
@@ -142,26 +147,22 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls the key's balance until it shows every successful request settled, or times out. */
+/**
+ * Checks the funded key's money once every request has settled: one settle per request answered
+ * 200, Σ settled costs = the gateway's own cost counter, and balance = start − Σ costs (a stream
+ * the client left early costs what was delivered, so costs are summed, not multiplied).
+ */
 export async function ledgerCheck(
   gatewayUrl: string,
-  keyId: string,
-  okRequests: number,
-  startBalance = 0,
+  { keyId, okRequests, startBalance }: { keyId: string; okRequests: number; startBalance: number },
 ): Promise<string> {
-  const expected = startBalance - okRequests * COST_PER_REQUEST;
   const started = performance.now();
+  let settles = 0;
+  let costs = 0;
   let balance = NaN;
   while (performance.now() - started < SETTLE_TIMEOUT_MS) {
-    const record = await admin(gatewayUrl, "GET", `/admin/keys/${keyId}`, undefined, 200);
-    balance = Number(record.balance);
-    if (balance === expected) break;
-    await sleep(100);
-  }
-  const waited = Math.round(performance.now() - started);
-  let entries = "";
-  if (balance !== expected) {
-    const costs = new Map<number, number>();
+    settles = 0;
+    costs = 0;
     let cursor = "";
     do {
       const page = await admin(
@@ -171,36 +172,55 @@ export async function ledgerCheck(
         undefined,
         200,
       );
-      for (const entry of page.data as Array<{ amount: number }>) {
-        costs.set(entry.amount, (costs.get(entry.amount) ?? 0) + 1);
+      for (const entry of page.data as Array<{ type: string; cost?: number }>) {
+        if (entry.type !== "settle") continue;
+        settles++;
+        costs += entry.cost ?? 0;
       }
       cursor = (page.cursor as string | null) ?? "";
     } while (cursor);
-    entries = `; entries by amount: ${JSON.stringify(Object.fromEntries(costs))}`;
+    const record = await admin(gatewayUrl, "GET", `/admin/keys/${keyId}`, undefined, 200);
+    balance = Number(record.balance);
+    if (settles >= okRequests && balance === startBalance - costs) break;
+    await sleep(200);
   }
-  const verdict = balance === expected
-    ? `matches; reached ${waited} ms after the last load run returned`
-    : `DIFFERS by ${balance - expected} units after waiting ${waited} ms${entries}`;
-  return `${okRequests} successful requests x ${COST_PER_REQUEST} units, from ${startBalance}: ` +
-    `expected ${expected}; key balance ${balance} (${verdict})`;
+  const counted = (await fetch(`${gatewayUrl}/metrics`).then((r) => r.text())).split("\n")
+    .filter((line) => line.startsWith(`gateway_cost_units_total{model="${MODEL}"}`))
+    .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+  const ok = settles === okRequests && costs === counted && balance === startBalance - costs;
+  return `${okRequests} requests answered 200, ${settles} settle entries; Σ costs ${costs} ` +
+    `units (gateway_cost_units_total ${counted}); balance ${balance} = start − Σ costs: ` +
+    (ok ? "exact" : "MISMATCH");
 }
 
-/** Resident memory of process `pid` in MB, from /proc (Linux); "n/a" elsewhere. */
-export async function rssMb(pid: number): Promise<string> {
+/** Resident memory of process `pid` in MB, from /proc (Linux); null elsewhere. */
+export function rssNumberMb(pid: number): number | null {
   try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]);
-    return Number.isFinite(kb) ? `${(kb / 1024).toFixed(0)} MB` : "n/a";
+    return Number.isFinite(kb) ? kb / 1024 : null;
   } catch {
-    return "n/a";
+    return null;
   }
 }
 
-/** The gateway's request, attempt and cost counters from /metrics. */
-export async function metricsSummary(gatewayUrl: string): Promise<string[]> {
-  const response = await fetch(`${gatewayUrl}/metrics`);
-  const text = await response.text();
-  return text.split("\n").filter((line) =>
-    /^gateway_(requests_total|upstream_attempts_total|cost_units_total)/.test(line)
-  );
+/** From /metrics: chat requests answered 200, and KV operations by kind (GATEWAY_KV_COUNT_OPS). */
+export async function metricValues(
+  gatewayUrl: string,
+): Promise<{ chatOk: number; kvOps: Record<string, number> }> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  let chatOk = 0;
+  const kvOps: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const value = Number(line.split(" ").at(-1));
+    if (
+      line.startsWith("gateway_requests_total{") && line.includes('route="/v1/chat/completions"') &&
+      line.includes('status="200"')
+    ) {
+      chatOk += value;
+    }
+    const op = /^gateway_kv_operations_total\{op="([^"]+)"\}/.exec(line)?.[1];
+    if (op) kvOps[op] = (kvOps[op] ?? 0) + value;
+  }
+  return { chatOk, kvOps };
 }

@@ -1,34 +1,32 @@
-/** Formats bench measurements as plain-text tables and the ratios the project tracks. */
+/** Formats the bench's measurements: every figure a ratio or a difference from the same run. */
 
-import type { LoadResult } from "./load.ts";
-
-/** Everything measured for one target. */
-export interface TargetResult {
-  name: string;
-  throughput: LoadResult;
-  latency: LoadResult;
-  stream?: LoadResult;
-}
+import { formatSpread, type Spread } from "./spread.ts";
 
 /** How the run was configured, for the report header. */
 export interface BenchConfig {
+  generator: string;
   connections: number;
   seconds: number;
   latencySeconds: number;
-  warmup: number;
+  rounds: number;
+  streams: number;
 }
 
-function ms(value: number | null): string {
-  return value === null ? "n/a" : value.toFixed(3);
-}
-
-function signedMs(value: number | null): string {
-  if (value === null) return "n/a";
-  return `${value >= 0 ? "+" : ""}${value.toFixed(3)} ms`;
-}
-
-function difference(a: number | null, b: number | null): number | null {
-  return a === null || b === null ? null : a - b;
+/** The tracked figures, each over the alternating rounds. */
+export interface TrackedFigures {
+  throughputRatio: Spread;
+  streamThroughputRatio: Spread;
+  forwarderRps: Spread;
+  gatewayRps: Spread;
+  forwarderStreamRps: Spread;
+  gatewayStreamRps: Spread;
+  addedP50Ms: Spread;
+  addedP99Ms: Spread;
+  /** Time to the first stream byte added over the upstream's own (1 connection). */
+  addedTtfbMs: number | null;
+  rssOpenStreams: { gatewayMb: number | null; forwarderMb: number | null; open: number };
+  kvOpsPerRequest: Record<string, number>;
+  errors: string[];
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -44,124 +42,81 @@ function verdict(met: boolean | null): string {
   return met === null ? "" : met ? "  [met]" : "  [MISSED]";
 }
 
-function errorNotes(results: TargetResult[]): string[] {
-  const notes: string[] = [];
-  for (const target of results) {
-    const runs: [string, LoadResult | undefined][] = [
-      ["throughput", target.throughput],
-      ["latency", target.latency],
-      ["stream", target.stream],
-    ];
-    for (const [label, run] of runs) {
-      if (!run || (run.errors === 0 && run.warmup_errors === 0)) continue;
-      notes.push(
-        `${target.name} ${label}: ${run.errors} errors (+${run.warmup_errors} in warm-up), ` +
-          `statuses ${JSON.stringify(run.statuses)}, first: ${run.error_sample}`,
-      );
-    }
-  }
-  return notes;
-}
+const mb = (value: number | null) => value === null ? "n/a" : `${value.toFixed(0)} MB`;
 
-/** The full report: load tables, streaming table, tracked ratios, errors. */
-export function formatReport(
-  config: BenchConfig,
-  results: TargetResult[],
-  forwarderName: string,
-  gatewayName: string,
-  fundedName: string,
-): string {
-  const forwarder = results.find((target) => target.name === forwarderName)!;
-  const gateway = results.find((target) => target.name === gatewayName)!;
-  const funded = results.find((target) => target.name === fundedName)!;
-  const out: string[] = [];
-
-  out.push(
-    `Non-streaming: ${config.connections} connections for ${config.seconds} s; ` +
-      `latency at 1 connection for ${config.latencySeconds} s (${config.warmup} s warm-up each)`,
+/** The tracked figures against the targets of issue 19. */
+export function formatReport(config: BenchConfig, figures: TrackedFigures): string {
+  const kvOps = Object.entries(figures.kvOpsPerRequest);
+  const totalKv = kvOps.reduce((sum, [, value]) => sum + value, 0);
+  return [
+    `Load generator: ${config.generator}. ${config.rounds} alternating rounds (forwarder and ` +
+    `gateway take turns going first); ${config.connections} connections for ${config.seconds} s, ` +
+    `latency at 1 connection for ${config.latencySeconds} s. Figures: median (min to max).`,
     "",
-    table(
-      ["target", "req/s @32", "err", "p50 @32 ms", "p99 @32 ms", "p50 @1 ms", "p99 @1 ms", "err"],
-      results.map((target) => [
-        target.name,
-        target.throughput.rps.toFixed(0),
-        String(target.throughput.errors),
-        ms(target.throughput.p50_ms),
-        ms(target.throughput.p99_ms),
-        ms(target.latency.p50_ms),
-        ms(target.latency.p99_ms),
-        String(target.latency.errors),
-      ]),
-    ),
-    "",
-    `Streaming ("stream": true): 1 connection for ${config.latencySeconds} s, ` +
-      `TTFB = first chunk of the body`,
-    "",
-    table(
-      ["target", "TTFB p50 ms", "TTFB p99 ms", "full p50 ms", "full p99 ms", "req/s", "err"],
-      results.filter((target) => target.stream).map((target) => [
-        target.name,
-        ms(target.stream!.ttfb_p50_ms),
-        ms(target.stream!.ttfb_p99_ms),
-        ms(target.stream!.p50_ms),
-        ms(target.stream!.p99_ms),
-        target.stream!.rps.toFixed(0),
-        String(target.stream!.errors),
-      ]),
-    ),
-    "",
-  );
-
-  const ratio = forwarder.throughput.rps > 0
-    ? gateway.throughput.rps / forwarder.throughput.rps
-    : null;
-  const addedP50 = difference(gateway.latency.p50_ms, forwarder.latency.p50_ms);
-  const addedP99 = difference(gateway.latency.p99_ms, forwarder.latency.p99_ms);
-  const ttfbP50 = difference(
-    gateway.stream?.ttfb_p50_ms ?? null,
-    forwarder.stream?.ttfb_p50_ms ?? null,
-  );
-  const ttfbP99 = difference(
-    gateway.stream?.ttfb_p99_ms ?? null,
-    forwarder.stream?.ttfb_p99_ms ?? null,
-  );
-  out.push(
-    "Tracked ratios (gateway vs bare forwarder)",
-    table(["measure", "value", "target"], [
+    table(["measure", "forwarder", "gateway (funded key)"], [
       [
-        "throughput @32, gateway / forwarder",
-        ratio === null ? "n/a" : ratio.toFixed(3),
-        `>= 0.35${verdict(ratio === null ? null : ratio >= 0.35)}`,
+        `req/s @${config.connections}`,
+        formatSpread(figures.forwarderRps, { digits: 0 }),
+        formatSpread(figures.gatewayRps, { digits: 0 }),
+      ],
+      [
+        `stream req/s @${config.connections}`,
+        formatSpread(figures.forwarderStreamRps, { digits: 0 }),
+        formatSpread(figures.gatewayStreamRps, { digits: 0 }),
+      ],
+    ]),
+    "",
+    table(["tracked figure", "value", "target"], [
+      [
+        `throughput @${config.connections}, gateway / forwarder`,
+        formatSpread(figures.throughputRatio),
+        `>= 0.5${verdict(figures.throughputRatio.median >= 0.5)}`,
+      ],
+      [
+        `stream throughput @${config.connections}, gateway / forwarder`,
+        formatSpread(figures.streamThroughputRatio),
+        `>= 0.5${verdict(figures.streamThroughputRatio.median >= 0.5)}`,
       ],
       [
         "added latency p50 @1",
-        signedMs(addedP50),
-        `<= 0.5 ms${verdict(addedP50 === null ? null : addedP50 <= 0.5)}`,
+        formatSpread(figures.addedP50Ms, { unit: " ms" }),
+        `<= 0.3 ms${verdict(figures.addedP50Ms.median <= 0.3)}`,
       ],
-      ["added latency p99 @1", signedMs(addedP99), "-"],
-      ["added streaming TTFB p50 @1", signedMs(ttfbP50), "-"],
-      ["added streaming TTFB p99 @1", signedMs(ttfbP99), "-"],
+      ["added latency p99 @1", formatSpread(figures.addedP99Ms, { unit: " ms" }), "-"],
       [
-        "funded key: throughput @32 / forwarder",
-        forwarder.throughput.rps > 0
-          ? (funded.throughput.rps / forwarder.throughput.rps).toFixed(3)
-          : "n/a",
+        "added time to first stream byte @1",
+        figures.addedTtfbMs === null ? "n/a" : `${figures.addedTtfbMs.toFixed(3)} ms`,
+        `<= 1 ms${verdict(figures.addedTtfbMs === null ? null : figures.addedTtfbMs <= 1)}`,
+      ],
+      [
+        `RSS with ${figures.rssOpenStreams.open} open streams (gateway)`,
+        mb(figures.rssOpenStreams.gatewayMb),
+        `<= 150 MB${
+          verdict(
+            figures.rssOpenStreams.gatewayMb === null
+              ? null
+              : figures.rssOpenStreams.gatewayMb <= 150,
+          )
+        }`,
+      ],
+      [
+        `RSS with ${figures.rssOpenStreams.open} open streams (forwarder)`,
+        mb(figures.rssOpenStreams.forwarderMb),
         "-",
       ],
       [
-        "funded key: added latency p50 @1",
-        signedMs(difference(funded.latency.p50_ms, forwarder.latency.p50_ms)),
+        "KV operations per request",
+        kvOps.length
+          ? `${totalKv.toFixed(2)} (${
+            kvOps.map(([op, value]) => `${op} ${value.toFixed(2)}`).join(", ")
+          })`
+          : "n/a",
         "-",
       ],
     ]),
     "",
-    `"${gatewayName}" uses a key without limit (one charge entry per request, after the answer);`,
-    `"${fundedName}" uses a key with a balance: its hold commits (an fsync'd KV write) while the`,
-    "upstream call runs and must be confirmed before the answer, so it adds latency only when the",
-    "upstream answers faster than a KV commit, as the fixed upstream here does.",
-  );
-
-  const notes = errorNotes(results);
-  out.push("", notes.length ? ["Errors:", ...notes].join("\n") : "Errors: none (every answer 2xx)");
-  return out.join("\n");
+    figures.errors.length
+      ? ["Errors:", ...figures.errors].join("\n  ")
+      : "Errors: none (every answer 2xx)",
+  ].join("\n");
 }

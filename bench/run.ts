@@ -1,12 +1,18 @@
 /**
  * `deno task bench`: starts a fixed upstream, a bare forwarder and the gateway as separate
- * processes, seeds the gateway, then measures each target one at a time with bench/load.ts
- * (its own process) and prints a report. Env: BENCH_SECONDS (throughput duration, default 5).
+ * processes, seeds the gateway, then measures the forwarder and the gateway in alternating
+ * rounds with wrk (or, without wrk, bench/load.ts after proving it is not the bottleneck) and
+ * prints ratios and differences from the same run. Env: BENCH_SECONDS (per run, default 5),
+ * BENCH_ROUNDS (default 3), BENCH_STREAMS (open streams for the memory figure, default 1000),
+ * BENCH_LOAD=deno (use the Deno generator even when wrk is installed), BENCH_ONLY=streams (only
+ * the open-streams memory figure).
  */
 
 import type { LoadResult } from "./load.ts";
 import { type ServerProcess, startServer, waitForOk } from "./processes.ts";
-import { type BenchConfig, formatReport, type TargetResult } from "./report.ts";
+import { type BenchConfig, formatReport, type TrackedFigures } from "./report.ts";
+import { spreadOf } from "./spread.ts";
+import { runWrk, wrkVersion } from "./wrk.ts";
 import { measureStreamCpu } from "./stream_cpu.ts";
 import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
 import {
@@ -14,12 +20,13 @@ import {
   CHAT_PATH,
   CONVERTED_STREAM_BODY,
   FUNDED_BALANCE,
+  HELD_STREAM_BODY,
   ledgerCheck,
   MESSAGES_PATH,
   MESSAGES_STREAM_BODY,
-  metricsSummary,
+  metricValues,
   PLAIN_BODY,
-  rssMb,
+  rssNumberMb,
   sanityCheck,
   seed,
   STREAM_BODY,
@@ -30,7 +37,6 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const runningLoads = new Set<Deno.ChildProcess>();
 const FORWARDER = "bare forwarder";
 const GATEWAY = "gateway";
-const FUNDED = "gateway, funded key";
 
 function envSeconds(name: string, fallback: number): number {
   const value = Number(Deno.env.get(name) ?? fallback);
@@ -86,63 +92,120 @@ function describe(result: LoadResult): string {
   } req/s, p50 ${result.p50_ms} ms, ttfb p50 ${result.ttfb_p50_ms} ms${errors}`;
 }
 
-async function measure(
-  servers: { upstream: ServerProcess; forwarder: ServerProcess; gateway: ServerProcess },
-  keys: { unlimited: string; funded: string },
+/** What one load run gives the rounds, from either generator. */
+interface RunFigures {
+  rps: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  errors: number;
+}
+
+interface Generator {
+  name: string;
+  run(
+    target: { url: string; key: string; body: string },
+    options: { connections: number; seconds: number },
+  ): Promise<RunFigures>;
+}
+
+async function chooseGenerator(): Promise<Generator> {
+  const version = Deno.env.get("BENCH_LOAD") === "deno" ? null : await wrkVersion();
+  if (version) {
+    return { name: `wrk ${version}`, run: (target, options) => runWrk(target, options) };
+  }
+  return {
+    name: "bench/load.ts (Deno fetch loops)",
+    run: (target, options) =>
+      load(target.url, target.key, target.body, options.connections, options.seconds, 1),
+  };
+}
+
+/**
+ * The Deno generator must outpace the forwarder at least 3x (measured against the raw upstream)
+ * or its figures describe the generator; the verdict is printed.
+ */
+async function generatorCeiling(
+  generator: Generator,
+  targets: { upstream: string; forwarder: string },
+  options: { key: string; connections: number; seconds: number },
+): Promise<string> {
+  const upstream = await generator.run(
+    { url: targets.upstream, key: options.key, body: PLAIN_BODY },
+    options,
+  );
+  const forwarder = await generator.run(
+    { url: targets.forwarder, key: options.key, body: PLAIN_BODY },
+    options,
+  );
+  const factor = upstream.rps / forwarder.rps;
+  return `Generator ceiling: ${upstream.rps.toFixed(0)} req/s against the raw upstream = ` +
+    `${factor.toFixed(2)}x the forwarder's ${forwarder.rps.toFixed(0)} req/s; ` +
+    (factor >= 3
+      ? "at least 3x, so it is not the bottleneck."
+      : "LESS THAN 3x: the ratios below understate the gateway's cost; install wrk " +
+        "(apt-get install wrk).");
+}
+
+interface RoundFigures {
+  forwarder: RunFigures;
+  gateway: RunFigures;
+  forwarderStream: RunFigures;
+  gatewayStream: RunFigures;
+  forwarderAtOne: RunFigures;
+  gatewayAtOne: RunFigures;
+}
+
+/** One round: each measure on both servers, the first server alternating by round. */
+async function measureRound(
+  generator: Generator,
+  round: number,
+  targets: { forwarder: string; gateway: string; key: string },
   config: BenchConfig,
-): Promise<TargetResult[]> {
-  const targets = [
-    { name: "upstream direct", url: servers.upstream.url + CHAT_PATH, key: keys.unlimited },
-    { name: FORWARDER, url: servers.forwarder.url + CHAT_PATH, key: keys.unlimited },
-    { name: GATEWAY, url: servers.gateway.url + CHAT_PATH, key: keys.unlimited },
-    { name: FUNDED, url: servers.gateway.url + CHAT_PATH, key: keys.funded },
-  ];
-  const latency: LoadResult[] = [];
-  const stream: LoadResult[] = [];
-  const throughput: LoadResult[] = [];
-  // One-connection runs first, so they do not pay for background work left by the loaded runs.
-  for (const target of targets) {
-    const result = await load(
-      target.url,
-      target.key,
-      PLAIN_BODY,
-      1,
-      config.latencySeconds,
-      config.warmup,
-    );
-    log(`${target.name} @1: ${describe(result)}`);
-    latency.push(result);
-  }
-  for (const target of targets) {
-    const result = await load(
-      target.url,
-      target.key,
-      STREAM_BODY,
-      1,
-      config.latencySeconds,
-      config.warmup,
-    );
-    log(`${target.name} stream @1: ${describe(result)}`);
-    stream.push(result);
-  }
-  for (const target of targets) {
-    const result = await load(
-      target.url,
-      target.key,
-      PLAIN_BODY,
-      config.connections,
-      config.seconds,
-      config.warmup,
-    );
-    log(`${target.name} @${config.connections}: ${describe(result)}`);
-    throughput.push(result);
-  }
-  return targets.map((target, i) => ({
-    name: target.name,
-    latency: latency[i],
-    stream: stream[i],
-    throughput: throughput[i],
-  }));
+): Promise<RoundFigures> {
+  const both = async (body: string, connections: number, seconds: number) => {
+    const run = (url: string) =>
+      generator.run({ url, key: targets.key, body }, {
+        connections,
+        seconds,
+      });
+    if (round % 2 === 0) {
+      const forwarder = await run(targets.forwarder);
+      return { forwarder, gateway: await run(targets.gateway) };
+    }
+    const gateway = await run(targets.gateway);
+    return { forwarder: await run(targets.forwarder), gateway };
+  };
+  const plain = await both(PLAIN_BODY, config.connections, config.seconds);
+  const stream = await both(STREAM_BODY, config.connections, config.seconds);
+  const atOne = await both(PLAIN_BODY, 1, config.latencySeconds);
+  const figures = {
+    forwarder: plain.forwarder,
+    gateway: plain.gateway,
+    forwarderStream: stream.forwarder,
+    gatewayStream: stream.gateway,
+    forwarderAtOne: atOne.forwarder,
+    gatewayAtOne: atOne.gateway,
+  };
+  log(
+    `round ${round + 1}: @${config.connections} ${plain.forwarder.rps.toFixed(0)} vs ${
+      plain.gateway.rps.toFixed(0)
+    } req/s; stream ${stream.forwarder.rps.toFixed(0)} vs ${
+      stream.gateway.rps.toFixed(0)
+    }; p50 @1 ${atOne.forwarder.p50_ms} vs ${atOne.gateway.p50_ms} ms`,
+  );
+  return figures;
+}
+
+function roundErrors(rounds: RoundFigures[]): string[] {
+  const errors: string[] = [];
+  rounds.forEach((round, i) => {
+    for (const [name, run] of Object.entries(round)) {
+      if (run.errors) {
+        errors.push(`round ${i + 1}, ${name}: ${run.errors} non-2xx or socket errors`);
+      }
+    }
+  });
+  return errors;
 }
 
 interface TtfbRow {
@@ -154,7 +217,7 @@ interface TtfbRow {
 async function measureTextStreams(
   servers: { upstream: ServerProcess; forwarder: ServerProcess; gateway: ServerProcess },
   key: string,
-  config: BenchConfig,
+  config: { latencySeconds: number },
 ): Promise<TtfbRow[]> {
   const targets = [
     {
@@ -186,7 +249,7 @@ async function measureTextStreams(
       target.body,
       1,
       config.latencySeconds,
-      config.warmup,
+      1,
     );
     log(`${target.name} @1: ${describe(result)}`);
     rows.push({ name: target.name, result });
@@ -244,12 +307,79 @@ function formatStreamCpu(): string {
   ].join("\n");
 }
 
+/** Opens `count` held streams through `url` and reads `pid`'s RSS once all are open. */
+async function rssWithOpenStreams(
+  target: { url: string; key: string; pid: number },
+  count: number,
+): Promise<{ mb: number | null; open: number }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--allow-net",
+      "bench/open_streams.ts",
+      `--url=${target.url}`,
+      `--key=${target.key}`,
+      `--body=${HELD_STREAM_BODY}`,
+      `--count=${count}`,
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  runningLoads.add(child);
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    reader.cancel().catch(() => {});
+    const { open } = JSON.parse(text.trim());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return { mb: rssNumberMb(target.pid), open };
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+    runningLoads.delete(child);
+  }
+}
+
+/** KV operations per chat request over one loaded run of the funded key. */
+async function kvOperationsPerRequest(
+  generator: Generator,
+  target: { gatewayUrl: string; key: string },
+  config: BenchConfig,
+): Promise<Record<string, number>> {
+  const before = await metricValues(target.gatewayUrl);
+  await generator.run(
+    { url: target.gatewayUrl + CHAT_PATH, key: target.key, body: PLAIN_BODY },
+    { connections: config.connections, seconds: Math.min(config.seconds, 3) },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const after = await metricValues(target.gatewayUrl);
+  const requests = after.chatOk - before.chatOk;
+  return Object.fromEntries(
+    Object.entries(after.kvOps).map((
+      [op, count],
+    ) => [op, (count - (before.kvOps[op] ?? 0)) / requests]).filter(([, perRequest]) =>
+      (perRequest as number) > 0
+    ),
+  );
+}
+
 async function main(): Promise<void> {
+  const generator = await chooseGenerator();
   const config: BenchConfig = {
+    generator: generator.name,
     connections: 32,
     seconds: envSeconds("BENCH_SECONDS", 5),
     latencySeconds: 3,
-    warmup: 1,
+    rounds: Math.max(1, Math.round(envSeconds("BENCH_ROUNDS", 3))),
+    streams: Math.round(envSeconds("BENCH_STREAMS", 1000)),
   };
   const tmp = await Deno.makeTempDir({ prefix: "gateway-bench-" });
   const started: ServerProcess[] = [];
@@ -293,6 +423,7 @@ async function main(): Promise<void> {
         GATEWAY_KV: `${tmp}/bench.kv`,
         GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
         GATEWAY_LOG_REQUESTS: "0",
+        GATEWAY_KV_COUNT_OPS: "1",
       },
       readyTimeoutMs: 120_000,
     });
@@ -301,54 +432,102 @@ async function main(): Promise<void> {
     log(`upstream ${upstream.url}, forwarder ${forwarder.url}, gateway ${gateway.url}`);
 
     const keys = await seed(gateway.url, upstream.url);
-    await sanityCheck(gateway.url, keys.unlimited.key);
     await sanityCheck(gateway.url, keys.funded.key);
-    log("sanity check passed; measuring (targets one at a time)");
+    log(`sanity check passed; load generator: ${generator.name}`);
 
-    const rssBefore = await rssMb(gateway.pid);
-    const results = await measure({ upstream, forwarder, gateway }, {
-      unlimited: keys.unlimited.key,
-      funded: keys.funded.key,
-    }, config);
+    // Memory first, before load has grown the heaps.
+    const rssFresh = rssNumberMb(gateway.pid);
+    log(`opening ${config.streams} held streams through each server`);
+    const gatewayStreams = await rssWithOpenStreams(
+      { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
+      config.streams,
+    );
+    const forwarderStreams = await rssWithOpenStreams(
+      { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+      config.streams,
+    );
+    log(
+      `RSS with ${gatewayStreams.open} streams open: gateway ${
+        gatewayStreams.mb?.toFixed(0)
+      } MB (from ${rssFresh?.toFixed(0)}), forwarder ${forwarderStreams.mb?.toFixed(0)} MB`,
+    );
+    if (Deno.env.get("BENCH_ONLY") === "streams") return;
+
+    const ceiling = generator.name.startsWith("wrk")
+      ? `Generator: wrk, a C load generator that outpaces every server here.`
+      : await generatorCeiling(
+        generator,
+        { upstream: upstream.url + CHAT_PATH, forwarder: forwarder.url + CHAT_PATH },
+        { key: keys.funded.key, connections: config.connections, seconds: config.seconds },
+      );
+    log(ceiling);
+
+    const rounds: RoundFigures[] = [];
+    for (let round = 0; round < config.rounds; round++) {
+      rounds.push(
+        await measureRound(generator, round, {
+          forwarder: forwarder.url + CHAT_PATH,
+          gateway: gateway.url + CHAT_PATH,
+          key: keys.funded.key,
+        }, config),
+      );
+    }
+    const kvOps = await kvOperationsPerRequest(
+      generator,
+      { gatewayUrl: gateway.url, key: keys.funded.key },
+      config,
+    );
+    const ledger = await ledgerCheck(gateway.url, {
+      keyId: keys.funded.id,
+      okRequests: (await metricValues(gateway.url)).chatOk,
+      startBalance: FUNDED_BALANCE,
+    });
+
     const textStreams = await measureTextStreams(
       { upstream, forwarder, gateway },
       keys.text.key,
-      config,
+      { latencySeconds: config.latencySeconds },
     );
-    const rssAfterLoad = await rssMb(gateway.pid);
+    const rssIdle = rssNumberMb(gateway.pid);
+
+    const of = (pick: (round: RoundFigures) => number) => spreadOf(rounds.map(pick));
+    const added = (a: number | null, b: number | null) => (a ?? NaN) - (b ?? NaN);
+    const passThrough = textStreams.find((row) => row.name.includes("pass-through"))!.result;
+    const figures: TrackedFigures = {
+      forwarderRps: of((r) => r.forwarder.rps),
+      gatewayRps: of((r) => r.gateway.rps),
+      forwarderStreamRps: of((r) => r.forwarderStream.rps),
+      gatewayStreamRps: of((r) => r.gatewayStream.rps),
+      throughputRatio: of((r) => r.gateway.rps / r.forwarder.rps),
+      streamThroughputRatio: of((r) => r.gatewayStream.rps / r.forwarderStream.rps),
+      addedP50Ms: of((r) => added(r.gatewayAtOne.p50_ms, r.forwarderAtOne.p50_ms)),
+      addedP99Ms: of((r) => added(r.gatewayAtOne.p99_ms, r.forwarderAtOne.p99_ms)),
+      addedTtfbMs: passThrough.relay_p50_ms,
+      rssOpenStreams: {
+        gatewayMb: gatewayStreams.mb,
+        forwarderMb: forwarderStreams.mb,
+        open: Math.min(gatewayStreams.open, forwarderStreams.open),
+      },
+      kvOpsPerRequest: kvOps,
+      errors: roundErrors(rounds),
+    };
     console.log("");
-    console.log(formatReport(config, results, FORWARDER, GATEWAY, FUNDED));
+    console.log(ceiling);
+    console.log("");
+    console.log(formatReport(config, figures));
     console.log("");
     console.log(formatTextStreams(textStreams));
     console.log("");
     console.log(formatStreamCpu());
-
-    const okRequests = (name: string) => {
-      const result = results.find((target) => target.name === name)!;
-      return 2 + result.latency.total_ok + result.throughput.total_ok +
-        (result.stream?.total_ok ?? 0);
-    };
     console.log("");
+    console.log(`Ledger, funded key: ${ledger}`);
     console.log(
-      `Ledger, key without limit: ${await ledgerCheck(
-        gateway.url,
-        keys.unlimited.id,
-        okRequests(GATEWAY),
-      )}`,
+      `Gateway RSS: ${rssFresh?.toFixed(0)} MB at start; ${
+        gatewayStreams.mb?.toFixed(0)
+      } MB with ${gatewayStreams.open} streams open (forwarder: ${
+        forwarderStreams.mb?.toFixed(0)
+      } MB); ${rssIdle?.toFixed(0)} MB after the load runs`,
     );
-    console.log(
-      `Ledger, funded key: ${await ledgerCheck(
-        gateway.url,
-        keys.funded.id,
-        okRequests(FUNDED),
-        FUNDED_BALANCE,
-      )}`,
-    );
-    console.log(
-      `Gateway RSS: ${rssBefore} before load, ${rssAfterLoad} right after the ` +
-        `${config.connections}-connection run, ${await rssMb(gateway.pid)} once settled`,
-    );
-    console.log(["Gateway /metrics:", ...(await metricsSummary(gateway.url))].join("\n  "));
     const noise = gateway.stderr.filter((line) => line.trim());
     const stdoutExtra = gateway.stdout.filter((line) => !line.includes('"listening"'));
     if (noise.length || stdoutExtra.length) {

@@ -25,6 +25,7 @@ export const configFileSchema = z.strictObject({
     max_body_bytes: z.int().positive().optional(),
     max_retries: z.int().min(0).max(10).optional(),
     request_log_retention_days: z.number().positive().max(3650).optional(),
+    audit_retention_days: z.number().positive().max(36500).optional(),
   }).default({}),
   models: z.record(z.string().min(1), modelInputSchema).default({}),
   channels: z.array(configChannelSchema).default([]),

@@ -14,6 +14,7 @@ import { ChannelHealth } from "./telemetry/channel_health.ts";
 import { BodyCaptures } from "./telemetry/body_capture.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
+import { AuditLog } from "./audit/audit_log.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   requestLogRetentionMs?: number;
+  /** How long audit records are kept (default 365 days). */
+  auditRetentionMs?: number;
   logRequestsToStdout: boolean;
   publicUrl?: string;
   /** How long hosted media (image results, stored task inputs) lives. */
@@ -89,6 +92,8 @@ export class Gateway {
   readonly channelHealth: ChannelHealth;
   /** Which keys' request and response bodies are captured (off unless switched on per key). */
   readonly captures: BodyCaptures;
+  /** Who changed what: every admin change (API, config file, console). */
+  readonly audit: AuditLog;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -124,6 +129,7 @@ export class Gateway {
     });
     this.captures = new BodyCaptures(kv);
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
+    this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.requestLog = new RequestLog(kv, {
       health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,

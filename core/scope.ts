@@ -1,6 +1,7 @@
 /** One authenticated client request as the services see it, built once by the auth middleware. */
 
 import type { Gateway } from "./gateway.ts";
+import type { ClientHints } from "./providers/client_hints.ts";
 import type { KeyRecord } from "./keys/key_schema.ts";
 import type { RequestContext } from "./telemetry/request_context.ts";
 
@@ -14,4 +15,6 @@ export interface RequestScope {
   signal: AbortSignal;
   /** The base URL of hosted media links: GATEWAY_PUBLIC_URL, else the request's origin. */
   publicUrl: string;
+  /** Vendor headers the client sent beside the body (`anthropic-beta`, …) for upstreams to take. */
+  clientHints: ClientHints;
 }

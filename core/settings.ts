@@ -16,6 +16,8 @@ export interface Settings {
   secretKey?: string;
   /** Print one JSON line per request on stdout. */
   logRequests: boolean;
+  /** Count KV operations in /metrics (`gateway_kv_operations_total`), for the bench. */
+  countKvOperations: boolean;
   mediaTtlMs: number;
   mediaFetchHosts: string[];
   /** How long a task worker's claim lasts without renewal. */
@@ -70,6 +72,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     ffprobePath: get("FFPROBE_PATH") ?? "ffprobe",
     secretKey: get("GATEWAY_SECRET_KEY") || undefined,
     logRequests: get("GATEWAY_LOG_REQUESTS") !== "0",
+    countKvOperations: get("GATEWAY_KV_COUNT_OPS") === "1",
     mediaTtlMs: positiveNumber(get, "GATEWAY_MEDIA_TTL_HOURS", 24) * 3_600_000,
     mediaFetchHosts: (get("GATEWAY_MEDIA_FETCH_HOSTS") ?? "").split(",").map((host) => host.trim())
       .filter(Boolean),

@@ -20,7 +20,8 @@ import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
 import { queryChoice } from "./params.ts";
 
-const requestSchema = z.looseObject({
+/** What a generate-content body must hold; the rest passes on as the Gemini API defines it. */
+export const generateContentRequestSchema = z.looseObject({
   contents: z.array(z.looseObject({
     role: z.string().optional(),
     parts: z.array(z.looseObject({
@@ -59,7 +60,10 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
       { param: "model" },
     );
   }
-  const body = validate(requestSchema, await readJsonBody(c.req.raw, gateway.options.maxBodyBytes));
+  const body = validate(
+    generateContentRequestSchema,
+    await readJsonBody(c.req.raw, gateway.options.maxBodyBytes),
+  );
   if (catalogEntry?.kind === "text") {
     const stream = method === "streamGenerateContent";
     const framing = alt === "sse" ? "sse" : "json-array";

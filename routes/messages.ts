@@ -29,7 +29,9 @@ export function messagesRoutes(gateway: Gateway) {
     const request = validate(countTokensSchema, body);
     c.get("context").model = request.model;
     const result = await countMessageTokens(c.get("scope"), request);
-    return c.json(result.body, 200, { "x-gateway-token-count": result.source });
+    const headers: Record<string, string> = { "x-gateway-token-count": result.source };
+    if (result.ignored.length) headers["x-gateway-ignored-fields"] = result.ignored.join(",");
+    return c.json(result.body, 200, headers);
   });
   return app;
 }

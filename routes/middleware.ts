@@ -6,6 +6,7 @@ import {
   type ClientInterface,
   interfaceOfRequest,
   type PresentedCredential,
+  readAnyCredential,
   readCredential,
 } from "../core/keys/credentials.ts";
 import { GatewayError, toGatewayError } from "../core/errors.ts";
@@ -15,6 +16,7 @@ import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { RequestContext } from "../core/telemetry/request_context.ts";
 import { limitBodyIdle } from "./body_idle.ts";
 import type { RequestScope } from "../core/scope.ts";
+import { readClientHints } from "../core/providers/client_hints.ts";
 import { errorResponse } from "./error_envelopes.ts";
 import { type AuthThrottle, clientAddress } from "../core/keys/auth_throttle.ts";
 import { checkPathParams } from "./params.ts";
@@ -47,10 +49,11 @@ function routeLabel(c: Context<AppEnv>): string {
   return !template || template === "*" || template.endsWith("/*") ? "unmatched" : template;
 }
 
-const UNLOGGED = new Set(["/healthz", "/metrics"]);
+const UNLOGGED = new Set(["/", "/healthz", "/metrics", "/openapi.json"]);
 
 function isUnlogged(path: string): boolean {
-  return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/");
+  return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/") ||
+    path === "/v1/me" || path.startsWith("/v1/me/");
 }
 
 /** How the app tells clients apart for the failed-authentication throttle. */
@@ -97,6 +100,7 @@ export function requestContext(
     checkPathParams(c, url.pathname);
     await next();
     context.route = routeLabel(c);
+    context.ignoredFields = c.res.headers.get("x-gateway-ignored-fields")?.split(",") ?? [];
     if (!context.logsLater && !isUnlogged(url.pathname)) {
       context.finish({ status: c.res.status });
     }
@@ -140,25 +144,31 @@ export function authFailure(c: Context<AppEnv>, error: GatewayError): GatewayErr
   return throttle.failed(c.get("clientAddress") ?? "unknown", error);
 }
 
-/** Authenticates the caller's key for `clientInterface` (or the one the path implies). */
+/**
+ * Authenticates the caller's key for `clientInterface` (or the one the path implies); `any`
+ * takes every interface's credential forms.
+ */
 export function requireKey(
   gateway: Gateway,
-  clientInterface?: ClientInterface,
+  clientInterface?: ClientInterface | "any",
 ): MiddlewareHandler<AppEnv> {
   return async function requireKeyMiddleware(c, next) {
     const context = c.get("context");
     const url = c.get("url") ?? new URL(c.req.url);
-    const credential = readCredential(clientInterface ?? context.interface, {
-      headers: c.req.raw.headers,
-      url,
-    });
+    const request = { headers: c.req.raw.headers, url };
+    const credential = clientInterface === "any"
+      ? readAnyCredential(request)
+      : readCredential(clientInterface ?? context.interface, request);
     if (!credential) {
       throw authFailure(
         c,
         new GatewayError(
           "missing_api_key",
           401,
-          context.interface === "anthropic"
+          clientInterface === "any"
+            ? "No API key given; send it as 'Authorization: Bearer <key>', in the x-api-key " +
+              "or x-goog-api-key header, or as the ?key= query parameter"
+            : context.interface === "anthropic"
             ? "No API key given; send it in the x-api-key header"
             : context.interface === "gemini"
             ? "No API key given; send it in the x-goog-api-key (or x-vendor-api-key) header, " +
@@ -183,6 +193,7 @@ export function requireKey(
       key,
       signal: c.req.raw.signal,
       publicUrl: gateway.options.publicUrl ?? url.origin,
+      clientHints: readClientHints(c.req.raw.headers, url),
     });
     await next();
   };

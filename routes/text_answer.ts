@@ -33,6 +33,8 @@ export function textHandler<T extends z.ZodType<{ model: string }>>(
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(schema, body);
     c.get("context").model = request.model;
-    return textResponse(await serveText(c.get("scope"), inboundOf(request)));
+    const inbound = inboundOf(request);
+    inbound.strictFields = c.req.header("x-gateway-strict-fields")?.toLowerCase() === "true";
+    return textResponse(await serveText(c.get("scope"), inbound));
   };
 }

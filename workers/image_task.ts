@@ -18,6 +18,9 @@ import type { ImageJob, InputImage } from "../core/jobs/image_job.ts";
 import type { ImageTaskInput, StoredInputImage } from "../core/images/image_service.ts";
 import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
+import { logTaskEnd } from "./task_log.ts";
+import { imageReceipt } from "../core/billing/receipt.ts";
+import type { ImagePrice } from "../core/billing/image_price.ts";
 
 export const MAX_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 2_000;
@@ -37,8 +40,8 @@ function isRetryable(error: unknown): boolean {
 /** The worker's handler for `image` tasks. */
 export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void> {
   const task = run.task as TaskRecord<ImageTaskInput>;
-  const fail = (reason: string) =>
-    gateway.tasks.end(task, {
+  const fail = async (reason: string) => {
+    const ended = await gateway.tasks.end(task, {
       workerId: run.workerId,
       update: {
         status: "failed",
@@ -49,6 +52,15 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       },
       money: { release: `task failed: ${reason}` },
     });
+    if (ended) {
+      logTaskEnd(gateway, task, {
+        status: "failed",
+        channelId: task.channel_id,
+        held: task.held,
+        entry: ended.entry,
+      });
+    }
+  };
 
   if (task.attempts > MAX_ATTEMPTS) {
     await fail(`gave up after ${MAX_ATTEMPTS} attempts`);
@@ -61,7 +73,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       images: await Promise.all(task.input.images.map((image) => loadInput(gateway, image))),
       mask: task.input.mask ? await loadInput(gateway, task.input.mask) : undefined,
     };
-    const { order, unitPrice } = resolveImageModel(gateway, { key, job });
+    const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
     const { result, channel } = await runImageJob(gateway, order, { job, signal: run.signal });
     const delivered = await deliverImages(gateway, result.images.slice(0, job.n), {
       format: "url",
@@ -75,7 +87,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     if (delivered.items.length === 0) throw undeliverable(delivered.failures);
     const urls = delivered.items.map((item) => item.url!);
     const cost = unitPrice * urls.length;
-    await gateway.tasks.end(task, {
+    const ended = await gateway.tasks.end(task, {
       workerId: run.workerId,
       update: {
         status: "succeeded",
@@ -89,6 +101,16 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       money: { cost },
     });
     gateway.metrics.add("gateway_cost_units_total", { model: task.model }, cost);
+    if (ended) {
+      logTaskEnd(gateway, task, {
+        status: "succeeded",
+        channelId: channel.id,
+        held: task.held,
+        entry: ended.entry,
+        images: urls.length,
+        pricing: imageReceipt(model.price as ImagePrice, { ...job, count: urls.length }),
+      });
+    }
   } catch (error) {
     if (run.signal.aborted) return; // lease lost or shutting down: the task is run again
     const reason = error instanceof Error ? error.message : String(error);

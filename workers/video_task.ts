@@ -22,6 +22,7 @@ import { extensionOf } from "../core/video/reference_media.ts";
 import { failureCost } from "../core/billing/video_price.ts";
 import type { VideoTaskInput } from "../core/video/video_service.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
+import { logTaskEnd } from "./task_log.ts";
 
 /** Submissions tried (each over every channel) before the task fails. */
 const MAX_SUBMIT_RUNS = 5;
@@ -98,7 +99,15 @@ async function fail(gateway: Gateway, task: VideoTask, workerId: string, reason:
     money: cost > 0 ? { cost } : { release: `video task failed: ${reason}` },
   });
   crashPoint("video.after_end");
-  if (ended) gateway.metrics.add("gateway_video_tasks_total", { outcome: "failed" }, 1);
+  if (!ended) return;
+  gateway.metrics.add("gateway_video_tasks_total", { outcome: "failed" }, 1);
+  logTaskEnd(gateway, task, {
+    status: "failed",
+    channelId: task.channel_id,
+    held: task.held,
+    entry: ended.entry,
+    refundPercent: task.input.refund_percent,
+  });
 }
 
 async function succeed(gateway: Gateway, task: VideoTask, workerId: string, videoUrl: string) {
@@ -119,6 +128,13 @@ async function succeed(gateway: Gateway, task: VideoTask, workerId: string, vide
   if (ended) {
     gateway.metrics.add("gateway_video_tasks_total", { outcome: "succeeded" }, 1);
     gateway.metrics.add("gateway_cost_units_total", { model: task.model }, task.held);
+    logTaskEnd(gateway, task, {
+      status: "succeeded",
+      channelId: task.channel_id,
+      held: task.held,
+      entry: ended.entry,
+      billedSeconds: (task.input.billed_ms ?? task.input.job.duration * 1000) / 1000,
+    });
   }
 }
 

@@ -3,7 +3,8 @@
  * the real cost or release in full, exactly once (the ledger guarantees the once).
  */
 
-import type { BillableKey, Ledger } from "./ledger.ts";
+import type { BillableKey, Ledger, LedgerEntry } from "./ledger.ts";
+import type { ReceiptEntry } from "./receipt.ts";
 
 /**
  * A hold on a key for one request. A key without a limit has nothing to reserve: it pays in one
@@ -15,6 +16,8 @@ export class RequestBill {
   readonly #ref: string;
   readonly #remedy?: string;
   held = 0;
+  /** The ledger entries this bill wrote, oldest first (for the request's receipt). */
+  readonly entries: ReceiptEntry[] = [];
 
   /**
    * A bill of `key` for the request or task `ref`; `remedy` says in a 402 what else than adding
@@ -47,7 +50,7 @@ export class RequestBill {
       uniqueRef: true,
       remedy: this.#remedy,
     });
-    committing.catch(() => {});
+    committing.then((entry) => this.#keep(entry), () => {});
     this.#confirmed = committing;
     if (!covered) await committing;
   }
@@ -64,17 +67,24 @@ export class RequestBill {
   async settle(requested: number): Promise<number> {
     const cost = Math.min(requested, this.held);
     if (this.#key.unlimited) {
-      await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost });
+      this.#keep(await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost }));
       return cost;
     }
-    await this.#ledger.settle(this.#key.id, { limit: this.#key, ref: this.#ref, cost });
+    await this.#confirmed.catch(() => {});
+    this.#keep(
+      await this.#ledger.settle(this.#key.id, { limit: this.#key, ref: this.#ref, cost }),
+    );
     return cost;
+  }
+
+  #keep(entry: LedgerEntry | null): void {
+    if (entry) this.entries.push({ id: entry.id, amount: entry.amount });
   }
 
   /** Gives the hold back in full (after its commit, if it committed at all). */
   async release(note: string): Promise<void> {
     if (this.#key.unlimited) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
-    await this.#ledger.release(this.#key.id, { ref: this.#ref, note });
+    this.#keep(await this.#ledger.release(this.#key.id, { ref: this.#ref, note }));
   }
 }

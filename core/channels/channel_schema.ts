@@ -17,6 +17,20 @@ export const CHANNEL_TYPES = [
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
 
+/** A value that can stand in an HTTP header list: printable ASCII, no comma or space. */
+function headerToken(what: string) {
+  return z.string().min(1).max(100).refine(
+    (value) => /^[\x21-\x2b\x2d-\x7e]+$/.test(value),
+    `${what} is printable ASCII without spaces or commas`,
+  );
+}
+
+/** A beta name, or a prefix of names ending with `*` (`context-management-*`). */
+const betaPattern = headerToken("an anthropic_betas entry").refine(
+  (value) => !value.slice(0, -1).includes("*"),
+  "an anthropic_betas entry may have '*' only at its end",
+);
+
 const channelFields = {
   name: z.string().min(1).max(200),
   type: z.enum(CHANNEL_TYPES),
@@ -35,6 +49,13 @@ const channelFields = {
   max_retries: z.int().min(0).max(10).optional(),
   /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */
   video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
+  /** Anthropic channels: the `anthropic-version` sent when the client sends none. */
+  anthropic_version: headerToken("anthropic_version").optional(),
+  /** Anthropic channels: which of the client's `anthropic-beta` values go upstream. */
+  anthropic_betas: z.strictObject({
+    allow: z.array(betaPattern).optional(),
+    deny: z.array(betaPattern).optional(),
+  }).optional(),
 };
 
 export const channelInputSchema = z.strictObject(channelFields);

@@ -5,6 +5,7 @@
  */
 
 import type { TokenUsage } from "../billing/usage.ts";
+import type { ToolNameMap } from "./tool_names.ts";
 
 export type TextFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
 
@@ -18,8 +19,16 @@ export type NeutralPart =
   | { type: "image_url"; url: string }
   /** Thinking / reasoning; `signature` is the provider's proof, kept for the next turn. */
   | { type: "reasoning"; text: string; signature?: string }
-  | { type: "tool_call"; id: string; name: string; arguments: string }
+  | { type: "tool_call"; id: string; name: string; arguments: string } & DeclaredCallFields
   | { type: "tool_result"; callId: string; content: string; isError?: boolean };
+
+/** What a responses client declared about a called tool, restored for its answer. */
+export interface DeclaredCallFields {
+  /** The responses `namespace` tool the called function belongs to. */
+  namespace?: string;
+  /** A responses `custom` tool: the arguments are `{"input": text}`. */
+  freeform?: boolean;
+}
 
 export interface NeutralMessage {
   role: "user" | "assistant";
@@ -72,6 +81,8 @@ export interface NeutralRequest {
   fieldOf: Partial<Record<OptionName, string>>;
   /** Inbound fields the representation does not carry: dropped when the format changes. */
   unmapped: string[];
+  /** How the tools' upstream names map back to the client's (responses namespaces). */
+  toolNames?: ToolNameMap;
 }
 
 export interface NeutralUsage extends TokenUsage {
@@ -96,7 +107,13 @@ export type NeutralEvent =
   | { type: "reasoning"; text: string }
   | { type: "reasoning_signature"; signature: string }
   /** `index` counts tool calls from 0; the first event of a call carries `id` and `name`. */
-  | { type: "tool_call"; index: number; id?: string; name?: string; arguments: string }
+  | {
+    type: "tool_call";
+    index: number;
+    id?: string;
+    name?: string;
+    arguments: string;
+  } & DeclaredCallFields
   | { type: "image"; mimeType: string; data: string }
   | { type: "stop"; reason: StopReason }
   | { type: "usage"; usage: NeutralUsage }

@@ -16,7 +16,7 @@ import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
 import { callUpstream } from "../upstream/call.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
-import { imageAnswerHeaders, IMAGES_REMEDY } from "./image_service.ts";
+import { imageAnswerHeaders, IMAGES_REMEDY, settleImagesLater } from "./image_service.ts";
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
@@ -119,7 +119,7 @@ export async function serveGenerateContentImages(
   if (job.n < 1 || job.n > 10) {
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
-  const { order, unitPrice } = resolveImageModel(gateway, { key, job });
+  const { model: catalogModel, order, unitPrice } = resolveImageModel(gateway, { key, job });
   const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: IMAGES_REMEDY });
   await bill.hold(unitPrice * job.n);
   let answer: { body: Record<string, unknown>; images: number };
@@ -174,10 +174,7 @@ export async function serveGenerateContentImages(
   const images = Math.min(answer.images, job.n);
   const cost = unitPrice * images;
   context.logsLater = true;
-  gateway.track((async () => {
-    await bill.settle(cost);
-    context.finish({ status: 200, channelId, cost });
-  })());
+  settleImagesLater(scope, { bill, model: catalogModel, job, count: images, channelId });
   return {
     body: answer.body,
     images,

@@ -20,6 +20,9 @@ import {
 } from "./image_generation.ts";
 import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
 import { checkUserLength } from "./request_schema.ts";
+import { imageReceipt, receiptOf } from "../billing/receipt.ts";
+import type { ImagePrice } from "../billing/image_price.ts";
+import type { CatalogModel } from "../channels/catalog.ts";
 
 export interface ImagesAnswer {
   body: { created: number; data: ImageItem[] };
@@ -44,6 +47,38 @@ export function imageAnswerHeaders(
     "x-gateway-cost-units": String(cost),
     ...(ignoredFields.length ? { "x-gateway-ignored-fields": ignoredFields.join(",") } : {}),
   };
+}
+
+/**
+ * Settles `count` delivered images off the response path and logs the request with its receipt
+ * (the same imageCost that the hold used).
+ */
+export function settleImagesLater(
+  scope: RequestScope,
+  input: {
+    bill: RequestBill;
+    model: CatalogModel;
+    job: ImageJob;
+    count: number;
+    channelId: string;
+  },
+): void {
+  const { gateway, context, key } = scope;
+  const { bill, job, count, channelId } = input;
+  const pricing = imageReceipt(input.model.price as ImagePrice, { ...job, count });
+  gateway.track((async () => {
+    const cost = await bill.settle(pricing.amount);
+    context.finish({
+      status: 200,
+      channelId,
+      cost,
+      images: count,
+      receipt: receiptOf(pricing, {
+        entries: bill.entries,
+        status: key.unlimited ? "charged" : "settled",
+      }),
+    });
+  })());
 }
 
 /** Serves `job` synchronously: the answer is `{created, data[]}` in `format`. */
@@ -85,10 +120,7 @@ export async function serveImages(
   }
   const cost = unitPrice * delivered.items.length;
   context.logsLater = true;
-  gateway.track((async () => {
-    await bill.settle(cost);
-    context.finish({ status: 200, channelId, cost });
-  })());
+  settleImagesLater(scope, { bill, model, job, count: delivered.items.length, channelId });
   return {
     body: { created: unixNow(), data: delivered.items },
     headers: imageAnswerHeaders({ channelId, ignoredFields, count: delivered.items.length, cost }),
@@ -210,13 +242,22 @@ export async function submitImageTask(
       progress: "10%",
       held: unitPrice * job.n,
       request_digest: digest,
+      request_id: scope.context.id,
       input,
     });
-    await gateway.tasks.create(task, {
+    const hold = await gateway.tasks.create(task, {
       key,
       idempotent: Boolean(idempotencyKey),
       remedy: IMAGES_REMEDY,
     });
+    scope.context.task = {
+      id: task.id,
+      receipt: receiptOf(imageReceipt(model.price as ImagePrice, { ...job, count: job.n }), {
+        entries: [hold],
+        status: "held",
+        held: task.held,
+      }),
+    };
     return { task, replayed: false };
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));

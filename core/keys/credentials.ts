@@ -49,6 +49,18 @@ export function readCredential(
 }
 
 /**
+ * Reads a credential in any form a model interface takes (Bearer, x-api-key, x-goog-api-key,
+ * x-vendor-api-key, ?key=): for routes every SDK family's key may call, such as /v1/me.
+ */
+export function readAnyCredential(
+  request: { headers: Headers; url: URL },
+): PresentedCredential | undefined {
+  const token = bearer(request.headers);
+  if (token) return { secret: token, form: "bearer" };
+  return readCredential("anthropic", request) ?? readCredential("gemini", request);
+}
+
+/**
  * The interface a path belongs to. `/v1/models` is shared by three SDK families: the request's
  * credential headers pick the family, as new-api does.
  */

@@ -20,6 +20,8 @@ const keyFields = {
    * key is its own owner.
    */
   owner: z.string().min(1).max(200).nullable().default(null),
+  /** Refuse (400) what a converting channel would drop, instead of naming it in a header. */
+  strict_fields: z.boolean().default(false),
 };
 
 export const keyInputSchema = z.strictObject({
@@ -53,6 +55,8 @@ export interface KeyRecord {
   enabled: boolean;
   /** Absent on keys created before owners existed; read it through `ownerOf`. */
   owner?: string | null;
+  /** Absent on keys created before it existed (false). */
+  strict_fields?: boolean;
   /** The first characters of the secret, to recognise it in lists. */
   prefix: string;
   hash: string;

@@ -31,6 +31,16 @@ export const kvKeys = {
   capturedRequest: (requestId: string) => ["captured_requests", requestId] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
+  /** Request-log indexes, one per filter (`key`, `model`…), written with the record. */
+  requestBy: (field: string, value: string, id: string) =>
+    ["requests_by", field, value, id] as const,
+  requestsBy: (field: string, value: string) => ["requests_by", field, value] as const,
+  /** Usage rollups: one KvU64 counter per hour (ms), key, model, channel and counter name. */
+  usage: (
+    hourMs: number,
+    parts: { key: string; model: string; channel: string; counter: string },
+  ) => ["usage", hourMs, parts.key, parts.model, parts.channel, parts.counter] as const,
+  usages: () => ["usage"] as const,
   tasks: () => ["tasks"] as const,
   task: (id: string) => ["tasks", id] as const,
   /** Creation-time index of tasks (task ids are random): ms, a unique tie-break → task id. */
@@ -45,5 +55,8 @@ export const kvKeys = {
   /** A gateway process's lease (see instance_lease.ts). */
   instance: (id: string) => ["instances", id] as const,
   media: (id: string) => ["media", id] as const,
+  /** Audit records of admin changes; ids are time-ordered, so the key order is the time index. */
+  auditRecord: (id: string) => ["audit", id] as const,
+  auditRecords: () => ["audit"] as const,
   mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
 };

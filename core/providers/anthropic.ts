@@ -1,9 +1,12 @@
 /** The `anthropic` channel type: an upstream of Anthropic's messages API. */
 
+import type { Channel } from "../channels/channel_schema.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
+import { filterAnthropicBetas } from "./anthropic_betas.ts";
+import type { ClientHints } from "./client_hints.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
 
-/** The version the gateway speaks to messages upstreams. */
+/** The `anthropic-version` sent when neither the client nor the channel names one. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** `{type:"error", error:{type, message}}`; 529 overloaded is a passing fault like 503. */
@@ -12,13 +15,27 @@ export const ANTHROPIC_ERRORS: ErrorDialect = {
   normalStatus: (status) => status === 529 ? 503 : status,
 };
 
-function headers({ apiKey }: UpstreamTarget, accept: string): Record<string, string> {
-  return {
+function headers(
+  { apiKey, channel }: UpstreamTarget,
+  { accept, hints }: { accept: string; hints: ClientHints },
+): Record<string, string> {
+  const sent: Record<string, string> = {
     "content-type": "application/json",
     accept,
     "x-api-key": apiKey,
-    "anthropic-version": ANTHROPIC_VERSION,
+    "anthropic-version": hints.anthropicVersion ?? channel.anthropic_version ?? ANTHROPIC_VERSION,
   };
+  const { kept } = filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas);
+  if (kept.length) sent["anthropic-beta"] = kept.join(",");
+  return sent;
+}
+
+/** `path` on the channel, with the client's `?beta=` kept (the SDK's beta methods send it). */
+function urlOf(channel: Channel, path: string, hints: ClientHints): string {
+  const query = hints.betaQuery === undefined
+    ? ""
+    : `?${new URLSearchParams({ beta: hints.betaQuery })}`;
+  return `${channel.base_url}${path}${query}`;
 }
 
 export const anthropicProvider: Provider = {
@@ -28,17 +45,27 @@ export const anthropicProvider: Provider = {
   errors: ANTHROPIC_ERRORS,
   text: {
     format: "anthropic",
-    request: (target, { stream, body }) => ({
-      url: `${target.channel.base_url}/v1/messages`,
+    request: (target, { stream, body, hints }) => ({
+      url: urlOf(target.channel, "/v1/messages", hints),
       init: {
         method: "POST",
-        headers: headers(target, stream ? "text/event-stream" : "application/json"),
+        headers: headers(target, {
+          accept: stream ? "text/event-stream" : "application/json",
+          hints,
+        }),
         body,
       },
     }),
-    countTokens: (target, body) => ({
-      url: `${target.channel.base_url}/v1/messages/count_tokens`,
-      init: { method: "POST", headers: headers(target, "application/json"), body },
+    countTokens: (target, { body, hints }) => ({
+      url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+      init: {
+        method: "POST",
+        headers: headers(target, { accept: "application/json", hints }),
+        body,
+      },
     }),
+    removedHints: (channel, hints) =>
+      filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
+        .map((beta) => `anthropic-beta=${beta}`),
   },
 };

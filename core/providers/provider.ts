@@ -12,6 +12,7 @@ import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
+import type { ClientHints } from "./client_hints.ts";
 
 export type ModelKind = "text" | "image" | "video";
 
@@ -27,10 +28,18 @@ export interface UpstreamTarget {
 export interface TextProvider {
   /** The wire format the upstream speaks. */
   format: TextFormat;
-  /** The call that sends `body` (already in `format`). */
-  request(target: UpstreamTarget, input: { stream: boolean; body: string }): UpstreamRequest;
+  /** The call that sends `body` (already in `format`), with the client's hints it takes. */
+  request(
+    target: UpstreamTarget,
+    input: { stream: boolean; body: string; hints: ClientHints },
+  ): UpstreamRequest;
   /** The upstream's own token count for a messages body, where it has one. */
-  countTokens?(target: UpstreamTarget, body: string): UpstreamRequest;
+  countTokens?(
+    target: UpstreamTarget,
+    input: { body: string; hints: ClientHints },
+  ): UpstreamRequest;
+  /** Hints this channel removes by its settings, named as `x-gateway-ignored-fields` entries. */
+  removedHints?(channel: Channel, hints: ClientHints): string[];
 }
 
 export interface ImageProvider {

@@ -48,6 +48,8 @@ export interface TaskRecord<Input = unknown> {
    * Idempotency-Key): a repeat of the key is a replay only when its digest is this one.
    */
   request_digest?: string | null;
+  /** The request that made the task (its request-log record gets the task's end). */
+  request_id?: string | null;
   /** When a worker should look at the task next (ms); mirrored in the due index. */
   next_check_at: number;
   lease_owner: string | null;
@@ -132,6 +134,8 @@ export interface NewTask<Input> {
   held: number;
   /** The request's digest when it was made with an Idempotency-Key. */
   request_digest?: string | null;
+  /** The request that made it. */
+  request_id?: string | null;
   input: Input;
 }
 

@@ -8,7 +8,7 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
-import type { BillableKey, Ledger, SpendingLimit } from "../billing/ledger.ts";
+import type { BillableKey, Ledger, LedgerEntry, SpendingLimit } from "../billing/ledger.ts";
 import { kvListOptions, type ListOptions, timeRangeSelector } from "../kv/list_options.ts";
 import { forwardOnly, isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
 
@@ -106,8 +106,8 @@ export class TaskStore {
   async create(
     task: TaskRecord,
     input: { key: BillableKey; idempotent?: boolean; remedy?: string },
-  ): Promise<void> {
-    await this.#options.ledger.hold(input.key.id, {
+  ): Promise<LedgerEntry> {
+    const entry = await this.#options.ledger.hold(input.key.id, {
       limit: input.key,
       ref: task.id,
       amount: task.held,
@@ -120,6 +120,7 @@ export class TaskStore {
       },
     });
     this.#options.wake();
+    return entry;
   }
 
   /** Tasks due by now, in due order. */
@@ -249,8 +250,9 @@ export class TaskStore {
 
   /**
    * Ends the task with `update` (status succeeded or failed) and, in the same commit, settles its
-   * hold to `money.cost` or releases it. Returns false when `workerId` no longer holds the lease
-   * or the task had already ended: then nothing was written.
+   * hold to `money.cost` or releases it, returning the ledger entry that did it. Returns false
+   * when `workerId` no longer holds the lease or the task had already ended: then nothing was
+   * written.
    */
   async end(
     task: Pick<TaskRecord, "id" | "key_id">,
@@ -259,7 +261,7 @@ export class TaskStore {
       update: TaskUpdate;
       money: { cost: number } | { release: string };
     },
-  ): Promise<boolean> {
+  ): Promise<false | { entry: LedgerEntry | null }> {
     const { workerId, update, money } = input;
     const ledger = this.#options.ledger;
     let applied = false;
@@ -278,14 +280,13 @@ export class TaskStore {
       return true;
     };
     // A retry is safe: the guard re-reads the lease, and the ledger moves a ref's money once.
-    await withKvRetry(async () => {
+    const entry = await withKvRetry(async () => {
       if ("cost" in money) {
         const limit = await this.#options.limitOf(task.key_id);
-        await ledger.settle(task.key_id, { limit, ref: task.id, cost: money.cost, guard });
-      } else {
-        await ledger.release(task.key_id, { ref: task.id, note: money.release, guard });
+        return await ledger.settle(task.key_id, { limit, ref: task.id, cost: money.cost, guard });
       }
+      return await ledger.release(task.key_id, { ref: task.id, note: money.release, guard });
     });
-    return applied;
+    return applied && { entry };
   }
 }

@@ -7,6 +7,7 @@
  * and kept CAPTURE_RETENTION_MS.
  */
 
+import { z } from "zod";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { redactSecrets } from "../util/redact.ts";
 
@@ -17,6 +18,11 @@ export const CAPTURE_RETENTION_MS = 24 * 3600_000;
 export const MAX_CAPTURED_BYTES = 24 * 1024;
 /** The longest capture one call switches on: a day. */
 export const MAX_CAPTURE_MINUTES = 24 * 60;
+
+/** `POST /admin/keys/{id}/capture {minutes}`: fractions allowed, down to one second. */
+export const captureInputSchema = z.strictObject({
+  minutes: z.number().min(1 / 60).max(MAX_CAPTURE_MINUTES),
+});
 
 /** A key's capture switch. */
 export interface CaptureSwitch {

@@ -7,6 +7,8 @@ import type { RequestLogEntry } from "./request_log.ts";
 import type { TokenUsage, UsageSource } from "../billing/usage.ts";
 import type { ClientInterface } from "../keys/credentials.ts";
 import type { AttemptRecord } from "./request_log.ts";
+import { interfaceName } from "./interface_name.ts";
+import type { Receipt } from "../billing/receipt.ts";
 
 export interface RequestResult {
   status: number;
@@ -16,6 +18,9 @@ export interface RequestResult {
   cost?: number;
   errorCode?: string | null;
   outcome?: string;
+  images?: number;
+  billedSeconds?: number;
+  receipt?: Receipt;
 }
 
 /** Where a finished request is reported. */
@@ -38,6 +43,10 @@ export class RequestContext {
   durationReader: string | null = null;
   /** Every upstream attempt, in order; the failover helper appends to it. */
   readonly upstreamAttempts: AttemptRecord[] = [];
+  /** Request fields the channel could not honour, as the answer named them. */
+  ignoredFields: string[] = [];
+  /** A task the request made: its record is completed when the task ends. */
+  task: { id: string; receipt: Receipt } | null = null;
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
   /** Set when the request's bodies are captured (see body_capture.ts). */
@@ -60,10 +69,11 @@ export class RequestContext {
     if (this.#logged) return;
     this.#logged = true;
     const latency = performance.now() - this.startedAt;
+    const clientInterface = interfaceName(this.interface, this.route);
     const entry: RequestLogEntry = {
       id: this.id,
       at: new Date().toISOString(),
-      interface: this.interface,
+      interface: clientInterface,
       route: this.route,
       key_id: this.key?.id ?? null,
       model: this.model,
@@ -82,9 +92,16 @@ export class RequestContext {
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
       ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
       ...(this.captured ? { captured: true as const } : {}),
+      ...(result.images ? { images: result.images } : {}),
+      ...(result.billedSeconds ? { billed_seconds: result.billedSeconds } : {}),
+      ...(this.ignoredFields.length ? { ignored_fields: this.ignoredFields } : {}),
+      ...(result.receipt ? { receipt: result.receipt } : {}),
+      ...(this.task && result.status < 400
+        ? { task_id: this.task.id, task_pending: true as const, receipt: this.task.receipt }
+        : {}),
     };
     this.#telemetry.requestLog.record(entry);
-    const labels = { interface: this.interface, route: this.route, status: String(result.status) };
+    const labels = { interface: clientInterface, route: this.route, status: String(result.status) };
     this.#telemetry.metrics.add("gateway_requests_total", labels);
     this.#telemetry.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
     if (entry.cost) {

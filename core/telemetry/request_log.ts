@@ -5,12 +5,11 @@
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
-import {
-  idTimeBound,
-  kvListOptions,
-  type ListOptions,
-  timeRangeSelector,
-} from "../kv/list_options.ts";
+import type { ListOptions } from "../kv/list_options.ts";
+import type { Receipt } from "../billing/receipt.ts";
+import { indexEntriesOf } from "./request_log_indexes.ts";
+import { queryRequestLog, type RequestFilter } from "./request_log_query.ts";
+import { addRollups, readUsage, type UsageQuery, type UsageRow } from "./usage_rollups.ts";
 import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 
 /**
@@ -66,6 +65,23 @@ export interface RequestLogEntry {
   outcome: string;
   /** Video requests: what read the reference media durations (`ffprobe` or `in-process`). */
   duration_reader?: string;
+  /** Images delivered (billed). */
+  images?: number;
+  /** Video seconds billed (output and references, to the millisecond). */
+  billed_seconds?: number;
+  /** Request fields the channel could not honour (`x-gateway-ignored-fields`). */
+  ignored_fields?: string[];
+  /** The task the request made, if any. */
+  task_id?: string;
+  /** `succeeded` or `failed` once the task ended. */
+  task_status?: string;
+  /**
+   * Set while the request's task runs: the record is completed (cost, units, channel, receipt)
+   * when the task ends, and is counted in the usage rollups only then.
+   */
+  task_pending?: true;
+  /** What the request was billed and why, with its ledger entry ids (docs/billing.md). */
+  receipt?: Receipt;
   /** Set when a field was too long and was cut. */
   truncated?: true;
   /** Set when the request's bodies were captured: `GET /admin/requests/{id}/capture`. */
@@ -74,8 +90,11 @@ export interface RequestLogEntry {
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const FLUSH_MS = 200;
-/** KV allows 1,000 mutations and 800 KB per commit; stay well inside both. */
-const MAX_BATCH_ENTRIES = 400;
+/**
+ * KV allows 1,000 mutations and 800 KB per commit; stay well inside both. An entry is at most 12
+ * mutations: the record, five indexes, seven usage counters (fewer when entries share an hour).
+ */
+const MAX_BATCH_ENTRIES = 50;
 const MAX_BATCH_BYTES = 400 * 1024;
 /** Longest string field kept whole; longer ones are cut and the entry marked `truncated`. */
 const MAX_FIELD_CHARS = 256;
@@ -112,6 +131,11 @@ export function boundEntry(entry: RequestLogEntry): RequestLogEntry {
     error_code: cut(entry.error_code, marks),
     outcome: cut(entry.outcome, marks)!,
     upstream_attempts: attempts,
+    ...(entry.ignored_fields
+      ? {
+        ignored_fields: entry.ignored_fields.slice(0, MAX_ATTEMPTS_KEPT).map((f) => cut(f, marks)!),
+      }
+      : {}),
   };
   return marks.truncated ? { ...bounded, truncated: true } : bounded;
 }
@@ -234,28 +258,65 @@ export class RequestLog {
     const atomic = this.#kv.atomic();
     for (const entry of batch) {
       atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
+      for (const index of indexEntriesOf(entry)) {
+        atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
+      }
     }
+    addRollups(atomic, batch.filter((entry) => !entry.task_pending));
     for (const write of health) atomic.set(write.key, write.value, { expireIn: write.expireIn });
     const result = await atomic.commit();
     if (!result.ok) throw new Error("request log commit refused");
   }
 
-  /** Logged requests, newest first unless `options.order` is `asc`, skipping those past retention. */
-  async list(options: ListOptions, filter: { key?: string } = {}) {
-    const iterator = this.#kv.list<RequestLogEntry>(
-      timeRangeSelector(kvKeys.requestLogs(), (ms) => idTimeBound("req", ms), options),
-      kvListOptions(options),
-    );
-    const cutoff = Date.now() - this.#retentionMs;
-    const data: RequestLogEntry[] = [];
-    let seen = 0;
-    for await (const entry of iterator) {
-      seen++;
-      if (Date.parse(entry.value.at) < cutoff) continue;
-      if (filter.key && entry.value.key_id !== filter.key) continue;
-      data.push(entry.value);
+  /**
+   * Logged requests matching `filter`, newest first unless `options.order` is `asc`, skipping
+   * those past retention (see request_log_query.ts for what a page reads).
+   */
+  list(options: ListOptions, filter: RequestFilter = {}) {
+    return queryRequestLog(this.#kv, { ...options, filter, retentionMs: this.#retentionMs });
+  }
+
+  /** Usage totals from the rollups (never a scan of the log). */
+  usage(query: UsageQuery): Promise<UsageRow[]> {
+    return readUsage(this.#kv, query);
+  }
+
+  /** The record of request `id`, or null (never written, or past retention). */
+  async get(id: string): Promise<RequestLogEntry | null> {
+    const record = (await this.#kv.get<RequestLogEntry>(kvKeys.requestLog(id))).value;
+    return record && Date.parse(record.at) >= Date.now() - this.#retentionMs ? record : null;
+  }
+
+  /**
+   * Completes the record of request `id` whose task ended: `complete` turns the pending record
+   * into the final one (null: nothing to change). The record, its indexes and its usage are
+   * written in one commit checked against the record, so it happens once. The record may not be
+   * written yet (it is batched, perhaps by another instance): it is looked for up to 30 s.
+   */
+  async amend(
+    id: string,
+    complete: (record: RequestLogEntry) => RequestLogEntry | null,
+  ): Promise<void> {
+    for (let attempt = 0; attempt < 120; attempt++) {
+      if (this.#pending.some((entry) => entry.id === id)) await this.flush();
+      const found = await this.#kv.get<RequestLogEntry>(kvKeys.requestLog(id));
+      if (!found.value) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        continue;
+      }
+      if (!found.value.task_pending) return;
+      const next = complete(found.value);
+      if (!next) return;
+      const atomic = this.#kv.atomic().check(found);
+      atomic.set(found.key, next, { expireIn: this.#retentionMs });
+      for (const index of indexEntriesOf(next)) {
+        atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
+      }
+      addRollups(atomic, [next]);
+      if ((await atomic.commit().catch(() => ({ ok: false }))).ok) return;
     }
-    return { data, cursor: seen === options.limit ? iterator.cursor : null };
+    this.#onDrop();
+    console.error(JSON.stringify({ msg: "request log record not completed", request_id: id }));
   }
 }
 
@@ -281,7 +342,9 @@ function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
  * set of short fields plus at most MAX_ATTEMPTS_KEPT attempts of bounded strings.
  */
 function approximateSize(entry: RequestLogEntry): number {
-  let size = 512 + entry.id.length + entry.route.length + (entry.model?.length ?? 0) +
+  let size = (entry.receipt ? 2048 : 512) + (entry.ignored_fields?.join("").length ?? 0) +
+    32 * (entry.ignored_fields?.length ?? 0) + entry.id.length + entry.route.length +
+    (entry.model?.length ?? 0) +
     (entry.error_code?.length ?? 0) + entry.outcome.length;
   for (const attempt of entry.upstream_attempts) {
     size += 128 + (attempt.url?.length ?? 0) + (attempt.error?.length ?? 0);

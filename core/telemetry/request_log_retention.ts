@@ -7,7 +7,10 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
+import { indexEntriesOf } from "./request_log_indexes.ts";
+import type { RequestLogEntry } from "./request_log.ts";
 
+/** Deletes per commit: a record and its five index keys are deleted together. */
 const DELETES_PER_COMMIT = 500;
 
 /** Deletes up to `limit` records written more than `retentionMs` ago; returns how many. */
@@ -23,11 +26,17 @@ export async function sweepRequestLog(
   let atomic = kv.atomic();
   let pending = 0;
   for await (
-    const entry of kv.list({ prefix, end: [...prefix, idTimeBound("req", cutoff)] }, { limit })
+    const entry of kv.list<RequestLogEntry>({
+      prefix,
+      end: [...prefix, idTimeBound("req", cutoff)],
+    }, { limit })
   ) {
     atomic.delete(entry.key);
+    const indexes = entry.value?.id ? indexEntriesOf(entry.value) : [];
+    for (const index of indexes) atomic.delete(index.key);
     deleted++;
-    if (++pending === DELETES_PER_COMMIT) {
+    pending += 1 + indexes.length;
+    if (pending >= DELETES_PER_COMMIT - 6) {
       await atomic.commit();
       atomic = kv.atomic();
       pending = 0;

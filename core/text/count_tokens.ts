@@ -1,6 +1,7 @@
 /**
  * Token counts for the messages interface: the upstream's own count when the model has a
  * channel that counts (anthropic), else the gateway's estimate (4 characters a token, 1,600 an image).
+ * The upstream gets the client's hints (`anthropic-beta`, `?beta=true`) as a messages call does.
  */
 
 import { resolveModel } from "../channels/model_access.ts";
@@ -16,8 +17,13 @@ type Json = any;
 export async function countMessageTokens(
   scope: RequestScope,
   body: Json,
-): Promise<{ body: { input_tokens: number }; source: "upstream" | "estimate" }> {
-  const { gateway, key, signal } = scope;
+): Promise<{
+  body: { input_tokens: number };
+  source: "upstream" | "estimate";
+  /** Hints the counting channel removed, as `x-gateway-ignored-fields` entries. */
+  ignored: string[];
+}> {
+  const { gateway, key, signal, clientHints: hints } = scope;
   const { order } = resolveModel(gateway.registry, { key, model: body.model, kind: "text" });
   const channel = order.find((candidate) => providerOf(candidate).text?.countTokens);
   if (channel) {
@@ -26,17 +32,25 @@ export async function countMessageTokens(
       const target = upstreamTarget(channel, body.model);
       const text = await callUpstream(
         channel,
-        provider.text!.countTokens!(target, JSON.stringify({ ...body, model: target.model })),
+        provider.text!.countTokens!(target, {
+          body: JSON.stringify({ ...body, model: target.model }),
+          hints,
+        }),
         { signal, errors: provider.errors },
       );
       const counted = JSON.parse(text)?.input_tokens;
       if (typeof counted === "number") {
-        return { body: { input_tokens: counted }, source: "upstream" };
+        const ignored = provider.text!.removedHints?.(channel, hints) ?? [];
+        return { body: { input_tokens: counted }, source: "upstream", ignored };
       }
     } catch {
       // fall back to the estimate below
     }
   }
   const neutral = decodeAnthropicRequest({ ...body, max_tokens: 1 });
-  return { body: { input_tokens: estimateNeutralTokens(neutral) }, source: "estimate" };
+  return {
+    body: { input_tokens: estimateNeutralTokens(neutral) },
+    source: "estimate",
+    ignored: [],
+  };
 }

@@ -6,7 +6,11 @@
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import { decodeChatRequest } from "../formats/openai_chat/mod.ts";
-import { decodeResponsesRequest, responsesOnlyFeature } from "../formats/openai_responses/mod.ts";
+import {
+  decodeResponsesRequest,
+  responsesOnlyFeature,
+  responsesStrictFeature,
+} from "../formats/openai_responses/mod.ts";
 import { anthropicOnlyFeature, decodeAnthropicRequest } from "../formats/anthropic/mod.ts";
 import { decodeGeminiRequest, geminiOnlyFeature } from "../formats/gemini/mod.ts";
 import type { ChatRequest } from "../formats/openai_chat/request_schema.ts";
@@ -30,6 +34,13 @@ export interface TextInbound {
   neutral(): NeutralRequest;
   /** A field that only an upstream of the same format can serve, or null. */
   exclusive: string | null;
+  /**
+   * A field that other formats drop and name (a hosted tool), or null: exclusive too when the
+   * client (header `x-gateway-strict-fields: true`) or its key asks for strict fields.
+   */
+  strictExclusive: string | null;
+  /** Whether the client asked for strict fields. */
+  strictFields: boolean;
   /** Chat: whether the client asked for usage in the stream. */
   includeUsage: boolean;
   /** Gemini: how the client wants a stream framed. */
@@ -63,6 +74,8 @@ function fromNeutral(
     body,
     neutral,
     exclusive,
+    strictExclusive: null,
+    strictFields: false,
     includeUsage: false,
     framing: "sse",
     maxOutputTokens: undefined,
@@ -97,7 +110,10 @@ export function responsesInbound(body: Json): TextInbound {
     body.stream === true,
     () => decodeResponsesRequest(body),
     responsesOnlyFeature(body),
-    { maxOutputTokens: body.max_output_tokens ?? undefined },
+    {
+      maxOutputTokens: body.max_output_tokens ?? undefined,
+      strictExclusive: responsesStrictFeature(body),
+    },
   );
 }
 

@@ -3,6 +3,7 @@
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
 import type { NeutralPart } from "../formats/neutral.ts";
+import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import type { TextInbound } from "./inbound.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { JsonAttempt } from "./text_attempt.ts";
@@ -34,6 +35,8 @@ export function jsonAnswer(
     return body;
   }
   const neutral = upstream.decodeResponse(attempt.answer);
+  const toolNames = inbound.neutral().toolNames;
+  neutral.parts = neutral.parts.map((part) => restoreDeclaredCall(toolNames, part));
   bill.settle(channel, {
     outcome: "completed",
     usage: neutral.usage,

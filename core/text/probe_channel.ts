@@ -12,6 +12,7 @@ import { CODECS } from "../formats/codecs.ts";
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
 import type { Gateway } from "../gateway.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
+import { NO_CLIENT_HINTS } from "../providers/client_hints.ts";
 import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
@@ -104,7 +105,7 @@ export async function probeChannel(
     const body = probeBody(provider.text!.format, target.model);
     const { response, call } = await openUpstream(
       channel,
-      provider.text!.request(target, { stream: false, body }),
+      provider.text!.request(target, { stream: false, body, hints: NO_CLIENT_HINTS }),
       { signal, errors: provider.errors, trace },
     );
     status = response.status;

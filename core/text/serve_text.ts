@@ -27,7 +27,9 @@ export type TextAnswer =
 export async function serveText(scope: RequestScope, inbound: TextInbound): Promise<TextAnswer> {
   const { gateway, context, key, signal } = scope;
   const resolved = resolveModel(gateway.registry, { key, model: inbound.model, kind: "text" });
-  const order = servableOrder(resolved.order, inbound);
+  const order = servableOrder(resolved.order, inbound, {
+    strict: inbound.strictFields || key.strict_fields === true,
+  });
   context.stream = inbound.stream;
   const capture = startTextCapture(scope, inbound);
 
@@ -37,6 +39,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
     order,
     (channel, trace) =>
       attemptText(channel, inbound, {
+        hints: scope.clientHints,
         maxOutput: bill.maxOutput,
         maxBytes: gateway.options.upstreamMaxBytes.text,
         signal,

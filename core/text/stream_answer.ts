@@ -6,6 +6,7 @@
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
 import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
+import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
 import type { TokenUsage } from "../billing/usage.ts";
 import type { TextInbound } from "./inbound.ts";
@@ -71,6 +72,7 @@ function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamR
 function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
   const decoder = CODECS[attempt.format].streamDecoder();
   const encoder = CODECS[inbound.format].streamEncoder(inbound.model, inbound);
+  const toolNames = inbound.neutral().toolNames;
   let chars = 0;
   let errorSent = false;
   return {
@@ -88,7 +90,7 @@ function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRe
           if (errorSent) continue;
           if (neutral.type === "text" || neutral.type === "reasoning") chars += neutral.text.length;
           else if (neutral.type === "tool_call") chars += neutral.arguments.length;
-          out += encoder.encode(neutral);
+          out += encoder.encode(restoreDeclaredCall(toolNames, neutral));
         }
         return out || null;
       },

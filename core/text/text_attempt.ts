@@ -14,6 +14,7 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
 import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
+import type { ClientHints } from "../providers/client_hints.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
 
@@ -51,20 +52,27 @@ export function formatOf(channel: Channel): TextFormat {
 
 /**
  * The channels that can serve `inbound`: all of them, unless it uses a field only its own
- * format has; then only those, or a 400 that names the interface to use instead.
+ * format has (or, with `strict`, one that other formats would drop); then only those, or a 400
+ * that names the interface to use instead.
  */
-export function servableOrder(order: Channel[], inbound: TextInbound): Channel[] {
-  if (!inbound.exclusive) return order;
+export function servableOrder(
+  order: Channel[],
+  inbound: TextInbound,
+  { strict = false }: { strict?: boolean } = {},
+): Channel[] {
+  const exclusive = inbound.exclusive ?? (strict ? inbound.strictExclusive : null);
+  if (!exclusive) return order;
   const own = order.filter((channel) => formatOf(channel) === inbound.format);
   if (own.length) return own;
   const formats = [...new Set(order.map(formatOf))];
   throw new GatewayError(
     "unsupported_on_channel",
     400,
-    `'${inbound.exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
-      `is served here by upstreams that speak another. Drop '${inbound.exclusive}', or send the ` +
-      `request to ${formats.map((format) => INTERFACE_OF_FORMAT[format]).join(" or ")} instead`,
-    { param: inbound.exclusive },
+    `'${exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
+      `is served here by upstreams that speak another. Drop '${exclusive}', or send the ` +
+      `request to ${formats.map((format) => INTERFACE_OF_FORMAT[format]).join(" or ")} instead` +
+      (exclusive === inbound.exclusive ? "" : ", or leave strict fields off to have it dropped"),
+    { param: exclusive },
   );
 }
 
@@ -87,11 +95,40 @@ function upstreamBody(
   };
 }
 
+/**
+ * An upstream's refusal of the request, saying which of the client's hints the channel removed
+ * (a beta the upstream needed for a field of the body is the likely cause).
+ */
+function withRemovedHints(error: unknown, removed: string[]): unknown {
+  if (
+    !removed.length || !(error instanceof UpstreamAttemptError) || error.retryable ||
+    !error.status || error.status >= 500
+  ) return error;
+  return new UpstreamAttemptError(
+    `${error.message} (this channel's settings removed ${removed.join(", ")}; ask the ` +
+      `gateway's operator to allow ${removed.length > 1 ? "them" : "it"}, or leave out the ` +
+      `fields that need ${removed.length > 1 ? "them" : "it"})`,
+    {
+      retryable: false,
+      status: error.status,
+      upstreamCode: error.upstreamCode,
+      retryAfter: error.retryAfter,
+      errorClass: error.errorClass,
+    },
+  );
+}
+
 /** One attempt of `inbound` on `channel`. */
 export async function attemptText(
   channel: Channel,
   inbound: TextInbound,
-  options: { maxOutput: number; maxBytes: number; signal: AbortSignal; trace: AttemptTrace },
+  options: {
+    hints: ClientHints;
+    maxOutput: number;
+    maxBytes: number;
+    signal: AbortSignal;
+    trace: AttemptTrace;
+  },
 ): Promise<TextAttempt> {
   const provider = providerOf(channel);
   const format = provider.text!.format;
@@ -101,12 +138,19 @@ export async function attemptText(
     upstreamModel: target.model,
     maxOutput: options.maxOutput,
   });
-  const base: AttemptBase = { format, upstreamModel: target.model, ignored };
+  const removedHints = provider.text!.removedHints?.(channel, options.hints) ?? [];
+  const base: AttemptBase = {
+    format,
+    upstreamModel: target.model,
+    ignored: [...ignored, ...removedHints],
+  };
   const { response, call } = await openUpstream(
     channel,
-    provider.text!.request(target, { stream: inbound.stream, body }),
+    provider.text!.request(target, { stream: inbound.stream, body, hints: options.hints }),
     { signal: options.signal, errors: provider.errors, trace: options.trace },
-  );
+  ).catch((error) => {
+    throw withRemovedHints(error, removedHints);
+  });
   try {
     if (!inbound.stream) {
       const text = await readAnswer(response, { call, maxBytes: options.maxBytes });

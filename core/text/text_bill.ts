@@ -11,6 +11,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
+import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.ts";
 import type { RequestScope } from "../scope.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
 import { believableUsage, type TokenUsage } from "../billing/usage.ts";
@@ -91,13 +92,17 @@ export class TextBill {
     const usage = reported ?? this.#estimate(delivered.outputChars);
     gateway.track((async () => {
       let cost = 0;
+      const pricing = textReceipt(this.#price, usage);
+      let status: ReceiptStatus = this.#scope.key.unlimited ? "charged" : "settled";
       try {
-        cost = await this.#bill.settle(textCost(this.#price, usage));
+        cost = await this.#bill.settle(pricing.amount);
       } catch (error) {
         // Never leave a hold open: a settle that cannot be written is released.
+        status = "released";
         await this.#bill.release(`settle failed: ${String(error)}`).catch(() => {});
       }
       context.finish({
+        receipt: receiptOf(pricing, { entries: this.#bill.entries, status }),
         status: 200,
         channelId: channel.id,
         usage,

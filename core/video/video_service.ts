@@ -18,6 +18,7 @@ import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
+import { receiptOf, videoReceipt } from "../billing/receipt.ts";
 
 /** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
@@ -256,10 +257,11 @@ export async function submitVideoTask(
   const durationReader = rules.probeReferences || !isPerTask(price)
     ? await probeDurations(gateway, checked, rules)
     : null;
-  const bill = videoBill(price, {
+  const billed = {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
-  });
+  };
+  const bill = videoBill(price, billed);
 
   const ttlMs = Math.max(gateway.options.mediaTtlMs, gateway.options.video.timeoutMs + 3_600_000);
   const stored: MediaRecord[] = [];
@@ -294,6 +296,7 @@ export async function submitVideoTask(
       progress: "20%",
       held: bill.amount,
       request_digest: digest,
+      request_id: scope.context.id,
       input: {
         job: {
           model: request.model,
@@ -309,12 +312,20 @@ export async function submitVideoTask(
         duration_reader: durationReader,
       },
     });
-    await gateway.tasks.create(task, {
+    const hold = await gateway.tasks.create(task, {
       key,
       idempotent: Boolean(idempotencyKey),
       // A per-second task costs less with a shorter duration; a fixed price does not move.
       remedy: isPerTask(price) ? undefined : "ask for a shorter duration or shorter references",
     });
+    scope.context.task = {
+      id: task.id,
+      receipt: receiptOf(videoReceipt(price, billed), {
+        entries: [hold],
+        status: "held",
+        held: task.held,
+      }),
+    };
     return { task, replayed: false };
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));

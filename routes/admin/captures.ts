@@ -1,18 +1,12 @@
 /** Admin routes for body capture: switched on and off per key, captured requests read by id. */
 
 import { Hono } from "hono";
-import { z } from "zod";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
-import { MAX_CAPTURE_MINUTES } from "../../core/telemetry/body_capture.ts";
+import { captureInputSchema } from "../../core/telemetry/body_capture.ts";
 import type { AppEnv } from "../middleware.ts";
 import { validate } from "../validation.ts";
 import { adminBody, keyId } from "./shared.ts";
-
-/** `{minutes}`: how long to capture; fractions allowed, down to one second. */
-const captureInputSchema = z.strictObject({
-  minutes: z.number().min(1 / 60).max(MAX_CAPTURE_MINUTES),
-});
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 

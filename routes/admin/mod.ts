@@ -11,10 +11,13 @@ import { type AppEnv, authFailure } from "../middleware.ts";
 import { adminChannelRoutes } from "./channels.ts";
 import { adminKeyRoutes } from "./keys.ts";
 import { adminModelRoutes } from "./models.ts";
-import { adminRecordRoutes } from "./records.ts";
 import { adminTaskRoutes } from "./tasks.ts";
 import { adminLedgerRoutes } from "./ledger.ts";
 import { adminCaptureRoutes } from "./captures.ts";
+import { adminAuditRoutes } from "./audit.ts";
+import { auditAdminChanges } from "./audit_changes.ts";
+import { adminRequestRoutes } from "./requests.ts";
+import { adminUsageRoutes } from "./usage.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -34,13 +37,16 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
     }
     await next();
   });
+  app.use("/admin/*", auditAdminChanges(gateway));
 
   app.route("/", adminKeyRoutes(gateway));
   app.route("/", adminChannelRoutes(gateway));
   app.route("/", adminModelRoutes(gateway));
-  app.route("/", adminRecordRoutes(gateway));
   app.route("/", adminTaskRoutes(gateway));
   app.route("/", adminLedgerRoutes(gateway));
   app.route("/", adminCaptureRoutes(gateway));
+  app.route("/", adminAuditRoutes(gateway));
+  app.route("/", adminRequestRoutes(gateway));
+  app.route("/", adminUsageRoutes(gateway));
   return app;
 }

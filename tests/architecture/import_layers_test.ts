@@ -13,9 +13,16 @@ const ROOT = new URL("../../", import.meta.url).pathname;
  * cycles between units), or a lower layer.
  */
 const LAYERS: string[][] = [
-  ["core/util", "core/errors.ts", "core/crash_points.ts", "core/settings.ts", "core/platform.ts"],
+  [
+    "core/util",
+    "core/errors.ts",
+    "core/crash_points.ts",
+    "core/settings.ts",
+    "core/platform.ts",
+    "core/version.ts",
+  ],
   ["core/kv", "core/jobs"],
-  ["core/billing", "core/keys", "core/telemetry", "core/media", "core/channels"],
+  ["core/billing", "core/keys", "core/telemetry", "core/media", "core/channels", "core/audit"],
   ["core/upstream", "core/tasks", "core/formats", "core/config_file.ts"],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts"],

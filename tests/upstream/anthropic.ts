@@ -8,6 +8,9 @@
  * event, open and close blocks in order, send tool input as input_json_delta fragments and
  * usage in message_start and message_delta. Faults: error statuses (529 overloaded included),
  * an `event: error` mid-stream, a connection dropped mid-stream, malformed JSON.
+ * Betas as the real API has them: a body field of a beta without that beta in `anthropic-beta`
+ * is a 400 "<field>: Extra inputs are not permitted" (see BETA_FIELDS). Every request is
+ * recorded with its headers and query, so tests can check what reached the upstream.
  */
 
 import {
@@ -26,8 +29,16 @@ export type AnthropicFault =
 
 export interface AnthropicRecordedRequest {
   path: string;
+  /** The query string as received, with its `?` (`?beta=true`), or "". */
+  search: string;
   apiKey: string | null;
   version: string | null;
+  /** The `anthropic-beta` values received, in order. */
+  betas: string[];
+  /** Every header received, names in lower case. */
+  headers: Record<string, string>;
+  /** The `anthropic-beta` header as received. */
+  beta: string | null;
   body: Record<string, unknown>;
 }
 
@@ -35,6 +46,8 @@ export interface AnthropicUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
   chunkDelayMs?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface AnthropicUpstream extends AsyncDisposable {
@@ -69,6 +82,28 @@ function anthropicError(
   return Response.json({ type: "error", error: { type, message }, request_id: "req_sim" }, {
     status,
   });
+}
+
+/**
+ * Body fields the real API accepts only with one of their betas (anthropic-sdk-typescript: the
+ * fields of `BetaMessageCreateParams` that `MessageCreateParams` lacks). `output_config.format`
+ * needs none: it replaced the beta `output_format` when structured outputs became generally
+ * available (SDK 0.72.0, January 2026).
+ */
+export const BETA_FIELDS: Record<string, string[]> = {
+  context_management: ["context-management-2025-06-27"],
+  output_format: ["structured-outputs-2025-11-13", "structured-outputs-2025-12-15"],
+  mcp_servers: ["mcp-client-2025-04-04", "mcp-client-2025-11-20"],
+};
+
+/** The refusal of a body field whose beta was not sent, or null. */
+function missingBeta(body: Json, betas: string[]): string | null {
+  for (const [field, needs] of Object.entries(BETA_FIELDS)) {
+    if (body?.[field] != null && !needs.some((beta) => betas.includes(beta))) {
+      return `${field}: Extra inputs are not permitted`;
+    }
+  }
+  return null;
 }
 
 function blocks(content: Json): Json[] {
@@ -214,9 +249,22 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     } catch {
       return anthropicError(400, "There was an issue with the request body: invalid JSON");
     }
-    state.requests.push({ path: url.pathname, apiKey, version, body });
+    const betas = (req.headers.get("anthropic-beta") ?? "").split(",").map((beta) => beta.trim())
+      .filter((beta) => beta !== "");
+    state.requests.push({
+      path: url.pathname,
+      search: url.search,
+      apiKey,
+      version,
+      betas,
+      headers: Object.fromEntries(req.headers),
+      beta: req.headers.get("anthropic-beta"),
+      body,
+    });
     if (!apiKey || !keys.includes(apiKey)) return anthropicError(401, "invalid x-api-key");
     if (!version) return anthropicError(400, "anthropic-version: header is required");
+    const betaRefusal = missingBeta(body, betas);
+    if (betaRefusal) return anthropicError(400, betaRefusal);
     if (url.pathname === "/v1/messages/count_tokens") {
       const facts = read({ ...body, max_tokens: 1 });
       if (typeof facts === "string") return anthropicError(400, facts);
@@ -236,7 +284,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const signature = `sig_${btoa(answer.reasoning).slice(0, 16)}`;
     const usage = {

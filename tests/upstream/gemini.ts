@@ -65,6 +65,8 @@ export interface GeminiUpstreamOptions {
    * script, still labelled `mimeType: "image/png"`.
    */
   payload?: ImagePayload;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface GeminiUpstream extends AsyncDisposable {
@@ -247,7 +249,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
 
   /** A text model's answer: thoughts, text in fragments, function calls whole in one block. */
   function scriptedAnswer(facts: RequestFacts): AnswerPlan {
-    const answer = script(facts.text, options.cachedTokens);
+    const answer = script({ ...facts.text, callTools: options.callTools }, options.cachedTokens);
     const groups: Part[][] = [];
     if (answer.reasoning) {
       groups.push([{ text: answer.reasoning, thought: true, thoughtSignature: "c2lnbmF0dXJl" }]);

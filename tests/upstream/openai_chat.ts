@@ -37,6 +37,8 @@ export interface SimulatedUpstreamOptions {
   chunkSize?: number;
   /** Cached prompt tokens reported in usage. */
   cachedTokens?: number;
+  /** Tools to call by name in place of the first two offered. */
+  callTools?: string[];
 }
 
 export interface SimulatedUpstream extends AsyncDisposable {
@@ -95,13 +97,26 @@ function checkToolMessages(messages: Array<Record<string, unknown>>): string | n
   return null;
 }
 
-function errorBody(status: number, message: string) {
+/** The real API's check: chat completions take only `function` and `custom` tools. */
+function checkToolTypes(tools: unknown): { message: string; param: string } | null {
+  if (!Array.isArray(tools)) return null;
+  const index = tools.findIndex((tool) => tool?.type !== "function" && tool?.type !== "custom");
+  if (index < 0) return null;
+  return {
+    message: `Invalid value: '${
+      tools[index]?.type
+    }'. Supported values are: 'function' and 'custom'.`,
+    param: `tools[${index}].type`,
+  };
+}
+
+function errorBody(status: number, message: string, param: string | null = null) {
   const type = status === 429
     ? "rate_limit_error"
     : status >= 500
     ? "server_error"
     : "invalid_request_error";
-  return JSON.stringify({ error: { message, type, param: null, code: `sim_${status}` } });
+  return JSON.stringify({ error: { message, type, param, code: `sim_${status}` } });
 }
 
 const encoder = new TextEncoder();
@@ -133,6 +148,13 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const authorization = req.headers.get("authorization");
     const body = await req.json();
     state.requests.push({ path: url.pathname, authorization, body });
+    const toolTypes = checkToolTypes(body.tools);
+    if (toolTypes) {
+      return new Response(errorBody(400, toolTypes.message, toolTypes.param), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
     const toolOrder = checkToolMessages(body.messages ?? []);
     if (toolOrder) {
       return new Response(errorBody(400, toolOrder), {
@@ -166,7 +188,10 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
 
   function plan(body: Record<string, unknown>) {
     const messages = body.messages as ChatMessage[];
-    const tools = (body.tools as Array<{ function: { name: string } }> | undefined) ?? [];
+    const tools = (body.tools as
+      | Array<{ function?: { name: string }; custom?: { name: string } }>
+      | undefined) ??
+      [];
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
     const trailing: string[] = [];
     for (const message of [...messages].reverse()) {
@@ -186,7 +211,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       lastUserText: textOf(lastUser?.content),
       allText: messages.map((m) => textOf(m.content)).join(""),
       messages: messages.length,
-      tools: tools.map((tool) => tool.function.name),
+      tools: tools.map((tool) => tool.function?.name ?? tool.custom?.name ?? ""),
       toolChoice: typeof choice === "object"
         ? { name: choice.function.name }
         : choice as ScriptInput["toolChoice"],
@@ -194,6 +219,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       images,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
       reasoning: body.reasoning_effort !== undefined,
+      callTools: options.callTools,
     });
     const calls = answer.calls.map((call) => ({
       id: call.id,

@@ -31,12 +31,18 @@ export interface ResponsesRecordedRequest {
 export interface ResponsesUpstreamOptions {
   keys?: string[];
   cachedTokens?: number;
+  /**
+   * Tools to call by name in place of the first two offered; a function of a `namespace` tool is
+   * named `<namespace>.<name>` here and called as `{namespace, name}`, as the real API does.
+   */
+  callTools?: string[];
 }
 
 export interface ResponsesUpstream extends AsyncDisposable {
   baseUrl: string;
   requests: ResponsesRecordedRequest[];
   faults: ResponsesFault[];
+  options: ResponsesUpstreamOptions;
   /** Shuts the simulator down; `await using` does the same through `Symbol.asyncDispose`. */
   close(): Promise<void>;
 }
@@ -56,6 +62,18 @@ function openaiError(status: number, message: string, param: string | null = nul
 function textOf(content: Json): string {
   if (typeof content === "string") return content;
   return (content ?? []).map((part: Json) => part.text ?? "").join("");
+}
+
+/** Function names the model may call: a namespace's functions as `namespace.name`. */
+function toolNamesOf(tools: Json[]): string[] {
+  return tools.flatMap((tool: Json): string[] =>
+    tool.type === "function"
+      ? [tool.name]
+      : tool.type === "namespace"
+      ? (tool.tools ?? []).filter((inner: Json) => inner.type === "function")
+        .map((inner: Json) => `${tool.name}.${inner.name}`)
+      : []
+  );
 }
 
 function read(body: Json): ScriptInput | string {
@@ -111,9 +129,7 @@ function read(body: Json): ScriptInput | string {
     lastUserText: lastUser,
     allText,
     messages: items.length,
-    tools: (body.tools ?? []).filter((tool: Json) => tool.type === "function").map((tool: Json) =>
-      tool.name
-    ),
+    tools: toolNamesOf(body.tools ?? []),
     toolChoice: typeof choice === "string"
       ? choice as ScriptInput["toolChoice"]
       : choice?.type === "function"
@@ -134,6 +150,7 @@ export function startOpenAIResponsesUpstream(
     baseUrl: "",
     requests: [],
     faults: [],
+    options,
     close: async () => {},
     [Symbol.asyncDispose]: () => state.close(),
   };
@@ -170,7 +187,7 @@ export function startOpenAIResponsesUpstream(
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script(facts, options.cachedTokens);
+    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
     const id = `resp_${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = {
@@ -204,7 +221,10 @@ export function startOpenAIResponsesUpstream(
         type: "function_call",
         status: "completed",
         call_id: call.id,
-        name: call.name,
+        // A namespaced function is called by its own name, with its namespace beside it.
+        ...(call.name.includes(".")
+          ? { name: call.name.split(".")[1], namespace: call.name.split(".")[0] }
+          : { name: call.name }),
         arguments: JSON.stringify(call.args),
       });
     }

@@ -18,6 +18,8 @@ export interface ScriptInput {
   images: number;
   maxTokens?: number;
   reasoning: boolean;
+  /** Tools to call by name in place of the first two offered; names not offered are skipped. */
+  callTools?: string[];
 }
 
 export interface ScriptedCall {
@@ -41,7 +43,12 @@ export function script(input: ScriptInput, cachedTokens = 0): Script {
   const mustCall = choice === "required" || typeof choice === "object";
   const callTools = input.tools.length > 0 && choice !== "none" &&
     (mustCall || input.toolResults.length === 0);
-  const names = typeof choice === "object" ? [choice.name] : input.tools.slice(0, 2);
+  const chosen = (input.callTools ?? []).filter((name) => input.tools.includes(name));
+  const names = typeof choice === "object"
+    ? [choice.name]
+    : chosen.length
+    ? chosen
+    : input.tools.slice(0, 2);
   const calls = callTools
     ? names.map((name, index) => ({
       id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,

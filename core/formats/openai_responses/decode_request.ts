@@ -5,12 +5,13 @@ import {
   type NeutralMessage,
   type NeutralPart,
   type NeutralRequest,
-  type NeutralTool,
   type NeutralToolChoice,
   optionRecorder,
   parseDataUrl,
   resultText,
 } from "../neutral.ts";
+import { flattenToolNames, type ToolNameMap, upstreamToolName } from "../tool_names.ts";
+import { hostedToolsOf, type RequestTools, toolsOfRequest } from "./request_tools.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -35,16 +36,20 @@ const READ = new Set([
 
 /**
  * Why a responses request needs a responses upstream, or null: state kept by the upstream
- * (previous_response_id, conversation, stored prompts, background runs) and built-in tools exist
- * only there.
+ * (previous_response_id, conversation, stored prompts, background runs) exists only there.
+ * Hosted tools (`web_search`…) are dropped elsewhere unless the client asks for strict fields:
+ * `responsesStrictFeature`.
  */
 export function responsesOnlyFeature(body: Json): string | null {
   for (const field of ["previous_response_id", "conversation", "prompt", "background"]) {
     if (body[field] !== undefined && body[field] !== null && body[field] !== false) return field;
   }
-  const builtIn = (body.tools ?? []).find((tool: Json) => tool?.type !== "function");
-  if (builtIn) return `tools[type=${builtIn.type}]`;
   return null;
+}
+
+/** The first hosted tool, which only a responses upstream runs (refused in strict mode). */
+export function responsesStrictFeature(body: Json): string | null {
+  return hostedToolsOf(body.tools)[0] ?? null;
 }
 
 function inputParts(content: Json): NeutralPart[] {
@@ -64,9 +69,11 @@ function inputParts(content: Json): NeutralPart[] {
   return parts;
 }
 
-function toolChoiceOf(choice: Json): NeutralToolChoice | undefined {
+function toolChoiceOf(choice: Json, names: ToolNameMap): NeutralToolChoice | undefined {
   if (choice === "auto" || choice === "none" || choice === "required") return choice;
-  if (choice?.type === "function" && choice.name) return { name: choice.name };
+  if ((choice?.type === "function" || choice?.type === "custom") && choice.name) {
+    return { name: upstreamToolName(names, choice) };
+  }
   return undefined;
 }
 
@@ -74,25 +81,37 @@ function toolChoiceOf(choice: Json): NeutralToolChoice | undefined {
 export function decodeResponsesRequest(body: Json): NeutralRequest {
   const system: string[] = [];
   if (typeof body.instructions === "string" && body.instructions) system.push(body.instructions);
-  const messages = turnsOf(body, system);
+  const tools: RequestTools = toolsOfRequest(body.tools);
+  const toolNames = flattenToolNames(tools.declared);
+  const messages = turnsOf(body, { system, toolNames });
   const { options, fieldOf } = optionsOf(body);
   return {
     model: body.model,
     system,
     messages,
-    tools: toolsOf(body),
-    toolChoice: toolChoiceOf(body.tool_choice),
+    tools: tools.neutral.map((tool, index) => ({
+      ...tool,
+      name: upstreamToolName(toolNames, tools.declared[index]),
+    })),
+    toolChoice: toolChoiceOf(body.tool_choice, toolNames),
     stream: body.stream === true,
     options,
     fieldOf,
-    unmapped: Object.keys(body).filter((field) =>
-      !READ.has(field) && body[field] != null && field !== "store"
-    ),
+    unmapped: [
+      ...Object.keys(body).filter((field) =>
+        !READ.has(field) && body[field] != null && field !== "store"
+      ),
+      ...tools.dropped,
+    ],
+    toolNames,
   };
 }
 
 /** The turns of the input items; system and developer messages go to `system`. */
-function turnsOf(body: Json, system: string[]): NeutralMessage[] {
+function turnsOf(
+  body: Json,
+  { system, toolNames }: { system: string[]; toolNames: ToolNameMap },
+): NeutralMessage[] {
   const messages: NeutralMessage[] = [];
   const items = typeof body.input === "string"
     ? [{ role: "user", content: body.input }]
@@ -105,14 +124,14 @@ function turnsOf(body: Json, system: string[]): NeutralMessage[] {
       );
       continue;
     }
-    const turn = turnOf(type, item);
+    const turn = turnOf(type, item, toolNames);
     if (turn && turn.parts.length) appendTurn(messages, { role: turn.role, parts: turn.parts });
   }
   return messages;
 }
 
 /** One input item (other than a system message) as a turn, or undefined when it is none. */
-function turnOf(type: unknown, item: Json): NeutralMessage | undefined {
+function turnOf(type: unknown, item: Json, toolNames: ToolNameMap): NeutralMessage | undefined {
   switch (type) {
     case "message":
       return {
@@ -125,11 +144,22 @@ function turnOf(type: unknown, item: Json): NeutralMessage | undefined {
         parts: [{
           type: "tool_call",
           id: item.call_id,
-          name: item.name,
+          name: upstreamToolName(toolNames, item),
           arguments: item.arguments ?? "",
         }],
       };
+    case "custom_tool_call":
+      return {
+        role: "assistant",
+        parts: [{
+          type: "tool_call",
+          id: item.call_id,
+          name: upstreamToolName(toolNames, item),
+          arguments: JSON.stringify({ input: item.input ?? "" }),
+        }],
+      };
     case "function_call_output":
+    case "custom_tool_call_output":
       return {
         role: "user",
         parts: [{ type: "tool_result", callId: item.call_id, content: resultText(item.output) }],
@@ -168,15 +198,4 @@ function optionsOf(body: Json): Pick<NeutralRequest, "options" | "fieldOf"> {
     }, "text.format");
   }
   return { options, fieldOf };
-}
-
-/** Function tools only: built-in tools stay with a responses upstream. */
-function toolsOf(body: Json): NeutralTool[] {
-  return (body.tools ?? []).filter((tool: Json) => tool?.type === "function").map((
-    tool: Json,
-  ) => ({
-    name: tool.name,
-    description: tool.description ?? undefined,
-    parameters: tool.parameters ?? { type: "object", properties: {} },
-  }));
 }

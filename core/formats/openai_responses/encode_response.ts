@@ -1,11 +1,17 @@
 /** Neutral answers as responses-API response objects (pure). */
 
-import type { NeutralPart, NeutralResponse } from "../neutral.ts";
+import { argumentsObject, type NeutralPart, type NeutralResponse } from "../neutral.ts";
 import { newItemId } from "./_ids.ts";
 import { responseObject } from "./_response_object.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
+
+/** The text input of a free-form (custom) tool call made as a function call of `{input}`. */
+export function freeformInput(args: string): string {
+  const input = argumentsObject(args).input;
+  return typeof input === "string" ? input : args;
+}
 
 /** The output items of neutral parts, as a response lists them. */
 export function outputItems(parts: NeutralPart[]): Json[] {
@@ -40,14 +46,25 @@ function itemOf(part: NeutralPart): Json | undefined {
         ...(part.signature ? { encrypted_content: part.signature } : {}),
       };
     case "tool_call":
-      return {
-        id: newItemId("fc"),
-        type: "function_call",
-        status: "completed",
-        call_id: part.id,
-        name: part.name,
-        arguments: part.arguments || "{}",
-      };
+      return part.freeform
+        ? {
+          id: newItemId("ctc"),
+          type: "custom_tool_call",
+          status: "completed",
+          call_id: part.id,
+          name: part.name,
+          input: freeformInput(part.arguments),
+          ...(part.namespace !== undefined ? { namespace: part.namespace } : {}),
+        }
+        : {
+          id: newItemId("fc"),
+          type: "function_call",
+          status: "completed",
+          call_id: part.id,
+          name: part.name,
+          arguments: part.arguments || "{}",
+          ...(part.namespace !== undefined ? { namespace: part.namespace } : {}),
+        };
     case "image":
       return {
         id: newItemId("ig"),

@@ -5,6 +5,7 @@ import { stopWithCalls } from "../neutral.ts";
 import { handlersByType } from "../_dispatch.ts";
 import { newItemId } from "./_ids.ts";
 import { responseObject } from "./_response_object.ts";
+import { freeformInput } from "./encode_response.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -27,6 +28,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #text: OpenItem | undefined;
   #reasoning: OpenItem | undefined;
   #calls = new Map<number, OpenItem>();
+  /** The JSON arguments of open free-form calls, whose input is read from them at the end. */
+  #freeformArguments = new Map<OpenItem, string>();
   #stop: StopReason | undefined;
   #usage: NeutralUsage | undefined;
   readonly #handlers = handlersByType<NeutralEvent, string>({
@@ -110,6 +113,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let out = "";
     for (const open of this.#calls.values()) {
       open.item.status = "completed";
+      if (open.item.type === "custom_tool_call") {
+        out += this.#closeFreeformCall(open);
+        continue;
+      }
       if (!open.item.arguments) open.item.arguments = "{}";
       out += this.#event("response.function_call_arguments.done", {
         item_id: open.item.id,
@@ -122,7 +129,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         });
     }
     this.#calls.clear();
+    this.#freeformArguments.clear();
     return out;
+  }
+
+  /**
+   * A free-form call's input is a string inside the upstream's JSON arguments, readable only
+   * once they are whole: one delta and the done event at the end.
+   */
+  #closeFreeformCall(open: OpenItem): string {
+    const at = { item_id: open.item.id, output_index: open.outputIndex };
+    open.item.input = freeformInput(this.#freeformArguments.get(open) ?? "");
+    return (open.item.input
+      ? this.#event("response.custom_tool_call_input.delta", { ...at, delta: open.item.input })
+      : "") +
+      this.#event("response.custom_tool_call_input.done", { ...at, input: open.item.input }) +
+      this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
   }
 
   encode(event: NeutralEvent): string {
@@ -210,6 +232,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       });
     }
     if (!event.arguments) return out;
+    if (open.item.type === "custom_tool_call") {
+      this.#freeformArguments.set(
+        open,
+        (this.#freeformArguments.get(open) ?? "") + event.arguments,
+      );
+      return out;
+    }
     open.item.arguments += event.arguments;
     return out + this.#event("response.function_call_arguments.delta", {
       item_id: open.item.id,
@@ -219,14 +248,28 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #openCall(event: Event<"tool_call">): OpenItem {
-    const open = this.#open({
-      id: newItemId("fc"),
-      type: "function_call",
-      status: "in_progress",
-      call_id: event.id ?? `call_${event.index}`,
-      name: event.name ?? "",
-      arguments: "",
-    });
+    const namespace = event.namespace !== undefined ? { namespace: event.namespace } : {};
+    const open = this.#open(
+      event.freeform
+        ? {
+          id: newItemId("ctc"),
+          type: "custom_tool_call",
+          status: "in_progress",
+          call_id: event.id ?? `call_${event.index}`,
+          name: event.name ?? "",
+          input: "",
+          ...namespace,
+        }
+        : {
+          id: newItemId("fc"),
+          type: "function_call",
+          status: "in_progress",
+          call_id: event.id ?? `call_${event.index}`,
+          name: event.name ?? "",
+          arguments: "",
+          ...namespace,
+        },
+    );
     this.#calls.set(event.index, open);
     return open;
   }
@@ -252,7 +295,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   end(): string {
     const out = this.#start() + this.#closeText() + this.#closeReasoning() + this.#closeCalls();
-    const madeCalls = this.#output.some((item) => item.type === "function_call");
+    const madeCalls = this.#output.some((item) =>
+      item.type === "function_call" || item.type === "custom_tool_call"
+    );
     this.#stop = stopWithCalls(this.#stop ?? "stop", madeCalls);
     const incomplete = this.#stop === "length" || this.#stop === "content_filter";
     const status = incomplete ? "incomplete" : "completed";

@@ -11,7 +11,11 @@ import { responsesUsage } from "./_usage.ts";
 import { ResponsesStreamDecoder } from "./decode_stream.ts";
 import { ResponsesStreamEncoder } from "./encode_stream.ts";
 
-export { decodeResponsesRequest, responsesOnlyFeature } from "./decode_request.ts";
+export {
+  decodeResponsesRequest,
+  responsesOnlyFeature,
+  responsesStrictFeature,
+} from "./decode_request.ts";
 export { responsesRequestSchema } from "./request_schema.ts";
 
 export const openAIResponsesCodec: FormatCodec = {

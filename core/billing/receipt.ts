@@ -1,0 +1,174 @@
+/**
+ * Receipts: what a request was billed and why, written at settle time from the same pure pricing
+ * functions that made the amount (textCost, imageCost, videoBill), so the receipt's numbers
+ * recompute to exactly what the ledger took. Pure.
+ */
+
+import { textCost } from "./text_price.ts";
+import { imageCost, imageUnitPrice } from "./image_price.ts";
+import { failureCost, videoBill, type VideoPrice } from "./video_price.ts";
+import type { ImagePrice, TextPrice } from "./price_schema.ts";
+import type { TokenUsage } from "./usage.ts";
+
+/** Units by kind; a kind a request did not use is absent. */
+export interface ReceiptUnits {
+  input_tokens?: number;
+  cached_input_tokens?: number;
+  output_tokens?: number;
+  /** Part of output_tokens; null when the upstream did not report it separately. */
+  reasoning_tokens?: number | null;
+  images?: number;
+  output_seconds?: number;
+  /** Each reference video or audio, in seconds as read (billed to the millisecond). */
+  reference_seconds?: number[];
+  billed_seconds?: number;
+}
+
+/** Where the money of a request stands. */
+export type ReceiptStatus = "charged" | "held" | "settled" | "refunded" | "released";
+
+export interface Receipt {
+  kind: "text" | "image" | "video";
+  units: ReceiptUnits;
+  /** Unit prices in units (1 unit = 0.000001 of the currency). */
+  prices: Record<string, number | string>;
+  /**
+   * Factors applied to the prices. The gateway's pricing has no group ratio or other multiplier
+   * today, so this is `{}` except a fixed-price video's failure refund percent.
+   */
+  multipliers: Record<string, number>;
+  /** The formula with the receipt's numbers in it, and its result. */
+  formula: string;
+  /** What the formula gives. */
+  amount: number;
+  /** What the ledger took for the request (−Σ of its entries); equals `amount` unless capped. */
+  charged: number;
+  status: ReceiptStatus;
+  /** Tasks: the amount held at submission, and what was given back when it ended. */
+  held?: number;
+  refunded?: number;
+  /** The ids of the ledger entries this request produced, oldest first. */
+  ledger_entry_ids: string[];
+}
+
+/** A receipt's pricing part, before any money moved. */
+export type ReceiptPricing = Pick<
+  Receipt,
+  "kind" | "units" | "prices" | "multipliers" | "formula" | "amount"
+>;
+
+/** The pricing of text usage at a per-million-token price. */
+export function textReceipt(
+  price: TextPrice,
+  usage: TokenUsage & { reasoning_tokens?: number | null },
+): ReceiptPricing {
+  const cached = Math.min(usage.cached_input_tokens, usage.input_tokens);
+  const uncached = usage.input_tokens - cached;
+  const cachedPrice = price.cached_input ?? price.input;
+  const amount = textCost(price, usage);
+  return {
+    kind: "text",
+    units: {
+      input_tokens: usage.input_tokens,
+      cached_input_tokens: cached,
+      output_tokens: usage.output_tokens,
+      reasoning_tokens: usage.reasoning_tokens ?? null,
+    },
+    prices: { input: price.input, cached_input: cachedPrice, output: price.output },
+    multipliers: {},
+    formula:
+      `ceil((${uncached} uncached input × ${price.input} + ${cached} cached input × ${cachedPrice} + ${usage.output_tokens} output × ${price.output}) / 1000000) = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of `count` images of `size` and `quality`. */
+export function imageReceipt(
+  price: ImagePrice,
+  job: { size: string; quality: string; count: number },
+): ReceiptPricing {
+  const unit = imageUnitPrice(price, job);
+  const amount = imageCost(price, job);
+  return {
+    kind: "image",
+    units: { images: job.count },
+    prices: { per_image: unit, tier: `${job.size}/${job.quality}` },
+    multipliers: {},
+    formula: `${job.count} images × ${unit} = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of a video task of `durationSeconds` with references of `referenceSeconds`. */
+export function videoReceipt(
+  price: VideoPrice,
+  task: { durationSeconds: number; referenceSeconds: readonly number[] },
+): ReceiptPricing {
+  const bill = videoBill(price, task);
+  const units: ReceiptUnits = {
+    output_seconds: task.durationSeconds,
+    reference_seconds: [...task.referenceSeconds],
+  };
+  if ("per_task" in price) {
+    return {
+      kind: "video",
+      units,
+      prices: { per_task: price.per_task },
+      multipliers: {},
+      formula: `${price.per_task} per task = ${bill.amount}`,
+      amount: bill.amount,
+    };
+  }
+  const billedMs = bill.billedMs!;
+  const parts = [
+    `${task.durationSeconds * 1000} ms output`,
+    ...task.referenceSeconds.map((seconds) => `${Math.round(seconds * 1000)} ms reference`),
+  ];
+  return {
+    kind: "video",
+    units: { ...units, billed_seconds: billedMs / 1000 },
+    prices: { per_second: price.per_second },
+    multipliers: {},
+    formula: `ceil(${price.per_second} × (${parts.join(" + ")}) / 1000) = ${bill.amount}`,
+    amount: bill.amount,
+  };
+}
+
+/** What a ledger entry of the request did: its id and signed amount. */
+export interface ReceiptEntry {
+  id: string;
+  amount: number;
+}
+
+/** `pricing` with the money the ledger moved for it (`entries`, oldest first). */
+export function receiptOf(
+  pricing: ReceiptPricing,
+  money: { entries: readonly ReceiptEntry[]; status: ReceiptStatus; held?: number },
+): Receipt {
+  const charged = 0 - money.entries.reduce((sum, entry) => sum + entry.amount, 0);
+  return {
+    ...pricing,
+    charged,
+    status: money.status,
+    ...(money.held === undefined ? {} : { held: money.held, refunded: money.held - charged }),
+    ledger_entry_ids: money.entries.map((entry) => entry.id),
+  };
+}
+
+/**
+ * A failed task's receipt: what its refund policy keeps of `held` (all of it is refunded except
+ * for fixed-price models with a failure_refund_percent under 100).
+ */
+export function failedTaskPricing(
+  pricing: ReceiptPricing,
+  policy: { held: number; refundPercent: number },
+): ReceiptPricing {
+  const kept = failureCost(policy.held, policy.refundPercent);
+  return {
+    ...pricing,
+    multipliers: { ...pricing.multipliers, failure_refund_percent: policy.refundPercent },
+    formula:
+      `${policy.held} held − floor(${policy.held} × ${policy.refundPercent}% refunded) = ${kept}`,
+    amount: kept,
+  };
+}

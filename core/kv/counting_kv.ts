@@ -1,0 +1,35 @@
+/**
+ * A Deno.Kv that reports each operation it performs (`get`, `getMany`, `set`, `delete`, `list`,
+ * `commit`, `enqueue`), for measuring KV operations per request (`GATEWAY_KV_COUNT_OPS=1`, used
+ * by `deno task bench`). Off by default: the plain Kv is used and nothing is counted.
+ */
+
+const COUNTED = new Set(["get", "getMany", "set", "delete", "list", "enqueue"]);
+
+/** `kv`, with `onOperation(name)` called for each operation started. */
+export function countingKv(kv: Deno.Kv, onOperation: (name: string) => void): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "atomic") {
+        return () => {
+          const atomic = target.atomic();
+          const commit = atomic.commit.bind(atomic);
+          atomic.commit = () => {
+            onOperation("commit");
+            return commit();
+          };
+          return atomic;
+        };
+      }
+      if (typeof property === "string" && COUNTED.has(property)) {
+        return (...args: unknown[]) => {
+          onOperation(property);
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}

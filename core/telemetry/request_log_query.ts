@@ -1,0 +1,110 @@
+/**
+ * Reading the request log with filters. A query with a request id reads that one record. Any
+ * other query walks one key range: the index of the most selective filter given (key, channel,
+ * model, status class, interface, in that order) or the log itself, within since/until, and
+ * checks the other filters on each record. A page stops when it has `limit` records or has read
+ * SCAN_LIMIT keys, whichever comes first; then it returns what it found (perhaps nothing) and a
+ * cursor to go on. So a page never costs more than SCAN_LIMIT reads however rare the match.
+ */
+
+import { kvKeys } from "../kv/kv_keys.ts";
+import {
+  idTimeBound,
+  kvListOptions,
+  type ListOptions,
+  timeRangeSelector,
+} from "../kv/list_options.ts";
+import { INDEXED_FIELDS, indexValueOf, statusClassOf } from "./request_log_indexes.ts";
+import type { RequestLogEntry } from "./request_log.ts";
+
+/** Keys read at most per page. */
+export const SCAN_LIMIT = 2_000;
+
+/** What a query may ask for; every field given must match. */
+export interface RequestFilter {
+  key?: string;
+  model?: string;
+  channel?: string;
+  /** A class (`2xx`…`5xx`) or an exact code (`404`). */
+  status?: string;
+  interface?: string;
+  request_id?: string;
+}
+
+function matches(entry: RequestLogEntry, filter: RequestFilter, cutoff: number): boolean {
+  if (Date.parse(entry.at) < cutoff) return false;
+  for (const field of INDEXED_FIELDS) {
+    const wanted = filter[field];
+    if (wanted === undefined) continue;
+    if (field === "status" && /^\d{3}$/.test(wanted)) {
+      if (String(entry.status) !== wanted) return false;
+    } else if (indexValueOf(entry, field) !== wanted) return false;
+  }
+  return true;
+}
+
+function inRange(id: string, options: Pick<ListOptions, "since" | "until">): boolean {
+  const bound = id.slice(0, 13);
+  if (options.since !== undefined && bound < idTimeBound("req", options.since)) return false;
+  if (options.until !== undefined && bound >= idTimeBound("req", options.until + 1)) return false;
+  return true;
+}
+
+/** One page of the log's records that match `options.filter`. */
+export async function queryRequestLog(
+  kv: Deno.Kv,
+  options: ListOptions & { filter: RequestFilter; retentionMs: number },
+): Promise<{ data: RequestLogEntry[]; cursor: string | null }> {
+  const { filter, limit } = options;
+  const cutoff = Date.now() - options.retentionMs;
+  if (filter.request_id !== undefined) {
+    const record = (await kv.get<RequestLogEntry>(kvKeys.requestLog(filter.request_id))).value;
+    const found = record && inRange(record.id, options) && matches(record, filter, cutoff);
+    return { data: found ? [record] : [], cursor: null };
+  }
+  const field = INDEXED_FIELDS.find((name) => filter[name] !== undefined);
+  const indexValue = field === "status" && /^\d{3}$/.test(filter.status!)
+    ? statusClassOf(Number(filter.status))
+    : field && filter[field]!;
+  const prefix = field ? kvKeys.requestsBy(field, indexValue!) : kvKeys.requestLogs();
+  const iterator = kv.list<RequestLogEntry | number>(
+    timeRangeSelector(prefix, (ms) => idTimeBound("req", ms), options),
+    { ...kvListOptions(options), limit: undefined, batchSize: 500 },
+  );
+  const data: RequestLogEntry[] = [];
+  let scanned = 0;
+  let exhausted = true;
+  let ids: string[] = [];
+  const fetchIds = async () => {
+    for (let i = 0; i < ids.length; i += 10) {
+      const records = await kv.getMany<RequestLogEntry[]>(
+        ids.slice(i, i + 10).map((id) => kvKeys.requestLog(id)),
+      );
+      for (const record of records) {
+        if (record.value && matches(record.value, filter, cutoff)) data.push(record.value);
+      }
+    }
+    ids = [];
+  };
+  for await (const entry of iterator) {
+    scanned++;
+    if (field) {
+      const status = entry.value as number;
+      if (
+        field === "status" && /^\d{3}$/.test(filter.status!) && String(status) !== filter.status
+      ) {
+        // The index's value answers an exact code without reading the record.
+      } else ids.push(String(entry.key.at(-1)));
+      // Never fetch more candidates than the page can still take, so the cursor stays exact.
+      if (ids.length >= Math.min(10, limit - data.length)) await fetchIds();
+    } else if (matches(entry.value as RequestLogEntry, filter, cutoff)) {
+      data.push(entry.value as RequestLogEntry);
+    }
+    if (data.length >= limit || scanned >= SCAN_LIMIT) {
+      exhausted = false;
+      break;
+    }
+  }
+  if (ids.length) await fetchIds();
+  return { data, cursor: exhausted ? null : iterator.cursor };
+}

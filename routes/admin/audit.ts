@@ -1,0 +1,30 @@
+/** GET /admin/audit: who changed what, newest first, with filters. */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../core/gateway.ts";
+import type { AppEnv } from "../middleware.ts";
+import { invalidQueryParameter, queryValue } from "../params.ts";
+import { listed, listOptions } from "./shared.ts";
+
+function textFilter(url: URL, name: string): string | undefined {
+  const value = queryValue(url, name) || undefined;
+  if (value !== undefined && value.length > 300) {
+    throw invalidQueryParameter(name, "must be at most 300 characters");
+  }
+  return value;
+}
+
+export function adminAuditRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+  app.get("/admin/audit", async (c) => {
+    const url = c.get("url");
+    const options = listOptions(url);
+    const filter = {
+      actor: textFilter(url, "actor"),
+      target_kind: textFilter(url, "target_kind"),
+      target_id: textFilter(url, "target_id"),
+    };
+    return c.json(await listed(options, () => gateway.audit.list(options, filter)));
+  });
+  return app;
+}

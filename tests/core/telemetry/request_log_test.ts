@@ -1,0 +1,117 @@
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { RequestLog, type RequestLogEntry } from "../../../core/telemetry/request_log.ts";
+import { sweepRequestLog } from "../../../core/telemetry/request_log_retention.ts";
+import { SCAN_LIMIT } from "../../../core/telemetry/request_log_query.ts";
+import { taskEndedRecord } from "../../../core/telemetry/task_end_record.ts";
+import { kvKeys } from "../../../core/kv/kv_keys.ts";
+import { timeOrderedId } from "../../../core/util/ids.ts";
+
+function entry(fields: Partial<RequestLogEntry> = {}): RequestLogEntry {
+  return {
+    id: timeOrderedId("req"),
+    at: new Date().toISOString(),
+    interface: "openai",
+    route: "/v1/chat/completions",
+    key_id: "key_a",
+    model: "m",
+    channel_id: "ch_1",
+    status: 200,
+    latency_ms: 1,
+    stream: false,
+    attempts: 1,
+    upstream_attempts: [],
+    input_tokens: 10,
+    cached_input_tokens: 2,
+    output_tokens: 5,
+    usage_source: "upstream",
+    cost: 30,
+    error_code: null,
+    outcome: "completed",
+    ...fields,
+  };
+}
+
+async function countKeys(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let count = 0;
+  for await (const _ of kv.list({ prefix })) count++;
+  return count;
+}
+
+const HOUR = 3_600_000;
+const wholeRange = () => ({ from: Date.now() - HOUR, to: Date.now() + HOUR });
+
+Deno.test("RequestLog: a record's five indexes are written with it and swept with it", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  log.record(entry());
+  log.record(entry({ channel_id: null }));
+  await log.flush();
+  assertEquals(await countKeys(kv, ["requests_by"]), 5 + 4);
+  assertEquals(await sweepRequestLog(kv, 0, { now: Date.now() + 1000 }), 2);
+  assertEquals(await countKeys(kv, ["requests_by"]), 0);
+  assertEquals(await countKeys(kv, kvKeys.requestLogs()), 0);
+});
+
+Deno.test("RequestLog.list(): a page reads at most SCAN_LIMIT keys and returns a cursor to go on", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  const rare = entry({ status: 404 });
+  log.record(rare);
+  for (let i = 0; i < SCAN_LIMIT + 10; i++) log.record(entry({ status: 400 }));
+  await log.flush();
+  const first = await log.list({ limit: 10, order: "desc" }, { status: "404" });
+  assertEquals(first.data, []);
+  assertOk(first.cursor, "a cursor to go on");
+  const second = await log.list({ limit: 10, order: "desc", cursor: first.cursor! }, {
+    status: "404",
+  });
+  assertEquals(second.data.map((record) => record.id), [rare.id]);
+  assertEquals(second.cursor, null);
+});
+
+Deno.test("RequestLog.amend(): a task's record counts in the usage once, when its task ended", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  const submitted = entry({
+    channel_id: null,
+    cost: 0,
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    task_id: "task_1",
+    task_pending: true,
+    receipt: {
+      kind: "video",
+      units: { output_seconds: 5, reference_seconds: [] },
+      prices: { per_second: 100 },
+      multipliers: {},
+      formula: "ceil(100 × (5000 ms output) / 1000) = 500",
+      amount: 500,
+      charged: 500,
+      status: "held",
+      held: 500,
+      refunded: 0,
+      ledger_entry_ids: ["le_hold"],
+    },
+  });
+  log.record(submitted);
+  await log.flush();
+  const query = { ...wholeRange(), interval: "hour" as const, groupBy: [] };
+  assertEquals(await log.usage(query), []);
+  const end = {
+    status: "succeeded" as const,
+    channelId: "ch_video",
+    held: 500,
+    entry: { id: "le_settle", amount: 0 },
+    billedSeconds: 5,
+  };
+  await log.amend(submitted.id, (record) => taskEndedRecord(record, end));
+  await log.amend(submitted.id, (record) => taskEndedRecord(record, end));
+  const [row] = await log.usage({ ...query, groupBy: ["channel"] });
+  assertEquals([row.requests, row.cost, row.seconds, row.channel_id], [1, 500, 5, "ch_video"]);
+  const record = await log.get(submitted.id);
+  assertEquals(record?.receipt?.ledger_entry_ids, ["le_hold", "le_settle"]);
+  assertEquals([record?.cost, record?.task_pending], [500, undefined]);
+  const byChannel = await log.list({ limit: 10, order: "desc" }, { channel: "ch_video" });
+  assertEquals(byChannel.data.map((found) => found.id), [submitted.id]);
+});
