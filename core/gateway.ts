@@ -109,7 +109,7 @@ export class Gateway {
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
     this.ledger = new Ledger(kv, { instanceId: this.instance.id });
-    this.keys = new KeyStore(kv, this.ledger);
+    this.keys = new KeyStore(kv, this.ledger, { sealer: box, track: (work) => this.track(work) });
     this.registry = new Registry(kv, box, {
       rules: CHANNEL_RULES,
       configFile: options.configFile,

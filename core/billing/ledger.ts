@@ -15,6 +15,8 @@ import {
   timeRangeSelector,
 } from "../kv/list_options.ts";
 import { isKvLocked } from "../kv/kv_retry.ts";
+import { minuteAt, type SpendLimits, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
+import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 
 export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
 
@@ -42,6 +44,11 @@ export interface OpenHold {
   at: string;
   /** The process that holds it (its instance lease); absent on holds written before. */
   instance?: string;
+  /** The spend windows the hold counts in (`day:…`, `week:…`, `month:…`); absent on old holds. */
+  spend_windows?: string[];
+  /** Tokens held against the key's tokens per minute, in UTC minute `minute`. */
+  tokens?: number;
+  minute?: number;
 }
 
 /** What a key may spend: down to −credit_limit, or without limit. */
@@ -50,10 +57,25 @@ export interface SpendingLimit {
   credit_limit: number;
 }
 
-/** A key as billing sees it: its id and how far it may spend. */
-export interface BillableKey extends SpendingLimit {
+/** What caps a key's spending beside its balance: spend per UTC period, tokens per minute. */
+export interface SpendCaps {
+  spend_limits?: SpendLimits | null;
+  tpm?: number | null;
+}
+
+/** Whether `caps` limits anything, so that every request of the key must hold first. */
+export function hasSpendCaps(caps: SpendCaps): boolean {
+  return caps.tpm != null ||
+    Object.values(caps.spend_limits ?? {}).some((limit) => limit != null);
+}
+
+/** A key as billing sees it: its id, how far it may spend, and its caps. */
+export interface BillableKey extends SpendingLimit, SpendCaps {
   id: string;
 }
+
+/** How long a minute's token counter is kept: the minute, and one more for a late settle. */
+const TOKEN_COUNTER_TTL_MS = 120_000;
 
 type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
 
@@ -73,6 +95,10 @@ export interface HoldOptions {
   /** The request or task the money is held for. */
   ref: string;
   amount: number;
+  /** The key's caps; checked in the hold's commit, against counters that commit updates. */
+  caps?: SpendCaps;
+  /** Tokens the request may use at most, held against `caps.tpm` for the current minute. */
+  tokens?: number;
   /** The ref is fresh (a request id), so no earlier hold of it needs to be looked for. */
   uniqueRef?: boolean;
   /** Further writes that must land in the same commit as the hold (e.g. a task record). */
@@ -82,6 +108,37 @@ export interface HoldOptions {
    * the request's kind (e.g. `lower max_tokens` for text). Absent: only adding credit is said.
    */
   remedy?: string;
+}
+
+/** A counter's number; counters are KvU64 so that they stay exact integers. */
+function counterValue(value: Deno.KvU64 | null): number {
+  return value ? Number(value.value) : 0;
+}
+
+/**
+ * What closing `hold` does to its counters: each spend window it counts in loses what the entry
+ * gives back (a settle leaves the collected cost, a release nothing); its minute's tokens become
+ * the tokens used (a release: none). A minute already over needs no change.
+ */
+function closingCounterChanges(
+  keyId: string,
+  closing: { hold: OpenHold; planned: PlannedEntry; options: { tokens?: number } },
+): CounterChange[] {
+  const { hold, planned, options } = closing;
+  const changes: CounterChange[] = (hold.spend_windows ?? []).map((id) => ({
+    key: kvKeys.spendCounter(keyId, id),
+    delta: -planned.amount,
+  }));
+  const heldTokens = hold.tokens ?? 0;
+  const tokensDelta = (options.tokens ?? heldTokens) - heldTokens;
+  if (hold.minute !== undefined && tokensDelta && hold.minute >= minuteAt(Date.now())) {
+    changes.push({
+      key: kvKeys.tokenCounter(keyId, hold.minute),
+      delta: tokensDelta,
+      expireIn: TOKEN_COUNTER_TTL_MS,
+    });
+  }
+  return changes.filter((change) => change.delta !== 0);
 }
 
 /** Returned by a guarded plan whose guard said no: nothing at all is written. */
@@ -105,7 +162,35 @@ interface BatchView {
   cached: boolean;
   readHold(ref: string): Promise<OpenHold | null>;
   writeHold(ref: string, hold: OpenHold | null): void;
+  /** Counters (spend per window, tokens per minute) as of this batch, read from KV once. */
+  readCounters(keys: Deno.KvKey[]): Promise<number[]>;
+  /**
+   * Adds to counters in this batch's commit: a counter this batch read is set, with its expiry;
+   * one it did not read is summed, so moving a counter needs no read.
+   */
+  addToCounters(changes: CounterChange[]): Promise<void>;
   atomic: Deno.AtomicOperation;
+}
+
+interface CounterChange {
+  key: Deno.KvKey;
+  delta: number;
+  /** A counter that expires is always read and set (a KV sum would not keep its expiry). */
+  expireIn?: number;
+}
+
+interface CounterState {
+  key: Deno.KvKey;
+  /** The value in KV, once read. */
+  base?: number;
+  /** What this batch adds. */
+  delta: number;
+  expireIn?: number;
+}
+
+/** `delta` as a KvU64 sum operand: a negative one wraps around 2^64, which KV's sum undoes. */
+function sumOperand(delta: number): bigint {
+  return delta >= 0 ? BigInt(delta) : 2n ** 64n - BigInt(-delta);
 }
 
 type Plan = (
@@ -197,6 +282,24 @@ export class Ledger {
       const { entry: current, cached } = await this.#readBalance(keyId, fresh);
       const atomic = this.#kv.atomic();
       const holds = new Map<string, OpenHold | null>();
+      // Counters move only in commits that also check and set the balance entry, so the check
+      // below orders them like the balance: a stale read here fails the commit.
+      const counters = new Map<string, CounterState>();
+      const counter = (key: Deno.KvKey) => {
+        const id = JSON.stringify(key);
+        let state = counters.get(id);
+        if (!state) counters.set(id, state = { key, delta: 0 });
+        return state;
+      };
+      const readCounters = async (keys: Deno.KvKey[]) => {
+        const missing = keys.filter((key) => counter(key).base === undefined);
+        for (let i = 0; i < missing.length; i += 10) {
+          const slice = missing.slice(i, i + 10);
+          const found = await this.#kv.getMany<Deno.KvU64[]>(slice);
+          found.forEach((entry, index) => counter(slice[index]).base = counterValue(entry.value));
+        }
+        return keys.map((key) => counter(key).base! + counter(key).delta);
+      };
       const view: BatchView = {
         balance: current.value ?? 0,
         cached,
@@ -210,9 +313,21 @@ export class Ledger {
           return stored;
         },
         writeHold: (ref, hold) => void holds.set(ref, hold),
+        readCounters,
+        addToCounters: async (changes) => {
+          await readCounters(
+            changes.filter((change) => change.expireIn).map((change) => change.key),
+          );
+          for (const change of changes) {
+            const state = counter(change.key);
+            state.delta += change.delta;
+            state.expireIn ??= change.expireIn;
+          }
+        },
       };
       const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
       let needsFresh = false;
+      let locked = false;
       for (const change of batch) {
         try {
           const planned = await change.plan(view);
@@ -241,8 +356,18 @@ export class Ledger {
           atomic.set(kvKeys.ledgerByTime(entry.id), keyId);
           outcomes.push({ entry });
         } catch (error) {
+          // A plan's read (a hold, the capped counters) met SQLite's lock: retry the batch.
+          if (isKvLocked(error)) {
+            locked = true;
+            break;
+          }
           outcomes.push({ error });
         }
+      }
+      if (locked) {
+        fresh = true;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+        continue;
       }
       if (needsFresh) {
         fresh = true;
@@ -251,6 +376,14 @@ export class Ledger {
       for (const [ref, hold] of holds) {
         if (hold) atomic.set(kvKeys.openHold(ref), hold);
         else atomic.delete(kvKeys.openHold(ref));
+      }
+      for (const { key, base, delta, expireIn } of counters.values()) {
+        if (delta === 0) continue;
+        if (base === undefined) atomic.sum(key, sumOperand(delta));
+        else {
+          const value = new Deno.KvU64(BigInt(Math.max(0, base + delta)));
+          atomic.set(key, value, expireIn ? { expireIn } : {});
+        }
       }
       atomic.check(current).set(kvKeys.balance(keyId), view.balance);
       try {
@@ -385,6 +518,32 @@ export class Ledger {
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
     const change = this.#change(keyId, async (view) => {
       const { balance, cached } = view;
+      const nowMs = Date.now();
+      const windows = spendWindowsAt(nowMs);
+      const spendKeys = windows.map((window) => kvKeys.spendCounter(keyId, window.id));
+      const tpm = options.caps?.tpm ?? null;
+      const tokens = tpm === null ? 0 : options.tokens ?? 0;
+      const tokenKey = kvKeys.tokenCounter(keyId, minuteAt(nowMs));
+      // Only counters with a cap are read; the others are summed in the commit without a read.
+      const limits = options.caps?.spend_limits ?? {};
+      const capped = windows.filter((window) => limits[window.period] != null);
+      const cappedKeys = capped.map((window) => kvKeys.spendCounter(keyId, window.id));
+      const toRead = tokens ? [...cappedKeys, tokenKey] : cappedKeys;
+      const counted = toRead.length ? await view.readCounters(toRead) : [];
+      const spendRefusal = spendCapRefusal(
+        capped.map((window, index) => ({ window, spent: counted[index] })),
+        { limits, amount, nowMs, remedy: options.remedy },
+      );
+      if (spendRefusal) throw spendRefusal;
+      const tokensRefusal = tokens
+        ? tpmRefusal(counted[cappedKeys.length], {
+          tpm: tpm!,
+          tokens,
+          nowMs,
+          remedy: options.remedy,
+        })
+        : null;
+      if (tokensRefusal) throw tokensRefusal;
       if (!limit.unlimited && balance - amount < -limit.credit_limit) {
         // Another instance may have added credit since this one last looked.
         if (cached) return NEEDS_FRESH_BALANCE;
@@ -404,9 +563,15 @@ export class Ledger {
       view.writeHold(ref, {
         key_id: keyId,
         amount,
-        at: new Date().toISOString(),
+        at: new Date(nowMs).toISOString(),
         ...(this.#instanceId && { instance: this.#instanceId }),
+        spend_windows: windows.map((window) => window.id),
+        ...(tokens && { tokens, minute: minuteAt(nowMs) }),
       });
+      await view.addToCounters([
+        ...spendKeys.map((key) => ({ key, delta: amount })),
+        ...(tokens ? [{ key: tokenKey, delta: tokens, expireIn: TOKEN_COUNTER_TTL_MS }] : []),
+      ]);
       options.alsoWrite?.(view.atomic);
       return { type: "hold", amount: -amount, ref };
     });
@@ -428,7 +593,13 @@ export class Ledger {
    */
   settle(
     keyId: string,
-    options: CloseOptions & { limit: SpendingLimit; ref: string; cost: number },
+    options: CloseOptions & {
+      limit: SpendingLimit;
+      ref: string;
+      cost: number;
+      /** Tokens the request used, replacing its held tokens in its minute's count. */
+      tokens?: number;
+    },
   ) {
     const { limit, ref, cost } = options;
     return this.#close(keyId, ref, options, (held, balance) => {
@@ -443,7 +614,15 @@ export class Ledger {
    * where a hold reserves nothing. `ref` must be fresh (a request id), so it is charged once.
    */
   charge(keyId: string, { ref, cost }: { ref: string; cost: number }): Promise<LedgerEntry | null> {
-    return this.#change(keyId, () => Promise.resolve({ type: "charge", amount: -cost, ref, cost }));
+    return this.#change(keyId, async (view) => {
+      await view.addToCounters(
+        spendWindowsAt(Date.now()).map((window) => ({
+          key: kvKeys.spendCounter(keyId, window.id),
+          delta: cost,
+        })),
+      );
+      return { type: "charge", amount: -cost, ref, cost };
+    });
   }
 
   /** Gives hold `ref` back in full. Returns null when it was already settled or released. */
@@ -452,7 +631,7 @@ export class Ledger {
     return this.#close(
       keyId,
       ref,
-      options,
+      { ...options, tokens: 0 },
       (held) => ({ type: "release", amount: held, ref, note }),
     );
   }
@@ -460,7 +639,7 @@ export class Ledger {
   #close(
     keyId: string,
     ref: string,
-    options: CloseOptions,
+    options: CloseOptions & { tokens?: number },
     compute: (held: number, balance: number) => PlannedEntry,
   ): Promise<LedgerEntry | null> {
     return this.#change(keyId, async (view) => {
@@ -468,8 +647,35 @@ export class Ledger {
       const hold = await view.readHold(ref);
       if (!hold) return null;
       view.writeHold(ref, null);
-      return compute(hold.amount, view.balance);
+      const planned = compute(hold.amount, view.balance);
+      await view.addToCounters(closingCounterChanges(keyId, { hold, planned, options }));
+      return planned;
     }, options.guard !== undefined);
+  }
+
+  /**
+   * Units each key spent or holds in the current day, week and month windows (UTC): what the
+   * spend caps count.
+   */
+  async periodSpend(
+    keyIds: string[],
+    nowMs = Date.now(),
+  ): Promise<Map<string, Record<SpendPeriod, number>>> {
+    const windows = spendWindowsAt(nowMs);
+    const keys = keyIds.flatMap((id) =>
+      windows.map((window) => kvKeys.spendCounter(id, window.id))
+    );
+    const values: number[] = [];
+    for (let i = 0; i < keys.length; i += 10) {
+      const found = await this.#kv.getMany<Deno.KvU64[]>(keys.slice(i, i + 10));
+      for (const entry of found) values.push(counterValue(entry.value));
+    }
+    const result = new Map<string, Record<SpendPeriod, number>>();
+    keyIds.forEach((id, index) => {
+      const [day, week, month] = values.slice(index * 3, index * 3 + 3);
+      result.set(id, { day, week, month });
+    });
+    return result;
   }
 
   /**

@@ -3,18 +3,21 @@
  * the real cost or release in full, exactly once (the ledger guarantees the once).
  */
 
-import type { BillableKey, Ledger, LedgerEntry } from "./ledger.ts";
+import { type BillableKey, hasSpendCaps, type Ledger, type LedgerEntry } from "./ledger.ts";
 import type { ReceiptEntry } from "./receipt.ts";
 
 /**
- * A hold on a key for one request. A key without a limit has nothing to reserve: it pays in one
- * `charge` entry when the request ends, and a failure writes nothing.
+ * A hold on a key for one request. A key without a limit or caps has nothing to reserve: it
+ * pays in one `charge` entry when the request ends, and a failure writes nothing. A key with
+ * spend caps or tokens per minute always holds, even when unlimited: the caps count holds.
  */
 export class RequestBill {
   readonly #ledger: Ledger;
   readonly #key: BillableKey;
   readonly #ref: string;
   readonly #remedy?: string;
+  /** Whether requests of this key hold before the upstream call. */
+  readonly #holds: boolean;
   held = 0;
   /** The ledger entries this bill wrote, oldest first (for the request's receipt). */
   readonly entries: ReceiptEntry[] = [];
@@ -28,6 +31,7 @@ export class RequestBill {
     this.#key = of.key;
     this.#ref = of.ref;
     this.#remedy = of.remedy;
+    this.#holds = !of.key.unlimited || hasSpendCaps(of.key);
   }
 
   /** The hold's commit; rejects with 402 when the key cannot cover it. */
@@ -36,19 +40,24 @@ export class RequestBill {
   /**
    * Holds `amount` units. Waits for the commit (and throws 402) unless this process already
    * knows the balance covers it; then the upstream call may run while the hold commits, and
-   * `confirmed()` must be awaited before anything is answered.
+   * `confirmed()` must be awaited before anything is answered. A key with caps always waits:
+   * only the commit can tell whether the caps allow the request. `tokens` is the most tokens
+   * the request may use, held against the key's tokens per minute.
    */
-  async hold(amount: number): Promise<void> {
+  async hold(amount: number, options: { tokens?: number } = {}): Promise<void> {
     this.held = amount;
-    if (this.#key.unlimited) return;
+    if (!this.#holds) return;
     const ledger = this.#ledger;
-    const covered = ledger.covers(this.#key.id, { limit: this.#key, amount: this.held });
-    const committing = ledger.hold(this.#key.id, {
-      limit: this.#key,
+    const key = this.#key;
+    const covered = !hasSpendCaps(key) && ledger.covers(key.id, { limit: key, amount });
+    const committing = ledger.hold(key.id, {
+      limit: key,
       ref: this.#ref,
-      amount: this.held,
+      amount,
       uniqueRef: true,
       remedy: this.#remedy,
+      caps: { spend_limits: key.spend_limits, tpm: key.tpm },
+      tokens: options.tokens,
     });
     committing.then((entry) => this.#keep(entry), () => {});
     this.#confirmed = committing;
@@ -63,18 +72,29 @@ export class RequestBill {
   /**
    * Charges `cost` units, returning what was charged: never more than was held (the hold is the
    * most the request could cost; a count beyond it is the upstream's error, not the key's debt).
+   * `tokens` (the tokens used) replaces the held tokens in the minute's count.
    */
-  async settle(requested: number): Promise<number> {
+  async settle(requested: number, options: { tokens?: number } = {}): Promise<number> {
     const cost = Math.min(requested, this.held);
-    if (this.#key.unlimited) {
+    if (!this.#holds) {
       this.#keep(await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost }));
       return cost;
     }
     await this.#confirmed.catch(() => {});
     this.#keep(
-      await this.#ledger.settle(this.#key.id, { limit: this.#key, ref: this.#ref, cost }),
+      await this.#ledger.settle(this.#key.id, {
+        limit: this.#key,
+        ref: this.#ref,
+        cost,
+        tokens: options.tokens,
+      }),
     );
     return cost;
+  }
+
+  /** Whether this bill holds before the upstream call (else it charges once at the end). */
+  get holds(): boolean {
+    return this.#holds;
   }
 
   #keep(entry: LedgerEntry | null): void {
@@ -83,7 +103,7 @@ export class RequestBill {
 
   /** Gives the hold back in full (after its commit, if it committed at all). */
   async release(note: string): Promise<void> {
-    if (this.#key.unlimited) return;
+    if (!this.#holds) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
     this.#keep(await this.#ledger.release(this.#key.id, { ref: this.#ref, note }));
   }

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { unitsSchema } from "../billing/price_schema.ts";
+import { SPEND_PERIODS, type SpendLimits, type SpendPeriod } from "../billing/spend_windows.ts";
 import { patchShape } from "../util/patch_schema.ts";
 
 const keyFields = {
@@ -14,6 +15,17 @@ const keyFields = {
   unlimited: z.boolean().default(false),
   expires_at: z.iso.datetime({ offset: true }).nullable().default(null),
   rpm: z.int().positive().nullable().default(null),
+  /** Tokens per minute (input and output, UTC minutes); null: no limit. */
+  tpm: z.int().positive().nullable().default(null),
+  /**
+   * Caps on the units spent per UTC day (from 00:00), week (from Monday) and month (from the
+   * 1st), beside the balance; an absent period is not capped. Null: no caps.
+   */
+  spend_limits: z.strictObject({
+    day: unitsSchema.optional(),
+    week: unitsSchema.optional(),
+    month: unitsSchema.optional(),
+  }).nullable().default(null),
   enabled: z.boolean().default(true),
   /**
    * Who the key belongs to: keys with the same owner see each other's tasks. Null means the
@@ -42,6 +54,18 @@ export const creditInputSchema = z.strictObject({
 
 export type KeyInput = z.infer<typeof keyInputSchema>;
 
+export const rotateInputSchema = z.strictObject({
+  /** How long the old secret keeps working, in seconds; 0 ends it at once. Default 24 h. */
+  grace_seconds: z.int().nonnegative().max(30 * 86_400).default(86_400),
+});
+
+/** The secret a rotation replaced, working until `expires_at`. */
+export interface PreviousSecret {
+  prefix: string;
+  hash: string;
+  expires_at: string;
+}
+
 /** A key as stored. The secret itself is never stored, only its SHA-256. */
 export interface KeyRecord {
   id: string;
@@ -52,6 +76,9 @@ export interface KeyRecord {
   unlimited: boolean;
   expires_at: string | null;
   rpm: number | null;
+  /** Absent on keys created before these limits existed. */
+  tpm?: number | null;
+  spend_limits?: SpendLimits | null;
   enabled: boolean;
   /** Absent on keys created before owners existed; read it through `ownerOf`. */
   owner?: string | null;
@@ -60,6 +87,9 @@ export interface KeyRecord {
   /** The first characters of the secret, to recognise it in lists. */
   prefix: string;
   hash: string;
+  /** The secret the last rotation replaced, while (and after) its grace runs. */
+  previous_secret?: PreviousSecret | null;
+  rotated_at?: string;
   created_at: string;
   updated_at: string;
 }
@@ -69,8 +99,31 @@ export function ownerOf(key: Pick<KeyRecord, "id" | "owner">): string {
   return key.owner ?? `key:${key.id}`;
 }
 
-/** The admin view of a key: no hash. */
-export function publicKey(record: KeyRecord, balance: number) {
-  const { hash: _hash, ...rest } = record;
-  return { ...rest, balance };
+/** What a key spent (or holds) in the current UTC windows, and when it was last used. */
+export interface KeyUsage {
+  spend: Record<SpendPeriod, number>;
+  last_used_at: string | null;
+}
+
+/**
+ * The admin view of a key: no hashes; `spend_today`, the spend of the current day, week and
+ * month (what the caps count), and when it was last used (to within a minute).
+ */
+export function publicKey(record: KeyRecord, balance: number, usage?: KeyUsage) {
+  const { hash: _hash, previous_secret, ...rest } = record;
+  return {
+    ...rest,
+    tpm: record.tpm ?? null,
+    spend_limits: record.spend_limits ?? null,
+    previous_secret: previous_secret
+      ? { prefix: previous_secret.prefix, expires_at: previous_secret.expires_at }
+      : null,
+    balance,
+    spend_today: usage?.spend.day ?? 0,
+    // Every period, capped or not, so a view keeps its shape when caps change.
+    period_spend: Object.fromEntries(
+      SPEND_PERIODS.map((period) => [period, usage?.spend[period] ?? 0]),
+    ) as Record<SpendPeriod, number>,
+    last_used_at: usage?.last_used_at ?? null,
+  };
 }

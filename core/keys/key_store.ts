@@ -1,21 +1,62 @@
 /**
- * Client API keys: create, list, change, delete, and authenticate on the hot path.
+ * Client API keys: create, list, change, rotate, delete, and authenticate on the hot path.
  * Lookups are cached in memory for at most KEY_CACHE_MS; changes made through this process
- * take effect at once, changes made by another instance within that bound.
+ * take effect at once, changes made by another instance within that bound. A rotated-out
+ * secret's grace end is checked at each use, so it stops at once wherever the rotation is known.
  */
 
 import { GatewayError } from "../errors.ts";
 import { newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
-import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
+import { kvListOptions } from "../kv/list_options.ts";
+import { isKvLocked, withKvRetry } from "../kv/kv_retry.ts";
 import type { Ledger } from "../billing/ledger.ts";
-import { type KeyInput, type keyPatchSchema, type KeyRecord, publicKey } from "./key_schema.ts";
+import {
+  type KeyInput,
+  type keyPatchSchema,
+  type KeyRecord,
+  type KeyUsage,
+  type PreviousSecret,
+  publicKey,
+} from "./key_schema.ts";
+import {
+  type KeyListQuery,
+  matchesKeyFilter,
+  pageOfSorted,
+  type SortedKey,
+  sortKeys,
+} from "./key_list.ts";
 import { sentFields } from "../util/patch_schema.ts";
 import type { z } from "zod";
 
 export const KEY_CACHE_MS = 5_000;
 const NEGATIVE_CACHE_MS = 1_000;
 const CACHE_LIMIT = 100_000;
+/** Last use is written at most this often per key and instance. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+/** How long a rotation made under an Idempotency-Key is replayed (and its secret kept sealed). */
+export const ROTATION_IDEMPOTENCY_MS = 24 * 3600_000;
+
+/** Seals short secrets before they reach KV (the gateway's SecretBox). */
+export interface SecretSealer {
+  seal(plain: string): Promise<string>;
+  open(sealed: string): Promise<string>;
+}
+
+/** A rotation kept for its Idempotency-Key: the answer, its secret sealed. */
+interface StoredRotation {
+  request_digest: string;
+  sealed_key: string;
+  answer: Record<string, unknown>;
+}
+
+/** What a key store needs besides KV and the ledger. */
+export interface KeyStoreOptions {
+  /** Seals the secret of an idempotent rotation for its replay window. */
+  sealer?: SecretSealer;
+  /** Keeps background work (last-use writes) alive until shutdown. */
+  track?: (work: Promise<unknown>) => void;
+}
 
 interface CachedLookup {
   record: KeyRecord | null;
@@ -27,10 +68,61 @@ export class KeyStore {
   #kv: Deno.Kv;
   #ledger: Ledger;
   #cache = new Map<string, CachedLookup>();
+  #options: KeyStoreOptions;
+  /** When this instance last wrote each key's last use. */
+  #lastUseWritten = new Map<string, number>();
 
-  constructor(kv: Deno.Kv, ledger: Ledger) {
+  constructor(kv: Deno.Kv, ledger: Ledger, options: KeyStoreOptions = {}) {
     this.#kv = kv;
     this.#ledger = ledger;
+    this.#options = options;
+  }
+
+  /** Period spend and last use of `ids`, read in batches of 10. */
+  async #usage(ids: string[]): Promise<Map<string, KeyUsage>> {
+    const spend = await this.#ledger.periodSpend(ids);
+    const lastUsed = await this.#lastUsed(ids);
+    return new Map(ids.map((id) => {
+      const at = lastUsed.get(id);
+      return [id, {
+        spend: spend.get(id)!,
+        last_used_at: at ? new Date(at).toISOString() : null,
+      }];
+    }));
+  }
+
+  async #lastUsed(ids: string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    for (let i = 0; i < ids.length; i += 10) {
+      const slice = ids.slice(i, i + 10);
+      const found = await this.#kv.getMany<number[]>(slice.map((id) => kvKeys.keyLastUsed(id)));
+      found.forEach((entry, index) => {
+        if (entry.value !== null) result.set(slice[index], entry.value);
+      });
+    }
+    return result;
+  }
+
+  /** Public views of `records` with balances and usage. */
+  async #views(records: KeyRecord[]) {
+    const ids = records.map((record) => record.id);
+    const balances = await this.#ledger.balances(ids);
+    const usage = await this.#usage(ids);
+    return records.map((record) =>
+      publicKey(record, balances.get(record.id) ?? 0, usage.get(record.id))
+    );
+  }
+
+  /**
+   * Notes a use of key `id` off the request path: one KV write per key per minute on this
+   * instance, so `last_used_at` is exact to a minute and a busy key costs no write per request.
+   */
+  #noteUse(id: string, now: number): void {
+    if (now - (this.#lastUseWritten.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    if (this.#lastUseWritten.size >= CACHE_LIMIT) this.#lastUseWritten.clear();
+    this.#lastUseWritten.set(id, now);
+    const write = this.#kv.set(kvKeys.keyLastUsed(id), now).catch(() => {});
+    this.#options.track?.(write);
   }
 
   /** Creates a key; the secret is in the answer only. An opening balance is a credit entry. */
@@ -66,20 +158,46 @@ export class KeyStore {
 
   async get(id: string) {
     const entry = await this.#record(id);
-    return publicKey(entry.value!, await this.#ledger.balance(id));
+    return (await this.#views([entry.value!]))[0];
   }
 
-  /** Keys, newest first unless `options.order` is `asc`. */
-  async list(options: ListOptions) {
-    const { limit } = options;
-    const iterator = this.#kv.list<KeyRecord>({ prefix: kvKeys.apiKeys() }, kvListOptions(options));
+  /**
+   * Keys that pass the query's filters, newest first unless `order` is `asc`; or sorted by
+   * today's spend or last use, which reads every matching key (see docs/admin-api.md).
+   */
+  async list(query: KeyListQuery) {
+    const { limit } = query;
+    const sort = query.sort ?? "created";
+    if (sort !== "created") return this.#listSorted(query, sort);
+    // KV pages in id order; filters skip keys, so read on until the page is full.
+    const iterator = this.#kv.list<KeyRecord>(
+      { prefix: kvKeys.apiKeys() },
+      { ...kvListOptions(query), limit: undefined, batchSize: Math.min(500, limit * 2) },
+    );
     const records: KeyRecord[] = [];
-    for await (const entry of iterator) records.push(entry.value);
-    const balances = await this.#ledger.balances(records.map((record) => record.id));
+    for await (const entry of iterator) {
+      if (!matchesKeyFilter(entry.value, query)) continue;
+      records.push(entry.value);
+      if (records.length === limit) break;
+    }
     return {
-      data: records.map((record) => publicKey(record, balances.get(record.id) ?? 0)),
+      data: await this.#views(records),
       cursor: records.length === limit ? iterator.cursor : null,
     };
+  }
+
+  async #listSorted(query: KeyListQuery, sort: "spend" | "last_used") {
+    const records = new Map<string, KeyRecord>();
+    for await (const entry of this.#kv.list<KeyRecord>({ prefix: kvKeys.apiKeys() })) {
+      if (matchesKeyFilter(entry.value, query)) records.set(entry.value.id, entry.value);
+    }
+    const ids = [...records.keys()];
+    const values = sort === "spend"
+      ? new Map([...await this.#ledger.periodSpend(ids)].map(([id, spend]) => [id, spend.day]))
+      : await this.#lastUsed(ids);
+    const rows: SortedKey[] = ids.map((id) => ({ id, value: values.get(id) ?? 0 }));
+    const { page, cursor } = pageOfSorted(sortKeys(rows, query.order), query);
+    return { data: await this.#views(page.map((row) => records.get(row.id)!)), cursor };
   }
 
   async update(id: string, patch: z.infer<typeof keyPatchSchema>) {
@@ -92,17 +210,127 @@ export class KeyStore {
     const result = await this.#kv.atomic().check(entry).set(kvKeys.apiKey(id), record).commit();
     if (!result.ok) throw new GatewayError("conflict", 409, "The key changed meanwhile; retry");
     this.#cache.delete(record.hash);
-    return publicKey(record, await this.#ledger.balance(id));
+    if (record.previous_secret) this.#cache.delete(record.previous_secret.hash);
+    return (await this.#views([record]))[0];
+  }
+
+  /**
+   * Gives key `id` a new secret, returned here only; the key's id, balance, ledger and settings
+   * stay. The old secret works for `graceSeconds` more (0: not at all); a rotation while an
+   * earlier grace runs ends that grace at once. Under `idempotencyKey`, repeats of the same
+   * rotation (also concurrent ones) answer the first one's secret, kept sealed for
+   * ROTATION_IDEMPOTENCY_MS; a different rotation under the same key is 409.
+   */
+  rotate(
+    id: string,
+    options: { graceSeconds: number; idempotencyKey?: string },
+  ): Promise<Record<string, unknown>> {
+    return withKvRetry(() => this.#rotate(id, options));
+  }
+
+  async #rotate(
+    id: string,
+    options: { graceSeconds: number; idempotencyKey?: string },
+  ): Promise<Record<string, unknown>> {
+    const { graceSeconds, idempotencyKey } = options;
+    const sealer = this.#options.sealer;
+    if (idempotencyKey !== undefined && !sealer) {
+      throw new GatewayError("internal_error", 500, "Idempotent rotation needs a secret box");
+    }
+    const digest = idempotencyKey === undefined ? undefined : await sha256Hex(idempotencyKey);
+    const requestDigest = await sha256Hex(JSON.stringify({ grace_seconds: graceSeconds }));
+    const rotationKey = digest === undefined ? undefined : kvKeys.keyRotation(id, digest);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (rotationKey) {
+        const replay = await this.#replayedRotation(rotationKey, requestDigest);
+        if (replay) return replay;
+      }
+      const entry = await this.#record(id);
+      const old = entry.value!;
+      const secret = newApiKeySecret();
+      const hash = await sha256Hex(secret);
+      const now = Date.now();
+      const previous: PreviousSecret | null = graceSeconds > 0
+        ? {
+          prefix: old.prefix,
+          hash: old.hash,
+          expires_at: new Date(now + graceSeconds * 1000).toISOString(),
+        }
+        : null;
+      const record: KeyRecord = {
+        ...old,
+        prefix: secret.slice(0, 10),
+        hash,
+        previous_secret: previous,
+        rotated_at: new Date(now).toISOString(),
+        updated_at: new Date(now).toISOString(),
+      };
+      const answer = { ...(await this.#views([record]))[0], key: secret };
+      const atomic = this.#kv.atomic()
+        .check(entry)
+        .check({ key: kvKeys.apiKeyByHash(hash), versionstamp: null })
+        .set(kvKeys.apiKey(id), record)
+        .set(kvKeys.apiKeyByHash(hash), id);
+      // The old hash stays indexed through its grace (KV drops it a minute after; the grace
+      // end itself is checked at each use); an earlier rotation's old secret ends now.
+      if (previous) {
+        atomic.set(kvKeys.apiKeyByHash(old.hash), id, { expireIn: graceSeconds * 1000 + 60_000 });
+      } else atomic.delete(kvKeys.apiKeyByHash(old.hash));
+      if (old.previous_secret) atomic.delete(kvKeys.apiKeyByHash(old.previous_secret.hash));
+      if (rotationKey) {
+        const { key: _secret, ...publicAnswer } = answer;
+        const stored: StoredRotation = {
+          request_digest: requestDigest,
+          sealed_key: await sealer!.seal(secret),
+          answer: publicAnswer,
+        };
+        atomic.check({ key: rotationKey, versionstamp: null })
+          .set(rotationKey, stored, { expireIn: ROTATION_IDEMPOTENCY_MS });
+      }
+      // Two processes on one local KV file: SQLite's lock is a passing conflict, as in the ledger.
+      const committed = await atomic.commit().catch((error) => {
+        if (isKvLocked(error)) return { ok: false };
+        throw error;
+      });
+      if (!committed.ok) continue;
+      for (const stale of [old.hash, old.previous_secret?.hash]) {
+        if (stale) this.#cache.delete(stale);
+      }
+      return answer;
+    }
+    throw new GatewayError("conflict", 409, "The key changed meanwhile; retry the rotation");
+  }
+
+  /** The rotation stored under an Idempotency-Key, answered again; 409 for another request. */
+  async #replayedRotation(
+    rotationKey: Deno.KvKey,
+    requestDigest: string,
+  ): Promise<Record<string, unknown> | null> {
+    const stored = (await this.#kv.get<StoredRotation>(rotationKey)).value;
+    if (!stored) return null;
+    if (stored.request_digest !== requestDigest) {
+      throw new GatewayError(
+        "idempotency_key_reused",
+        409,
+        "This Idempotency-Key was already used for a rotation with another grace_seconds; " +
+          "send a new key for a new rotation",
+        { param: "Idempotency-Key" },
+      );
+    }
+    return { ...stored.answer, key: await this.#options.sealer!.open(stored.sealed_key) };
   }
 
   /** Deletes the key; its balance and ledger stay for the record. */
   async delete(id: string): Promise<void> {
     const entry = await this.#record(id);
-    await this.#kv.atomic().check(entry)
+    const previous = entry.value!.previous_secret;
+    const atomic = this.#kv.atomic().check(entry)
       .delete(kvKeys.apiKey(id))
-      .delete(kvKeys.apiKeyByHash(entry.value!.hash))
-      .commit();
+      .delete(kvKeys.apiKeyByHash(entry.value!.hash));
+    if (previous) atomic.delete(kvKeys.apiKeyByHash(previous.hash));
+    await atomic.commit();
     this.#cache.delete(entry.value!.hash);
+    if (previous) this.#cache.delete(previous.hash);
   }
 
   /** Resolves a presented secret to its usable key record, or throws the matching 401/403. */
@@ -120,7 +348,11 @@ export class KeyStore {
       this.#cache.set(hash, cached);
     }
     const record = cached.record;
-    if (!record) {
+    // A rotated-out secret finds its key through the old hash until its grace ends.
+    const previous = record?.previous_secret;
+    const current = record?.hash === hash ||
+      (previous?.hash === hash && Date.parse(previous.expires_at) > now);
+    if (!record || !current) {
       throw new GatewayError(
         "invalid_api_key",
         401,
@@ -137,6 +369,7 @@ export class KeyStore {
         `The API key '${record.prefix}…' expired at ${record.expires_at}`,
       );
     }
+    this.#noteUse(record.id, now);
     return record;
   }
 }

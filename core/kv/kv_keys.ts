@@ -15,6 +15,15 @@ export const kvKeys = {
   ledgerRef: (ref: string) => ["ledger_ref", ref] as const,
   openHold: (ref: string) => ["holds", ref] as const,
   openHolds: () => ["holds"] as const,
+  /** Units spent or held by a key in one spend window (`day:2026-11-24`…), a KvU64. */
+  spendCounter: (keyId: string, windowId: string) => ["spend", keyId, windowId] as const,
+  /** Tokens used or held by a key in one UTC minute (minutes since the epoch), a KvU64. */
+  tokenCounter: (keyId: string, minute: number) => ["tokens_per_minute", keyId, minute] as const,
+  /** When a key was last used (ms), written at most once a minute per key and instance. */
+  keyLastUsed: (keyId: string) => ["key_last_used", keyId] as const,
+  /** A rotation made under an Idempotency-Key (its SHA-256), kept for the idempotency window. */
+  keyRotation: (keyId: string, idempotencyDigest: string) =>
+    ["key_rotations", keyId, idempotencyDigest] as const,
   channel: (id: string) => ["channels", id] as const,
   channels: () => ["channels"] as const,
   model: (id: string) => ["models", id] as const,

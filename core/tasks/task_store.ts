@@ -113,6 +113,7 @@ export class TaskStore {
       amount: task.held,
       uniqueRef: !input.idempotent,
       remedy: input.remedy,
+      caps: { spend_limits: input.key.spend_limits },
       alsoWrite: (atomic) => {
         if (input.idempotent) atomic.check({ key: kvKeys.task(task.id), versionstamp: null });
         writeTask(atomic, { previous: null, next: task });

@@ -39,13 +39,20 @@ export class TextBill {
       DEFAULT_MAX_OUTPUT_TOKENS;
   }
 
-  /** Holds the most the request can cost: its input's upper bound and every output token. */
+  /**
+   * Holds the most the request can cost: its input's upper bound and every output token; and,
+   * against the key's tokens per minute, its input estimate and every output token.
+   */
   hold(): Promise<void> {
-    return this.#bill.hold(textCost(this.#price, {
-      input_tokens: this.#inbound.inputUpperBound(),
-      cached_input_tokens: 0,
-      output_tokens: this.#maxOutputTokens(),
-    }));
+    const maxOutput = this.#maxOutputTokens();
+    return this.#bill.hold(
+      textCost(this.#price, {
+        input_tokens: this.#inbound.inputUpperBound(),
+        cached_input_tokens: 0,
+        output_tokens: maxOutput,
+      }),
+      { tokens: this.#inbound.inputEstimate() + maxOutput },
+    );
   }
 
   /** Every output token the request allows, over all its choices. */
@@ -93,9 +100,11 @@ export class TextBill {
     gateway.track((async () => {
       let cost = 0;
       const pricing = textReceipt(this.#price, usage);
-      let status: ReceiptStatus = this.#scope.key.unlimited ? "charged" : "settled";
+      let status: ReceiptStatus = this.#bill.holds ? "settled" : "charged";
       try {
-        cost = await this.#bill.settle(pricing.amount);
+        cost = await this.#bill.settle(pricing.amount, {
+          tokens: usage.input_tokens + usage.output_tokens,
+        });
       } catch (error) {
         // Never leave a hold open: a settle that cannot be written is released.
         status = "released";

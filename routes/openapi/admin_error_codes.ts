@@ -45,10 +45,16 @@ export const ADMIN_ERROR_CODES: readonly AdminErrorCode[] = [
   { code: "key_not_found", status: 404, meaning: "no key has the id" },
   { code: "channel_not_found", status: 404, meaning: "no channel has the id" },
   { code: "model_not_found", status: 404, meaning: "no catalog entry has the id" },
+  { code: "request_not_found", status: 404, meaning: "no request record has the id" },
   { code: "task_not_found", status: 404, meaning: "no task has the id" },
   { code: "capture_not_found", status: 404, meaning: "no captured bodies for the request" },
   { code: "request_timeout", status: 408, meaning: "the client stalled while sending the body" },
   { code: "conflict", status: 409, meaning: "the record changed meanwhile; retry" },
+  {
+    code: "idempotency_key_reused",
+    status: 409,
+    meaning: "the Idempotency-Key was used before for a different request",
+  },
   {
     code: "managed_by_config",
     status: 409,

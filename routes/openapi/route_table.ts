@@ -5,7 +5,12 @@
  */
 
 import type { z } from "zod";
-import { creditInputSchema, keyInputSchema, keyPatchSchema } from "../../core/keys/key_schema.ts";
+import {
+  creditInputSchema,
+  keyInputSchema,
+  keyPatchSchema,
+  rotateInputSchema,
+} from "../../core/keys/key_schema.ts";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import { modelInputSchema, modelPatchSchema } from "../../core/channels/catalog.ts";
 import { chatRequestSchema } from "../../core/formats/openai_chat/request_schema.ts";
@@ -88,6 +93,20 @@ export const LIST_QUERY: QueryParameter[] = [
 ];
 const KEY_FILTER: QueryParameter = { name: "key", description: "a key id", schema: text };
 
+/** The request log's filters beside `key`. */
+const REQUEST_FILTERS: QueryParameter[] = [
+  { name: "model", description: "the model asked for", schema: text },
+  { name: "channel", description: "a channel id", schema: text },
+  { name: "status", description: "`2xx`, `4xx`, `5xx` or one status code", schema: text },
+  {
+    name: "interface",
+    description:
+      "`openai-chat`, `openai-responses`, `openai-images`, `video`, `anthropic`, `gemini`, `openai`",
+    schema: text,
+  },
+  { name: "request_id", description: "one request id", schema: text },
+];
+
 const json = (description: string, schema?: string) => ({ description, schema });
 const created = (description: string) => ({ "201": json(description) });
 const deleted = { "204": { description: "deleted; no body" } };
@@ -110,8 +129,33 @@ const ADMIN_ROUTES: ApiRoute[] = [
   admin({
     method: "get",
     path: "/admin/keys",
-    summary: "List keys",
-    query: LIST_QUERY,
+    summary: "List keys, filtered and sorted",
+    query: [
+      { name: "limit", description: "keys a page, 1-1000 (default 50)", schema: integer(1, 1000) },
+      { name: "cursor", description: "the `cursor` of the previous page", schema: text },
+      {
+        name: "order",
+        description: "`desc` (default) or `asc`",
+        schema: { type: "string", enum: ["asc", "desc"] },
+      },
+      { name: "name_prefix", description: "keys whose name starts with this", schema: text },
+      { name: "group", description: "keys of this group", schema: text },
+      {
+        name: "enabled",
+        description: "`true` or `false`",
+        schema: { type: "string", enum: ["true", "false"] },
+      },
+      {
+        name: "expires_before",
+        description: "keys expiring before this ISO 8601 time",
+        schema: { type: "string", format: "date-time" },
+      },
+      {
+        name: "sort",
+        description: "`created` (default), `spend` (today) or `last_used`",
+        schema: { type: "string", enum: ["created", "spend", "last_used"] },
+      },
+    ],
     answers: page("key views"),
   }),
   admin({
@@ -132,6 +176,14 @@ const ADMIN_ROUTES: ApiRoute[] = [
     path: "/admin/keys/{id}",
     summary: "Delete a key (its ledger stays)",
     answers: deleted,
+  }),
+  admin({
+    method: "post",
+    path: "/admin/keys/{id}/rotate",
+    summary:
+      "A new secret (shown once); the old one works until the grace ends; idempotent under Idempotency-Key",
+    body: { name: "RotateInput", schema: rotateInputSchema },
+    answers: { "200": json("the key's view with the new `key`") },
   }),
   admin({
     method: "post",
@@ -215,9 +267,76 @@ const ADMIN_ROUTES: ApiRoute[] = [
   admin({
     method: "get",
     path: "/admin/requests",
-    summary: "The request log",
-    query: [...LIST_QUERY, KEY_FILTER],
+    summary: "The request log, filtered",
+    query: [...LIST_QUERY, KEY_FILTER, ...REQUEST_FILTERS],
     answers: page("request records"),
+  }),
+  admin({
+    method: "get",
+    path: "/admin/requests/export",
+    summary: "The filtered request log as CSV or JSON Lines, streamed",
+    query: [
+      {
+        name: "format",
+        description: "`jsonl` (default) or `csv`",
+        schema: { type: "string", enum: ["jsonl", "csv"] },
+      },
+      { name: "order", description: "`desc` (default) or `asc`", schema: text },
+      {
+        name: "since",
+        description: "ISO 8601 time",
+        schema: { type: "string", format: "date-time" },
+      },
+      {
+        name: "until",
+        description: "ISO 8601 time",
+        schema: { type: "string", format: "date-time" },
+      },
+      KEY_FILTER,
+      ...REQUEST_FILTERS,
+    ],
+    answers: {
+      "200": {
+        description: "one record a line (JSON Lines) or CSV with a header row",
+        contentType: "text/csv",
+      },
+    },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/requests/{id}",
+    summary: "One request record with its receipt, attempts and ignored fields",
+    answers: { "200": json("the record with `receipt`") },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/usage",
+    summary: "Totals per hour or day by key, model and channel, from rollups",
+    query: [
+      {
+        name: "group_by",
+        description: "any of `key`, `model`, `channel`, comma-separated",
+        schema: text,
+      },
+      {
+        name: "interval",
+        description: "`hour` (default) or `day`",
+        schema: { type: "string", enum: ["hour", "day"] },
+      },
+      {
+        name: "from",
+        description: "ISO 8601 time (default 24 h ago)",
+        schema: { type: "string", format: "date-time" },
+      },
+      {
+        name: "to",
+        description: "ISO 8601 time (default now)",
+        schema: { type: "string", format: "date-time" },
+      },
+    ],
+    answers: {
+      "200": json("`{data: [{period, key_id?, model?, channel_id?, requests, …, cost}]}`"),
+    },
   }),
   admin({
     method: "get",
