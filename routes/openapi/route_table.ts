@@ -423,49 +423,6 @@ const ADMIN_ROUTES: ApiRoute[] = [
     ],
     answers: page("audit records", "AuditPage"),
   }),
-  admin({
-    method: "get",
-    path: "/admin/requests/{id}",
-    summary: "One request record with its receipt",
-    answers: { "200": json("the request record") },
-  }),
-  admin({
-    method: "get",
-    path: "/admin/requests/export",
-    summary: "The filtered request log as CSV or JSON Lines, streamed",
-    query: [
-      ...LIST_QUERY,
-      KEY_FILTER,
-      {
-        name: "format",
-        description: "`jsonl` (default) or `csv`",
-        schema: { type: "string", enum: ["jsonl", "csv"] },
-      },
-    ],
-    answers: {
-      "200": { description: "the records, one a line", contentType: "application/x-ndjson" },
-    },
-  }),
-  admin({
-    method: "get",
-    path: "/admin/usage",
-    summary: "Totals per hour or day, grouped by key, model and channel, from rollups",
-    query: [
-      { name: "group_by", description: "any of `key`, `model`, `channel`", schema: text },
-      {
-        name: "interval",
-        description: "`hour` (default) or `day`",
-        schema: { type: "string", enum: ["hour", "day"] },
-      },
-      {
-        name: "from",
-        description: "ISO 8601 time",
-        schema: { type: "string", format: "date-time" },
-      },
-      { name: "to", description: "ISO 8601 time", schema: { type: "string", format: "date-time" } },
-    ],
-    answers: { "200": json("usage rows") },
-  }),
 ];
 
 const KEY_ANSWER = { "200": json("the JSON answer of the interface") };
