@@ -16,7 +16,6 @@ import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
 import { countingKv } from "./core/kv/counting_kv.ts";
 import type { Metrics } from "./core/telemetry/metrics.ts";
 import { auditedChange } from "./core/audit/audited_change.ts";
-import { publicChannel } from "./core/channels/channel_schema.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
@@ -117,7 +116,8 @@ async function applyConfig(
       ...change,
       route: "config:channels",
       target: { kind: "channel", id: channel.id },
-      readTarget: async (channelId) => publicChannel(await gateway.registry.getChannel(channelId)),
+      readTarget: async (channelId) =>
+        gateway.registry.channelView(await gateway.registry.getChannel(channelId)),
       apply: () =>
         gateway.registry.createChannel(channel.input, { id: channel.id, source: "config" }),
     });
@@ -186,6 +186,7 @@ export async function startGateway(
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
   await gateway.registry.start();
+  await gateway.captures.start();
   if (config) await applyConfig(gateway, { config, file: settings.configPath! });
 
   const admin = await loadAdminToken(kv, settings.adminToken);
@@ -247,6 +248,7 @@ export async function startGateway(
       await gateway.drain();
       await gateway.instance.stop();
       gateway.registry.stop();
+      gateway.captures.stop();
       kv.close();
     })();
 

@@ -10,6 +10,8 @@ import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./channels/registry.ts";
 import { RequestLog } from "./telemetry/request_log.ts";
+import { ChannelHealth } from "./telemetry/channel_health.ts";
+import { BodyCaptures } from "./telemetry/body_capture.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 import { AuditLog } from "./audit/audit_log.ts";
@@ -86,6 +88,10 @@ export class Gateway {
   readonly keys: KeyStore;
   readonly registry: Registry;
   readonly requestLog: RequestLog;
+  /** Per-channel success, latency and last error, counted from the request log's attempts. */
+  readonly channelHealth: ChannelHealth;
+  /** Which keys' request and response bodies are captured (off unless switched on per key). */
+  readonly captures: BodyCaptures;
   /** Who changed what: every admin change (API, config file, console). */
   readonly audit: AuditLog;
   readonly rateLimiter = new RateLimiter();
@@ -121,8 +127,11 @@ export class Gateway {
       queue: options.taskQueue,
       wake: () => {},
     });
+    this.captures = new BodyCaptures(kv);
+    this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.requestLog = new RequestLog(kv, {
+      health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,
       onDrop: () => this.metrics.add("gateway_request_log_dropped_total", {}),

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
+import { FINGERPRINT_PATTERN, type KeyHint } from "./key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../jobs/video_job.ts";
 
 export const CHANNEL_TYPES = [
@@ -66,9 +67,20 @@ export const channelPatchSchema = z.strictObject(patchShape(channelFields));
 export const createModelsField = { create_models: z.boolean().optional() };
 
 export const channelCreateSchema = z.strictObject({ ...channelFields, ...createModelsField });
+/** PATCH operations on single upstream keys (not stored fields): applied remove first, then add. */
+export const keyOperationFields = {
+  add_keys: z.array(z.string().min(1)).min(1).optional(),
+  remove_keys: z.array(
+    z.string().regex(FINGERPRINT_PATTERN, {
+      error: "must be a key fingerprint as GET shows it: 8 hex characters such as '3f2a9c1e'",
+    }),
+  ).min(1).optional(),
+};
+
 export const channelPatchBodySchema = z.strictObject({
   ...channelPatchSchema.shape,
   ...createModelsField,
+  ...keyOperationFields,
 });
 
 export type ChannelInput = z.infer<typeof channelInputSchema>;
@@ -87,8 +99,8 @@ export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
   keys: string[];
 }
 
-/** The admin view: everything but the secrets. */
-export function publicChannel(channel: StoredChannel) {
+/** The admin view: everything but the secrets; each key by its hint (in the keys' order). */
+export function publicChannel(channel: StoredChannel, keyHints: KeyHint[]) {
   const { sealed_keys, ...rest } = channel;
-  return { ...rest, key_count: sealed_keys.length };
+  return { ...rest, key_count: sealed_keys.length, keys: keyHints };
 }

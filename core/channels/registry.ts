@@ -9,6 +9,8 @@ import { timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
 import type { SecretBox } from "./secret_box.ts";
+import { changeChannelKeys, type KeyOperations } from "./channel_keys.ts";
+import { type KeyHint, keyHint } from "./key_hint.ts";
 import {
   type Channel,
   type ChannelInput,
@@ -209,8 +211,22 @@ export class Registry {
     for (const model of created) atomic.set(kvKeys.model(model.id), model);
     await this.#commit(atomic);
     return created.length
-      ? { ...publicChannel(stored), created_models: created.map((model) => model.id) }
-      : publicChannel(stored);
+      ? { ...(await this.channelView(stored)), created_models: created.map((model) => model.id) }
+      : await this.channelView(stored);
+  }
+
+  /** The admin view of a stored channel (keys by their hints, never themselves). */
+  async channelView(channel: StoredChannel) {
+    return publicChannel(channel, await this.#hintsOf(channel));
+  }
+
+  /**
+   * The hints of a channel's keys, made from the opened keys when asked for, so that no part of
+   * an upstream key is ever stored in clear.
+   */
+  async #hintsOf(channel: StoredChannel): Promise<KeyHint[]> {
+    const keys = await Promise.all(channel.sealed_keys.map((key) => this.#box.open(key)));
+    return await Promise.all(keys.map(keyHint));
   }
 
   async getChannel(id: string): Promise<StoredChannel> {
@@ -221,6 +237,13 @@ export class Registry {
     return entry.value;
   }
 
+  /** A channel with its keys opened, enabled or not, as routing sees it; 404 when none. */
+  async openChannel(id: string): Promise<Channel> {
+    const stored = await this.getChannel(id);
+    const { sealed_keys, ...rest } = stored;
+    return { ...rest, keys: await Promise.all(sealed_keys.map((key) => this.#box.open(key))) };
+  }
+
   /** Channels, newest first unless `options.order` is `asc`. */
   async listChannels(options: ListOptions) {
     const { limit } = options;
@@ -229,15 +252,18 @@ export class Registry {
       kvListOptions(options),
     );
     const data = [];
-    for await (const entry of iterator) data.push(publicChannel(entry.value));
+    for await (const entry of iterator) data.push(await this.channelView(entry.value));
     return { data, cursor: data.length === limit ? iterator.cursor : null };
   }
 
-  /** Changes exactly the fields in `patch`; the merged channel is checked like a new one. */
+  /**
+   * Changes exactly the fields in `patch`; the merged channel is checked like a new one. Upstream
+   * keys are replaced whole (`keys`) or changed one by one (`keyOperations`; see channel_keys.ts).
+   */
   async updateChannel(
     id: string,
     patch: z.infer<typeof channelPatchSchema>,
-    options: { createModels?: boolean } = {},
+    options: { createModels?: boolean; keyOperations?: Omit<KeyOperations, "keys"> } = {},
   ) {
     const entry = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
     if (!entry.value) {
@@ -248,19 +274,21 @@ export class Registry {
     const merged = { ...entry.value, ...rest };
     const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
     const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    const sealed = await changeChannelKeys(
+      { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
+      { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },
+    );
     const updated: StoredChannel = {
       ...merged,
-      sealed_keys: keys
-        ? await Promise.all(keys.map((key) => this.#box.seal(key)))
-        : entry.value.sealed_keys,
+      sealed_keys: sealed.sealed,
       updated_at: new Date().toISOString(),
     };
     const atomic = this.#kv.atomic().check(entry).set(kvKeys.channel(id), updated);
     for (const model of created) atomic.set(kvKeys.model(model.id), model);
     await this.#commit(atomic);
     return created.length
-      ? { ...publicChannel(updated), created_models: created.map((model) => model.id) }
-      : publicChannel(updated);
+      ? { ...(await this.channelView(updated)), created_models: created.map((model) => model.id) }
+      : await this.channelView(updated);
   }
 
   async deleteChannel(id: string): Promise<void> {

@@ -29,6 +29,15 @@ export const kvKeys = {
   model: (id: string) => ["models", id] as const,
   models: () => ["models"] as const,
   catalogVersion: () => ["catalog_version"] as const,
+  /** One instance's attempt counts of a channel in one 5-minute bucket (channel_health.ts). */
+  channelHealth: (channelId: string, bucketMs: number, instanceId: string) =>
+    ["channel_health", channelId, bucketMs, instanceId] as const,
+  channelHealthOf: (channelId: string) => ["channel_health", channelId] as const,
+  channelLastError: (channelId: string) => ["channel_last_error", channelId] as const,
+  /** A key's body capture switch (body_capture.ts), expiring with it. */
+  captureSwitch: (keyId: string) => ["capture_switches", keyId] as const,
+  captureSwitches: () => ["capture_switches"] as const,
+  capturedRequest: (requestId: string) => ["captured_requests", requestId] as const,
   requestLog: (id: string) => ["requests", id] as const,
   requestLogs: () => ["requests"] as const,
   /** Request-log indexes, one per filter (`key`, `model`…), written with the record. */

@@ -26,6 +26,21 @@ export interface TaskStoreOptions {
 }
 
 /** A due-index entry: the task to look at and the index key it sits under. */
+/** What an admin list of tasks may be narrowed to. */
+export interface TaskFilter {
+  kind?: TaskRecord["kind"];
+  status?: TaskRecord["status"];
+  model?: string;
+  key?: string;
+}
+
+function matches(task: TaskRecord, filter: TaskFilter): boolean {
+  return (!filter.kind || task.kind === filter.kind) &&
+    (!filter.status || task.status === filter.status) &&
+    (!filter.model || task.model === filter.model) &&
+    (!filter.key || task.key_id === filter.key);
+}
+
 export interface DueTask {
   taskId: string;
   dueKey: Deno.KvKey;
@@ -60,8 +75,11 @@ export class TaskStore {
     return task && task.kind === filter.kind && task.owner === filter.owner ? task : null;
   }
 
-  /** Tasks, newest first unless `options.order` is `asc`. */
-  async list(options: ListOptions) {
+  /**
+   * Tasks, newest first unless `options.order` is `asc`, those not matching `filter` left out of
+   * the page (the cursor still moves past them).
+   */
+  async list(options: ListOptions, filter: TaskFilter = {}) {
     const iterator = this.#kv.list<string>(
       timeRangeSelector(kvKeys.tasksByTime(), (ms) => ms, options),
       kvListOptions(options),
@@ -73,7 +91,9 @@ export class TaskStore {
       const found = await this.#kv.getMany<TaskRecord[]>(
         ids.slice(i, i + 10).map((id) => kvKeys.task(id)),
       );
-      for (const entry of found) if (entry.value) data.push(entry.value);
+      for (const entry of found) {
+        if (entry.value && matches(entry.value, filter)) data.push(entry.value);
+      }
     }
     return { data, cursor: ids.length === options.limit ? iterator.cursor : null };
   }

@@ -49,6 +49,8 @@ export class RequestContext {
   task: { id: string; receipt: Receipt } | null = null;
   /** Set when the route's own work logs the request when it ends (after the response). */
   logsLater = false;
+  /** Set when the request's bodies are captured (see body_capture.ts). */
+  captured = false;
   #logged = false;
   readonly #telemetry: Telemetry;
 
@@ -89,6 +91,7 @@ export class RequestContext {
       error_code: result.errorCode ?? null,
       outcome: result.outcome ?? (result.status < 400 ? "completed" : "error"),
       ...(this.durationReader ? { duration_reader: this.durationReader } : {}),
+      ...(this.captured ? { captured: true as const } : {}),
       ...(result.images ? { images: result.images } : {}),
       ...(result.billedSeconds ? { billed_seconds: result.billedSeconds } : {}),
       ...(this.ignoredFields.length ? { ignored_fields: this.ignoredFields } : {}),

@@ -10,6 +10,7 @@ import type { Receipt } from "../billing/receipt.ts";
 import { indexEntriesOf } from "./request_log_indexes.ts";
 import { queryRequestLog, type RequestFilter } from "./request_log_query.ts";
 import { addRollups, readUsage, type UsageQuery, type UsageRow } from "./usage_rollups.ts";
+import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -83,6 +84,8 @@ export interface RequestLogEntry {
   receipt?: Receipt;
   /** Set when a field was too long and was cut. */
   truncated?: true;
+  /** Set when the request's bodies were captured: `GET /admin/requests/{id}/capture`. */
+  captured?: true;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -96,6 +99,8 @@ const MAX_BATCH_BYTES = 400 * 1024;
 /** Longest string field kept whole; longer ones are cut and the entry marked `truncated`. */
 const MAX_FIELD_CHARS = 256;
 const MAX_ATTEMPTS_KEPT = 20;
+/** Health writes (~2 KB each at most) added to a batch's commit; more are committed alone. */
+const MAX_HEALTH_WRITES_IN_BATCH = 50;
 /** Unauthenticated requests (no key: 401s, 404s of random paths…) written per second at most. */
 const ANONYMOUS_PER_SECOND = 20;
 /** Entries waiting for a write at most; past it, new unauthenticated ones are dropped. */
@@ -152,12 +157,20 @@ export class RequestLog {
   #anonymousSecond = 0;
   #anonymousInSecond = 0;
   #onDrop: () => void;
+  #health?: ChannelHealth;
 
   constructor(
     kv: Deno.Kv,
-    options: { retentionMs?: number; stdout?: boolean; onDrop?: () => void } = {},
+    options: {
+      retentionMs?: number;
+      stdout?: boolean;
+      onDrop?: () => void;
+      /** Counts each batch's upstream attempts per channel, written with the batch. */
+      health?: ChannelHealth;
+    } = {},
   ) {
     this.#kv = kv;
+    this.#health = options.health;
     this.#retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.#toStdout = options.stdout ?? true;
     this.#onDrop = options.onDrop ?? (() => {});
@@ -199,6 +212,12 @@ export class RequestLog {
   }
 
   async #write(entries: RequestLogEntry[]): Promise<void> {
+    // Health counts ride in the first batch's commit when they are few (the usual case).
+    let health = this.#health?.writesFor(entries) ?? [];
+    if (entries.length === 0 || health.length > MAX_HEALTH_WRITES_IN_BATCH) {
+      await this.#commitHealth(health);
+      health = [];
+    }
     if (entries.length === 0) return;
     if (this.#toStdout) {
       const text = entries.map((entry) => JSON.stringify({ msg: "request", ...entry })).join("\n");
@@ -206,7 +225,8 @@ export class RequestLog {
     }
     for (const batch of batchesOf(entries)) {
       try {
-        await this.#commit(batch);
+        await this.#commit(batch, health);
+        health = [];
       } catch {
         // One bad entry must not take the others with it: write them one by one.
         for (const entry of batch) {
@@ -221,9 +241,20 @@ export class RequestLog {
         }
       }
     }
+    await this.#commitHealth(health);
   }
 
-  async #commit(batch: RequestLogEntry[]): Promise<void> {
+  /** Health counts written alone (no entries to ride with, or too many to add to a batch). */
+  async #commitHealth(health: HealthWrite[]): Promise<void> {
+    for (let i = 0; i < health.length; i += MAX_HEALTH_WRITES_IN_BATCH) {
+      await this.#commit([], health.slice(i, i + MAX_HEALTH_WRITES_IN_BATCH)).catch((error) => {
+        console.error(JSON.stringify({ msg: "channel health not written", error: String(error) }));
+      });
+    }
+  }
+
+  async #commit(batch: RequestLogEntry[], health: HealthWrite[] = []): Promise<void> {
+    if (batch.length === 0 && health.length === 0) return;
     const atomic = this.#kv.atomic();
     for (const entry of batch) {
       atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
@@ -232,6 +263,7 @@ export class RequestLog {
       }
     }
     addRollups(atomic, batch.filter((entry) => !entry.task_pending));
+    for (const write of health) atomic.set(write.key, write.value, { expireIn: write.expireIn });
     const result = await atomic.commit();
     if (!result.ok) throw new Error("request log commit refused");
   }

@@ -12,6 +12,7 @@ import { jsonAnswer } from "./json_answer.ts";
 import { streamAnswer } from "./stream_answer.ts";
 import { attemptText, servableOrder } from "./text_attempt.ts";
 import { TextBill } from "./text_bill.ts";
+import { startTextCapture } from "./capture_text.ts";
 
 export type TextAnswer =
   | { kind: "json"; body: string; headers: Record<string, string> }
@@ -30,6 +31,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
     strict: inbound.strictFields || key.strict_fields === true,
   });
   context.stream = inbound.stream;
+  const capture = startTextCapture(scope, inbound);
 
   const bill = new TextBill(scope, { inbound, model: resolved.model });
   await bill.hold();
@@ -51,10 +53,12 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
     },
   ).catch(async (error) => {
     await bill.release("upstream call failed");
+    capture?.failed(error);
     throw error;
   });
   const { channel, result: attempt } = chosen;
   await bill.confirmed().catch((error) => {
+    capture?.failed(error);
     if (attempt.kind === "stream") {
       attempt.call.abort();
       attempt.events.cancel().catch(() => {});
@@ -66,7 +70,15 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
   const headers: Record<string, string> = { "x-gateway-channel": channel.id };
   if (attempt.ignored.length) headers["x-gateway-ignored-fields"] = attempt.ignored.join(",");
   if (attempt.kind === "json") {
-    return { kind: "json", body: jsonAnswer(attempt, { inbound, channel, bill }), headers };
+    const body = jsonAnswer(attempt, { inbound, channel, bill });
+    capture?.answered(body, channel.keys);
+    return { kind: "json", body, headers };
   }
-  return { kind: "stream", headers, ...streamAnswer(attempt, { inbound, channel, bill }) };
+  const { stream, contentType } = streamAnswer(attempt, { inbound, channel, bill });
+  return {
+    kind: "stream",
+    headers,
+    contentType,
+    stream: capture ? capture.tap(stream, channel.keys) : stream,
+  };
 }

@@ -14,8 +14,16 @@ const SECRET_SHAPES: RegExp[] = [
 
 const MAX_LENGTH = 1_000;
 
-/** `text` with `secrets` and secret-shaped strings replaced by `[redacted]`, and bounded. */
-export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+/**
+ * `text` with `secrets` and secret-shaped strings replaced by `[redacted]`, and bounded to
+ * `maxLength` characters (1,000 unless given).
+ */
+export function redactSecrets(
+  text: string,
+  secrets: readonly string[] = [],
+  options: { maxLength?: number } = {},
+): string {
+  const maxLength = options.maxLength ?? MAX_LENGTH;
   let out = text;
   for (const secret of secrets) {
     if (secret.length >= 6) out = out.split(secret).join("[redacted]");
@@ -30,5 +38,5 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
       return `${prefix}[redacted]`;
     });
   }
-  return out.length > MAX_LENGTH ? `${out.slice(0, MAX_LENGTH)}… [truncated]` : out;
+  return out.length > maxLength ? `${out.slice(0, maxLength)}… [truncated]` : out;
 }

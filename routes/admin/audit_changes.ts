@@ -10,7 +10,6 @@ import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { type AuditActor } from "../../core/audit/audit_log.ts";
 import { auditedChange, type ChangeOutcome } from "../../core/audit/audited_change.ts";
-import { publicChannel } from "../../core/channels/channel_schema.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
@@ -27,7 +26,8 @@ const TARGET_READERS: Record<string, TargetReader> = {
   keys: { kind: "key", read: (gateway, id) => gateway.keys.get(id) },
   channels: {
     kind: "channel",
-    read: async (gateway, id) => publicChannel(await gateway.registry.getChannel(id)),
+    read: async (gateway, id) =>
+      gateway.registry.channelView(await gateway.registry.getChannel(id)),
   },
   models: { kind: "model", read: (gateway, id) => gateway.registry.getModel(id) },
 };

@@ -20,6 +20,12 @@ const ADMIN_BODY_LIMIT = 1024 * 1024;
 /** The JSON body of an admin request (1 MB at most). */
 export const adminBody = (request: Request) => readJsonBody(request, ADMIN_BODY_LIMIT);
 
+/** The JSON body of an admin request whose body may be left out (then `{}`). */
+export function optionalAdminBody(request: Request): Promise<Record<string, unknown>> {
+  const empty = !request.body || request.headers.get("content-length") === "0";
+  return empty ? Promise.resolve({}) : adminBody(request);
+}
+
 export function timeParam(url: URL, name: string): number | undefined {
   const value = queryValue(url, name);
   if (value === undefined || value === "") return undefined;

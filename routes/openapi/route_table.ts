@@ -21,6 +21,8 @@ import {
 } from "../../core/formats/anthropic/request_schema.ts";
 import { editFieldsSchema, generationRequestSchema } from "../../core/images/request_schema.ts";
 import { videoFieldsSchema } from "../../core/video/request_schema.ts";
+import { channelProbeSchema } from "../../core/text/probe_channel.ts";
+import { captureInputSchema } from "../../core/telemetry/body_capture.ts";
 import { generateContentRequestSchema } from "../generate_content.ts";
 
 /** Who may call a route: the admin token, a client key in the forms of an interface, or anyone. */
@@ -340,8 +342,70 @@ const ADMIN_ROUTES: ApiRoute[] = [
     method: "get",
     path: "/admin/tasks",
     summary: "Image and video task records",
-    query: LIST_QUERY,
+    query: [
+      ...LIST_QUERY,
+      KEY_FILTER,
+      {
+        name: "kind",
+        description: "`image` or `video`",
+        schema: { type: "string", enum: ["image", "video"] },
+      },
+      {
+        name: "status",
+        description: "the task's status",
+        schema: { type: "string", enum: ["submitted", "in_progress", "succeeded", "failed"] },
+      },
+      { name: "model", description: "a model id", schema: text },
+    ],
     answers: page("task records"),
+  }),
+  admin({
+    method: "get",
+    path: "/admin/tasks/{id}",
+    summary: "A task with its billing: held, settled, refunded and its ledger entry ids",
+    answers: { "200": json("the task record with `billing`") },
+  }),
+  admin({
+    method: "post",
+    path: "/admin/channels/{id}/test",
+    summary: "One minimal real request through a text channel; never billed",
+    body: { name: "ChannelTest", schema: channelProbeSchema },
+    answers: {
+      "200": json("{ok, status, latency_ms, error_class?, error?, model, channel_id}"),
+    },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/keys/{id}/ledger/verify",
+    summary: "A key's ledger entries summed against its balance",
+    answers: {
+      "200": json("{key_id, balance, entries_sum, entries, ok, holds_open, held_open}"),
+    },
+  }),
+  admin({
+    method: "post",
+    path: "/admin/keys/{id}/capture",
+    summary: "Capture the key's text request and response bodies for `minutes`",
+    body: { name: "CaptureInput", schema: captureInputSchema },
+    answers: { "200": json("{active, key_id, started_at, until}") },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/keys/{id}/capture",
+    summary: "Whether the key's bodies are captured, and until when",
+    answers: { "200": json("{active, key_id, started_at?, until?}") },
+  }),
+  admin({
+    method: "delete",
+    path: "/admin/keys/{id}/capture",
+    summary: "Stop capturing the key's bodies",
+    answers: { "204": { description: "stopped; no body" } },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/requests/{id}/capture",
+    summary: "The captured (redacted) bodies of one request",
+    answers: { "200": json("the captured request") },
   }),
   admin({
     method: "get",

@@ -1,0 +1,42 @@
+/** Admin routes for tasks: the list with filters, and one task with its billing. */
+
+import { Hono } from "hono";
+import { billingOf, entriesOfRef } from "../../core/billing/ledger_audit.ts";
+import { GatewayError } from "../../core/errors.ts";
+import type { Gateway } from "../../core/gateway.ts";
+import type { AppEnv } from "../middleware.ts";
+import { idParam, queryChoice, queryValue } from "../params.ts";
+import { keyFilter, listed, listOptions } from "./shared.ts";
+
+const TASK_STATUSES = ["submitted", "in_progress", "succeeded", "failed"] as const;
+
+const taskNotFound = (id: string) =>
+  new GatewayError("task_not_found", 404, `No task has the id '${id}'`);
+
+export function adminTaskRoutes(gateway: Gateway) {
+  const app = new Hono<AppEnv>();
+  app.get("/admin/tasks", async (c) => {
+    const url = c.get("url");
+    const options = listOptions(url);
+    const filter = {
+      kind: queryChoice(url, "kind", { allowed: ["image", "video"], fallback: undefined }),
+      status: queryChoice(url, "status", { allowed: TASK_STATUSES, fallback: undefined }),
+      model: queryValue(url, "model") || undefined,
+      key: keyFilter(url),
+    };
+    return c.json(await listed(options, () => gateway.tasks.list(options, filter)));
+  });
+  app.get("/admin/tasks/:id", async (c) => {
+    const id = idParam(c, "id", { shape: "task", notFound: taskNotFound });
+    const task = await gateway.tasks.get(id);
+    if (!task) throw taskNotFound(id);
+    const entries = await entriesOfRef(gateway.kv, {
+      keyId: task.key_id,
+      ref: task.id,
+      // submit_time is in whole seconds; the hold is written after the record is made.
+      sinceMs: task.submit_time * 1000 - 1000,
+    });
+    return c.json({ ...task, billing: billingOf(entries) });
+  });
+  return app;
+}
