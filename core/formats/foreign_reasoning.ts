@@ -10,11 +10,10 @@
 import type { TextFormat } from "./neutral.ts";
 import { REASONING_HISTORY_FIELD, signedBy, type Signer } from "./signature.ts";
 import { thinkingFits } from "./anthropic/encode_request.ts";
+import { SKIP_SIGNATURE } from "./gemini/encode_request.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-const SKIP_SIGNATURE = "skip_thought_signature_validator";
 
 /** What to do with a signature: keep it as it is, send the signer's own value, or drop it. */
 function verdict(signature: unknown, own: Signer): "keep" | "drop" | string {
