@@ -1,7 +1,8 @@
 /**
  * The self-view of a key holder, with the key's own credential in any form a model interface
  * takes: GET /v1/me (the key's limits, balance, expiry and whatever else its record holds),
- * /v1/me/requests (its request log records) and /v1/me/ledger (its ledger entries). Never another
+ * /v1/me/requests (its request log records), /v1/me/ledger (its ledger entries) and /v1/me/usage
+ * (its usage per hour or day, by model, from the rollups). Never another
  * key's records, never channels or upstream URLs.
  */
 
@@ -10,6 +11,7 @@ import type { Gateway } from "../core/gateway.ts";
 import { withoutSecrets } from "../core/util/without_secrets.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { listed, listOptions } from "./admin/shared.ts";
+import { usageAnswer, usageQuery } from "./admin/usage.ts";
 import type { ListOptions } from "../core/kv/list_options.ts";
 import type { RequestLogEntry } from "../core/telemetry/request_log.ts";
 
@@ -58,6 +60,11 @@ export function meRoutes(gateway: Gateway) {
     const options = listOptions(c.get("url"));
     const page = await listed(options, () => ownRequests(gateway, c.get("key").id, options));
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });
+  });
+  app.get("/v1/me/usage", withKey, async (c) => {
+    const query = { ...usageQuery(c.get("url"), ["model"]), keyId: c.get("key").id };
+    const rows = await gateway.requestLog.usage(query);
+    return c.json(usageAnswer(query, rows.map(selfView)));
   });
   app.get("/v1/me/ledger", withKey, async (c) => {
     const options = listOptions(c.get("url"));

@@ -78,6 +78,8 @@ export interface UsageQuery {
   to: number;
   interval: "hour" | "day";
   groupBy: readonly UsageGroup[];
+  /** Only this key's usage (a key holder's own view). */
+  keyId?: string;
 }
 
 export interface UsageRow {
@@ -112,6 +114,7 @@ export async function readUsage(kv: Deno.Kv, query: UsageQuery): Promise<UsageRo
       string,
       Counter,
     ];
+    if (query.keyId !== undefined && key !== query.keyId) continue;
     const start = query.interval === "hour" ? hour : Math.floor(hour / DAY_MS) * DAY_MS;
     const group = {
       ...(query.groupBy.includes("key") ? { key_id: key || null } : {}),

@@ -2,7 +2,7 @@
 
 import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
-import type { UsageGroup } from "../../core/telemetry/usage_rollups.ts";
+import type { UsageGroup, UsageQuery } from "../../core/telemetry/usage_rollups.ts";
 import type { AppEnv } from "../middleware.ts";
 import { invalidQueryParameter, queryChoice, queryValue } from "../params.ts";
 import { timeParam } from "./shared.ts";
@@ -13,46 +13,55 @@ const DAY_MS = 24 * HOUR_MS;
 /** The longest range one call reads. */
 const MAX_RANGE_DAYS = 400;
 
-/** `?group_by=key,model,channel` (any subset, each once; answered in that order). */
-function groupByParam(url: URL): UsageGroup[] {
+/** `?group_by=` of the groups `allowed` (any subset, each once; answered in that order). */
+function groupByParam(url: URL, allowed: readonly UsageGroup[]): UsageGroup[] {
   const value = queryValue(url, "group_by");
   if (!value) return [];
   const names = value.split(",");
   for (const name of names) {
-    if (!(GROUPS as readonly string[]).includes(name)) {
+    if (!(allowed as readonly string[]).includes(name)) {
       throw invalidQueryParameter(
         "group_by",
-        `must list some of key, model, channel separated by commas, not '${name.slice(0, 60)}'`,
+        `must list some of ${allowed.join(", ")} separated by commas, not '${name.slice(0, 60)}'`,
       );
     }
   }
   if (new Set(names).size !== names.length) {
     throw invalidQueryParameter("group_by", "names a field twice");
   }
-  return GROUPS.filter((group) => names.includes(group));
+  return allowed.filter((group) => names.includes(group));
+}
+
+/** `?group_by=&interval=hour|day&from=&to=` of a usage read; `groups` are those it may group by. */
+export function usageQuery(url: URL, groups: readonly UsageGroup[] = GROUPS): UsageQuery {
+  const groupBy = groupByParam(url, groups);
+  const interval = queryChoice(url, "interval", { allowed: ["hour", "day"], fallback: "hour" })!;
+  // Rollups are per hour: the range is widened to whole hours.
+  const to = Math.ceil((timeParam(url, "to") ?? Date.now()) / HOUR_MS) * HOUR_MS;
+  const from = Math.floor((timeParam(url, "from") ?? to - DAY_MS) / HOUR_MS) * HOUR_MS;
+  if (from >= to) throw invalidQueryParameter("from", "must be earlier than to");
+  if (to - from > MAX_RANGE_DAYS * DAY_MS) {
+    throw invalidQueryParameter("to", `must be at most ${MAX_RANGE_DAYS} days after from`);
+  }
+  return { from, to, interval, groupBy };
+}
+
+/** The answer of a usage read. */
+export function usageAnswer(query: UsageQuery, data: unknown[]) {
+  return {
+    from: new Date(query.from).toISOString(),
+    to: new Date(query.to).toISOString(),
+    interval: query.interval,
+    group_by: query.groupBy,
+    data,
+  };
 }
 
 export function adminUsageRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   app.get("/admin/usage", async (c) => {
-    const url = c.get("url");
-    const groupBy = groupByParam(url);
-    const interval = queryChoice(url, "interval", { allowed: ["hour", "day"], fallback: "hour" })!;
-    // Rollups are per hour: the range is widened to whole hours.
-    const to = Math.ceil((timeParam(url, "to") ?? Date.now()) / HOUR_MS) * HOUR_MS;
-    const from = Math.floor((timeParam(url, "from") ?? to - DAY_MS) / HOUR_MS) * HOUR_MS;
-    if (from >= to) throw invalidQueryParameter("from", "must be earlier than to");
-    if (to - from > MAX_RANGE_DAYS * DAY_MS) {
-      throw invalidQueryParameter("to", `must be at most ${MAX_RANGE_DAYS} days after from`);
-    }
-    const data = await gateway.requestLog.usage({ from, to, interval, groupBy });
-    return c.json({
-      from: new Date(from).toISOString(),
-      to: new Date(to).toISOString(),
-      interval,
-      group_by: groupBy,
-      data,
-    });
+    const query = usageQuery(c.get("url"));
+    return c.json(usageAnswer(query, await gateway.requestLog.usage(query)));
   });
   return app;
 }

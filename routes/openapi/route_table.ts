@@ -621,6 +621,37 @@ const CLIENT_ROUTES: ApiRoute[] = [
     query: LIST_QUERY,
     answers: page("ledger entries"),
   },
+  {
+    method: "get",
+    path: "/v1/me/usage",
+    tag: "self",
+    summary: "The calling key's own usage per hour or day, by model if asked, from the rollups",
+    security: "any_key",
+    errors: "openai",
+    query: [
+      { name: "group_by", description: "`model`, or nothing", schema: text },
+      {
+        name: "interval",
+        description: "`hour` (default) or `day`",
+        schema: { type: "string", enum: ["hour", "day"] },
+      },
+      {
+        name: "from",
+        description: "ISO 8601 time (default 24 h before `to`)",
+        schema: { type: "string", format: "date-time" },
+      },
+      {
+        name: "to",
+        description: "ISO 8601 time (default now)",
+        schema: { type: "string", format: "date-time" },
+      },
+    ],
+    answers: {
+      "200": {
+        description: "`{from, to, interval, group_by, data: [{start, model?, requests, …, cost}]}`",
+      },
+    },
+  },
 ];
 
 const OPERATION_ROUTES: ApiRoute[] = [

@@ -94,7 +94,7 @@ Deno.test(
 );
 
 Deno.test(
-  "GET /v1/me/requests and /v1/me/ledger show a key its own records only, without channels",
+  "GET /v1/me/requests, /ledger and /usage show a key its own records only, without channels",
   serverTest,
   async () => {
     await using s = await setupChat();
@@ -128,6 +128,26 @@ Deno.test(
       const me = await getJson(`${s.gw.url}/v1/me`, headers);
       assertEquals(sum, me.body.balance);
     }
+    // Usage: each key sees its own totals, by model if asked; never a key or channel column.
+    for (const [secret, count] of [[s.key, 2], [other.key, 1]] as const) {
+      const headers = { "x-api-key": secret };
+      const usage = await getJson(`${s.gw.url}/v1/me/usage?group_by=model&interval=day`, headers);
+      assertEquals(usage.status, 200, JSON.stringify(usage.body));
+      assertEquals(usage.body.data.length, 1, JSON.stringify(usage.body));
+      const [row] = usage.body.data;
+      assertEquals([row.model, row.requests], [MODEL, count]);
+      assertOk(!("key_id" in row) && !("channel_id" in row));
+      const me = await getJson(`${s.gw.url}/v1/me`, headers);
+      const requests = await getJson(`${s.gw.url}/v1/me/requests?limit=1000`, headers);
+      const logged = requests.body.data.reduce((sum: number, r: Json) => sum + r.cost, 0);
+      assertEquals(row.cost, logged);
+      assertOk(me.status === 200);
+    }
+    const refused = await getJson(`${s.gw.url}/v1/me/usage?group_by=channel`, {
+      authorization: `Bearer ${s.key}`,
+    });
+    assertEquals(refused.status, 400);
+    assertEquals(refused.body.error.param, "group_by");
     // Paging: one a page, then the rest.
     const headers = { authorization: `Bearer ${s.key}` };
     const page1 = await getJson(`${s.gw.url}/v1/me/requests?limit=1`, headers);
