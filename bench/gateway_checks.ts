@@ -154,7 +154,13 @@ function sleep(ms: number): Promise<void> {
  */
 export async function ledgerCheck(
   gatewayUrl: string,
-  { keyId, okRequests, startBalance }: { keyId: string; okRequests: number; startBalance: number },
+  { keyId, okRequests, countedCost, startBalance }: {
+    keyId: string;
+    okRequests: number;
+    /** What the gateway's cost counter grew by over the same requests. */
+    countedCost: number;
+    startBalance: number;
+  },
 ): Promise<string> {
   const started = performance.now();
   let settles = 0;
@@ -184,9 +190,7 @@ export async function ledgerCheck(
     if (settles >= okRequests && balance === startBalance - costs) break;
     await sleep(200);
   }
-  const counted = (await fetch(`${gatewayUrl}/metrics`).then((r) => r.text())).split("\n")
-    .filter((line) => line.startsWith(`gateway_cost_units_total{model="${MODEL}"}`))
-    .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+  const counted = countedCost;
   const ok = settles === okRequests && costs === counted && balance === startBalance - costs;
   return `${okRequests} requests answered 200, ${settles} settle entries; Σ costs ${costs} ` +
     `units (gateway_cost_units_total ${counted}); balance ${balance} = start − Σ costs: ` +
@@ -207,9 +211,10 @@ export function rssNumberMb(pid: number): number | null {
 /** From /metrics: chat requests answered 200, and KV operations by kind (GATEWAY_KV_COUNT_OPS). */
 export async function metricValues(
   gatewayUrl: string,
-): Promise<{ chatOk: number; kvOps: Record<string, number> }> {
+): Promise<{ chatOk: number; cost: number; kvOps: Record<string, number> }> {
   const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
   let chatOk = 0;
+  let cost = 0;
   const kvOps: Record<string, number> = {};
   for (const line of text.split("\n")) {
     const value = Number(line.split(" ").at(-1));
@@ -219,8 +224,9 @@ export async function metricValues(
     ) {
       chatOk += value;
     }
+    if (line.startsWith(`gateway_cost_units_total{model="${MODEL}"}`)) cost += value;
     const op = /^gateway_kv_operations_total\{op="([^"]+)"\}/.exec(line)?.[1];
     if (op) kvOps[op] = (kvOps[op] ?? 0) + value;
   }
-  return { chatOk, kvOps };
+  return { chatOk, cost, kvOps };
 }
