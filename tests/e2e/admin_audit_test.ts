@@ -297,3 +297,72 @@ Deno.test(
     assertEquals(await change(gw), "203.0.113.9");
   },
 );
+
+Deno.test(
+  "admin audit: rotation, single upstream keys, channel tests and capture are recorded, no secret",
+  serverTest,
+  async () => {
+    await using gw = await startTestGateway();
+    await gw.admin("PUT", "/admin/models/audit-m2", {
+      kind: "text",
+      price: { input: 1, output: 2 },
+    });
+    const channel = await gw.admin("POST", "/admin/channels", {
+      name: "audited-2",
+      type: "openai",
+      base_url: "http://127.0.0.1:9/v1",
+      keys: [UPSTREAM_SECRET],
+      models: ["audit-m2"],
+    });
+    const channelId = channel.body.id;
+    const added = await gw.admin("PATCH", `/admin/channels/${channelId}`, {
+      add_keys: [ROTATED_UPSTREAM_SECRET],
+    });
+    assertEquals(added.status, 200, JSON.stringify(added.body));
+    const fingerprint = added.body.keys[0].fingerprint;
+    assertEquals(
+      (await gw.admin("PATCH", `/admin/channels/${channelId}`, { remove_keys: [fingerprint] }))
+        .status,
+      200,
+    );
+    // The channel's upstream refuses the connection: the test answers, nothing is changed.
+    assertEquals((await gw.admin("POST", `/admin/channels/${channelId}/test`, {})).status, 200);
+    const created = await gw.admin("POST", "/admin/keys", { name: "rotated", balance: 5 });
+    const rotated = await gw.admin("POST", `/admin/keys/${created.body.id}/rotate`, {
+      grace_seconds: 0,
+    });
+    assertEquals(rotated.status, 200, JSON.stringify(rotated.body));
+    assertEquals(
+      (await gw.admin("POST", `/admin/keys/${created.body.id}/capture`, { minutes: 5 })).status,
+      200,
+    );
+    assertEquals(
+      (await gw.admin("DELETE", `/admin/keys/${created.body.id}/capture`)).status,
+      204,
+    );
+
+    const records = await auditRecords(gw, "&order=asc");
+    const routes = records.map((r) => `${r.method} ${r.route} ${r.target.kind}`);
+    for (
+      const expected of [
+        "PATCH /admin/channels/:id channel",
+        "POST /admin/channels/:id/test channel",
+        "POST /admin/keys/:id/rotate key",
+        "POST /admin/keys/:id/capture key",
+        "DELETE /admin/keys/:id/capture key",
+      ]
+    ) {
+      assertOk(routes.includes(expected), `${expected} not in ${JSON.stringify(routes)}`);
+    }
+    const rotation = records.find((r) => r.route === "/admin/keys/:id/rotate");
+    assertEquals(rotation.target.id, created.body.id);
+    assertEquals(rotation.before.prefix, created.body.prefix);
+    assertEquals(rotation.after.prefix, rotated.body.prefix);
+    const stored = await storedAuditText(gw);
+    for (
+      const secret of [created.body.key, rotated.body.key, UPSTREAM_SECRET, ROTATED_UPSTREAM_SECRET]
+    ) {
+      assertOk(!stored.includes(secret), `a secret is in the audit log: ${secret.slice(0, 12)}…`);
+    }
+  },
+);
