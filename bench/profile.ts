@@ -14,7 +14,7 @@ import {
   STREAM_BODY,
 } from "./gateway_checks.ts";
 import { runWrk } from "./wrk.ts";
-import { profileAreas } from "./profile_areas.ts";
+import { profileAreas, profileFunctions } from "./profile_areas.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
@@ -75,6 +75,15 @@ async function main(): Promise<void> {
     }
     console.log("");
     console.log(`Busy main-thread time per request: ${((busy * 1000) / requests).toFixed(1)} µs`);
+    console.log("");
+    console.log("| function (self time; natives under their caller) | µs per request |");
+    console.log("| --- | --- |");
+    for (
+      const fn of profileFunctions(profile, { lastMs }).filter((f) => f.name !== "(idle) (native)")
+        .slice(0, 25)
+    ) {
+      console.log(`| ${fn.name} | ${((fn.selfMs * 1000) / requests).toFixed(1)} |`);
+    }
   } finally {
     await gateway.stop();
     await upstream.stop();

@@ -34,11 +34,29 @@ export function areaOf(frame: ProfileNode["callFrame"]): string {
   return url.replace(/^.*\//, "");
 }
 
+/** Self time per function (`name (file)`, natives under their caller's name), largest first. */
+export function profileFunctions(profile: CpuProfile, { lastMs = Infinity } = {}): AreaTime[] {
+  return profileBy(
+    profile,
+    lastMs,
+    (frame) =>
+      `${frame.functionName || "(anonymous)"} (${frame.url.replace(/^.*\//, "") || "native"})`,
+  );
+}
+
 /**
  * Self time per area, largest first. A native function (JSON.parse, a digest) counts for the
  * area that called it. `lastMs` keeps only the samples of the profile's last milliseconds.
  */
 export function profileAreas(profile: CpuProfile, { lastMs = Infinity } = {}): AreaTime[] {
+  return profileBy(profile, lastMs, areaOf);
+}
+
+function profileBy(
+  profile: CpuProfile,
+  lastMs: number,
+  nameOf: (frame: ProfileNode["callFrame"]) => string,
+): AreaTime[] {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) {
     for (const child of node.children ?? []) parent.set(child, node.id);
@@ -49,8 +67,8 @@ export function profileAreas(profile: CpuProfile, { lastMs = Infinity } = {}): A
     const known = areaOfNode.get(id);
     if (known) return known;
     const node = byId.get(id);
-    let area = node ? areaOf(node.callFrame) : "(unknown)";
-    if (area === "(native)" && parent.has(id)) {
+    let area = node ? nameOf(node.callFrame) : "(unknown)";
+    if (node && areaOf(node.callFrame) === "(native)" && parent.has(id)) {
       const above = resolve(parent.get(id)!);
       if (!above.startsWith("(")) area = above;
     }
