@@ -4,7 +4,6 @@
  * answer or the stream's first event (so a stream that dies before it can still fail over).
  */
 
-import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
@@ -14,6 +13,7 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
 import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
+import { type SseEvents, sseEvents } from "../upstream/sse_events.ts";
 import type { ClientHints } from "../providers/client_hints.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
@@ -41,7 +41,7 @@ export interface StreamAttempt extends AttemptBase {
   kind: "stream";
   call: UpstreamCall;
   first: EventSourceMessage;
-  events: ReadableStreamDefaultReader<EventSourceMessage>;
+  events: SseEvents;
 }
 
 export type TextAttempt = JsonAttempt | StreamAttempt;
@@ -172,10 +172,7 @@ export async function attemptText(
         retryable: true,
       });
     }
-    const events = response.body
-      .pipeThrough(new TextDecoderStream())
-      .pipeThrough(new EventSourceParserStream())
-      .getReader();
+    const events = sseEvents(response.body);
     const first = await events.read();
     if (first.done) {
       throw new UpstreamAttemptError("bad_answer: the upstream stream ended before any event", {

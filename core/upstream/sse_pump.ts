@@ -5,6 +5,7 @@
 
 import type { EventSourceMessage } from "eventsource-parser";
 import type { UpstreamCall } from "./attempt.ts";
+import type { SseEvents } from "./sse_events.ts";
 
 /**
  * How a stream ended. `upstream_idle_timeout`: the upstream went silent for longer than the
@@ -35,10 +36,10 @@ const encoder = new TextEncoder();
 const IDLE = Symbol("idle");
 
 /** The next event, or IDLE when none comes within `ms`. */
-async function readWithin<T>(
-  reader: ReadableStreamDefaultReader<T>,
+async function readWithin(
+  reader: SseEvents,
   ms: number,
-): Promise<ReadableStreamReadResult<T> | typeof IDLE> {
+): Promise<ReadableStreamReadResult<EventSourceMessage> | typeof IDLE> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
@@ -57,7 +58,7 @@ async function readWithin<T>(
 export function pumpSse(
   upstream: {
     first: EventSourceMessage;
-    events: ReadableStreamDefaultReader<EventSourceMessage>;
+    events: SseEvents;
     call: UpstreamCall;
   },
   handlers: SsePumpHandlers,

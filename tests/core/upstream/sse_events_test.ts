@@ -1,0 +1,76 @@
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { sseEvents } from "../../../core/upstream/sse_events.ts";
+
+const encoder = new TextEncoder();
+
+/** A body of `chunks`, as a byte stream (BYOB reads) or a plain stream. */
+function body(chunks: Uint8Array[], bytes: boolean): ReadableStream<Uint8Array> {
+  let next = 0;
+  if (!bytes) {
+    return new ReadableStream({
+      pull(controller) {
+        if (next < chunks.length) controller.enqueue(chunks[next++]);
+        else controller.close();
+      },
+    });
+  }
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (next < chunks.length) return controller.enqueue(chunks[next++]);
+      controller.close();
+      // A pending BYOB read is answered with nothing once the stream is closed.
+      controller.byobRequest?.respond(0);
+    },
+  });
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>) {
+  const events = sseEvents(stream);
+  const out: Array<[string | undefined, string]> = [];
+  for (let next = await events.read(); !next.done; next = await events.read()) {
+    out.push([next.value.event, next.value.data]);
+  }
+  return out;
+}
+
+for (const bytes of [true, false]) {
+  const kind = bytes ? "byte stream" : "plain stream";
+  Deno.test(`sseEvents (${kind}): events split anywhere, multi-byte text split, big events`, async () => {
+    const big = "x".repeat(10_000);
+    const text =
+      `event: a\ndata: héllo 😀\n\ndata: ${big}\n\n: comment\ndata: last\n\ndata: unfinished`;
+    const whole = encoder.encode(text);
+    // Cut every 7 bytes: splits lines, events and the multi-byte characters.
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < whole.length; at += 7) chunks.push(whole.slice(at, at + 7));
+    assertEquals(await readAll(body(chunks, bytes)), [
+      ["a", "héllo 😀"],
+      [undefined, big],
+      [undefined, "last"],
+    ]);
+    assertEquals(await readAll(body([whole], bytes)), [
+      ["a", "héllo 😀"],
+      [undefined, big],
+      [undefined, "last"],
+    ]);
+  });
+
+  Deno.test(`sseEvents (${kind}): cancel cancels the body and ends the reads`, async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      ...(bytes ? { type: "bytes" as const } : {}),
+      pull(controller) {
+        controller.enqueue(encoder.encode("data: one\n\n"));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    } as UnderlyingDefaultSource<Uint8Array>);
+    const events = sseEvents(stream);
+    assertEquals((await events.read()).value?.data, "one");
+    await events.cancel();
+    assertOk(cancelled);
+    assertOk((await events.read()).done);
+  });
+}
