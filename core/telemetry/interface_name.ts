@@ -12,6 +12,17 @@ export type InterfaceName =
   | "video"
   | ClientInterface;
 
+/** Every name a request record may carry. */
+export const INTERFACE_NAMES: readonly InterfaceName[] = [
+  "openai-chat",
+  "openai-responses",
+  "openai-images",
+  "video",
+  "openai",
+  "anthropic",
+  "gemini",
+];
+
 const OPENAI_ROUTES: Array<[prefix: string, name: InterfaceName]> = [
   ["/v1/chat/completions", "openai-chat"],
   ["/v1/responses", "openai-responses"],

@@ -19,9 +19,9 @@ import {
   queryValue,
 } from "../params.ts";
 import { keyFilter, listed, listOptions } from "./shared.ts";
+import { INTERFACE_NAMES } from "../../core/telemetry/interface_name.ts";
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
-const INTERFACES = ["openai", "anthropic", "gemini"] as const;
 /** Records read per page while exporting. */
 const EXPORT_PAGE = 500;
 
@@ -63,7 +63,7 @@ export function requestFilter(url: URL): RequestFilter {
     filter.status = status;
   }
   const clientInterface = queryChoice(url, "interface", {
-    allowed: INTERFACES,
+    allowed: INTERFACE_NAMES,
     fallback: undefined,
   });
   if (clientInterface) filter.interface = clientInterface;

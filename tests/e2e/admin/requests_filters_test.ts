@@ -61,6 +61,9 @@ Deno.test(
     const { otherKeyId } = await traffic(s);
     const all = await allPages(s, "/admin/requests?order=desc", 1000);
     assertEquals(all.length, 7);
+    // Both interfaces the traffic used are there, so their filters are not vacuous.
+    const interfaces = new Set(all.map((record) => record.interface));
+    assertOk(interfaces.has("openai-chat") && interfaces.has("anthropic"), [...interfaces].join());
     const openaiChannel = all.find((record) => record.model === MODEL_OF.openai)!.channel_id!;
     const cases: Array<[string, (record: LoggedRequest) => boolean]> = [
       [`key=${s.keyId}`, (r) => r.key_id === s.keyId],
@@ -72,6 +75,7 @@ Deno.test(
       ["status=404", (r) => r.status === 404],
       ["status=5xx", (r) => r.status >= 500],
       ["interface=anthropic", (r) => r.interface === "anthropic"],
+      ["interface=openai-chat", (r) => r.interface === "openai-chat"],
       ["interface=openai", (r) => r.interface === "openai"],
       [`request_id=${all[3].id}`, (r) => r.id === all[3].id],
       [`since=${new Date(0).toISOString()}`, () => true],
@@ -87,8 +91,8 @@ Deno.test(
       ],
       [`request_id=${all[3].id}&status=5xx`, () => false],
       [
-        `model=no-such-model&interface=openai`,
-        (r) => r.model === "no-such-model" && r.interface === "openai",
+        `model=no-such-model&interface=openai-chat`,
+        (r) => r.model === "no-such-model" && r.interface === "openai-chat",
       ],
     ];
     for (const [query, wanted] of cases) {
