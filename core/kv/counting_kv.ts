@@ -1,10 +1,12 @@
 /**
  * A Deno.Kv that reports each operation it performs (`get`, `getMany`, `set`, `delete`, `list`,
- * `commit`, `enqueue`), for measuring KV operations per request (`GATEWAY_KV_COUNT_OPS=1`, used
- * by `deno task bench`). Off by default: the plain Kv is used and nothing is counted.
+ * `commit`, `enqueue`) and each mutation inside an atomic commit (`atomic.set`, `atomic.sum`,
+ * `atomic.delete`, `atomic.check`), for measuring KV work per request (`GATEWAY_KV_COUNT_OPS=1`,
+ * used by `deno task bench`). Off by default: the plain Kv is used and nothing is counted.
  */
 
 const COUNTED = new Set(["get", "getMany", "set", "delete", "list", "enqueue"]);
+const COUNTED_IN_ATOMIC = ["set", "sum", "delete", "check", "enqueue", "min", "max"] as const;
 
 /** `kv`, with `onOperation(name)` called for each operation started. */
 export function countingKv(kv: Deno.Kv, onOperation: (name: string) => void): Deno.Kv {
@@ -16,6 +18,16 @@ export function countingKv(kv: Deno.Kv, onOperation: (name: string) => void): De
         return () => {
           const atomic = target.atomic();
           const commit = atomic.commit.bind(atomic);
+          for (const name of COUNTED_IN_ATOMIC) {
+            // deno-lint-ignore no-explicit-any
+            const method = (atomic as any)[name].bind(atomic);
+            // deno-lint-ignore no-explicit-any
+            (atomic as any)[name] = (...args: unknown[]) => {
+              onOperation(`atomic.${name}`);
+              method(...args);
+              return atomic;
+            };
+          }
           atomic.commit = () => {
             onOperation("commit");
             return commit();

@@ -13,7 +13,16 @@ Deno.test("countingKv reports each operation and still performs it", async () =>
     assertEquals(result.ok, false);
     for await (const _ of kv.list({ prefix: [] })) break;
     await kv.delete(["a"]);
-    assertEquals(seen, ["set", "get", "getMany", "commit", "list", "delete"]);
+    assertEquals(seen, [
+      "set",
+      "get",
+      "getMany",
+      "atomic.check",
+      "atomic.set",
+      "commit",
+      "list",
+      "delete",
+    ]);
   } finally {
     kv.close();
   }
