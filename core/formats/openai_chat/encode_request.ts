@@ -10,6 +10,7 @@ import {
   type OptionName,
   unsupportedOptions,
 } from "../neutral.ts";
+import { OPENAI_EFFORT } from "../openai_effort.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -49,17 +50,6 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "verbosity",
   "serviceTier",
 ]);
-
-/** Levels chat completions takes (`max` is Anthropic's; the nearest is `xhigh`). */
-const CHAT_EFFORT = {
-  none: "none",
-  minimal: "minimal",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-  max: "xhigh",
-} as const;
 
 /** The chat-completions body for `request` on an upstream that calls the model `model`. */
 export function encodeChatRequest(
@@ -145,7 +135,7 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
     body.parallel_tool_calls = o.parallelToolCalls;
   }
   const effort = o.reasoning && effortOf(o.reasoning);
-  if (effort) body.reasoning_effort = CHAT_EFFORT[effort];
+  if (effort) body.reasoning_effort = OPENAI_EFFORT[effort];
   const format = o.responseFormat;
   if (format) {
     body.response_format = format.type === "json_object" ? { type: "json_object" } : {

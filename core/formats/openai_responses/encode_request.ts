@@ -11,6 +11,7 @@ import {
   unsupportedOptions,
 } from "../neutral.ts";
 import { signatureFor } from "../signature.ts";
+import { OPENAI_EFFORT } from "../openai_effort.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -29,17 +30,6 @@ const SUPPORTED: ReadonlySet<OptionName> = new Set<OptionName>([
   "verbosity",
   "serviceTier",
 ]);
-
-/** Levels the responses API takes (`max` is Anthropic's; the nearest is `xhigh`). */
-const RESPONSES_EFFORT = {
-  none: "none",
-  minimal: "minimal",
-  low: "low",
-  medium: "medium",
-  high: "high",
-  xhigh: "xhigh",
-  max: "xhigh",
-} as const;
 
 function contentOf(parts: NeutralPart[]): Json[] {
   const content: Json[] = [];
@@ -155,7 +145,7 @@ function setOptions(body: Json, o: NeutralOptions, hasTools: boolean): void {
   if (o.reasoning) {
     const effort = effortOf(o.reasoning);
     body.reasoning = {
-      ...(effort ? { effort: RESPONSES_EFFORT[effort] } : {}),
+      ...(effort ? { effort: OPENAI_EFFORT[effort] } : {}),
       ...(o.reasoning.summary !== "none" ? { summary: o.reasoning.summary ?? "auto" } : {}),
     };
   }
