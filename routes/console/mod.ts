@@ -21,13 +21,11 @@ import { comingPages } from "./pages/coming.tsx";
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   const app = new Hono<ConsoleEnv>();
-  for (const path of ["/console", "/console/*"]) {
-    app.use(path, securityHeaders(), readTheme(), loadSession(gateway));
-  }
+  // "/console/*" matches "/console" itself too.
+  app.use("/console/*", securityHeaders(), readTheme(), loadSession(gateway));
   app.route("/", signInRoutes(gateway, adminTokenHash));
   app.route("/", themeRoutes(gateway));
-  for (const path of ["/console", "/console/*"]) app.use(path, requireSession());
-  app.use("/console/keys", requireOperator());
+  app.use("/console/*", requireSession());
   app.use("/console/keys/*", requireOperator());
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
