@@ -50,14 +50,17 @@ export function CsrfField({ session }: { session?: ConsoleSession }) {
 }
 
 function ThemeSwitch({ theme, path, session }: Pick<LayoutProps, "theme" | "path" | "session">) {
-  const next = theme === "dark" ? "light" : "dark";
+  // Following the system, either theme may be the other one; once chosen, offer the other.
+  const choices = theme === "system" ? ["light", "dark"] : [theme === "dark" ? "light" : "dark"];
   return (
-    <form method="post" action="/console/theme">
+    <form method="post" action="/console/theme" class="row">
       <CsrfField session={session} />
       <input type="hidden" name="next" value={path} />
-      <button type="submit" class="quiet" name="theme" value={next}>
-        {next === "dark" ? "Dark theme" : "Light theme"}
-      </button>
+      {choices.map((choice) => (
+        <button type="submit" class="quiet" name="theme" value={choice}>
+          {choice === "dark" ? "Dark theme" : "Light theme"}
+        </button>
+      ))}
     </form>
   );
 }
@@ -69,6 +72,7 @@ export function Layout(props: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <link rel="icon" href="data:," />
         <title>{`${props.title} · Gateway console`}</title>
         <style nonce={props.nonce}>{raw(CONSOLE_CSS)}</style>
       </head>

@@ -25,7 +25,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 function SignInForm({ next, problem }: { next: string; problem?: string }) {
   return (
-    <section class="card" aria-labelledby="sign-in-help">
+    <section class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <p id="sign-in-help" class="muted">
         Sign in with the admin token to manage the gateway, or with your client key (sk-gw-…) to see
