@@ -13,7 +13,12 @@ export async function readForm(c: Context): Promise<Record<string, string>> {
   }
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded|^multipart\/form-data/i.test(type)) return {};
-  const body = await c.req.parseBody();
+  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  try {
+    body = await c.req.parseBody();
+  } catch {
+    throw new GatewayError("invalid_form", 400, "The form's body could not be read");
+  }
   return Object.fromEntries(
     Object.entries(body).map(([name, value]) => [name, typeof value === "string" ? value : ""]),
   );

@@ -160,3 +160,23 @@ Deno.test(
     assertEquals(new Set([...names(first), ...names(second)]).size, 4);
   },
 );
+
+Deno.test(
+  "console keys: an unreadable form body is a 400 page, creating nothing",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const response = await fetch(`${s.gw.url}/console/keys`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: client.cookie, origin: s.gw.url, "content-type": "multipart/form-data" },
+      body: "not multipart at all",
+    });
+    const html = await response.text();
+    assertEquals(response.status, 400);
+    assertOk(html.includes("could not be read"), html.slice(-400));
+    assertEquals((await s.gw.admin("GET", "/admin/keys")).body.data.length, 1);
+  },
+);
