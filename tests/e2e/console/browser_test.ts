@@ -136,6 +136,12 @@ chromium.test(
     assertEquals(await noJs.page.locator("html").getAttribute("data-theme"), "dark");
     await noJs.page.getByRole("button", { name: "Light theme" }).click();
     assertEquals(await noJs.page.locator("html").getAttribute("data-theme"), "light");
+    // Without JS: sign-in works, snippets are plain selectable text, copy buttons stay hidden.
+    await noJs.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
+    await noJs.page.getByRole("button", { name: "Sign in" }).click();
+    await noJs.page.goto(`${s.gw.url}/console/keys/${s.keyId}`);
+    assertOk(await noJs.page.locator("#snippet-0").isVisible(), "the snippet is shown");
+    assertEquals(await noJs.page.getByRole("button", { name: "Copy" }).count(), 0);
 
     const folder = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "console-shots-" });
     try {
