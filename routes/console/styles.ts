@@ -32,7 +32,7 @@ main{max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:8px 0 16px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;
 margin:0 0 16px}
-label{display:block;font-weight:500;margin:8px 0 4px}
+label{display:block;font-weight:500;margin:8px 0 4px}label.inline{display:inline}
 input,select,textarea{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);
 border-radius:6px;padding:6px 8px;max-width:100%}
 input[type=password],input[type=text],input[type=number],input[type=search]{width:22rem}

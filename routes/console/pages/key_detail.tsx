@@ -8,7 +8,11 @@ import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
-import { creditInputSchema, keyPatchSchema } from "../../../core/keys/key_schema.ts";
+import {
+  creditInputSchema,
+  keyPatchSchema,
+  rotateInputSchema,
+} from "../../../core/keys/key_schema.ts";
 import { keyNotFound } from "../../admin/shared.ts";
 import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
@@ -168,6 +172,50 @@ async function keyDetailPage(
           curl={adminCurl(base, { method: "GET", path: `/admin/keys/${id}/ledger/verify` })}
         />
       </section>
+      <section class="card" aria-labelledby="rotate-heading">
+        <h2 id="rotate-heading">Rotate</h2>
+        <p>
+          Gives the key a new secret, shown once; id, balance, ledger and settings stay. The old
+          secret keeps working for the grace period.
+        </p>
+        <form method="post" action={`/console/keys/${id}/rotate`} class="row">
+          <CsrfField session={session} />
+          <div>
+            <label for="grace_seconds">Grace period (seconds)</label>
+            <input id="grace_seconds" name="grace_seconds" type="number" value="86400" min="0" />
+          </div>
+          <div>
+            <button type="submit">Rotate</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-rotate"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `/admin/keys/${id}/rotate`,
+            body: { grace_seconds: 86_400 },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="delete-heading">
+        <h2 id="delete-heading">Delete</h2>
+        <form method="post" action={`/console/keys/${id}/delete`} class="row">
+          <CsrfField session={session} />
+          <div>
+            <input id="confirm" name="confirm" type="checkbox" value="yes" required />{" "}
+            <label for="confirm" class="inline">
+              Delete this key: its secret stops working; balance and ledger stay for the record
+            </label>
+          </div>
+          <div>
+            <button type="submit" class="danger">Delete</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-delete"
+          curl={adminCurl(base, { method: "DELETE", path: `/admin/keys/${id}` })}
+        />
+      </section>
       <SdkSnippets baseUrl={base} />
     </>,
     { title: `Key ${keyView.name}`, copyButtons: true, status: problem ? 400 : 200 },
@@ -256,6 +304,59 @@ export function keyDetailPages(gateway: Gateway) {
         });
       },
     });
+  });
+  app.post("/console/keys/:id/rotate", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    const grace = form.grace_seconds?.trim() ?? "";
+    let input;
+    try {
+      input = validate(
+        rotateInputSchema,
+        grace === "" ? {} : {
+          grace_seconds: /^\d+$/.test(grace) ? Number(grace) : grace,
+        },
+      );
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 400) {
+        return keyDetailPage(gateway, { c, id, problem: error.message });
+      }
+      throw error;
+    }
+    const rotated = await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/keys/:id/rotate",
+        method: "POST",
+        target: { kind: "key", id },
+        readTarget: (target) => gateway.keys.get(target),
+        apply: () => gateway.keys.rotate(id, { graceSeconds: input.grace_seconds }),
+      },
+    });
+    await gateway.consoleSessions.putFlash(
+      c.get("session").id,
+      JSON.stringify({ keyId: id, secret: rotated.key }),
+    );
+    return c.redirect(`/console/keys/${id}/created`, 303);
+  });
+  app.post("/console/keys/:id/delete", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    if (form.confirm !== "yes") {
+      return keyDetailPage(gateway, { c, id, problem: "Tick the box to confirm the deletion" });
+    }
+    await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/keys/:id",
+        method: "DELETE",
+        target: { kind: "key", id },
+        readTarget: (target) => gateway.keys.get(target),
+        apply: () => gateway.keys.delete(id),
+        outcomeOf: () => ({ status: 204 }),
+      },
+    });
+    return c.redirect("/console/keys", 303);
   });
   return app;
 }

@@ -250,7 +250,7 @@ async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
     secret
       ? (
         <section class="card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">The key's secret</h2>
+          <h2 id="secret-heading">The key's new secret</h2>
           <p class="notice">
             Copy it now: it is shown this once and never again (the gateway keeps only its hash).
           </p>
@@ -266,7 +266,7 @@ async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
       : (
         <section class="card">
           <p class="notice">
-            The secret of this key was shown once, when it was created, and cannot be shown again.
+            The secret of this key was shown once, when it was made, and cannot be shown again.
             Rotate the key to get a new one.
           </p>
           <p>
@@ -274,7 +274,7 @@ async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
           </p>
         </section>
       ),
-    { title: "Key created", copyButtons: Boolean(secret) },
+    { title: "Key secret", copyButtons: Boolean(secret) },
   );
 }
 

@@ -180,3 +180,48 @@ Deno.test(
     assertEquals((await s.gw.admin("GET", "/admin/keys")).body.data.length, 1);
   },
 );
+
+Deno.test(
+  "console keys: Rotate shows the new secret once (the old one ends after the grace); Delete needs the box ticked and ends the key at the API",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const rotate = await client.post(`/console/keys/${s.keyId}/rotate`, { grace_seconds: "0" });
+    await rotate.body?.cancel();
+    assertEquals(rotate.headers.get("location"), `/console/keys/${s.keyId}/created`);
+    const shown = await (await client.get(`/console/keys/${s.keyId}/created`)).text();
+    const secret = shown.match(/<code id="secret" class="secret">(sk-gw-\w+)<\/code>/)?.[1];
+    assertOk(secret && secret !== s.key, "a new secret");
+    const again = await (await client.get(`/console/keys/${s.keyId}/created`)).text();
+    assertOk(!again.includes(secret), "shown once");
+    const old = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    await old.body?.cancel();
+    assertEquals(old.status, 401, "grace 0: the old secret ends at once");
+    const fresh = await postJson(s.gw, "/v1/chat/completions", secret, ask);
+    await fresh.body?.cancel();
+    assertEquals(fresh.status, 200);
+    const badGrace = await client.post(`/console/keys/${s.keyId}/rotate`, { grace_seconds: "-1" });
+    await badGrace.body?.cancel();
+    assertEquals(badGrace.status, 400);
+
+    const unticked = await client.post(`/console/keys/${s.keyId}/delete`, {});
+    assertOk((await unticked.text()).includes("Tick the box"));
+    assertEquals(unticked.status, 400);
+    assertEquals((await s.gw.admin("GET", `/admin/keys/${s.keyId}`)).status, 200, "still there");
+    const deleted = await client.post(`/console/keys/${s.keyId}/delete`, { confirm: "yes" });
+    await deleted.body?.cancel();
+    assertEquals([deleted.status, deleted.headers.get("location")], [303, "/console/keys"]);
+    assertEquals((await s.gw.admin("GET", `/admin/keys/${s.keyId}`)).status, 404);
+    const gone = await postJson(s.gw, "/v1/chat/completions", secret, ask);
+    await gone.body?.cancel();
+    assertEquals(gone.status, 401);
+    const audit = (await s.gw.admin("GET", `/admin/audit?target_id=${s.keyId}&actor=console`))
+      .body.data;
+    assertEquals(
+      audit.map((record: { method: string; route: string }) => `${record.method} ${record.route}`),
+      ["DELETE /admin/keys/:id", "POST /admin/keys/:id/rotate"],
+    );
+  },
+);
