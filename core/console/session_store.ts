@@ -31,7 +31,8 @@ interface StoredSession {
   role: ConsoleRole;
   csrf: string;
   expires_at: number;
-  flash?: { iv: string; data: string };
+  /** The sealed secret and what it belongs to (a key id), shown only on that key's page. */
+  flash?: { for: string; iv: string; data: string };
 }
 
 const encoder = new TextEncoder();
@@ -94,8 +95,8 @@ export class ConsoleSessionStore {
     await this.#kv.delete(kvKeys.consoleSession(await sha256Hex(id)));
   }
 
-  /** Keeps `secret` sealed in session `id` until `takeFlash` reads it once. */
-  async putFlash(id: string, secret: string): Promise<void> {
+  /** Keeps `secret` (of `owner`, a key id) sealed in session `id` until `takeFlash` reads it. */
+  async putFlash(id: string, { owner, secret }: { owner: string; secret: string }): Promise<void> {
     const key = kvKeys.consoleSession(await sha256Hex(id));
     const entry = await this.#kv.get<StoredSession>(key);
     if (!entry.value) return;
@@ -105,17 +106,20 @@ export class ConsoleSessionStore {
       await flashKey(id),
       encoder.encode(secret),
     );
-    const flash = { iv: toBase64(iv), data: toBase64(new Uint8Array(sealed)) };
+    const flash = { for: owner, iv: toBase64(iv), data: toBase64(new Uint8Array(sealed)) };
     const expireIn = Math.max(1, entry.value.expires_at - Date.now());
     await this.#kv.atomic().check(entry).set(key, { ...entry.value, flash }, { expireIn }).commit();
   }
 
-  /** The flash of session `id`, deleted as it is read: a second read gets null. */
-  async takeFlash(id: string): Promise<string | null> {
+  /**
+   * The flash of session `id` when it belongs to `owner`, deleted as it is read: a second read
+   * gets null. Another owner's flash is left for its own page.
+   */
+  async takeFlash(id: string, owner: string): Promise<string | null> {
     const key = kvKeys.consoleSession(await sha256Hex(id));
     const entry = await this.#kv.get<StoredSession>(key);
     const flash = entry.value?.flash;
-    if (!entry.value || !flash) return null;
+    if (!entry.value || !flash || flash.for !== owner) return null;
     const { flash: _taken, ...rest } = entry.value;
     const expireIn = Math.max(1, entry.value.expires_at - Date.now());
     const result = await this.#kv.atomic().check(entry).set(key, rest, { expireIn }).commit();

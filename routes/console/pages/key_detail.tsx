@@ -335,7 +335,7 @@ export function keyDetailPages(gateway: Gateway) {
     });
     await gateway.consoleSessions.putFlash(
       c.get("session").id,
-      JSON.stringify({ keyId: id, secret: rotated.key }),
+      { owner: id, secret: String(rotated.key) },
     );
     return c.redirect(`/console/keys/${id}/created`, 303);
   });

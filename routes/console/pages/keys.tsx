@@ -235,16 +235,14 @@ async function createKey(gateway: Gateway, c: ConsoleContext) {
   });
   await gateway.consoleSessions.putFlash(
     c.get("session").id,
-    JSON.stringify({ keyId: created.id, secret: created.key }),
+    { owner: created.id, secret: created.key },
   );
   return c.redirect(`/console/keys/${created.id}/created`, 303);
 }
 
 /** The new key's secret, taken from the session's flash: shown on the first view only. */
 async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
-  const flash = await gateway.consoleSessions.takeFlash(c.get("session").id);
-  const parsed = flash ? JSON.parse(flash) as { keyId: string; secret: string } : null;
-  const secret = parsed?.keyId === id ? parsed.secret : null;
+  const secret = await gateway.consoleSessions.takeFlash(c.get("session").id, id);
   return renderPage(
     c,
     secret

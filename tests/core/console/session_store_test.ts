@@ -30,12 +30,13 @@ Deno.test("ConsoleSessionStore flash: sealed in KV, read once, only with the ses
   const store = new ConsoleSessionStore(kv);
   const session = await store.create({ kind: "operator" });
   const other = await store.create({ kind: "operator" });
-  await store.putFlash(session.id, "sk-gw-secret-value");
+  await store.putFlash(session.id, { owner: "key_a", secret: "sk-gw-secret-value" });
   for await (const entry of kv.list({ prefix: [] })) {
     assertOk(!JSON.stringify(entry).includes("sk-gw-secret"), "only ciphertext in KV");
   }
-  assertEquals(await store.takeFlash(other.id), null);
-  assertEquals(await store.takeFlash(session.id), "sk-gw-secret-value");
-  assertEquals(await store.takeFlash(session.id), null);
+  assertEquals(await store.takeFlash(other.id, "key_a"), null);
+  assertEquals(await store.takeFlash(session.id, "key_b"), null, "another key's page");
+  assertEquals(await store.takeFlash(session.id, "key_a"), "sk-gw-secret-value");
+  assertEquals(await store.takeFlash(session.id, "key_a"), null);
   assertOk(await store.get(session.id), "the session stays");
 });
