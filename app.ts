@@ -16,6 +16,7 @@ import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
+import { consoleRoutes } from "./routes/console/mod.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -58,6 +59,7 @@ export function createApp(
   app.route("/", openApiRoutes());
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", meRoutes(gateway));
+  app.route("/", consoleRoutes(gateway, adminTokenHash));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));
   app.route("/", responsesRoutes(gateway));

@@ -15,6 +15,7 @@ import { BodyCaptures } from "./telemetry/body_capture.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 import { AuditLog } from "./audit/audit_log.ts";
+import { ConsoleSessionStore } from "./console/session_store.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -94,6 +95,8 @@ export class Gateway {
   readonly captures: BodyCaptures;
   /** Who changed what: every admin change (API, config file, console). */
   readonly audit: AuditLog;
+  /** Signed-in sessions of the web console (routes/console). */
+  readonly consoleSessions: ConsoleSessionStore;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -130,6 +133,7 @@ export class Gateway {
     this.captures = new BodyCaptures(kv);
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
+    this.consoleSessions = new ConsoleSessionStore(kv);
     this.requestLog = new RequestLog(kv, {
       health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,

@@ -53,7 +53,8 @@ const UNLOGGED = new Set(["/", "/healthz", "/metrics", "/openapi.json"]);
 
 function isUnlogged(path: string): boolean {
   return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/") ||
-    path === "/v1/me" || path.startsWith("/v1/me/");
+    path === "/v1/me" || path.startsWith("/v1/me/") || path === "/console" ||
+    path.startsWith("/console/");
 }
 
 /** How the app tells clients apart for the failed-authentication throttle. */

@@ -68,4 +68,6 @@ export const kvKeys = {
   auditRecord: (id: string) => ["audit", id] as const,
   auditRecords: () => ["audit"] as const,
   mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
+  /** A console session, by the SHA-256 of its id (the cookie holds the id, KV never does). */
+  consoleSession: (idHash: string) => ["console_sessions", idHash] as const,
 };

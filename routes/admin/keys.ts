@@ -16,7 +16,7 @@ import { parseJson, readLimitedText, validate } from "../validation.ts";
 import { adminBody, keyId, listed, listOptions, timeParam } from "./shared.ts";
 
 /** `GET /admin/keys`: paging, and `name_prefix`, `group`, `enabled`, `expires_before`, `sort`. */
-function keyListQuery(url: URL): KeyListQuery {
+export function keyListQuery(url: URL): KeyListQuery {
   const enabled = queryChoice(url, "enabled", { allowed: ["true", "false"], fallback: undefined });
   return {
     ...listOptions(url),

@@ -22,7 +22,15 @@ const LAYERS: string[][] = [
     "core/version.ts",
   ],
   ["core/kv", "core/jobs"],
-  ["core/billing", "core/keys", "core/telemetry", "core/media", "core/channels", "core/audit"],
+  [
+    "core/billing",
+    "core/keys",
+    "core/telemetry",
+    "core/media",
+    "core/channels",
+    "core/audit",
+    "core/console",
+  ],
   ["core/upstream", "core/tasks", "core/formats", "core/config_file.ts"],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts"],
@@ -42,7 +50,7 @@ async function* sources(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory) yield* sources(path);
-    else if (path.endsWith(".ts")) yield path;
+    else if (/\.tsx?$/.test(path)) yield path;
   }
 }
 

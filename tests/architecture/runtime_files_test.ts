@@ -38,7 +38,7 @@ async function* sources(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory) yield* sources(path);
-    else if (path.endsWith(".ts")) yield path;
+    else if (/\.tsx?$/.test(path)) yield path;
   }
 }
 

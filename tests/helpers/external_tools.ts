@@ -1,6 +1,6 @@
 /**
- * External programs some tests need (ffprobe now; Chromium for browser tests and wrk for the
- * bench later). `deno task test` passes on a machine with only Deno: a test that needs a missing
+ * External programs some tests need (ffprobe for the media tests, Chromium for the console's
+ * browser tests; wrk for the bench later). `deno task test` passes on a machine with only Deno: a test that needs a missing
  * tool is registered as ignored, and its file prints one line saying how many it ignored, why,
  * and how to install the tool. Nothing passes without having run. With GATEWAY_TEST_STRICT=1
  * (.ci/run sets it after installing the tools) a missing tool fails those tests instead.
@@ -11,8 +11,9 @@ export const STRICT = Deno.env.get("GATEWAY_TEST_STRICT") === "1";
 
 export interface ToolSpec {
   name: string;
-  /** The environment variable that names the binary; else `name` is looked up on PATH. */
+  /** The environment variable that names the binary; else `defaultPath`, else `name` on PATH. */
   envVar: string;
+  defaultPath?: string;
   versionArgs: string[];
   /** How to get it, for the line a run prints when it is missing. */
   install: string;
@@ -70,7 +71,7 @@ function onPath(name: string): string {
 
 /** Looks the tool up: its environment variable, else its name on PATH; it must answer. */
 export async function findTool(spec: ToolSpec): Promise<ExternalTool> {
-  const candidate = onPath(Deno.env.get(spec.envVar) || spec.name);
+  const candidate = onPath(Deno.env.get(spec.envVar) || spec.defaultPath || spec.name);
   const version = await versionOf(candidate, spec.versionArgs);
   const path = version ? candidate : undefined;
   const ignored: string[] = [];
@@ -115,4 +116,19 @@ let ffprobe: Promise<ExternalTool> | undefined;
 /** ffprobe, looked up once per test module. */
 export function findFfprobe(): Promise<ExternalTool> {
   return ffprobe ??= findTool(FFPROBE_SPEC);
+}
+
+export const CHROMIUM_SPEC: ToolSpec = {
+  name: "chromium",
+  envVar: "CHROME_PATH",
+  defaultPath: "/usr/bin/chromium",
+  versionArgs: ["--version"],
+  install: "apt-get install chromium, or bash .ci/browser-tools then CHROME_PATH=<its chromium>",
+};
+
+let chromium: Promise<ExternalTool> | undefined;
+
+/** Chromium for the browser tests: CHROME_PATH, else /usr/bin/chromium, looked up once. */
+export function findChromium(): Promise<ExternalTool> {
+  return chromium ??= findTool(CHROMIUM_SPEC);
 }

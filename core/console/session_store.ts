@@ -1,0 +1,134 @@
+/**
+ * Console sessions in KV, so they survive restarts and work across instances. The browser's
+ * cookie holds a random session id; KV holds only its SHA-256, so reading KV does not give a
+ * usable session. A session expires `ttlMs` after sign-in (KV drops it then; reads check too).
+ *
+ * A session may carry one "flash": a secret to show once (a new key's `sk-gw-…`), sealed with
+ * AES-GCM under a key derived from the session id, so KV holds only ciphertext nobody can open
+ * without the cookie; taking it deletes it.
+ */
+
+import { kvKeys } from "../kv/kv_keys.ts";
+import { randomBase62, sha256Hex } from "../util/ids.ts";
+
+export const DEFAULT_SESSION_TTL_MS = 12 * 3600_000;
+
+/** Who a session signed in as: the operator (admin token) or the holder of one key. */
+export type ConsoleRole = { kind: "operator" } | { kind: "holder"; keyId: string };
+
+export interface ConsoleSession {
+  /** The secret id from the cookie (never stored). */
+  id: string;
+  /** A public name of the session for audit records: a prefix of its id's hash. */
+  label: string;
+  role: ConsoleRole;
+  /** The CSRF token every state-changing form of this session carries. */
+  csrf: string;
+  expiresAt: number;
+}
+
+interface StoredSession {
+  role: ConsoleRole;
+  csrf: string;
+  expires_at: number;
+  /** The sealed secret and what it belongs to (a key id), shown only on that key's page. */
+  flash?: { for: string; iv: string; data: string };
+}
+
+const encoder = new TextEncoder();
+
+function toBase64(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes));
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+}
+
+async function flashKey(sessionId: string): Promise<CryptoKey> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`flash:${sessionId}`));
+  return crypto.subtle.importKey("raw", digest, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+/** Creates, reads and ends console sessions. */
+export class ConsoleSessionStore {
+  #kv: Deno.Kv;
+  readonly ttlMs: number;
+
+  constructor(kv: Deno.Kv, options: { ttlMs?: number } = {}) {
+    this.#kv = kv;
+    this.ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
+  }
+
+  /** Starts a session for `role`; the returned id goes in the cookie only. */
+  async create(role: ConsoleRole, now = Date.now()): Promise<ConsoleSession> {
+    const id = randomBase62(43);
+    const idHash = await sha256Hex(id);
+    const stored: StoredSession = { role, csrf: randomBase62(32), expires_at: now + this.ttlMs };
+    await this.#kv.set(kvKeys.consoleSession(idHash), stored, { expireIn: this.ttlMs });
+    return {
+      id,
+      label: idHash.slice(0, 16),
+      role,
+      csrf: stored.csrf,
+      expiresAt: stored.expires_at,
+    };
+  }
+
+  /** The live session with cookie value `id`, or null (unknown, ended or expired). */
+  async get(id: string, now = Date.now()): Promise<ConsoleSession | null> {
+    if (!/^[0-9A-Za-z]{43}$/.test(id)) return null;
+    const idHash = await sha256Hex(id);
+    const stored = (await this.#kv.get<StoredSession>(kvKeys.consoleSession(idHash))).value;
+    if (!stored || stored.expires_at <= now) return null;
+    return {
+      id,
+      label: idHash.slice(0, 16),
+      role: stored.role,
+      csrf: stored.csrf,
+      expiresAt: stored.expires_at,
+    };
+  }
+
+  /** Ends the session (sign-out); ending an unknown one does nothing. */
+  async delete(id: string): Promise<void> {
+    await this.#kv.delete(kvKeys.consoleSession(await sha256Hex(id)));
+  }
+
+  /** Keeps `secret` (of `owner`, a key id) sealed in session `id` until `takeFlash` reads it. */
+  async putFlash(id: string, { owner, secret }: { owner: string; secret: string }): Promise<void> {
+    const key = kvKeys.consoleSession(await sha256Hex(id));
+    const entry = await this.#kv.get<StoredSession>(key);
+    if (!entry.value) return;
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const sealed = await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv },
+      await flashKey(id),
+      encoder.encode(secret),
+    );
+    const flash = { for: owner, iv: toBase64(iv), data: toBase64(new Uint8Array(sealed)) };
+    const expireIn = Math.max(1, entry.value.expires_at - Date.now());
+    await this.#kv.atomic().check(entry).set(key, { ...entry.value, flash }, { expireIn }).commit();
+  }
+
+  /**
+   * The flash of session `id` when it belongs to `owner`, deleted as it is read: a second read
+   * gets null. Another owner's flash is left for its own page.
+   */
+  async takeFlash(id: string, owner: string): Promise<string | null> {
+    const key = kvKeys.consoleSession(await sha256Hex(id));
+    const entry = await this.#kv.get<StoredSession>(key);
+    const flash = entry.value?.flash;
+    if (!entry.value || !flash || flash.for !== owner) return null;
+    const { flash: _taken, ...rest } = entry.value;
+    const expireIn = Math.max(1, entry.value.expires_at - Date.now());
+    const result = await this.#kv.atomic().check(entry).set(key, rest, { expireIn }).commit();
+    if (!result.ok) return null; // another request took it first
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: fromBase64(flash.iv) },
+      await flashKey(id),
+      fromBase64(flash.data),
+    );
+    return new TextDecoder().decode(plain);
+  }
+}

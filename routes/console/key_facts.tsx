@@ -1,0 +1,69 @@
+/** What the key detail and My key pages both show: a key's limits and spend, and SDK snippets. */
+
+import type { Gateway } from "../../core/gateway.ts";
+import { formatUnits, sdkSnippets } from "./snippets.ts";
+
+export type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
+
+/** Balance, limits, window spend and expiry as a definition list. */
+export function KeyFacts({ keyView }: { keyView: KeyView }) {
+  const caps = keyView.spend_limits ?? {};
+  const period = (name: "day" | "week" | "month") => {
+    const cap = caps[name];
+    const spent = formatUnits(keyView.period_spend[name]);
+    return cap === undefined ? `${spent} (no cap)` : `${spent} of ${formatUnits(cap)}`;
+  };
+  return (
+    <dl class="facts">
+      <dt>Balance</dt>
+      <dd>
+        {formatUnits(keyView.balance)} <span class="muted">({keyView.balance} units)</span>
+      </dd>
+      <dt>State</dt>
+      <dd>{keyView.enabled ? "enabled" : <span class="bad">disabled</span>}</dd>
+      <dt>Prefix</dt>
+      <dd>
+        <code>{keyView.prefix}…</code>
+      </dd>
+      <dt>Group</dt>
+      <dd>{keyView.group}</dd>
+      <dt>Models</dt>
+      <dd>{keyView.models ? keyView.models.join(", ") : "every model of the group"}</dd>
+      <dt>Expires</dt>
+      <dd>{keyView.expires_at ?? "never"}</dd>
+      <dt>Requests per minute</dt>
+      <dd>{keyView.rpm ?? "no limit"}</dd>
+      <dt>Tokens per minute</dt>
+      <dd>{keyView.tpm ?? "no limit"}</dd>
+      <dt>Credit limit</dt>
+      <dd>{keyView.unlimited ? "unlimited" : formatUnits(keyView.credit_limit)}</dd>
+      <dt>Spent today</dt>
+      <dd>{period("day")}</dd>
+      <dt>Spent this week</dt>
+      <dd>{period("week")}</dd>
+      <dt>Spent this month</dt>
+      <dd>{period("month")}</dd>
+      <dt>Last used</dt>
+      <dd>{keyView.last_used_at ?? "never"}</dd>
+    </dl>
+  );
+}
+
+/** The OpenAI, Anthropic and Google SDK snippets for `baseUrl`, each with a copy button. */
+export function SdkSnippets({ baseUrl }: { baseUrl: string }) {
+  return (
+    <section class="card" aria-labelledby="snippets-heading">
+      <h2 id="snippets-heading">Use the key</h2>
+      <p>
+        Base URL: <code>{baseUrl}</code>. Put the key in <code>GATEWAY_KEY</code>.
+      </p>
+      {sdkSnippets(baseUrl).map(({ sdk, code }, index) => (
+        <>
+          <h3>{sdk}</h3>
+          <pre id={`snippet-${index}`}>{code}</pre>
+          <button type="button" class="quiet" data-copy={`snippet-${index}`} hidden>Copy</button>
+        </>
+      ))}
+    </section>
+  );
+}

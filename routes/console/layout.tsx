@@ -1,0 +1,134 @@
+/** The page shell: head with the nonced stylesheet, skip link, navigation, theme switch, main. */
+
+import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+import type { ConsoleSession } from "../../core/console/session_store.ts";
+import type { Theme } from "./console_env.ts";
+import { CONSOLE_CSS } from "./styles.ts";
+import { COPY_SCRIPT } from "./copy_script.ts";
+
+export interface LayoutProps {
+  title: string;
+  nonce: string;
+  theme: Theme;
+  /** The request's path, to mark the current page and come back after a theme switch. */
+  path: string;
+  session?: ConsoleSession;
+  /** Includes the copy-button script. */
+  copyButtons?: boolean;
+  children?: Child;
+}
+
+const OPERATOR_NAV: Array<[string, string]> = [
+  ["Overview", "/console"],
+  ["Keys", "/console/keys"],
+  ["Channels", "/console/channels"],
+  ["Requests", "/console/requests"],
+  ["Tasks", "/console/tasks"],
+  ["Models", "/console/models"],
+  ["Audit", "/console/audit"],
+];
+
+const HOLDER_NAV: Array<[string, string]> = [
+  ["My key", "/console/me"],
+  ["Requests", "/console/requests"],
+  ["Tasks", "/console/tasks"],
+];
+
+/** The nav entries a session sees: the operator's, or the key holder's. */
+export function navFor(session: ConsoleSession): Array<[string, string]> {
+  return session.role.kind === "operator" ? OPERATOR_NAV : HOLDER_NAV;
+}
+
+function isCurrent(href: string, path: string): boolean {
+  return href === "/console" ? path === "/console" : path === href || path.startsWith(`${href}/`);
+}
+
+/** The hidden CSRF field every state-changing form of a signed-in page carries. */
+export function CsrfField({ session }: { session?: ConsoleSession }) {
+  return session ? <input type="hidden" name="csrf" value={session.csrf} /> : null;
+}
+
+function ThemeSwitch({ theme, path, session }: Pick<LayoutProps, "theme" | "path" | "session">) {
+  // Following the system, either theme may be the other one; once chosen, offer the other.
+  const choices = theme === "system" ? ["light", "dark"] : [theme === "dark" ? "light" : "dark"];
+  return (
+    <form method="post" action="/console/theme" class="row">
+      <CsrfField session={session} />
+      <input type="hidden" name="next" value={path} />
+      {choices.map((choice) => (
+        <button type="submit" class="quiet" name="theme" value={choice}>
+          {choice === "dark" ? "Dark theme" : "Light theme"}
+        </button>
+      ))}
+    </form>
+  );
+}
+
+export function Layout(props: LayoutProps) {
+  const { session, path } = props;
+  return (
+    <html lang="en" data-theme={props.theme === "system" ? undefined : props.theme}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <link rel="icon" href="data:," />
+        <title>{`${props.title} · Gateway console`}</title>
+        <style nonce={props.nonce}>{raw(CONSOLE_CSS)}</style>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header>
+          <span class="brand">Gateway console</span>
+          {session
+            ? (
+              <nav aria-label="Console">
+                <ul>
+                  {navFor(session).map(([label, href]) => (
+                    <li>
+                      <a href={href} aria-current={isCurrent(href, path) ? "page" : undefined}>
+                        {label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+            )
+            : null}
+          <div class="header-end">
+            <ThemeSwitch theme={props.theme} path={path} session={session} />
+            {session
+              ? (
+                <form method="post" action="/console/sign-out">
+                  <CsrfField session={session} />
+                  <button type="submit" class="quiet">Sign out</button>
+                </form>
+              )
+              : null}
+          </div>
+        </header>
+        <main id="main">
+          <h1>{props.title}</h1>
+          {props.children}
+        </main>
+        <footer>
+          {session
+            ? session.role.kind === "operator" ? "Signed in as operator" : "Signed in as key holder"
+            : "Not signed in"}
+        </footer>
+        {props.copyButtons ? <script nonce={props.nonce}>{raw(COPY_SCRIPT)}</script> : null}
+      </body>
+    </html>
+  );
+}
+
+/** A `<details>` with the curl command of the equivalent API call. */
+export function CopyAsCurl({ id, curl }: { id: string; curl: string }) {
+  return (
+    <details>
+      <summary>Copy as curl</summary>
+      <pre id={id}>{curl}</pre>
+      <button type="button" class="quiet" data-copy={id} hidden>Copy</button>
+    </details>
+  );
+}

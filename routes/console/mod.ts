@@ -1,0 +1,39 @@
+/**
+ * The web console under /console (docs/console.md): server-rendered Hono JSX pages over the same
+ * service calls as the admin API. Every response gets the security headers; every POST is checked
+ * for its origin and CSRF token before anything runs; signed-out visitors go to the sign-in page.
+ */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../core/gateway.ts";
+import { GatewayError } from "../../core/errors.ts";
+import type { ConsoleEnv } from "./console_env.ts";
+import { securityHeaders } from "./security_headers.ts";
+import { loadSession, requireOperator, requireSession } from "./session.ts";
+import { readTheme, themeRoutes } from "./theme.ts";
+import { signInRoutes } from "./sign_in.tsx";
+import { renderErrorPage } from "./render.tsx";
+import { keyPages } from "./pages/keys.tsx";
+import { keyDetailPages } from "./pages/key_detail.tsx";
+import { myKeyPages } from "./pages/my_key.tsx";
+import { comingPages } from "./pages/coming.tsx";
+
+/** The console sub-app. */
+export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
+  const app = new Hono<ConsoleEnv>();
+  // "/console/*" matches "/console" itself too.
+  app.use("/console/*", securityHeaders(), readTheme(), loadSession(gateway));
+  app.route("/", signInRoutes(gateway, adminTokenHash));
+  app.route("/", themeRoutes(gateway));
+  app.use("/console/*", requireSession());
+  app.use("/console/keys/*", requireOperator());
+  app.route("/", keyPages(gateway));
+  app.route("/", keyDetailPages(gateway));
+  app.route("/", myKeyPages(gateway));
+  app.route("/", comingPages(gateway));
+  app.all("/console/*", (c) => {
+    throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
+  });
+  app.onError((error, c) => renderErrorPage(c, error));
+  return app;
+}

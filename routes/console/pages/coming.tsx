@@ -1,0 +1,96 @@
+/**
+ * Pages still to be built, clearly marked, with the admin API call that does the job today:
+ * the operator's Overview, Channels, Requests, Tasks, Models and Audit, and the holder's
+ * Requests and Tasks.
+ */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../../core/gateway.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { requireOperator } from "../session.ts";
+import { renderPage } from "../render.tsx";
+import { adminCurl } from "../snippets.ts";
+import { CopyAsCurl } from "../layout.tsx";
+
+interface ComingPage {
+  path: string;
+  title: string;
+  what: string;
+  /** The admin API path that serves it today. */
+  api: string;
+}
+
+const OPERATOR_PAGES: ComingPage[] = [
+  {
+    path: "/console",
+    title: "Overview",
+    what: "Spend and requests today, this week and this month, error rate, top models and " +
+      "keys, running tasks and channel health",
+    api: "/admin/usage?group_by=model",
+  },
+  {
+    path: "/console/channels",
+    title: "Channels",
+    what: "Channels with their health, detail, test and upstream keys",
+    api: "/admin/channels",
+  },
+  {
+    path: "/console/models",
+    title: "Models",
+    what: "Models and prices with a cost calculator",
+    api: "/admin/models",
+  },
+  {
+    path: "/console/audit",
+    title: "Audit",
+    what: "Every change made through the admin API, the console and the config file",
+    api: "/admin/audit",
+  },
+];
+
+const SHARED_PAGES: ComingPage[] = [
+  {
+    path: "/console/requests",
+    title: "Requests",
+    what: "Requests with model, status, latency and cost, and each one's receipt",
+    api: "/admin/requests",
+  },
+  {
+    path: "/console/tasks",
+    title: "Tasks",
+    what: "Image and video tasks with status, progress, results and refunds",
+    api: "/admin/tasks",
+  },
+];
+
+function comingPage(gateway: Gateway, { c, page }: { c: ConsoleContext; page: ComingPage }) {
+  const holder = c.get("session").role.kind === "holder";
+  const base = baseUrlOf(gateway, c.get("url"));
+  const curl = holder
+    ? `curl '${base}/v1/me${
+      page.api.replace("/admin", "")
+    }' \\\n  -H "Authorization: Bearer $GATEWAY_KEY"`
+    : adminCurl(base, { method: "GET", path: page.api });
+  return renderPage(
+    c,
+    <section class="card">
+      <p class="notice">
+        <strong>Coming:</strong> this page is not built yet. It will show: {page.what}.
+      </p>
+      <p>Until then the API answers it:</p>
+      <CopyAsCurl id="curl-coming" curl={curl} />
+    </section>,
+    { title: page.title, copyButtons: true },
+  );
+}
+
+export function comingPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  for (const page of OPERATOR_PAGES) {
+    app.get(page.path, requireOperator(), (c) => comingPage(gateway, { c, page }));
+  }
+  for (const page of SHARED_PAGES) {
+    app.get(page.path, (c) => comingPage(gateway, { c, page }));
+  }
+  return app;
+}

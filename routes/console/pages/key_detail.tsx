@@ -1,0 +1,362 @@
+/**
+ * Operator's key detail: facts, Disable/Enable, edit, add credit, the ledger with its check
+ * (Σ entries = balance), SDK snippets, and the curl of each action. Changes go through the same
+ * service calls as /admin/keys and are audited as the console session's.
+ */
+
+import { Hono } from "hono";
+import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import {
+  creditInputSchema,
+  keyPatchSchema,
+  rotateInputSchema,
+} from "../../../core/keys/key_schema.ts";
+import { keyNotFound } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { validate } from "../../validation.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { consoleChange } from "../console_change.ts";
+import { readForm } from "../form_body.ts";
+import { KeyFacts, type KeyView, SdkSnippets } from "../key_facts.tsx";
+import { keyPatchOf } from "../key_form.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { adminCurl, formatUnits } from "../snippets.ts";
+
+function keyIdOf(c: ConsoleContext): string {
+  const id = c.req.param("id") ?? "";
+  if (!hasIdShape(id, "key")) throw keyNotFound(id.slice(0, 80));
+  return id;
+}
+
+function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
+  const field = (name: string, label: string, value: string, type = "text") => (
+    <div>
+      <label for={`edit-${name}`}>{label}</label>
+      <input id={`edit-${name}`} name={name} type={type} value={value} />
+    </div>
+  );
+  return (
+    <form method="post" action={`/console/keys/${keyView.id}/edit`}>
+      <CsrfField session={c.get("session")} />
+      <div class="fields">
+        {field("name", "Name", keyView.name)}
+        {field("group", "Group", keyView.group)}
+        {field("models", "Models", keyView.models?.join(", ") ?? "")}
+        {field(
+          "expires_at",
+          "Expires (UTC)",
+          keyView.expires_at?.slice(0, 16) ?? "",
+          "datetime-local",
+        )}
+        {field("rpm", "Requests per minute (RPM)", String(keyView.rpm ?? ""), "number")}
+        {field("tpm", "Tokens per minute (TPM)", String(keyView.tpm ?? ""), "number")}
+        {field("cap_day", "Spend cap per day", String(keyView.spend_limits?.day ?? ""))}
+        {field("cap_week", "Spend cap per week", String(keyView.spend_limits?.week ?? ""))}
+        {field("cap_month", "Spend cap per month", String(keyView.spend_limits?.month ?? ""))}
+      </div>
+      <p>
+        <button type="submit">Save</button>
+      </p>
+    </form>
+  );
+}
+
+async function keyDetailPage(
+  gateway: Gateway,
+  { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
+) {
+  const keyView = await gateway.keys.get(id);
+  const check = await verifyLedger(gateway.kv, id);
+  const ledger = await gateway.ledger.list(id, { limit: 20, order: "desc" });
+  const base = baseUrlOf(gateway, c.get("url"));
+  const session = c.get("session");
+  return renderPage(
+    c,
+    <>
+      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      <section class="card" aria-labelledby="facts-heading">
+        <h2 id="facts-heading">{keyView.name}</h2>
+        <KeyFacts keyView={keyView} />
+        <form method="post" action={`/console/keys/${id}/enabled`} class="row">
+          <CsrfField session={session} />
+          {keyView.enabled
+            ? <button type="submit" class="danger" name="enabled" value="false">Disable</button>
+            : <button type="submit" name="enabled" value="true">Enable</button>}
+        </form>
+        <CopyAsCurl
+          id="curl-enabled"
+          curl={adminCurl(base, {
+            method: "PATCH",
+            path: `/admin/keys/${id}`,
+            body: { enabled: !keyView.enabled },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="edit-heading">
+        <h2 id="edit-heading">Edit</h2>
+        <EditForm c={c} keyView={keyView} />
+        <CopyAsCurl
+          id="curl-edit"
+          curl={adminCurl(base, {
+            method: "PATCH",
+            path: `/admin/keys/${id}`,
+            body: { name: keyView.name, rpm: keyView.rpm },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="credit-heading">
+        <h2 id="credit-heading">Add credit</h2>
+        <form method="post" action={`/console/keys/${id}/credit`} class="row">
+          <CsrfField session={session} />
+          <div>
+            <label for="amount">Amount (units)</label>
+            <input id="amount" name="amount" type="number" required />
+          </div>
+          <div>
+            <label for="note">Note</label>
+            <input id="note" name="note" type="text" />
+          </div>
+          <div>
+            <button type="submit">Add credit</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-credit"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `/admin/keys/${id}/credit`,
+            body: { amount: 1_000_000, note: "top-up" },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="ledger-heading">
+        <h2 id="ledger-heading">Ledger</h2>
+        <p class={check.ok ? "ok" : "bad"}>
+          {check.ok
+            ? `Σ entries = balance ✓ (${check.entries} entries, ${formatUnits(check.balance)})`
+            : `Σ entries ≠ balance ✗ (entries ${formatUnits(check.entries_sum)}, balance ${
+              formatUnits(check.balance)
+            })`}
+        </p>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Type</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Balance after</th>
+                <th scope="col">Reference</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.data.map((entry) => (
+                <tr>
+                  <td>{entry.at}</td>
+                  <td>{entry.type}</td>
+                  <td>{formatUnits(entry.amount)}</td>
+                  <td>{formatUnits(entry.balance_after)}</td>
+                  <td>
+                    <code>{entry.ref}</code> {entry.note ?? ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <CopyAsCurl
+          id="curl-verify"
+          curl={adminCurl(base, { method: "GET", path: `/admin/keys/${id}/ledger/verify` })}
+        />
+      </section>
+      <section class="card" aria-labelledby="rotate-heading">
+        <h2 id="rotate-heading">Rotate</h2>
+        <p>
+          Gives the key a new secret, shown once; id, balance, ledger and settings stay. The old
+          secret keeps working for the grace period.
+        </p>
+        <form method="post" action={`/console/keys/${id}/rotate`} class="row">
+          <CsrfField session={session} />
+          <div>
+            <label for="grace_seconds">Grace period (seconds)</label>
+            <input id="grace_seconds" name="grace_seconds" type="number" value="86400" min="0" />
+          </div>
+          <div>
+            <button type="submit">Rotate</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-rotate"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `/admin/keys/${id}/rotate`,
+            body: { grace_seconds: 86_400 },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="delete-heading">
+        <h2 id="delete-heading">Delete</h2>
+        <form method="post" action={`/console/keys/${id}/delete`} class="row">
+          <CsrfField session={session} />
+          <div>
+            <input id="confirm" name="confirm" type="checkbox" value="yes" required />{" "}
+            <label for="confirm" class="inline">
+              Delete this key: its secret stops working; balance and ledger stay for the record
+            </label>
+          </div>
+          <div>
+            <button type="submit" class="danger">Delete</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-delete"
+          curl={adminCurl(base, { method: "DELETE", path: `/admin/keys/${id}` })}
+        />
+      </section>
+      <SdkSnippets baseUrl={base} />
+    </>,
+    { title: `Key ${keyView.name}`, copyButtons: true, status: problem ? 400 : 200 },
+  );
+}
+
+/** Runs a key change from a form; a 400 re-renders the page with the problem. */
+async function changeKey(
+  gateway: Gateway,
+  { c, id, change }: { c: ConsoleContext; id: string; change: () => Promise<unknown> },
+) {
+  try {
+    await change();
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 400) {
+      return keyDetailPage(gateway, { c, id, problem: error.message });
+    }
+    throw error;
+  }
+  return c.redirect(`/console/keys/${id}`, 303);
+}
+
+function patchKey(
+  gateway: Gateway,
+  { c, id, patch }: { c: ConsoleContext; id: string; patch: unknown },
+) {
+  const valid = validate(keyPatchSchema, patch);
+  return consoleChange(gateway, {
+    c,
+    change: {
+      route: "/admin/keys/:id",
+      method: "PATCH",
+      target: { kind: "key", id },
+      readTarget: (target) => gateway.keys.get(target),
+      apply: () => gateway.keys.update(id, valid),
+    },
+  });
+}
+
+export function keyDetailPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/keys/:id", (c) => keyDetailPage(gateway, { c, id: keyIdOf(c) }));
+  app.post("/console/keys/:id/enabled", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    return changeKey(gateway, {
+      c,
+      id,
+      change: () => patchKey(gateway, { c, id, patch: { enabled: form.enabled === "true" } }),
+    });
+  });
+  app.post("/console/keys/:id/edit", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    return changeKey(gateway, {
+      c,
+      id,
+      change: () => patchKey(gateway, { c, id, patch: keyPatchOf(form, { clearEmpty: true }) }),
+    });
+  });
+  app.post("/console/keys/:id/credit", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    return changeKey(gateway, {
+      c,
+      id,
+      change: async () => {
+        const amount = /^-?\d+$/.test(form.amount?.trim() ?? "")
+          ? Number(form.amount.trim())
+          : form.amount;
+        const input = validate(creditInputSchema, {
+          amount,
+          ...(form.note?.trim() ? { note: form.note.trim() } : {}),
+        });
+        await gateway.keys.get(id);
+        return consoleChange(gateway, {
+          c,
+          change: {
+            route: "/admin/keys/:id/credit",
+            method: "POST",
+            target: { kind: "key", id },
+            readTarget: (target) => gateway.keys.get(target),
+            apply: () => gateway.ledger.credit(id, input.amount, { note: input.note }),
+            outcomeOf: () => ({ status: 201 }),
+          },
+        });
+      },
+    });
+  });
+  app.post("/console/keys/:id/rotate", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    const grace = form.grace_seconds?.trim() ?? "";
+    let input;
+    try {
+      input = validate(
+        rotateInputSchema,
+        grace === "" ? {} : {
+          grace_seconds: /^\d+$/.test(grace) ? Number(grace) : grace,
+        },
+      );
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 400) {
+        return keyDetailPage(gateway, { c, id, problem: error.message });
+      }
+      throw error;
+    }
+    const rotated = await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/keys/:id/rotate",
+        method: "POST",
+        target: { kind: "key", id },
+        readTarget: (target) => gateway.keys.get(target),
+        apply: () => gateway.keys.rotate(id, { graceSeconds: input.grace_seconds }),
+      },
+    });
+    await gateway.consoleSessions.putFlash(
+      c.get("session").id,
+      { owner: id, secret: String(rotated.key) },
+    );
+    return c.redirect(`/console/keys/${id}/created`, 303);
+  });
+  app.post("/console/keys/:id/delete", async (c) => {
+    const id = keyIdOf(c);
+    const form = await readForm(c);
+    if (form.confirm !== "yes") {
+      return keyDetailPage(gateway, { c, id, problem: "Tick the box to confirm the deletion" });
+    }
+    await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/keys/:id",
+        method: "DELETE",
+        target: { kind: "key", id },
+        readTarget: (target) => gateway.keys.get(target),
+        apply: () => gateway.keys.delete(id),
+        outcomeOf: () => ({ status: 204 }),
+      },
+    });
+    return c.redirect("/console/keys", 303);
+  });
+  return app;
+}

@@ -1,0 +1,290 @@
+/**
+ * Operator's keys: the list (name prefix, group and enabled filters, sort, paging through the
+ * admin API's own query reader), the New key form, and the page that shows a new key's secret
+ * once. Every read and change goes through the same service calls as /admin/keys.
+ */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../../core/gateway.ts";
+import { keyInputSchema } from "../../../core/keys/key_schema.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { keyListQuery } from "../../admin/keys.ts";
+import { listed } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { validate } from "../../validation.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { consoleChange } from "../console_change.ts";
+import { readForm } from "../form_body.ts";
+import { keyInputOf } from "../key_form.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { adminCurl, formatUnits } from "../snippets.ts";
+
+type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
+
+function KeyRows({ keys }: { keys: KeyView[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Group</th>
+            <th scope="col">Balance</th>
+            <th scope="col">Spent today</th>
+            <th scope="col">State</th>
+            <th scope="col">Expires</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr>
+              <td>
+                <a href={`/console/keys/${key.id}`}>{key.name}</a>
+              </td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.group}</td>
+              <td>{formatUnits(key.balance)}</td>
+              <td>{formatUnits(key.spend_today)}</td>
+              <td>{key.enabled ? "enabled" : <span class="bad">disabled</span>}</td>
+              <td>{key.expires_at ?? "never"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {keys.length === 0 ? <p class="muted">No key matches.</p> : null}
+    </div>
+  );
+}
+
+function Filters({ url }: { url: URL }) {
+  const value = (name: string) => url.searchParams.get(name) ?? "";
+  const option = (name: string, option: string, label: string) => (
+    <option value={option} selected={value(name) === option}>{label}</option>
+  );
+  return (
+    <form method="get" action="/console/keys" class="row card" role="search">
+      <div>
+        <label for="name_prefix">Name starts with</label>
+        <input id="name_prefix" name="name_prefix" type="search" value={value("name_prefix")} />
+      </div>
+      <div>
+        <label for="group">Group</label>
+        <input id="group" name="group" type="text" value={value("group")} />
+      </div>
+      <div>
+        <label for="enabled">State</label>
+        <select id="enabled" name="enabled">
+          {option("enabled", "", "Any")}
+          {option("enabled", "true", "Enabled")}
+          {option("enabled", "false", "Disabled")}
+        </select>
+      </div>
+      <div>
+        <label for="sort">Sort by</label>
+        <select id="sort" name="sort">
+          {option("sort", "created", "Created")}
+          {option("sort", "spend", "Spent today")}
+          {option("sort", "last_used", "Last used")}
+        </select>
+      </div>
+      <div>
+        <label for="order">Order</label>
+        <select id="order" name="order">
+          {option("order", "desc", "Newest / highest first")}
+          {option("order", "asc", "Oldest / lowest first")}
+        </select>
+      </div>
+      <div>
+        <button type="submit">Filter</button>
+      </div>
+    </form>
+  );
+}
+
+/** The query string of the list without empty fields, for the curl and the next page. */
+function listQuery(url: URL, cursor?: string | null): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of url.searchParams) {
+    if (value && name !== "cursor") params.set(name, value);
+  }
+  if (cursor) params.set("cursor", cursor);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+async function keysListPage(gateway: Gateway, c: ConsoleContext) {
+  const url = c.get("url");
+  const query = keyListQuery(url);
+  const page = await listed(query, () => gateway.keys.list(query));
+  const base = baseUrlOf(gateway, url);
+  return renderPage(
+    c,
+    <>
+      <p>
+        <a class="button" href="/console/keys/new">New key</a>
+      </p>
+      <Filters url={url} />
+      <section class="card" aria-label="Keys">
+        <KeyRows keys={page.data} />
+        {page.cursor
+          ? (
+            <p>
+              <a href={`/console/keys${listQuery(url, page.cursor)}`} rel="next">Next page</a>
+            </p>
+          )
+          : null}
+      </section>
+      <CopyAsCurl
+        id="curl-list"
+        curl={adminCurl(base, { method: "GET", path: `/admin/keys${listQuery(url)}` })}
+      />
+    </>,
+    { title: "Keys", copyButtons: true },
+  );
+}
+
+function NewKeyForm(
+  { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
+) {
+  const field = (name: string, label: string, type = "text", hint?: string) => (
+    <div>
+      <label for={name}>{label}</label>
+      <input
+        id={name}
+        name={name}
+        type={type}
+        value={fields[name] ?? ""}
+        aria-describedby={hint ? `${name}-hint` : undefined}
+        required={name === "name"}
+      />
+      {hint ? <small id={`${name}-hint`} class="muted">{hint}</small> : null}
+    </div>
+  );
+  return (
+    <form method="post" action="/console/keys" class="card">
+      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      <CsrfField session={c.get("session")} />
+      <div class="fields">
+        {field("name", "Name")}
+        {field("balance", "Balance", "text", "units; 1000000 = 1.00")}
+        {field("group", "Group", "text", "default when empty")}
+        {field("models", "Models", "text", "comma-separated; empty allows all of the group")}
+        {field("expires_at", "Expires (UTC)", "datetime-local")}
+        {field("rpm", "Requests per minute (RPM)", "number")}
+        {field("tpm", "Tokens per minute (TPM)", "number")}
+        {field("cap_day", "Spend cap per day", "text", "units")}
+        {field("cap_week", "Spend cap per week", "text", "units")}
+        {field("cap_month", "Spend cap per month", "text", "units")}
+      </div>
+      <p>
+        <button type="submit">Create</button>
+      </p>
+    </form>
+  );
+}
+
+function newKeyPage(
+  c: ConsoleContext,
+  options: { gateway: Gateway; fields?: Record<string, string>; problem?: string },
+) {
+  const fields = options.fields ?? {};
+  const body = keyInputOf(fields);
+  return renderPage(
+    c,
+    <>
+      <NewKeyForm c={c} fields={fields} problem={options.problem} />
+      <CopyAsCurl
+        id="curl-create"
+        curl={adminCurl(baseUrlOf(options.gateway, c.get("url")), {
+          method: "POST",
+          path: "/admin/keys",
+          body: Object.keys(body).length ? body : { name: "my key", balance: 1_000_000 },
+        })}
+      />
+    </>,
+    { title: "New key", status: options.problem ? 400 : 200, copyButtons: true },
+  );
+}
+
+async function createKey(gateway: Gateway, c: ConsoleContext) {
+  const fields = await readForm(c);
+  const { csrf: _csrf, ...shown } = fields;
+  let input;
+  try {
+    input = validate(keyInputSchema, keyInputOf(fields));
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 400) {
+      return newKeyPage(c, { gateway, fields: shown, problem: error.message });
+    }
+    throw error;
+  }
+  const created = await consoleChange(gateway, {
+    c,
+    change: {
+      route: "/admin/keys",
+      method: "POST",
+      target: { kind: "key", id: null },
+      readTarget: (id) => gateway.keys.get(id),
+      apply: () => gateway.keys.create(input),
+      outcomeOf: (result) => ({ status: 201, createdId: result.id }),
+    },
+  });
+  await gateway.consoleSessions.putFlash(
+    c.get("session").id,
+    { owner: created.id, secret: created.key },
+  );
+  return c.redirect(`/console/keys/${created.id}/created`, 303);
+}
+
+/** The new key's secret, taken from the session's flash: shown on the first view only. */
+async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
+  const secret = await gateway.consoleSessions.takeFlash(c.get("session").id, id);
+  return renderPage(
+    c,
+    secret
+      ? (
+        <section class="card" aria-labelledby="secret-heading">
+          <h2 id="secret-heading">The key's new secret</h2>
+          <p class="notice">
+            Copy it now: it is shown this once and never again (the gateway keeps only its hash).
+          </p>
+          <p>
+            <code id="secret" class="secret">{secret}</code>{" "}
+            <button type="button" data-copy="secret" hidden>Copy</button>
+          </p>
+          <p>
+            <a href={`/console/keys/${id}`}>Go to the key</a>
+          </p>
+        </section>
+      )
+      : (
+        <section class="card">
+          <p class="notice">
+            The secret of this key was shown once, when it was made, and cannot be shown again.
+            Rotate the key to get a new one.
+          </p>
+          <p>
+            <a href={`/console/keys/${id}`}>Go to the key</a>
+          </p>
+        </section>
+      ),
+    { title: "Key secret", copyButtons: Boolean(secret) },
+  );
+}
+
+export function keyPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/keys", (c) => keysListPage(gateway, c));
+  app.get("/console/keys/new", (c) => newKeyPage(c, { gateway }));
+  app.post("/console/keys", (c) => createKey(gateway, c));
+  app.get("/console/keys/:id/created", (c) => {
+    const id = c.req.param("id");
+    if (!hasIdShape(id, "key")) throw new GatewayError("key_not_found", 404, "No such key");
+    return createdPage(gateway, c, id);
+  });
+  return app;
+}

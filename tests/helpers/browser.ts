@@ -1,0 +1,60 @@
+/**
+ * A real Chromium (Debian's, found by tests/helpers/external_tools.ts) driven by playwright-core,
+ * for the console's browser tests. Every page records the requests it makes and the console
+ * errors it logs, so a test can assert that a page load stayed on the gateway's origin and logged
+ * no error.
+ */
+
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export interface WatchedPage {
+  page: Page;
+  /** Every request URL the page made. */
+  requests: string[];
+  /** Console errors and uncaught exceptions. */
+  errors: string[];
+}
+
+export interface TestBrowser extends AsyncDisposable {
+  browser: Browser;
+  /** A new context (own cookies) and page; `javaScriptEnabled: false` for the no-JS paths. */
+  newPage(
+    options?: { colorScheme?: "light" | "dark"; javaScriptEnabled?: boolean; width?: number },
+  ): Promise<WatchedPage>;
+}
+
+/** Launches Chromium at `path` headless (no sandbox: CI runs as root in a container). */
+export async function launchBrowser(path: string): Promise<TestBrowser> {
+  const browser = await chromium.launch({ executablePath: path, args: ["--no-sandbox"] });
+  const contexts: BrowserContext[] = [];
+  return {
+    browser,
+    async newPage(options = {}) {
+      const context = await browser.newContext({
+        colorScheme: options.colorScheme ?? "light",
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
+        viewport: { width: options.width ?? 1100, height: 800 },
+      });
+      contexts.push(context);
+      const page = await context.newPage();
+      const watched: WatchedPage = { page, requests: [], errors: [] };
+      page.on("request", (request) => watched.requests.push(request.url()));
+      page.on("console", (message) => {
+        if (message.type() === "error") watched.errors.push(message.text());
+      });
+      page.on("pageerror", (error) => watched.errors.push(String(error)));
+      return watched;
+    },
+    async [Symbol.asyncDispose]() {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close();
+    },
+  };
+}
+
+/** The requests of `watched` that left `origin` (data: URLs stay in the page). */
+export function foreignRequests(watched: WatchedPage, origin: string): string[] {
+  return watched.requests.filter((url) =>
+    !url.startsWith(`${origin}/`) && !url.startsWith("data:")
+  );
+}

@@ -1,0 +1,34 @@
+import { assertEquals } from "../../helpers/assert.ts";
+import { keyInputOf, keyPatchOf } from "../../../routes/console/key_form.ts";
+
+Deno.test("keyInputOf() leaves out empty fields and reads integers, models and UTC times", () => {
+  assertEquals(keyInputOf({ name: " a ", balance: "", group: "", rpm: "" }), { name: "a" });
+  assertEquals(
+    keyInputOf({
+      name: "a",
+      balance: "5000000",
+      models: "m1, m2,",
+      expires_at: "2030-01-02T03:04",
+      rpm: "60",
+      tpm: "x",
+      cap_day: "10",
+      cap_month: "",
+    }),
+    {
+      name: "a",
+      models: ["m1", "m2"],
+      expires_at: "2030-01-02T03:04:00Z",
+      rpm: 60,
+      tpm: "x",
+      spend_limits: { day: 10 },
+      balance: 5_000_000,
+    },
+  );
+});
+
+Deno.test("keyPatchOf() with clearEmpty clears the optional fields the form sent empty", () => {
+  assertEquals(
+    keyPatchOf({ name: "b", models: "", rpm: "", cap_day: "" }, { clearEmpty: true }),
+    { name: "b", models: null, rpm: null, spend_limits: null },
+  );
+});
