@@ -18,7 +18,7 @@ import type { RequestLogEntry } from "../core/telemetry/request_log.ts";
 /** Fields a key holder never sees: how its requests were routed, and who else holds keys. */
 const HIDDEN_FIELD = /channel|upstream/i;
 
-function selfView(record: object): Record<string, unknown> {
+export function selfView(record: object): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(withoutSecrets(record) as Record<string, unknown>).filter(([name]) =>
       !HIDDEN_FIELD.test(name)
@@ -33,7 +33,7 @@ const MAX_READS_PER_PAGE = 20;
  * A page of the key's request log records: the log is filtered by key as it is read, so reads go
  * on (each for what the page still lacks, which keeps the cursor exact) until the page is full.
  */
-async function ownRequests(gateway: Gateway, keyId: string, options: ListOptions) {
+export async function ownRequests(gateway: Gateway, keyId: string, options: ListOptions) {
   const data: RequestLogEntry[] = [];
   let cursor: string | null | undefined = options.cursor;
   for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {

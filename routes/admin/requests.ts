@@ -81,7 +81,7 @@ export function requestFilter(url: URL): RequestFilter {
 }
 
 /** Every record matching `filter`, page by page as the reader pulls, in `format`. */
-function exportStream(
+export function exportStream(
   gateway: Gateway,
   query: { options: ListOptions; filter: RequestFilter; format: "csv" | "jsonl" },
 ): ReadableStream<Uint8Array> {

@@ -50,12 +50,6 @@ const OPERATOR_PAGES: ComingPage[] = [
 
 const SHARED_PAGES: ComingPage[] = [
   {
-    path: "/console/requests",
-    title: "Requests",
-    what: "Requests with model, status, latency and cost, and each one's receipt",
-    api: "/admin/requests",
-  },
-  {
     path: "/console/tasks",
     title: "Tasks",
     what: "Image and video tasks with status, progress, results and refunds",

@@ -1,0 +1,229 @@
+/**
+ * One request: what it was, its receipt (units × price = amount, and the ledger entries that took
+ * it), the fields the channel ignored, and (operator only) the upstream attempts. A key holder
+ * sees only its own key's requests, without channels or upstream data.
+ */
+
+import { Hono } from "hono";
+import type { Receipt } from "../../../core/billing/receipt.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import type { AttemptRecord, RequestLogEntry } from "../../../core/telemetry/request_log.ts";
+import { selfView } from "../../me.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { CopyAsCurl } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { adminCurl, formatUnits } from "../snippets.ts";
+
+const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
+
+const requestNotFound = () =>
+  new GatewayError("request_not_found", 404, "No logged request has this id");
+
+function ReceiptView({ receipt }: { receipt: Receipt }) {
+  const units = Object.entries(receipt.units).filter(([, value]) => value !== undefined);
+  return (
+    <section class="card" aria-labelledby="receipt-heading">
+      <h2 id="receipt-heading">Receipt</h2>
+      <dl class="facts">
+        <dt>Kind</dt>
+        <dd>{receipt.kind}</dd>
+        <dt>Units</dt>
+        <dd>
+          {units.map(([name, value]) => (
+            <div>
+              {name}: {Array.isArray(value) ? value.join(" + ") : String(value)}
+            </div>
+          ))}
+        </dd>
+        <dt>Prices</dt>
+        <dd>
+          {Object.entries(receipt.prices).map(([name, value]) => (
+            <div>
+              {name}: {String(value)}
+            </div>
+          ))}
+        </dd>
+        {Object.keys(receipt.multipliers).length
+          ? (
+            <>
+              <dt>Multipliers</dt>
+              <dd>
+                {Object.entries(receipt.multipliers).map(([name, value]) => (
+                  <div>
+                    {name}: {value}
+                  </div>
+                ))}
+              </dd>
+            </>
+          )
+          : null}
+        <dt>Formula</dt>
+        <dd>
+          <code>{receipt.formula}</code>
+        </dd>
+        <dt>Amount</dt>
+        <dd>{formatUnits(receipt.amount)}</dd>
+        <dt>Charged</dt>
+        <dd>{formatUnits(receipt.charged)}</dd>
+        <dt>Status</dt>
+        <dd>{receipt.status}</dd>
+        {receipt.held !== undefined
+          ? (
+            <>
+              <dt>Held</dt>
+              <dd>{formatUnits(receipt.held)}</dd>
+            </>
+          )
+          : null}
+        {receipt.refunded !== undefined
+          ? (
+            <>
+              <dt>Refunded</dt>
+              <dd>{formatUnits(receipt.refunded)}</dd>
+            </>
+          )
+          : null}
+        <dt>Ledger entries</dt>
+        <dd>
+          {receipt.ledger_entry_ids.length
+            ? receipt.ledger_entry_ids.map((id) => (
+              <div>
+                <code>{id}</code>
+              </div>
+            ))
+            : <span class="muted">none</span>}
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
+  return (
+    <section class="card" aria-labelledby="attempts-heading">
+      <h2 id="attempts-heading">Attempts</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Channel</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Status</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {attempts.map((attempt) => (
+              <tr>
+                <td>
+                  <code>{attempt.channel_id}</code>
+                </td>
+                <td>
+                  {attempt.outcome === "ok"
+                    ? <span class="ok">ok</span>
+                    : <span class="bad">{attempt.error_class ?? "failed"}</span>}
+                </td>
+                <td>{attempt.status ?? ""}</td>
+                <td>{attempt.latency_ms} ms</td>
+                <td>{attempt.error ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {attempts.length === 0 ? <p class="muted">No upstream was called.</p> : null}
+      </div>
+    </section>
+  );
+}
+
+function Facts({ record }: { record: Partial<RequestLogEntry> }) {
+  const fact = (label: string, value: unknown) =>
+    value === undefined || value === null ? null : (
+      <>
+        <dt>{label}</dt>
+        <dd>{String(value)}</dd>
+      </>
+    );
+  return (
+    <section class="card" aria-labelledby="request-heading">
+      <h2 id="request-heading">
+        <code>{record.id}</code>
+      </h2>
+      <dl class="facts">
+        {fact("Time (UTC)", record.at)}
+        {fact("Interface", record.interface)}
+        {fact("Route", record.route)}
+        {fact("Model", record.model)}
+        {fact("Key", record.key_id)}
+        {fact("Channel", record.channel_id)}
+        {fact("Status", record.status)}
+        {fact("Error", record.error_code)}
+        {fact("Latency", record.latency_ms === undefined ? undefined : `${record.latency_ms} ms`)}
+        {fact("Streamed", record.stream)}
+        {fact("Outcome", record.outcome)}
+        {fact("Input tokens", record.input_tokens)}
+        {fact("Cached input tokens", record.cached_input_tokens)}
+        {fact("Output tokens", record.output_tokens)}
+        {fact("Usage from", record.usage_source)}
+        {fact("Images", record.images)}
+        {fact("Billed seconds", record.billed_seconds)}
+        {fact("Task", record.task_id)}
+        {fact("Task status", record.task_status)}
+        {fact("Cost", record.cost === undefined ? undefined : formatUnits(record.cost))}
+        <dt>Ignored fields</dt>
+        <dd>
+          {record.ignored_fields?.length
+            ? <code>{record.ignored_fields.join(", ")}</code>
+            : <span class="muted">none</span>}
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** The record a session may see: all of it for the operator, the holder's own without routing. */
+async function visibleRecord(
+  gateway: Gateway,
+  { c, id }: { c: ConsoleContext; id: string },
+): Promise<Partial<RequestLogEntry>> {
+  if (!REQUEST_ID.test(id)) throw requestNotFound();
+  const record = await gateway.requestLog.get(id);
+  if (!record) throw requestNotFound();
+  const role = c.get("session").role;
+  if (role.kind === "operator") return record;
+  // Another key's request is "not found", so ids of other keys' requests cannot be probed.
+  if (record.key_id !== role.keyId) throw requestNotFound();
+  return selfView(record) as Partial<RequestLogEntry>;
+}
+
+async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
+  const record = await visibleRecord(gateway, { c, id: c.req.param("id") ?? "" });
+  const operator = c.get("session").role.kind === "operator";
+  const base = baseUrlOf(gateway, c.get("url"));
+  const curl = operator
+    ? adminCurl(base, { method: "GET", path: `/admin/requests/${record.id}` })
+    : `curl '${base}/v1/me/requests' \\\n  -H "Authorization: Bearer $GATEWAY_KEY"`;
+  return renderPage(
+    c,
+    <>
+      <p>
+        <a href="/console/requests">All requests</a>
+      </p>
+      <Facts record={record} />
+      {record.receipt
+        ? <ReceiptView receipt={record.receipt} />
+        : <p class="card muted">This request has no receipt: nothing was billed.</p>}
+      {operator ? <Attempts attempts={record.upstream_attempts ?? []} /> : null}
+      <CopyAsCurl id="curl-request" curl={curl} />
+    </>,
+    { title: "Request", copyButtons: true },
+  );
+}
+
+export function requestDetailPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/requests/:id", (c) => requestDetailPage(gateway, c));
+  return app;
+}
