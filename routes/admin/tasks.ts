@@ -1,14 +1,37 @@
 /** Admin routes for tasks: the list with filters, and one task with its billing. */
 
 import { Hono } from "hono";
-import { billingOf, entriesOfRef } from "../../core/billing/ledger_audit.ts";
+import { billingOf, entriesOfRef, type RefBilling } from "../../core/billing/ledger_audit.ts";
+import type { TaskFilter } from "../../core/tasks/task_store.ts";
+import type { TaskRecord } from "../../core/tasks/task_record.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
 import { idParam, queryChoice, queryValue } from "../params.ts";
 import { keyFilter, listed, listOptions } from "./shared.ts";
 
-const TASK_STATUSES = ["submitted", "in_progress", "succeeded", "failed"] as const;
+export const TASK_STATUSES = ["submitted", "in_progress", "succeeded", "failed"] as const;
+
+/** `?kind=&status=&model=&key=` of the task list. */
+export function taskFilter(url: URL): TaskFilter {
+  return {
+    kind: queryChoice(url, "kind", { allowed: ["image", "video"], fallback: undefined }),
+    status: queryChoice(url, "status", { allowed: TASK_STATUSES, fallback: undefined }),
+    model: queryValue(url, "model") || undefined,
+    key: keyFilter(url),
+  };
+}
+
+/** What the task's ledger entries did: held, settled, refunded, with their ids. */
+export async function taskBilling(gateway: Gateway, task: TaskRecord): Promise<RefBilling> {
+  const entries = await entriesOfRef(gateway.kv, {
+    keyId: task.key_id,
+    ref: task.id,
+    // submit_time is in whole seconds; the hold is written after the record is made.
+    sinceMs: task.submit_time * 1000 - 1000,
+  });
+  return billingOf(entries);
+}
 
 const taskNotFound = (id: string) =>
   new GatewayError("task_not_found", 404, `No task has the id '${id}'`);
@@ -18,25 +41,14 @@ export function adminTaskRoutes(gateway: Gateway) {
   app.get("/admin/tasks", async (c) => {
     const url = c.get("url");
     const options = listOptions(url);
-    const filter = {
-      kind: queryChoice(url, "kind", { allowed: ["image", "video"], fallback: undefined }),
-      status: queryChoice(url, "status", { allowed: TASK_STATUSES, fallback: undefined }),
-      model: queryValue(url, "model") || undefined,
-      key: keyFilter(url),
-    };
+    const filter = taskFilter(url);
     return c.json(await listed(options, () => gateway.tasks.list(options, filter)));
   });
   app.get("/admin/tasks/:id", async (c) => {
     const id = idParam(c, "id", { shape: "task", notFound: taskNotFound });
     const task = await gateway.tasks.get(id);
     if (!task) throw taskNotFound(id);
-    const entries = await entriesOfRef(gateway.kv, {
-      keyId: task.key_id,
-      ref: task.id,
-      // submit_time is in whole seconds; the hold is written after the record is made.
-      sinceMs: task.submit_time * 1000 - 1000,
-    });
-    return c.json({ ...task, billing: billingOf(entries) });
+    return c.json({ ...task, billing: await taskBilling(gateway, task) });
   });
   return app;
 }

@@ -17,6 +17,7 @@ import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
 import { requestPages } from "./pages/requests.tsx";
+import { taskPages } from "./pages/tasks.tsx";
 import { comingPages } from "./pages/coming.tsx";
 
 /** The console sub-app. */
@@ -32,6 +33,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
   app.route("/", requestPages(gateway));
+  app.route("/", taskPages(gateway));
   app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);

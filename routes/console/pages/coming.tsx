@@ -48,14 +48,7 @@ const OPERATOR_PAGES: ComingPage[] = [
   },
 ];
 
-const SHARED_PAGES: ComingPage[] = [
-  {
-    path: "/console/tasks",
-    title: "Tasks",
-    what: "Image and video tasks with status, progress, results and refunds",
-    api: "/admin/tasks",
-  },
-];
+const SHARED_PAGES: ComingPage[] = [];
 
 function comingPage(gateway: Gateway, { c, page }: { c: ConsoleContext; page: ComingPage }) {
   const holder = c.get("session").role.kind === "holder";

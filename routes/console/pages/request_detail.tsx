@@ -20,7 +20,7 @@ const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 const requestNotFound = () =>
   new GatewayError("request_not_found", 404, "No logged request has this id");
 
-function ReceiptView({ receipt }: { receipt: Receipt }) {
+export function ReceiptView({ receipt }: { receipt: Receipt }) {
   const units = Object.entries(receipt.units).filter(([, value]) => value !== undefined);
   return (
     <section class="card" aria-labelledby="receipt-heading">

@@ -1,0 +1,213 @@
+/**
+ * One task: status, progress, times, the result previewed from the gateway's hosted media, and
+ * its money: held, settled and refunded by its ledger entries, and the receipt of the request that
+ * made it (billed seconds, reference seconds included). A holder sees only its own key's tasks,
+ * without channels or upstream ids.
+ */
+
+import { Hono } from "hono";
+import type { RefBilling } from "../../../core/billing/ledger_audit.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import type { TaskRecord } from "../../../core/tasks/task_record.ts";
+import { taskBilling } from "../../admin/tasks.ts";
+import { hasIdShape } from "../../params.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv, ownOrigin } from "../console_env.ts";
+import { CopyAsCurl } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { adminCurl, formatUnits } from "../snippets.ts";
+import { ReceiptView } from "./request_detail.tsx";
+
+const taskNotFound = () => new GatewayError("task_not_found", 404, "No task has this id");
+
+/**
+ * The path of a result the gateway hosts itself (`/media/…` on its own origin), which the page's
+ * CSP lets it show; any other URL is only linked, so loading the page calls no other origin.
+ */
+export function hostedMediaPath(url: string, { origin }: { origin: string }): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, origin);
+  } catch {
+    return null;
+  }
+  return parsed.origin === origin && parsed.pathname.startsWith("/media/") ? parsed.pathname : null;
+}
+
+function Result({ task, origin }: { task: TaskRecord; origin: string }) {
+  const urls = task.kind === "image"
+    ? (task.image_urls ?? (task.result_url ? [task.result_url] : []))
+    : (task.result_url ? [task.result_url] : []);
+  if (urls.length === 0) {
+    return <p class="muted">{task.fail_reason ?? "No result yet."}</p>;
+  }
+  return (
+    <div class="row">
+      {urls.map((url, index) => {
+        const hosted = hostedMediaPath(url, { origin });
+        if (!hosted) {
+          return (
+            <p>
+              <a href={url} rel="noopener noreferrer">Result {index + 1} (not hosted here)</a>
+            </p>
+          );
+        }
+        return task.kind === "image"
+          ? (
+            <a href={hosted}>
+              <img class="preview" src={hosted} alt={`Result ${index + 1} of ${task.id}`} />
+            </a>
+          )
+          : (
+            <video class="preview" src={hosted} controls preload="metadata">
+              <a href={hosted}>Download the video</a>
+            </video>
+          );
+      })}
+    </div>
+  );
+}
+
+function Billing({ billing, operator }: { billing: RefBilling; operator: boolean }) {
+  return (
+    <section class="card" aria-labelledby="billing-heading">
+      <h2 id="billing-heading">Billing</h2>
+      <dl class="facts">
+        <dt>Held at submission</dt>
+        <dd>{formatUnits(billing.held)}</dd>
+        <dt>Settled</dt>
+        <dd>{formatUnits(billing.settled)}</dd>
+        <dt>Refunded</dt>
+        <dd>{formatUnits(billing.refunded)}</dd>
+        {operator && billing.shortfall
+          ? (
+            <>
+              <dt>Shortfall</dt>
+              <dd>{formatUnits(billing.shortfall)}</dd>
+            </>
+          )
+          : null}
+      </dl>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Ledger entry</th>
+              <th scope="col">Type</th>
+              <th scope="col">Amount</th>
+              <th scope="col">At (UTC)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {billing.entries.map((entry) => (
+              <tr>
+                <td>
+                  <code>{entry.id}</code>
+                </td>
+                <td>{entry.type}</td>
+                <td>{formatUnits(entry.amount)}</td>
+                <td>{entry.at}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function timeOf(unixSeconds: number | null): string | null {
+  return unixSeconds === null ? null : new Date(unixSeconds * 1000).toISOString();
+}
+
+function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
+  const fact = (label: string, value: unknown) =>
+    value === undefined || value === null ? null : (
+      <>
+        <dt>{label}</dt>
+        <dd>{String(value)}</dd>
+      </>
+    );
+  return (
+    <dl class="facts">
+      {fact("Kind", `${task.kind} (${task.action})`)}
+      {fact("Model", task.model)}
+      {operator ? fact("Key", task.key_id) : null}
+      {operator ? fact("Channel", task.channel_id) : null}
+      {fact("Status", task.status)}
+      {fact("Progress", task.progress)}
+      {fact("Submitted", timeOf(task.submit_time))}
+      {fact("Started", timeOf(task.start_time))}
+      {fact("Finished", timeOf(task.finish_time))}
+      {fact("Runs", task.attempts)}
+      {fact("Failure", task.fail_reason)}
+      {fact("Cost", task.cost === null ? null : formatUnits(task.cost))}
+    </dl>
+  );
+}
+
+/** The task a session may see: any for the operator, the holder's own key's only. */
+async function visibleTask(
+  gateway: Gateway,
+  { c, id }: { c: ConsoleContext; id: string },
+): Promise<TaskRecord> {
+  if (!hasIdShape(id, "task")) throw taskNotFound();
+  const task = await gateway.tasks.get(id);
+  if (!task) throw taskNotFound();
+  const role = c.get("session").role;
+  // Another key's task is "not found", so its id cannot be probed.
+  if (role.kind === "holder" && task.key_id !== role.keyId) throw taskNotFound();
+  return task;
+}
+
+function curlOf(task: TaskRecord, { base, operator }: { base: string; operator: boolean }) {
+  if (operator) return adminCurl(base, { method: "GET", path: `/admin/tasks/${task.id}` });
+  const path = task.kind === "image"
+    ? `/v1/images/tasks/${task.id}`
+    : `/v1/video/generations/${task.id}`;
+  return `curl '${base}${path}' \\\n  -H "Authorization: Bearer $GATEWAY_KEY"`;
+}
+
+async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
+  const task = await visibleTask(gateway, { c, id: c.req.param("id") ?? "" });
+  const operator = c.get("session").role.kind === "operator";
+  const billing = await taskBilling(gateway, task);
+  const request = task.request_id ? await gateway.requestLog.get(task.request_id) : null;
+  const url = c.get("url");
+  const base = baseUrlOf(gateway, url);
+  return renderPage(
+    c,
+    <>
+      <p>
+        <a href="/console/tasks">All tasks</a>
+      </p>
+      <section class="card" aria-labelledby="task-heading">
+        <h2 id="task-heading">
+          <code>{task.id}</code>
+        </h2>
+        <Facts task={task} operator={operator} />
+        <h3>Result</h3>
+        <Result task={task} origin={ownOrigin(gateway, url)} />
+      </section>
+      <Billing billing={billing} operator={operator} />
+      {request?.receipt
+        ? (
+          <>
+            <p>
+              Made by request <a href={`/console/requests/${request.id}`}>{request.id}</a>
+            </p>
+            <ReceiptView receipt={request.receipt} />
+          </>
+        )
+        : null}
+      <CopyAsCurl id="curl-task" curl={curlOf(task, { base, operator })} />
+    </>,
+    { title: "Task", copyButtons: true },
+  );
+}
+
+export function taskDetailPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/tasks/:id", (c) => taskDetailPage(gateway, c));
+  return app;
+}
