@@ -56,7 +56,8 @@ code{padding:1px 4px}pre{padding:12px;overflow-x:auto;white-space:pre-wrap;word-
 .error{border-left:4px solid var(--bad);padding:8px 12px;background:var(--card)}
 .badge{border:1px solid var(--line);border-radius:999px;padding:0 8px;font-size:.85rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}
-dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
+h2 code{overflow-wrap:anywhere}
 img.preview,video.preview{max-width:100%;max-height:20rem;border:1px solid var(--line);border-radius:6px}
 details{margin:8px 0}summary{cursor:pointer}
 footer{max-width:1100px;margin:0 auto;padding:16px;color:var(--muted);font-size:.85rem}
