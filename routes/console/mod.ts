@@ -16,6 +16,9 @@ import { renderErrorPage } from "./render.tsx";
 import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
+import { auditPages } from "./pages/audit.tsx";
+import { channelPages } from "./pages/channels.tsx";
+import { channelDetailPages } from "./pages/channel_detail.tsx";
 import { comingPages } from "./pages/coming.tsx";
 
 /** The console sub-app. */
@@ -30,6 +33,9 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
+  app.route("/", auditPages(gateway));
+  app.route("/", channelPages(gateway));
+  app.route("/", channelDetailPages(gateway));
   app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
