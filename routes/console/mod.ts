@@ -19,6 +19,7 @@ import { myKeyPages } from "./pages/my_key.tsx";
 import { auditPages } from "./pages/audit.tsx";
 import { channelPages } from "./pages/channels.tsx";
 import { channelDetailPages } from "./pages/channel_detail.tsx";
+import { modelPages } from "./pages/models.tsx";
 import { comingPages } from "./pages/coming.tsx";
 
 /** The console sub-app. */
@@ -36,6 +37,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", auditPages(gateway));
   app.route("/", channelPages(gateway));
   app.route("/", channelDetailPages(gateway));
+  app.route("/", modelPages(gateway));
   app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);

@@ -28,12 +28,6 @@ const OPERATOR_PAGES: ComingPage[] = [
       "keys, running tasks and channel health",
     api: "/admin/usage?group_by=model",
   },
-  {
-    path: "/console/models",
-    title: "Models",
-    what: "Models and prices with a cost calculator",
-    api: "/admin/models",
-  },
 ];
 
 const SHARED_PAGES: ComingPage[] = [
