@@ -132,3 +132,43 @@ Deno.test(
     assertEquals(missing.status, 404);
   },
 );
+
+Deno.test(
+  "console channels: a disabled channel's model is still served by another channel; a holder cannot disable",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const first = (await s.gw.admin("GET", "/admin/channels")).body.data[0];
+    const second = await s.gw.admin("POST", "/admin/channels", {
+      name: "backup",
+      type: "openai",
+      base_url: first.base_url,
+      keys: ["sk-upstream-test"],
+      models: [MODEL],
+      model_map: first.model_map,
+    });
+    assertEquals(second.status, 201);
+    await (await client.post(`/console/channels/${first.id}/enabled`, { enabled: "false" })).body
+      ?.cancel();
+    assertEquals((await s.gw.admin("GET", `/admin/channels/${first.id}`)).body.enabled, false);
+    const served = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    await served.body?.cancel();
+    assertEquals(served.status, 200, "the backup channel serves the model");
+
+    const holder = consoleClient(s.gw.url);
+    await (await holder.signIn(s.key)).body?.cancel();
+    const refused = await holder.post(`/console/channels/${second.body.id}/enabled`, {
+      enabled: "false",
+    });
+    await refused.body?.cancel();
+    assertEquals(refused.status, 403);
+    for (const path of ["/console/models", `/console/channels/${first.id}`]) {
+      const page = await holder.get(path);
+      await page.body?.cancel();
+      assertEquals(page.status, 403, path);
+    }
+    assertEquals((await s.gw.admin("GET", `/admin/channels/${second.body.id}`)).body.enabled, true);
+  },
+);
