@@ -14,16 +14,21 @@ function textFilter(url: URL, name: string): string | undefined {
   return value;
 }
 
+/** The `?actor=&target_kind=&target_id=` filters of an audit list. */
+export function auditFilter(url: URL) {
+  return {
+    actor: textFilter(url, "actor"),
+    target_kind: textFilter(url, "target_kind"),
+    target_id: textFilter(url, "target_id"),
+  };
+}
+
 export function adminAuditRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   app.get("/admin/audit", async (c) => {
     const url = c.get("url");
     const options = listOptions(url);
-    const filter = {
-      actor: textFilter(url, "actor"),
-      target_kind: textFilter(url, "target_kind"),
-      target_id: textFilter(url, "target_id"),
-    };
+    const filter = auditFilter(url);
     return c.json(await listed(options, () => gateway.audit.list(options, filter)));
   });
   return app;

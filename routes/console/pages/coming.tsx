@@ -28,24 +28,6 @@ const OPERATOR_PAGES: ComingPage[] = [
       "keys, running tasks and channel health",
     api: "/admin/usage?group_by=model",
   },
-  {
-    path: "/console/channels",
-    title: "Channels",
-    what: "Channels with their health, detail, test and upstream keys",
-    api: "/admin/channels",
-  },
-  {
-    path: "/console/models",
-    title: "Models",
-    what: "Models and prices with a cost calculator",
-    api: "/admin/models",
-  },
-  {
-    path: "/console/audit",
-    title: "Audit",
-    what: "Every change made through the admin API, the console and the config file",
-    api: "/admin/audit",
-  },
 ];
 
 const SHARED_PAGES: ComingPage[] = [];

@@ -14,7 +14,8 @@ import { ownRequests, selfView } from "../../me.ts";
 import { queryChoice } from "../../params.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { CopyAsCurl } from "../layout.tsx";
-import { listQuery, minutesOf, withUtcTimes } from "../list_query.ts";
+import { listQuery } from "../list_query.ts";
+import { minutesOf, withUtcTimes } from "../time_range.ts";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -172,7 +173,7 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
         {page.cursor
           ? (
             <p>
-              <a href={`/console/requests${listQuery(url, { cursor: page.cursor })}`} rel="next">
+              <a href={`/console/requests${listQuery(url, page.cursor)}`} rel="next">
                 Next page
               </a>
             </p>
@@ -182,10 +183,10 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
           ? (
             <p>
               Export this list:{" "}
-              <a href={`/console/requests/export${listQuery(url, { drop: ["format"] })}`}>
+              <a href={exportHref(url, "jsonl")}>
                 JSON Lines
               </a>{" "}
-              · <a href={`/console/requests/export${withFormat(url, "csv")}`}>CSV</a>
+              · <a href={exportHref(url, "csv")}>CSV</a>
             </p>
           )
           : null}
@@ -196,9 +197,11 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
   );
 }
 
-function withFormat(url: URL, format: "csv" | "jsonl"): string {
-  const query = listQuery(url, { drop: ["format"] });
-  return `${query ? `${query}&` : "?"}format=${format}`;
+/** The export of the list `url` filters, in `format`. */
+function exportHref(url: URL, format: "csv" | "jsonl"): string {
+  const filtered = new URL(url);
+  filtered.searchParams.set("format", format);
+  return `/console/requests/export${listQuery(filtered)}`;
 }
 
 /** The admin export's stream of the filtered list, downloaded with the console session. */

@@ -11,7 +11,8 @@ import { TASK_STATUSES, taskFilter } from "../../admin/tasks.ts";
 import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { CopyAsCurl } from "../layout.tsx";
-import { listQuery, minutesOf, withUtcTimes } from "../list_query.ts";
+import { listQuery } from "../list_query.ts";
+import { minutesOf, withUtcTimes } from "../time_range.ts";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
@@ -146,7 +147,7 @@ async function tasksListPage(gateway: Gateway, c: ConsoleContext) {
         {page.cursor
           ? (
             <p>
-              <a href={`/console/tasks${listQuery(url, { cursor: page.cursor })}`} rel="next">
+              <a href={`/console/tasks${listQuery(url, page.cursor)}`} rel="next">
                 Next page
               </a>
             </p>

@@ -1,0 +1,76 @@
+/**
+ * The Models page's "what would this cost": a catalog model and the calculator's fields, priced
+ * by the billing code's own pure receipt functions, so the estimate is what a request would be
+ * billed. Pure.
+ */
+
+import type { CatalogModel } from "../../core/channels/catalog.ts";
+import type { ImagePrice, TextPrice } from "../../core/billing/price_schema.ts";
+import {
+  imageReceipt,
+  type ReceiptPricing,
+  textReceipt,
+  videoReceipt,
+} from "../../core/billing/receipt.ts";
+import type { VideoPrice } from "../../core/billing/video_price.ts";
+
+/** The most of any one quantity the calculator takes. */
+const MOST = 1_000_000_000;
+
+export type CostEstimate = { pricing: ReceiptPricing } | { problem: string };
+
+/** A whole number of 0..MOST from `fields[name]`, 0 when empty; a problem message otherwise. */
+function countOf(fields: Record<string, string>, name: string, label: string): number | string {
+  const text = (fields[name] ?? "").trim();
+  if (text === "") return 0;
+  if (!/^\d+$/.test(text) || Number(text) > MOST) {
+    return `${label} must be a whole number from 0 to ${MOST}, not '${text.slice(0, 40)}'`;
+  }
+  return Number(text);
+}
+
+/** What `model` would bill for the quantities in `fields`. */
+export function costEstimate(model: CatalogModel, fields: Record<string, string>): CostEstimate {
+  const counts: Record<string, number> = {};
+  const labels: Record<string, string> = model.kind === "text"
+    ? {
+      input_tokens: "Input tokens",
+      cached_input_tokens: "Cached tokens",
+      output_tokens: "Output tokens",
+    }
+    : model.kind === "image"
+    ? { images: "Images" }
+    : { seconds: "Seconds" };
+  for (const [name, label] of Object.entries(labels)) {
+    const count = countOf(fields, name, label);
+    if (typeof count === "string") return { problem: count };
+    counts[name] = count;
+  }
+  if (model.kind === "text") {
+    if (counts.cached_input_tokens > counts.input_tokens) {
+      return { problem: "Cached tokens are part of the input tokens: at most as many" };
+    }
+    return {
+      pricing: textReceipt(model.price as TextPrice, {
+        input_tokens: counts.input_tokens,
+        cached_input_tokens: counts.cached_input_tokens,
+        output_tokens: counts.output_tokens,
+      }),
+    };
+  }
+  if (model.kind === "image") {
+    return {
+      pricing: imageReceipt(model.price as ImagePrice, {
+        size: (fields.size ?? "").trim() || "*",
+        quality: (fields.quality ?? "").trim() || "*",
+        count: counts.images,
+      }),
+    };
+  }
+  return {
+    pricing: videoReceipt(model.price as VideoPrice, {
+      durationSeconds: counts.seconds,
+      referenceSeconds: [],
+    }),
+  };
+}

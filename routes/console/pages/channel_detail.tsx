@@ -1,0 +1,330 @@
+/**
+ * Operator's channel detail: facts and health, Disable/Enable, edit, Test a model, and the
+ * upstream keys (shown only by fingerprint; add one, replace all, remove one). Changes go through
+ * the same service calls as /admin/channels and are audited as the console session's.
+ */
+
+import { Hono } from "hono";
+import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts";
+import { describeKeyHint } from "../../../core/channels/key_hint.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import {
+  type ChannelProbeResult,
+  channelProbeSchema,
+  probeChannel,
+} from "../../../core/text/probe_channel.ts";
+import { channelNotFound } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { validate } from "../../validation.ts";
+import { channelKeysPatchOf, channelPatchOf } from "../channel_form.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { consoleChange } from "../console_change.ts";
+import { readForm } from "../form_body.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { requireOperator } from "../session.ts";
+import { adminCurl } from "../snippets.ts";
+import { type ChannelView, HealthCells } from "./channels.tsx";
+
+function channelIdOf(c: ConsoleContext): string {
+  const id = c.req.param("id") ?? "";
+  if (!hasIdShape(id, "channel")) throw channelNotFound(id.slice(0, 80));
+  return id;
+}
+
+function EditForm({ c, view }: { c: ConsoleContext; view: ChannelView }) {
+  const field = (name: string, label: string, value: string, hint?: string) => (
+    <div>
+      <label for={`edit-${name}`}>{label}</label>
+      <input
+        id={`edit-${name}`}
+        name={name}
+        type="text"
+        value={value}
+        aria-describedby={hint ? `edit-${name}-hint` : undefined}
+      />
+      {hint ? <small id={`edit-${name}-hint`} class="muted">{hint}</small> : null}
+    </div>
+  );
+  return (
+    <form method="post" action={`/console/channels/${view.id}/edit`}>
+      <CsrfField session={c.get("session")} />
+      <div class="fields">
+        {field("name", "Name", view.name)}
+        {field("base_url", "Base URL", view.base_url)}
+        {field("priority", "Priority", String(view.priority), "higher is tried first")}
+        {field("weight", "Weight", String(view.weight), "share among equal priority")}
+        {field("groups", "Groups", view.groups.join(", "), "comma-separated")}
+        {field("models", "Models", view.models.join(", "), "comma-separated catalog ids")}
+        {field("timeout_ms", "Timeout (ms)", String(view.timeout_ms))}
+      </div>
+      <p>
+        <button type="submit">Save</button>
+      </p>
+    </form>
+  );
+}
+
+function TestResult({ result }: { result: ChannelProbeResult }) {
+  return (
+    <div role="status" class={result.ok ? "notice" : "error"}>
+      <dl class="facts">
+        <dt>Model</dt>
+        <dd>{result.model}</dd>
+        <dt>Result</dt>
+        <dd class={result.ok ? "ok" : "bad"}>{result.ok ? "ok" : "failed"}</dd>
+        <dt>Upstream status</dt>
+        <dd>{result.status ?? "no answer"}</dd>
+        <dt>Latency</dt>
+        <dd>{result.latency_ms} ms</dd>
+        {result.error
+          ? (
+            <>
+              <dt>Error</dt>
+              <dd>{result.error_class ? `${result.error_class}: ` : ""}{result.error}</dd>
+            </>
+          )
+          : null}
+      </dl>
+    </div>
+  );
+}
+
+function KeysSection(
+  { c, view, base }: { c: ConsoleContext; view: ChannelView; base: string },
+) {
+  const session = c.get("session");
+  const action = `/console/channels/${view.id}/keys`;
+  return (
+    <section class="card" aria-labelledby="keys-heading">
+      <h2 id="keys-heading">Upstream keys</h2>
+      <p class="muted">Keys are never shown; each is named by its fingerprint.</p>
+      <ul>
+        {view.keys.map((hint) => (
+          <li>
+            <form method="post" action={action} class="row">
+              <CsrfField session={session} />
+              <input type="hidden" name="action" value="remove" />
+              <input type="hidden" name="fingerprint" value={hint.fingerprint} />
+              <code>{describeKeyHint(hint)}</code>
+              <button type="submit" class="quiet" aria-label={`Remove key ${hint.fingerprint}`}>
+                Remove
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+      <form method="post" action={action} class="row">
+        <CsrfField session={session} />
+        <input type="hidden" name="action" value="add" />
+        <div>
+          <label for="add-key">Add a key</label>
+          <input id="add-key" name="key" type="password" autocomplete="off" required />
+        </div>
+        <div>
+          <button type="submit">Add key</button>
+        </div>
+      </form>
+      <form method="post" action={action}>
+        <CsrfField session={session} />
+        <input type="hidden" name="action" value="replace" />
+        <label for="replace-keys">Replace all keys</label>
+        <textarea
+          id="replace-keys"
+          name="keys"
+          rows={3}
+          autocomplete="off"
+          aria-describedby="replace-keys-hint"
+          required
+        >
+        </textarea>
+        <small id="replace-keys-hint" class="muted">one key per line</small>
+        <p>
+          <button type="submit" class="danger">Replace keys</button>
+        </p>
+      </form>
+      <CopyAsCurl
+        id="curl-keys"
+        curl={adminCurl(base, {
+          method: "PATCH",
+          path: `/admin/channels/${view.id}`,
+          body: { add_keys: ["$UPSTREAM_KEY"] },
+        })}
+      />
+    </section>
+  );
+}
+
+async function channelDetailPage(
+  gateway: Gateway,
+  options: { c: ConsoleContext; id: string; problem?: string; test?: ChannelProbeResult },
+) {
+  const { c, id, problem, test } = options;
+  const view = await gateway.registry.channelView(await gateway.registry.getChannel(id));
+  const health = await gateway.channelHealth.read(id);
+  const base = baseUrlOf(gateway, c.get("url"));
+  const path = `/admin/channels/${id}`;
+  return renderPage(
+    c,
+    <>
+      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      <section class="card" aria-labelledby="facts-heading">
+        <h2 id="facts-heading">Channel</h2>
+        <dl class="facts">
+          <dt>Id</dt>
+          <dd>
+            <code>{view.id}</code>
+          </dd>
+          <dt>Type</dt>
+          <dd>{view.type}</dd>
+          <dt>State</dt>
+          <dd>{view.enabled ? "enabled" : <span class="bad">disabled</span>}</dd>
+          <dt>Source</dt>
+          <dd>{view.source === "config" ? "config file (changes are refused)" : "admin"}</dd>
+        </dl>
+        <div class="table-wrap">
+          <table>
+            <caption class="muted">Health over the last {health.window_minutes} minutes</caption>
+            <thead>
+              <tr>
+                <th scope="col">Success</th>
+                <th scope="col">p50</th>
+                <th scope="col">Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <HealthCells health={health} />
+              </tr>
+            </tbody>
+          </table>
+        </div>
+        <form method="post" action={`/console/channels/${id}/enabled`} class="row">
+          <CsrfField session={c.get("session")} />
+          {view.enabled
+            ? <button type="submit" class="danger" name="enabled" value="false">Disable</button>
+            : <button type="submit" name="enabled" value="true">Enable</button>}
+        </form>
+        <CopyAsCurl
+          id="curl-enabled"
+          curl={adminCurl(base, { method: "PATCH", path, body: { enabled: !view.enabled } })}
+        />
+      </section>
+      <section class="card" aria-labelledby="test-heading">
+        <h2 id="test-heading">Test</h2>
+        {test ? <TestResult result={test} /> : null}
+        <form method="post" action={`/console/channels/${id}/test`} class="row">
+          <CsrfField session={c.get("session")} />
+          <div>
+            <label for="test-model">Model</label>
+            <select id="test-model" name="model">
+              {view.models.map((model) => (
+                <option value={model} selected={test?.model === model}>{model}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <button type="submit">Test</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-test"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `${path}/test`,
+            body: { model: test?.model ?? view.models[0] },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="edit-heading">
+        <h2 id="edit-heading">Edit</h2>
+        <EditForm c={c} view={view} />
+        <CopyAsCurl
+          id="curl-edit"
+          curl={adminCurl(base, {
+            method: "PATCH",
+            path,
+            body: { name: view.name, priority: view.priority, weight: view.weight },
+          })}
+        />
+      </section>
+      <KeysSection c={c} view={view} base={base} />
+    </>,
+    { title: `Channel ${view.name}`, copyButtons: true, status: problem ? 400 : 200 },
+  );
+}
+
+/** Applies a PATCH from a form; a 400 re-renders the page with the problem. */
+async function patchChannel(
+  gateway: Gateway,
+  { c, id, body }: { c: ConsoleContext; id: string; body: Record<string, unknown> },
+) {
+  try {
+    const { create_models, add_keys, remove_keys, ...patch } = validate(
+      channelPatchBodySchema,
+      body,
+    );
+    await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/channels/:id",
+        method: "PATCH",
+        target: { kind: "channel", id },
+        readTarget: async (target) =>
+          gateway.registry.channelView(await gateway.registry.getChannel(target)),
+        apply: () =>
+          gateway.registry.updateChannel(id, patch, {
+            createModels: create_models,
+            keyOperations: { add_keys, remove_keys },
+          }),
+      },
+    });
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 400) {
+      return channelDetailPage(gateway, { c, id, problem: error.message });
+    }
+    throw error;
+  }
+  return c.redirect(`/console/channels/${id}`, 303);
+}
+
+export function channelDetailPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.use("/console/channels/:id/*", requireOperator());
+  app.get(
+    "/console/channels/:id",
+    requireOperator(),
+    (c) => channelDetailPage(gateway, { c, id: channelIdOf(c) }),
+  );
+  app.post("/console/channels/:id/enabled", async (c) => {
+    const id = channelIdOf(c);
+    const form = await readForm(c);
+    return patchChannel(gateway, { c, id, body: { enabled: form.enabled === "true" } });
+  });
+  app.post("/console/channels/:id/edit", async (c) => {
+    const id = channelIdOf(c);
+    return patchChannel(gateway, { c, id, body: channelPatchOf(await readForm(c)) });
+  });
+  app.post("/console/channels/:id/keys", async (c) => {
+    const id = channelIdOf(c);
+    return patchChannel(gateway, { c, id, body: channelKeysPatchOf(await readForm(c)) });
+  });
+  app.post("/console/channels/:id/test", async (c) => {
+    const id = channelIdOf(c);
+    const form = await readForm(c);
+    let test: ChannelProbeResult;
+    try {
+      const input = validate(channelProbeSchema, { model: form.model || undefined });
+      const channel = await gateway.registry.openChannel(id);
+      test = await probeChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal });
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 400) {
+        return channelDetailPage(gateway, { c, id, problem: error.message });
+      }
+      throw error;
+    }
+    return channelDetailPage(gateway, { c, id, test });
+  });
+  return app;
+}

@@ -1,0 +1,232 @@
+/**
+ * Operator's models: the catalog with prices, Disable/Enable (the same service call as PATCH
+ * /admin/models/{id}, audited as the console session's), and "what would this cost", a GET form
+ * priced by the billing code's own functions that shows units × price = amount.
+ */
+
+import { Hono } from "hono";
+import type { CatalogModel } from "../../../core/channels/catalog.ts";
+import { modelPatchSchema } from "../../../core/channels/catalog.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import { validate } from "../../validation.ts";
+import { type CostEstimate, costEstimate } from "../cost_estimate.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { consoleChange } from "../console_change.ts";
+import { readForm } from "../form_body.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { requireOperator } from "../session.ts";
+import { adminCurl, formatUnits } from "../snippets.ts";
+
+/** A model's price in words, in currency (units shown as 1.000000 = 1,000,000 units). */
+function priceText(model: CatalogModel): string {
+  const price = model.price as Record<string, unknown>;
+  if (model.kind === "text") {
+    const cached = price.cached_input ?? price.input;
+    return `input ${formatUnits(price.input as number)}, cached ${
+      formatUnits(cached as number)
+    }, output ${formatUnits(price.output as number)} per million tokens`;
+  }
+  if ("per_image" in price) {
+    const tiers = Object.entries((price.tiers ?? {}) as Record<string, number>)
+      .map(([tier, units]) => `; ${tier} ${formatUnits(units)}`).join("");
+    return `${formatUnits(price.per_image as number)} per image${tiers}`;
+  }
+  if ("per_second" in price) return `${formatUnits(price.per_second as number)} per second`;
+  return `${formatUnits(price.per_task as number)} per task`;
+}
+
+function ModelRows({ c, models }: { c: ConsoleContext; models: CatalogModel[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Groups</th>
+            <th scope="col">Price</th>
+            <th scope="col">State</th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((model) => (
+            <tr>
+              <td>
+                <code>{model.id}</code>
+              </td>
+              <td>{model.kind}</td>
+              <td>{model.groups.join(", ")}</td>
+              <td>{priceText(model)}</td>
+              <td>
+                <form
+                  method="post"
+                  action={`/console/models/${encodeURIComponent(model.id)}/enabled`}
+                  class="row"
+                >
+                  <CsrfField session={c.get("session")} />
+                  {model.enabled ? "enabled " : <span class="bad">disabled</span>}
+                  {model.enabled
+                    ? (
+                      <button
+                        type="submit"
+                        class="quiet"
+                        name="enabled"
+                        value="false"
+                        aria-label={`Disable ${model.id}`}
+                      >
+                        Disable
+                      </button>
+                    )
+                    : (
+                      <button
+                        type="submit"
+                        class="quiet"
+                        name="enabled"
+                        value="true"
+                        aria-label={`Enable ${model.id}`}
+                      >
+                        Enable
+                      </button>
+                    )}
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Calculator(
+  { models, url, estimate }: { models: CatalogModel[]; url: URL; estimate?: CostEstimate },
+) {
+  const value = (name: string) => url.searchParams.get(name) ?? "";
+  const field = (name: string, label: string, hint: string) => (
+    <div>
+      <label for={`cost-${name}`}>{label}</label>
+      <input
+        id={`cost-${name}`}
+        name={name}
+        type="text"
+        inputmode={name === "size" || name === "quality" ? undefined : "numeric"}
+        value={value(name)}
+        aria-describedby={`cost-${name}-hint`}
+      />
+      <small id={`cost-${name}-hint`} class="muted">{hint}</small>
+    </div>
+  );
+  return (
+    <section class="card" aria-labelledby="cost-heading">
+      <h2 id="cost-heading">What would this cost</h2>
+      <form method="get" action="/console/models#cost-heading">
+        <div class="fields">
+          <div>
+            <label for="cost-model">Model</label>
+            <select id="cost-model" name="model">
+              {models.map((model) => (
+                <option value={model.id} selected={value("model") === model.id}>
+                  {model.id}
+                </option>
+              ))}
+            </select>
+          </div>
+          {field("input_tokens", "Input tokens", "text models")}
+          {field("cached_input_tokens", "Cached input tokens", "text models; part of input")}
+          {field("output_tokens", "Output tokens", "text models")}
+          {field("images", "Images", "image models")}
+          {field("size", "Size", "image models, e.g. 1024x1024")}
+          {field("quality", "Quality", "image models, e.g. high")}
+          {field("seconds", "Seconds", "video models")}
+        </div>
+        <p>
+          <button type="submit">Calculate</button>
+        </p>
+      </form>
+      {estimate && "problem" in estimate
+        ? <p class="error" role="alert">{estimate.problem}</p>
+        : null}
+      {estimate && "pricing" in estimate
+        ? (
+          <div role="status" class="notice">
+            <p>
+              <code id="cost-formula">{estimate.pricing.formula}</code>
+            </p>
+            <p>
+              Amount: <strong id="cost-amount">{formatUnits(estimate.pricing.amount)}</strong>{" "}
+              <span class="muted">({estimate.pricing.amount} units)</span>
+            </p>
+          </div>
+        )
+        : null}
+    </section>
+  );
+}
+
+function modelsPage(gateway: Gateway, c: ConsoleContext) {
+  const url = c.get("url");
+  const models = gateway.registry.models;
+  const chosen = url.searchParams.get("model");
+  let estimate: CostEstimate | undefined;
+  if (chosen !== null) {
+    const model = models.find((model) => model.id === chosen);
+    estimate = model
+      ? costEstimate(model, Object.fromEntries(url.searchParams))
+      : { problem: `No model '${chosen.slice(0, 100)}' in the catalog` };
+  }
+  const base = baseUrlOf(gateway, url);
+  const first = models[0]?.id ?? "gpt-test";
+  return renderPage(
+    c,
+    <>
+      <section class="card" aria-label="Models">
+        <ModelRows c={c} models={models} />
+        {models.length === 0 ? <p class="muted">No model in the catalog.</p> : null}
+      </section>
+      <CopyAsCurl
+        id="curl-list"
+        curl={adminCurl(base, { method: "GET", path: "/admin/models" })}
+      />
+      <CopyAsCurl
+        id="curl-enabled"
+        curl={adminCurl(base, {
+          method: "PATCH",
+          path: `/admin/models/${encodeURIComponent(first)}`,
+          body: { enabled: false },
+        })}
+      />
+      <Calculator models={models} url={url} estimate={estimate} />
+    </>,
+    {
+      title: "Models",
+      copyButtons: true,
+      status: estimate && "problem" in estimate ? 400 : 200,
+    },
+  );
+}
+
+async function setEnabled(gateway: Gateway, c: ConsoleContext) {
+  const id = c.req.param("id") ?? "";
+  gateway.registry.getModel(id); // a 404 for an unknown model before anything is recorded
+  const form = await readForm(c);
+  const patch = validate(modelPatchSchema, { enabled: form.enabled === "true" });
+  await consoleChange(gateway, {
+    c,
+    change: {
+      route: "/admin/models/:id",
+      method: "PATCH",
+      target: { kind: "model", id },
+      readTarget: (target) => gateway.registry.getModel(target),
+      apply: () => gateway.registry.patchModel(id, patch),
+    },
+  });
+  return c.redirect("/console/models", 303);
+}
+
+export function modelPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/models", requireOperator(), (c) => modelsPage(gateway, c));
+  app.post("/console/models/:id/enabled", requireOperator(), (c) => setEnabled(gateway, c));
+  return app;
+}

@@ -1,0 +1,88 @@
+/**
+ * The console's Models page over HTTP: the catalog with prices, Disable/Enable followed by the
+ * API at once (audited), and the cost calculator priced by the billing code's own functions.
+ */
+
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { ADMIN_TOKEN, postJson, serverTest, TEST_TEXT_PRICE } from "../../helpers/gateway.ts";
+import { consoleClient } from "../../helpers/console_client.ts";
+import { MODEL, setupChat } from "../../helpers/text_setup.ts";
+import { textCost } from "../../../core/billing/text_price.ts";
+
+const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
+
+Deno.test(
+  "console models: the catalog with prices; disable answers 404 at the API, enable serves again; audited",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const page = await (await client.get("/console/models")).text();
+    assertOk(page.includes(`<code>${MODEL}</code>`), "lists the model");
+    assertOk(page.includes("input 1.000000, cached 0.500000, output 2.000000"), "its price");
+    assertOk(page.includes("<code>vid-2-cheap</code>") && page.includes("0.500000 per task"));
+
+    const off = await client.post(`/console/models/${MODEL}/enabled`, { enabled: "false" });
+    await off.body?.cancel();
+    assertEquals(off.status, 303);
+    const refused = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    assertEquals(refused.status, 404);
+    await refused.body?.cancel();
+    await (await client.post(`/console/models/${MODEL}/enabled`, { enabled: "true" })).body
+      ?.cancel();
+    const back = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    await back.body?.cancel();
+    assertEquals(back.status, 200);
+
+    const audit = (await s.gw.admin("GET", `/admin/audit?target_kind=model&actor=console`)).body
+      .data;
+    assertEquals(audit.map((record: { after: { enabled: boolean } }) => record.after.enabled), [
+      true,
+      false,
+    ]);
+    const unknown = await client.post("/console/models/no-such/enabled", { enabled: "false" });
+    await unknown.body?.cancel();
+    assertEquals(unknown.status, 404);
+  },
+);
+
+Deno.test(
+  "console models: the calculator shows units × price = amount as billing computes it; bad input is a 400",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const text = await client.get(
+      `/console/models?model=${MODEL}&input_tokens=1234&cached_input_tokens=200&output_tokens=567`,
+    );
+    const html = await text.text();
+    assertEquals(text.status, 200);
+    const amount = textCost(TEST_TEXT_PRICE, {
+      input_tokens: 1234,
+      cached_input_tokens: 200,
+      output_tokens: 567,
+    });
+    assertOk(html.includes(`${amount} units`), `the amount ${amount}`);
+    assertOk(html.includes("1034 uncached input × 1000000"), "the formula");
+
+    const image = await (await client.get("/console/models?model=gen-image-2&images=3")).text();
+    assertOk(image.includes("3 images × 40000 = 120000"), "images × price");
+    const video = await (await client.get("/console/models?model=vid-2&seconds=5")).text();
+    assertOk(video.includes("= 500000"), "seconds × price");
+
+    for (
+      const query of [
+        `model=${MODEL}&input_tokens=-1`,
+        `model=${MODEL}&input_tokens=10&cached_input_tokens=20`,
+        "model=gen-image-2&images=lots",
+        "model=no-such-model",
+      ]
+    ) {
+      const response = await client.get(`/console/models?${query}`);
+      assertEquals(response.status, 400, query);
+      assertOk((await response.text()).includes('role="alert"'), query);
+    }
+  },
+);
