@@ -17,6 +17,7 @@ import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
 import { comingPages } from "./pages/coming.tsx";
+import { overviewPages } from "./pages/overview.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -30,6 +31,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
+  app.route("/", overviewPages(gateway));
   app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
