@@ -2,7 +2,7 @@
  * The Overview and a key's activity in a real browser (Chromium, driven by playwright-core): both
  * load with no console error and no request to another origin, in light and dark; a top model's
  * link opens the requests list filtered by it; a key's "All requests" opens the list filtered by
- * the key. Screenshots of the Overview (light and dark) are taken; with GATEWAY_SCREENSHOTS=1
+ * the key; at phone width nothing is wider than the screen. Screenshots of the Overview (light and dark) are taken; with GATEWAY_SCREENSHOTS=1
  * they are written to docs/screenshots/.
  *
  * Ignored with one line when Chromium is missing (GATEWAY_TEST_STRICT=1: failed).
@@ -67,6 +67,14 @@ chromium.test(
         assertEquals(new URL(page.url()).searchParams.get("key"), s.keyId);
         assertCleanLoad(watched, s.gw.url);
       }
+      // At phone width the page folds: nothing wider than the screen but the scrolling tables.
+      const phone = await browser.newPage({ width: 390 });
+      await phone.page.goto(`${s.gw.url}/console`);
+      await phone.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
+      await phone.page.getByRole("button", { name: "Sign in" }).click();
+      await phone.page.waitForURL((url) => url.pathname === "/console");
+      assertEquals(await phone.page.evaluate(`document.documentElement.scrollWidth`), 390);
+      assertCleanLoad(phone, s.gw.url);
     } finally {
       if (!SCREENSHOTS) await Deno.remove(folder, { recursive: true });
     }
