@@ -2,8 +2,8 @@
  * The Overview and a key's activity in a real browser (Chromium, driven by playwright-core): both
  * load with no console error and no request to another origin, in light and dark; a top model's
  * link opens the requests list filtered by it; a key's "All requests" opens the list filtered by
- * the key; at phone width nothing is wider than the screen. Screenshots of the Overview (light and dark) are taken; with GATEWAY_SCREENSHOTS=1
- * they are written to docs/screenshots/.
+ * the key; at phone width nothing is wider than the screen. Screenshots of the Overview (light
+ * and dark) are taken; with GATEWAY_SCREENSHOTS=1 they are written to docs/screenshots/.
  *
  * Ignored with one line when Chromium is missing (GATEWAY_TEST_STRICT=1: failed).
  */
