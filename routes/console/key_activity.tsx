@@ -105,23 +105,29 @@ function KeyUsage(
               </tr>
             </thead>
             <tbody>
-              {activity.models.map((model) => (
-                <tr>
-                  <td>
-                    <a
-                      href={`/console/requests?${new URLSearchParams({
-                        key: keyId,
-                        ...(model.name ? { model: model.name } : {}),
-                      })}`}
-                    >
-                      {model.name ?? "(no model)"}
-                    </a>
-                  </td>
-                  <td>{model.requests}</td>
-                  <td>{model.input_tokens} / {model.output_tokens}</td>
-                  <td>{formatUnits(model.cost)}</td>
-                </tr>
-              ))}
+              {activity.models.length
+                ? activity.models.map((model) => (
+                  <tr>
+                    <td>
+                      <a
+                        href={`/console/requests?${new URLSearchParams({
+                          key: keyId,
+                          ...(model.name ? { model: model.name } : {}),
+                        })}`}
+                      >
+                        {model.name ?? "(no model)"}
+                      </a>
+                    </td>
+                    <td>{model.requests}</td>
+                    <td>{model.input_tokens} / {model.output_tokens}</td>
+                    <td>{formatUnits(model.cost)}</td>
+                  </tr>
+                ))
+                : (
+                  <tr>
+                    <td colspan={4} class="muted">No requests in 30 days</td>
+                  </tr>
+                )}
             </tbody>
           </table>
         </div>

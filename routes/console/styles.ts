@@ -62,7 +62,8 @@ details{margin:8px 0}summary{cursor:pointer}
 .tile{display:flex;flex-direction:column;border:1px solid var(--line);border-radius:8px;padding:12px;
 color:var(--fg);text-decoration:none}.tile:hover{border-color:var(--accent)}
 .tile-label{color:var(--muted);font-size:.9rem}.tile-value{font-size:1.4rem;font-weight:600}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:16px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:16px;
+margin:0 0 16px}
 figure.chart{margin:0}figure.chart svg{display:block;width:100%;height:8rem;
 border:1px solid var(--line);border-radius:6px}
 figure.chart .bar{fill:var(--accent)}figure.chart .axis{stroke:var(--line)}
