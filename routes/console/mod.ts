@@ -21,6 +21,7 @@ import { channelPages } from "./pages/channels.tsx";
 import { channelDetailPages } from "./pages/channel_detail.tsx";
 import { modelPages } from "./pages/models.tsx";
 import { comingPages } from "./pages/coming.tsx";
+import { overviewPages } from "./pages/overview.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -38,6 +39,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", channelPages(gateway));
   app.route("/", channelDetailPages(gateway));
   app.route("/", modelPages(gateway));
+  app.route("/", overviewPages(gateway));
   app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
