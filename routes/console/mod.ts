@@ -23,6 +23,7 @@ import { modelPages } from "./pages/models.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
 import { comingPages } from "./pages/coming.tsx";
+import { overviewPages } from "./pages/overview.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -40,6 +41,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", channelPages(gateway));
   app.route("/", channelDetailPages(gateway));
   app.route("/", modelPages(gateway));
+  app.route("/", overviewPages(gateway));
   app.route("/", requestPages(gateway));
   app.route("/", taskPages(gateway));
   app.route("/", comingPages(gateway));

@@ -60,6 +60,16 @@ dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;min-width:0;overflow-wrap:an
 h2 code{overflow-wrap:anywhere}
 img.preview,video.preview{max-width:100%;max-height:20rem;border:1px solid var(--line);border-radius:6px}
 details{margin:8px 0}summary{cursor:pointer}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:12px;margin:0 0 16px}
+.tile{display:flex;flex-direction:column;border:1px solid var(--line);border-radius:8px;padding:12px;
+color:var(--fg);text-decoration:none}.tile:hover{border-color:var(--accent)}
+.tile-label{color:var(--muted);font-size:.9rem}.tile-value{font-size:1.4rem;font-weight:600}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:16px;
+margin:0 0 16px}
+figure.chart{margin:0}figure.chart svg{display:block;width:100%;height:8rem;
+border:1px solid var(--line);border-radius:6px}
+figure.chart .bar{fill:var(--accent)}figure.chart .axis{stroke:var(--line)}
+figcaption{font-size:.9rem;margin-top:4px}caption{text-align:left;font-weight:600;padding:4px 0}
 footer{max-width:1100px;margin:0 auto;padding:16px;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){
 input[type=password],input[type=text],input[type=number],input[type=search]{width:100%}

@@ -1,6 +1,6 @@
 /**
  * Pages still to be built, clearly marked, with the admin API call that does the job today:
- * the operator's Overview, Channels, Requests, Tasks, Models and Audit, and the holder's
+ * the operator's Channels, Requests, Tasks, Models and Audit, and the holder's
  * Requests and Tasks.
  */
 
@@ -20,15 +20,7 @@ interface ComingPage {
   api: string;
 }
 
-const OPERATOR_PAGES: ComingPage[] = [
-  {
-    path: "/console",
-    title: "Overview",
-    what: "Spend and requests today, this week and this month, error rate, top models and " +
-      "keys, running tasks and channel health",
-    api: "/admin/usage?group_by=model",
-  },
-];
+const OPERATOR_PAGES: ComingPage[] = [];
 
 const SHARED_PAGES: ComingPage[] = [];
 

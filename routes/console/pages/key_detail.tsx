@@ -1,7 +1,8 @@
 /**
  * Operator's key detail: facts, Disable/Enable, edit, add credit, the ledger with its check
- * (Σ entries = balance), SDK snippets, and the curl of each action. Changes go through the same
- * service calls as /admin/keys and are audited as the console session's.
+ * (Σ entries = balance), usage for 30 days, recent requests and tasks, SDK snippets, and the
+ * curl of each action. Changes go through the same service calls as /admin/keys and are audited
+ * as the console session's.
  */
 
 import { Hono } from "hono";
@@ -19,6 +20,7 @@ import { validate } from "../../validation.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
+import { KeyActivitySections, readKeyActivity } from "../key_activity.tsx";
 import { KeyFacts, type KeyView, SdkSnippets } from "../key_facts.tsx";
 import { keyPatchOf } from "../key_form.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
@@ -71,6 +73,7 @@ async function keyDetailPage(
   const keyView = await gateway.keys.get(id);
   const check = await verifyLedger(gateway.kv, id);
   const ledger = await gateway.ledger.list(id, { limit: 20, order: "desc" });
+  const activity = await readKeyActivity(gateway, id);
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
   return renderPage(
@@ -95,6 +98,7 @@ async function keyDetailPage(
           })}
         />
       </section>
+      <KeyActivitySections activity={activity} keyId={id} base={base} />
       <section class="card" aria-labelledby="edit-heading">
         <h2 id="edit-heading">Edit</h2>
         <EditForm c={c} keyView={keyView} />

@@ -1,0 +1,298 @@
+/**
+ * The operator's Overview at /console: spend and requests today, 7 and 30 days, the upstream
+ * error rate, top models and keys, running tasks and channel health, and per-day charts for 30
+ * days. Usage comes from the rollups (the admin usage service call), never a scan of the log;
+ * every tile links to the filtered list behind it.
+ */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../../core/gateway.ts";
+import type { UsageQuery } from "../../../core/telemetry/usage_rollups.ts";
+import { BarChart } from "../bar_chart.tsx";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { CopyAsCurl } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { requireOperator } from "../session.ts";
+import { adminCurl, formatUnits } from "../snippets.ts";
+import {
+  dailySeries,
+  DAY_MS,
+  dayStart,
+  type Ranked,
+  topBy,
+  totalsSince,
+  type UsageTotals,
+} from "../usage_summary.ts";
+
+const DAYS = 30;
+const TOP = 5;
+/** How many of the newest tasks are looked at for the running ones. */
+const TASKS_LOOKED_AT = 200;
+const CHANNELS_SHOWN = 50;
+
+/** A console list URL with the admin API's filter names. */
+function listUrl(path: string, filter: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+function Tile(
+  { label, href, totals, since }: {
+    label: string;
+    href: string;
+    totals: UsageTotals;
+    since: string;
+  },
+) {
+  return (
+    <a class="tile" href={href}>
+      <span class="tile-label">{label}</span>
+      <span class="tile-value">{formatUnits(totals.cost)}</span>
+      <span>{totals.requests} requests</span>
+      <span class="muted">since {since}</span>
+    </a>
+  );
+}
+
+function RankedTable(
+  { caption, rows, link, name }: {
+    caption: string;
+    rows: Ranked[];
+    link: (row: Ranked) => string;
+    name: (row: Ranked) => string;
+  },
+) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Spend</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length
+            ? rows.map((row) => (
+              <tr>
+                <td>
+                  <a href={link(row)}>{name(row)}</a>
+                </td>
+                <td>{row.requests}</td>
+                <td>{formatUnits(row.cost)}</td>
+              </tr>
+            ))
+            : (
+              <tr>
+                <td colspan={3} class="muted">No requests in 30 days</td>
+              </tr>
+            )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+async function keyNames(gateway: Gateway, ids: readonly (string | null)[]) {
+  const names = new Map<string, string>();
+  for (const id of ids) {
+    if (!id) continue;
+    try {
+      names.set(id, (await gateway.keys.get(id)).name);
+    } catch {
+      names.set(id, id); // deleted since: its id stays meaningful in the log
+    }
+  }
+  return names;
+}
+
+async function channelHealthRows(gateway: Gateway) {
+  const page = await gateway.registry.listChannels({ limit: CHANNELS_SHOWN, order: "asc" });
+  return await Promise.all(page.data.map(async (channel) => ({
+    id: channel.id,
+    name: channel.name,
+    enabled: channel.enabled,
+    health: await gateway.channelHealth.read(channel.id),
+  })));
+}
+
+async function overviewPage(gateway: Gateway, c: ConsoleContext) {
+  const now = Date.now();
+  const today = dayStart(now);
+  const query: UsageQuery = {
+    from: today - (DAYS - 1) * DAY_MS,
+    to: Math.ceil(now / 3_600_000) * 3_600_000,
+    interval: "day",
+    groupBy: ["key", "model"],
+  };
+  const rows = await gateway.requestLog.usage(query);
+  const series = dailySeries(rows, { now, days: DAYS });
+  const topModels = topBy(rows, { field: "model", limit: TOP });
+  const topKeys = topBy(rows, { field: "key_id", limit: TOP });
+  const names = await keyNames(gateway, topKeys.map((row) => row.name));
+  const tasks = await gateway.tasks.list({ limit: TASKS_LOOKED_AT, order: "desc" });
+  const running = {
+    submitted: tasks.data.filter((task) => task.status === "submitted").length,
+    in_progress: tasks.data.filter((task) => task.status === "in_progress").length,
+  };
+  const channels = await channelHealthRows(gateway);
+  const attempts = channels.reduce((sum, row) => sum + row.health.requests, 0);
+  const failed = channels.reduce(
+    (sum, row) => sum + Math.round(row.health.requests * (1 - (row.health.success_rate ?? 1))),
+    0,
+  );
+  const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const sinceIso = (ms: number) => new Date(ms).toISOString();
+  const periods = [
+    { label: "Today", since: today },
+    { label: "7 days", since: today - 6 * DAY_MS },
+    { label: "30 days", since: query.from },
+  ];
+  const base = baseUrlOf(gateway, c.get("url"));
+  return renderPage(
+    c,
+    <>
+      <section class="card" aria-labelledby="spend-heading">
+        <h2 id="spend-heading">Spend and requests</h2>
+        <div class="tiles">
+          {periods.map((period) => (
+            <Tile
+              label={period.label}
+              href={listUrl("/console/requests", { since: sinceIso(period.since) })}
+              totals={totalsSince(rows, period.since)}
+              since={iso(period.since)}
+            />
+          ))}
+          <a class="tile" href={listUrl("/console/requests", { status: "5xx" })}>
+            <span class="tile-label">Upstream error rate</span>
+            <span class="tile-value">
+              {attempts ? `${((failed / attempts) * 100).toFixed(1)} %` : "–"}
+            </span>
+            <span>{failed} of {attempts} attempts failed</span>
+            <span class="muted">last hour, all channels</span>
+          </a>
+          <a class="tile" href={listUrl("/console/tasks", { status: "in_progress" })}>
+            <span class="tile-label">Running tasks</span>
+            <span class="tile-value">{running.in_progress}</span>
+            <span>{running.submitted} submitted, waiting</span>
+            <span class="muted">of the newest {TASKS_LOOKED_AT} tasks</span>
+          </a>
+        </div>
+        <div class="charts">
+          <BarChart
+            id="chart-requests"
+            title="Requests per day, 30 days"
+            points={series.map((day) => ({ label: day.day, value: day.requests }))}
+            format={String}
+          />
+          <BarChart
+            id="chart-spend"
+            title="Spend per day, 30 days"
+            points={series.map((day) => ({ label: day.day, value: day.cost }))}
+            format={formatUnits}
+          />
+        </div>
+        <CopyAsCurl
+          id="curl-usage"
+          curl={adminCurl(base, {
+            method: "GET",
+            path: `/admin/usage?interval=day&group_by=key,model&from=${sinceIso(query.from)}`,
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="top-heading">
+        <h2 id="top-heading">Top models and keys, 30 days</h2>
+        <div class="charts">
+          <RankedTable
+            caption="Top models"
+            rows={topModels}
+            name={(row) => row.name ?? "(no model)"}
+            link={(row) =>
+              listUrl("/console/requests", {
+                model: row.name ?? undefined,
+                since: sinceIso(query.from),
+              })}
+          />
+          <RankedTable
+            caption="Top keys"
+            rows={topKeys}
+            name={(row) => (row.name && names.get(row.name)) ?? "(no key)"}
+            link={(row) =>
+              listUrl("/console/requests", {
+                key: row.name ?? undefined,
+                since: sinceIso(query.from),
+              })}
+          />
+        </div>
+      </section>
+      <section class="card" aria-labelledby="channels-heading">
+        <h2 id="channels-heading">
+          <a href="/console/channels">Channel health</a>
+        </h2>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Channel</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempts (1 h)</th>
+                <th scope="col">Success</th>
+                <th scope="col">p50 latency</th>
+                <th scope="col">Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {channels.length
+                ? channels.map((row) => (
+                  <tr>
+                    <td>
+                      <a href={`/console/channels/${row.id}`}>{row.name}</a>
+                    </td>
+                    <td>{row.enabled ? "enabled" : "disabled"}</td>
+                    <td>{row.health.requests}</td>
+                    <td
+                      class={row.health.success_rate === null
+                        ? "muted"
+                        : row.health.success_rate < 0.9
+                        ? "bad"
+                        : "ok"}
+                    >
+                      {row.health.success_rate === null
+                        ? "–"
+                        : `${(row.health.success_rate * 100).toFixed(1)} %`}
+                    </td>
+                    <td>
+                      {row.health.p50_latency_ms === null ? "–" : `${row.health.p50_latency_ms} ms`}
+                    </td>
+                    <td>
+                      {row.health.last_error
+                        ? `${row.health.last_error_at} ${
+                          row.health.last_error_class ?? ""
+                        }: ${row.health.last_error}`
+                        : "–"}
+                    </td>
+                  </tr>
+                ))
+                : (
+                  <tr>
+                    <td colspan={6} class="muted">No channels yet</td>
+                  </tr>
+                )}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>,
+    { title: "Overview", copyButtons: true },
+  );
+}
+
+export function overviewPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console", requireOperator(), (c) => overviewPage(gateway, c));
+  return app;
+}
