@@ -22,7 +22,6 @@ import { channelDetailPages } from "./pages/channel_detail.tsx";
 import { modelPages } from "./pages/models.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
-import { comingPages } from "./pages/coming.tsx";
 import { overviewPages } from "./pages/overview.tsx";
 
 /** The console sub-app. */
@@ -44,7 +43,6 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", overviewPages(gateway));
   app.route("/", requestPages(gateway));
   app.route("/", taskPages(gateway));
-  app.route("/", comingPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
   });
