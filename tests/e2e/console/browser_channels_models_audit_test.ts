@@ -14,6 +14,9 @@ import { ADMIN_TOKEN, postJson, serverTest } from "../../helpers/gateway.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 
 const chromium = await findChromium();
+const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
+  ? new URL("../../../docs/screenshots/", import.meta.url).pathname
+  : undefined;
 const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
 
 function assertCleanLoad(watched: WatchedPage, origin: string) {
@@ -51,6 +54,12 @@ chromium.test(
           title,
         );
         assertOk(await watched.page.getByText("Copy as curl").first().isVisible(), pagePath);
+        if (pagePath === "/console/channels" || pagePath === "/console/models") {
+          await watched.page.screenshot({
+            path: `${SCREENSHOTS ?? await Deno.makeTempDir()}/${pagePath.slice(9)}-${scheme}.png`,
+            fullPage: true,
+          });
+        }
       }
       assertCleanLoad(watched, s.gw.url);
     }

@@ -15,6 +15,9 @@ import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 import { IMAGE_MODEL, setupImages } from "../../helpers/image_setup.ts";
 
 const chromium = await findChromium();
+const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
+  ? new URL("../../../docs/screenshots/", import.meta.url).pathname
+  : undefined;
 
 function assertCleanLoad(watched: WatchedPage, origin: string) {
   assertEquals(foreignRequests(watched, origin), [], "requests to another origin");
@@ -73,6 +76,10 @@ chromium.test(
       await page.waitForURL(new RegExp(`/console/requests/${requestId}$`));
       assertOk(await page.getByRole("heading", { name: "Receipt" }).isVisible(), "the receipt");
       assertOk(await page.getByRole("heading", { name: "Attempts" }).isVisible(), "attempts");
+      await page.screenshot({
+        path: `${SCREENSHOTS ?? await Deno.makeTempDir()}/request-${scheme}.png`,
+        fullPage: true,
+      });
       await page.getByText("Copy as curl").click();
       assertOk(await page.locator("#curl-request").isVisible(), "the curl");
       assertCleanLoad(watched, s.gw.url);
@@ -110,6 +117,10 @@ chromium.test(
       await page.getByLabel("Kind").selectOption("image");
       await page.getByRole("button", { name: "Filter" }).click();
       await page.waitForURL(/kind=image/);
+      await page.screenshot({
+        path: `${SCREENSHOTS ?? await Deno.makeTempDir()}/tasks-${scheme}.png`,
+        fullPage: true,
+      });
       await page.locator(`a[href="/console/tasks/${id}"]`).click();
       await page.waitForURL(new RegExp(`/console/tasks/${id}$`));
       const preview = page.locator("img.preview");
