@@ -360,12 +360,12 @@ export class KeyStore {
       );
     }
     if (!record.enabled) {
-      throw new GatewayError("key_disabled", 403, `The API key '${record.prefix}…' is disabled`);
+      throw new GatewayError("key_disabled", 401, `The API key '${record.prefix}…' is disabled`);
     }
     if (record.expires_at && Date.parse(record.expires_at) <= now) {
       throw new GatewayError(
         "key_expired",
-        403,
+        401,
         `The API key '${record.prefix}…' expired at ${record.expires_at}`,
       );
     }

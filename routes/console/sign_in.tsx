@@ -57,7 +57,7 @@ function signInPage(
   return renderPage(c, <SignInForm next={next} problem={problem} />, { title: "Sign in", status });
 }
 
-/** Who `token` signs in as; throws the API's 401 (or 403 for a disabled/expired key). */
+/** Who `token` signs in as; throws the API's 401 (with `key_disabled`/`key_expired` where so). */
 async function roleOf(
   gateway: Gateway,
   { token, adminTokenHash }: { token: string; adminTokenHash: string },

@@ -357,7 +357,7 @@ Deno.test(
         owner: "team-x",
         expires_at: expiry,
       });
-      assertAdminError(await client(gw, key, "GET", "/v1/models"), 403, "key_disabled");
+      assertAdminError(await client(gw, key, "GET", "/v1/models"), 401, "key_disabled");
       const before = (await gw.admin("GET", `/admin/keys/${id}`)).body;
 
       const renamed = await gw.admin("PATCH", `/admin/keys/${id}`, { name: "after" });
@@ -369,7 +369,7 @@ Deno.test(
       assertEquals(after.owner, "team-x");
       assertEquals(after.expires_at, expiry);
       assertEquals(omit(after, "updated_at", "name"), omit(before, "updated_at", "name"));
-      assertAdminError(await client(gw, key, "GET", "/v1/models"), 403, "key_disabled");
+      assertAdminError(await client(gw, key, "GET", "/v1/models"), 401, "key_disabled");
 
       assertEquals((await gw.admin("PATCH", `/admin/keys/${id}`, { enabled: true })).status, 200);
       assertEquals((await client(gw, key, "GET", "/v1/models")).status, 200);

@@ -39,21 +39,21 @@ Deno.test(
     const disabled = await s.gw.createKey({ balance: 1_000, enabled: false });
     assertOpenAIError(
       await post(s.gw.url, { authorization: `Bearer ${disabled.key}` }),
-      403,
+      401,
       "key_disabled",
     );
 
     const expired = await s.gw.createKey({ balance: 1_000, expires_at: "2020-01-01T00:00:00Z" });
     assertOpenAIError(
       await post(s.gw.url, { authorization: `Bearer ${expired.key}` }),
-      403,
+      401,
       "key_expired",
     );
 
     await s.gw.admin("PATCH", `/admin/keys/${s.keyId}`, { enabled: false });
     assertOpenAIError(
       await post(s.gw.url, { authorization: `Bearer ${s.key}` }),
-      403,
+      401,
       "key_disabled",
     );
     assertEquals(s.upstream.requests.length, 0);

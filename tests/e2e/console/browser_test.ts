@@ -86,7 +86,7 @@ chromium.test(
     await page.getByRole("button", { name: "Disable" }).click();
     await page.getByRole("button", { name: "Enable" }).waitFor();
     const refused = await postJson(s.gw, "/v1/chat/completions", secret, ask);
-    assertEquals(refused.status, 403);
+    assertEquals(refused.status, 401);
     await refused.body?.cancel();
     await page.getByRole("button", { name: "Enable" }).click();
     await page.getByRole("button", { name: "Disable" }).waitFor();

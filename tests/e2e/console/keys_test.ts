@@ -52,7 +52,7 @@ Deno.test(
     await disable.body?.cancel();
     assertEquals(disable.status, 303);
     const refused = await postJson(s.gw, "/v1/chat/completions", secret, ask);
-    assertEquals([refused.status, (await refused.json()).error.code], [403, "key_disabled"]);
+    assertEquals([refused.status, (await refused.json()).error.code], [401, "key_disabled"]);
     await (await client.post(`/console/keys/${id}/enabled`, { enabled: "true" })).body?.cancel();
     const back = await postJson(s.gw, "/v1/chat/completions", secret, ask);
     await back.body?.cancel();

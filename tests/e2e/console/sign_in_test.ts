@@ -118,8 +118,8 @@ Deno.test(
     const disabled = await gw.createKey({ name: "off", enabled: false });
     const expired = await gw.createKey({ name: "old", expires_at: "2020-01-01T00:00:00Z" });
     const cases: Array<[string, number, string]> = [
-      [disabled.key, 403, "This key is disabled"],
-      [expired.key, 403, "This key has expired"],
+      [disabled.key, 401, "This key is disabled"],
+      [expired.key, 401, "This key has expired"],
       ["not-the-token", 401, "The token is not valid"],
       ["sk-gw-nothing", 401, "The token is not valid"],
       ["", 401, "The token is not valid"],
