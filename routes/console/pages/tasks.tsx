@@ -12,7 +12,8 @@ import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { CopyAsCurl } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
-import { minutesOf, withUtcTimes } from "../time_range.ts";
+import { withUtcTimes } from "../time_range.ts";
+import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
@@ -103,21 +104,7 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
             </div>
           )
           : null}
-        <div>
-          <label for="since">From (UTC)</label>
-          <input id="since" name="since" type="datetime-local" value={minutesOf(value("since"))} />
-        </div>
-        <div>
-          <label for="until">To (UTC)</label>
-          <input id="until" name="until" type="datetime-local" value={minutesOf(value("until"))} />
-        </div>
-        <div>
-          <label for="order">Order</label>
-          <select id="order" name="order">
-            {option("order", "desc", "Newest first")}
-            {option("order", "asc", "Oldest first")}
-          </select>
-        </div>
+        <RangeAndOrderFields url={url} />
       </div>
       <p>
         <button type="submit">Filter</button>
