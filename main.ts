@@ -122,6 +122,20 @@ async function applyConfig(
         gateway.registry.createChannel(channel.input, { id: channel.id, source: "config" }),
     });
   }
+  for (const webhook of config.webhooks) {
+    await auditedChange(gateway.audit, {
+      ...change,
+      route: "config:webhooks",
+      target: { kind: "webhook", id: webhook.id },
+      readTarget: (webhookId) => gateway.webhooks.get(webhookId),
+      apply: () =>
+        gateway.webhooks.endpoints.create(webhook.input, {
+          id: webhook.id,
+          source: "config",
+          secret: webhook.secret,
+        }),
+    });
+  }
 }
 
 /** Starts the gateway with `settings`; used by main and by the tests. */
@@ -182,6 +196,13 @@ export async function startGateway(
       pollMaxMs: settings.videoPollMaxMs,
       timeoutMs: settings.videoTimeoutMs,
     },
+    webhooks: {
+      allowPrivate: settings.webhookAllowPrivate,
+      timeoutMs: settings.webhookTimeoutMs,
+      retryBaseMs: settings.webhookRetryBaseMs,
+      maxAttempts: settings.webhookMaxAttempts,
+      pollMs: settings.taskPollMs,
+    },
   });
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
@@ -220,6 +241,7 @@ export async function startGateway(
   const port = server.addr.port;
   ready = true;
   worker.start();
+  gateway.webhooks.worker.start();
   log?.({
     msg: "platform",
     serverless: platform.serverless,
@@ -244,6 +266,7 @@ export async function startGateway(
       ]);
       clearTimeout(graceTimer);
       await worker.stop();
+      await gateway.webhooks.worker.stop();
       await sweepsStopped;
       await gateway.drain();
       await gateway.instance.stop();

@@ -1,13 +1,15 @@
 /**
  * The declarative config file (GATEWAY_CONFIG, JSON): server options, catalog models, channels.
  * Applied at every boot: each model and channel it names is written over the stored one with the
- * same id; records it does not name are left alone. Upstream keys may come from the environment
- * as `{"env": "NAME"}`. A bad file stops the boot with the field path in the message.
+ * same id; records it does not name are left alone. Upstream keys and webhook secrets may come
+ * from the environment as `{"env": "NAME"}`. A bad file stops the boot with the field path in the message.
  */
 
 import { z } from "zod";
 import { CHANNEL_TYPES, channelInputSchema } from "./channels/channel_schema.ts";
 import { modelInputSchema } from "./channels/catalog.ts";
+import { webhookCreateSchema } from "./webhooks/endpoint_schema.ts";
+import { webhookSecretProblem } from "./webhooks/signing.ts";
 
 const secretSchema = z.union([
   z.string().min(1),
@@ -20,6 +22,11 @@ const configChannelSchema = z.looseObject({
   type: z.enum(CHANNEL_TYPES),
 });
 
+const configWebhookSchema = z.looseObject({
+  id: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "must be 1-100 letters, digits, '_', '.' or '-'"),
+  secret: secretSchema,
+});
+
 export const configFileSchema = z.strictObject({
   server: z.strictObject({
     max_body_bytes: z.int().positive().optional(),
@@ -29,6 +36,7 @@ export const configFileSchema = z.strictObject({
   }).default({}),
   models: z.record(z.string().min(1), modelInputSchema).default({}),
   channels: z.array(configChannelSchema).default([]),
+  webhooks: z.array(configWebhookSchema).default([]),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
@@ -92,7 +100,28 @@ export function parseConfig(
     }
     return { id, input: parsed.data };
   });
-  return { server: config.server, models: config.models, channels };
+  const webhooks = config.webhooks.map((webhook, index) => {
+    const { id, secret, ...rest } = webhook;
+    const value = typeof secret === "string" ? secret : getEnv(secret.env);
+    if (!value) {
+      throw new ConfigError(
+        `${source}: webhooks[${index}].secret: environment variable ${
+          (secret as { env: string }).env
+        } is not set`,
+      );
+    }
+    const problem = webhookSecretProblem(value);
+    if (problem) throw new ConfigError(`${source}: webhooks[${index}].secret: ${problem}`);
+    const parsed = webhookCreateSchema.safeParse(rest);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ConfigError(
+        `${source}: ${pathText(["webhooks", index, ...issue.path])}: ${issue.message}`,
+      );
+    }
+    return { id, secret: value, input: parsed.data };
+  });
+  return { server: config.server, models: config.models, channels, webhooks };
 }
 
 export type ParsedConfig = ReturnType<typeof parseConfig>;

@@ -16,6 +16,11 @@ import type { SecretBox } from "./channels/secret_box.ts";
 import { TaskStore } from "./tasks/task_store.ts";
 import { AuditLog } from "./audit/audit_log.ts";
 import { ConsoleSessionStore } from "./console/session_store.ts";
+import { EndpointStore } from "./webhooks/endpoint_store.ts";
+import { DeliveryStore, writeOutboxEvent } from "./webhooks/delivery_store.ts";
+import { DeliveryWorker } from "./webhooks/delivery_worker.ts";
+import { Webhooks } from "./webhooks/webhook_service.ts";
+import { GATEWAY_NAME, GATEWAY_VERSION } from "./version.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -52,6 +57,17 @@ export interface GatewayOptions {
   /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
   upstreamMaxBytes: { text: number; media: number };
   video: VideoOptions;
+  webhooks: WebhookOptions;
+}
+
+export interface WebhookOptions {
+  /** Private and loopback receivers allowed (GATEWAY_WEBHOOK_ALLOW_PRIVATE=1). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** How often the webhook worker looks for work when nothing wakes it. */
+  pollMs: number;
 }
 
 export interface VideoOptions {
@@ -77,7 +93,17 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   clientIdleMs: 30_000,
   instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
+  webhooks: {
+    allowPrivate: false,
+    timeoutMs: 10_000,
+    retryBaseMs: 5_000,
+    maxAttempts: 8,
+    pollMs: 1_000,
+  },
 };
+
+/** Webhook attempts one process has in flight at once. */
+const WEBHOOK_CONCURRENCY = 32;
 
 /** Everything a route or worker needs; nothing here knows about HTTP frameworks. */
 export class Gateway {
@@ -104,6 +130,8 @@ export class Gateway {
   readonly durations: DurationReaders;
   /** Every task read and write; `tasks.wake` is set by main once the worker runs. */
   readonly tasks: TaskStore;
+  /** Webhook endpoints, deliveries and their worker (main starts and stops the worker). */
+  readonly webhooks: Webhooks;
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -129,7 +157,32 @@ export class Gateway {
       limitOf: (keyId) => this.keys.get(keyId).catch(() => ({ unlimited: false, credit_limit: 0 })),
       queue: options.taskQueue,
       wake: () => {},
+      onEnd: {
+        write: (atomic, task) => writeOutboxEvent(atomic, task.id),
+        committed: () => this.webhooks.worker.wake(),
+      },
     });
+    const endpoints = new EndpointStore(kv, box, {
+      allowPrivate: options.webhooks.allowPrivate,
+      configFile: options.configFile,
+      hasKey: (keyId) => this.keys.get(keyId).then(() => true, () => false),
+    });
+    const deliveries = new DeliveryStore(kv);
+    this.webhooks = new Webhooks(
+      { endpoints, deliveries },
+      new DeliveryWorker({
+        kv,
+        endpoints,
+        deliveries,
+        tasks: this.tasks,
+        media: this.media,
+        groupOf: (keyId) => this.keys.get(keyId).then((key) => key.group, () => null),
+      }, {
+        ...options.webhooks,
+        concurrency: WEBHOOK_CONCURRENCY,
+        userAgent: `${GATEWAY_NAME}-webhooks/${GATEWAY_VERSION}`,
+      }),
+    );
     this.captures = new BodyCaptures(kv);
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });

@@ -39,6 +39,14 @@ export interface Settings {
   upstreamTextMaxBytes: number;
   /** The largest answer read from an image (or video-task) upstream. */
   upstreamMediaMaxBytes: number;
+  /** GATEWAY_WEBHOOK_ALLOW_PRIVATE=1: webhooks may go to private and loopback addresses. */
+  webhookAllowPrivate: boolean;
+  /** One webhook attempt's timeout. */
+  webhookTimeoutMs: number;
+  /** The wait after a webhook's first failed attempt; each later one is 5 times longer. */
+  webhookRetryBaseMs: number;
+  /** Attempts of one webhook delivery before it fails. */
+  webhookMaxAttempts: number;
 }
 
 const MIB = 1024 * 1024;
@@ -86,6 +94,10 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     instanceLeaseMs: positiveNumber(get, "GATEWAY_INSTANCE_LEASE_MS", 60_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
+    webhookAllowPrivate: get("GATEWAY_WEBHOOK_ALLOW_PRIVATE") === "1",
+    webhookTimeoutMs: positiveNumber(get, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
+    webhookRetryBaseMs: positiveNumber(get, "GATEWAY_WEBHOOK_RETRY_BASE_MS", 5_000),
+    webhookMaxAttempts: Math.floor(positiveNumber(get, "GATEWAY_WEBHOOK_MAX_ATTEMPTS", 8)),
   };
 }
 

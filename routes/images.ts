@@ -18,11 +18,12 @@ import {
   generationRequestSchema,
   KNOWN_GENERATION_FIELDS,
 } from "../core/images/request_schema.ts";
-import { RAW_STATUS } from "../core/tasks/task_record.ts";
+import { imageTaskView } from "../core/tasks/task_views.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { idParam } from "./params.ts";
+import { callbackNeedsTask, callbackUrlOf } from "./callback_url.ts";
 
 /** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
 const MAX_EDIT_BODY_BYTES = 70 * 1024 * 1024;
@@ -41,9 +42,9 @@ function wantsTask(c: Context<AppEnv>): boolean {
 /** The answer to an image request: a task, or the images. */
 async function answer(
   c: Context<AppEnv>,
-  request: { job: ImageJob; format: ResponseFormat; ignoredFields: string[] },
+  request: { job: ImageJob; format: ResponseFormat; ignoredFields: string[]; callbackUrl?: string },
 ): Promise<Response> {
-  const { job, format, ignoredFields } = request;
+  const { job, format, ignoredFields, callbackUrl } = request;
   const context = c.get("context");
   context.model = job.model;
   const ignored = ignoredFields.length
@@ -54,6 +55,7 @@ async function answer(
       job,
       format,
       idempotencyKey: idempotencyKeyOf(c.req.header("idempotency-key")),
+      callbackUrl,
     });
     return c.json(
       {
@@ -65,6 +67,7 @@ async function answer(
       { ...ignored, ...(replayed ? { "x-gateway-idempotent-replay": "true" } : {}) },
     );
   }
+  if (callbackUrl !== undefined) throw callbackNeedsTask();
   const result = await serveImages(c.get("scope"), { job, format });
   const headers = { ...result.headers };
   if (ignored) {
@@ -116,8 +119,10 @@ export function imageRoutes(gateway: Gateway) {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw invalidRequest("The request body must be a JSON object");
     }
-    const request = validate(generationRequestSchema, body);
-    const ignored = Object.keys(body).filter((field) => !KNOWN_GENERATION_FIELDS.has(field));
+    const { callback_url, ...fields } = body as Record<string, unknown>;
+    const callbackUrl = callbackUrlOf(callback_url);
+    const request = validate(generationRequestSchema, fields);
+    const ignored = Object.keys(fields).filter((field) => !KNOWN_GENERATION_FIELDS.has(field));
     const job: ImageJob = {
       action: "generations",
       model: request.model,
@@ -128,15 +133,22 @@ export function imageRoutes(gateway: Gateway) {
       user: request.user,
       images: [],
     };
-    return await answer(c, { job, format: request.response_format, ignoredFields: ignored });
+    return await answer(c, {
+      job,
+      format: request.response_format,
+      ignoredFields: ignored,
+      callbackUrl,
+    });
   });
 
   app.post("/v1/images/edits", requireKey(gateway, "openai"), async (c) => {
     const form = await readForm(c);
     const text: Record<string, string> = {};
     const ignored: string[] = [];
+    const callbackUrl = callbackUrlOf(form.get("callback_url") ?? undefined);
     for (const [name, value] of form.entries()) {
       if (name === "image" || name === "image[]" || name === "mask") continue;
+      if (name === "callback_url") continue;
       if (typeof value !== "string") {
         throw invalidRequest(`${name} must be a text field, not a file`, name);
       }
@@ -162,7 +174,12 @@ export function imageRoutes(gateway: Gateway) {
       images,
       mask,
     };
-    return await answer(c, { job, format: fields.response_format, ignoredFields: ignored });
+    return await answer(c, {
+      job,
+      format: fields.response_format,
+      ignoredFields: ignored,
+      callbackUrl,
+    });
   });
 
   app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {
@@ -172,24 +189,7 @@ export function imageRoutes(gateway: Gateway) {
       kind: "image",
     });
     if (!task) throw imageTaskNotFound(taskId);
-    return c.json({
-      code: "success",
-      message: "",
-      data: {
-        task_id: task.id,
-        status: task.status,
-        status_raw: RAW_STATUS[task.status],
-        action: task.action,
-        progress: task.progress,
-        submit_time: task.submit_time,
-        start_time: task.start_time,
-        finish_time: task.finish_time,
-        result_url: task.result_url,
-        image_urls: task.image_urls,
-        fail_reason: task.status === "failed" ? task.fail_reason : null,
-        model: task.model,
-      },
-    });
+    return c.json({ code: "success", message: "", data: imageTaskView(task) });
   });
 
   return app;

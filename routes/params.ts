@@ -105,6 +105,14 @@ export const ID_SHAPES = {
     pattern: /^[A-Za-z0-9_.-]{1,100}$/,
     looksLike: "1-100 letters, digits, '_', '.' or '-'",
   },
+  webhook: {
+    pattern: /^[A-Za-z0-9_.-]{1,100}$/,
+    looksLike: "1-100 letters, digits, '_', '.' or '-'",
+  },
+  delivery: {
+    pattern: /^whd_[0-9A-Za-z]{1,64}$/,
+    looksLike: "whd_ followed by letters and digits",
+  },
 } as const;
 
 export type IdShape = keyof typeof ID_SHAPES;

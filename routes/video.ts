@@ -8,7 +8,8 @@ import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { ownerOf } from "../core/keys/key_schema.ts";
-import type { TaskRecord, TaskStatus } from "../core/tasks/task_record.ts";
+import type { TaskRecord } from "../core/tasks/task_record.ts";
+import { videoTaskView } from "../core/tasks/task_views.ts";
 import { KNOWN_VIDEO_FIELDS, videoFieldsSchema } from "../core/video/request_schema.ts";
 import { secondsText } from "../core/billing/video_price.ts";
 import { submitVideoTask, type VideoTaskInput } from "../core/video/video_service.ts";
@@ -18,14 +19,7 @@ import { validate } from "./validation.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { readVideoUpload } from "./video_form.ts";
 import { idParam } from "./params.ts";
-
-/** The spec's video states. */
-const VIDEO_STATUS: Record<TaskStatus, string> = {
-  submitted: "QUEUED",
-  in_progress: "IN_PROGRESS",
-  succeeded: "SUCCESS",
-  failed: "FAILURE",
-};
+import { callbackUrlOf } from "./callback_url.ts";
 
 /** Headers saying what a task was charged. */
 function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string> {
@@ -54,13 +48,16 @@ export function videoRoutes(gateway: Gateway) {
       limits: largestReferenceBytes(gateway.registry.models),
       toDisk: gateway.options.tempFiles,
     });
-    const request = validate(videoFieldsSchema, upload.fields);
+    const { callback_url, ...fields } = upload.fields;
+    const callbackUrl = callbackUrlOf(callback_url);
+    const request = validate(videoFieldsSchema, fields);
     c.get("context").model = request.model;
-    const ignored = Object.keys(upload.fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
+    const ignored = Object.keys(fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
     const { task, replayed } = await submitVideoTask(c.get("scope"), {
       request,
       files: upload.files,
       idempotencyKey,
+      callbackUrl,
     });
     if (!replayed) c.get("context").durationReader = task.input.duration_reader ?? null;
     const headers = billingHeaders(task);
@@ -76,28 +73,8 @@ export function videoRoutes(gateway: Gateway) {
       kind: "video",
     });
     if (!task) throw videoTaskNotFound(taskId);
-    const videoUrl = task.status === "succeeded" ? task.result_url : null;
     return c.json(
-      {
-        code: "success",
-        message: "",
-        data: {
-          task_id: task.id,
-          status: VIDEO_STATUS[task.status],
-          progress: task.progress,
-          result_url: videoUrl,
-          data: { video_url: videoUrl },
-          fail_reason: task.status === "failed" ? task.fail_reason : null,
-          model: task.model,
-          duration: task.input.job.duration,
-          ratio: task.input.job.ratio,
-          submit_time: task.submit_time,
-          start_time: task.start_time,
-          finish_time: task.finish_time,
-          billed_seconds: task.input.billed_ms === null ? null : task.input.billed_ms / 1000,
-          cost_units: task.status === "succeeded" || task.status === "failed" ? task.cost : null,
-        },
-      },
+      { code: "success", message: "", data: videoTaskView(task) },
       200,
       billingHeaders(task),
     );

@@ -4,6 +4,8 @@
  *
  *   - due tasks: claim and run the tasks whose time has come (the task worker's loop does this
  *     every GATEWAY_TASK_POLL_MS; on Deploy an instance may not be up, so a cron does it too);
+ *   - due webhooks: fan out ended tasks and send due deliveries (the webhook worker's loop, and
+ *     a cron on Deploy, the same way);
  *   - orphaned holds: release the holds of requests whose process died (instance leases);
  *   - media expiry: delete hosted media past its expiry;
  *   - request-log retention: delete request log records past the retention period.
@@ -23,7 +25,12 @@ import type { TaskWorker } from "./task_worker.ts";
 /** Holds without an instance id (written before there were any) are released after this long. */
 export const STALE_HOLD_MS = 60 * 60 * 1000;
 
-export type SweepName = "due-tasks" | "orphaned-holds" | "media-expiry" | "request-log-retention";
+export type SweepName =
+  | "due-tasks"
+  | "due-webhooks"
+  | "orphaned-holds"
+  | "media-expiry"
+  | "request-log-retention";
 
 export interface Sweep {
   name: SweepName;
@@ -38,6 +45,7 @@ export interface Sweep {
  */
 export const CRON_SCHEDULES: Record<SweepName, string> = {
   "due-tasks": "* * * * *",
+  "due-webhooks": "* * * * *",
   "orphaned-holds": "* * * * *",
   "media-expiry": "*/10 * * * *",
   "request-log-retention": "17 * * * *",
@@ -52,6 +60,7 @@ export function gatewaySweeps(
   const kv = gateway.kv;
   return [
     { name: "due-tasks", everyMs: null, run: () => worker.sweepDue() },
+    { name: "due-webhooks", everyMs: null, run: () => gateway.webhooks.worker.sweepDue() },
     {
       name: "orphaned-holds",
       // Every half lease: a dead process's holds are released within 1.5 leases of its death,

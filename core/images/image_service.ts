@@ -207,12 +207,21 @@ async function earlierTask(
  */
 export async function submitImageTask(
   scope: RequestScope,
-  request: { job: ImageJob; format: ResponseFormat; idempotencyKey?: string },
+  request: {
+    job: ImageJob;
+    format: ResponseFormat;
+    idempotencyKey?: string;
+    /** The client's callback_url (checked against the webhook endpoints before any hold). */
+    callbackUrl?: string;
+  },
 ): Promise<ImageSubmission> {
   const { gateway, key, publicUrl } = scope;
   const { job, format, idempotencyKey } = request;
   const { model, unitPrice } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
+  const callback = request.callbackUrl === undefined
+    ? null
+    : await gateway.webhooks.taskCallback(key, request.callbackUrl);
   const owner = ownerOf(key);
   const digest = idempotencyKey ? await digestOf(job, format) : null;
   const taskId = idempotencyKey
@@ -243,6 +252,7 @@ export async function submitImageTask(
       held: unitPrice * job.n,
       request_digest: digest,
       request_id: scope.context.id,
+      callback,
       input,
     });
     const hold = await gateway.tasks.create(task, {

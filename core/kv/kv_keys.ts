@@ -68,6 +68,24 @@ export const kvKeys = {
   auditRecord: (id: string) => ["audit", id] as const,
   auditRecords: () => ["audit"] as const,
   mediaChunk: (id: string, index: number) => ["media_chunk", id, index] as const,
+  /** Webhook endpoints (core/webhooks), by id; their secrets sealed. */
+  webhook: (id: string) => ["webhooks", id] as const,
+  webhooks: () => ["webhooks"] as const,
+  /** A task's end waiting to be turned into deliveries, written in the commit that ends it. */
+  webhookOutbox: (eventId: string) => ["webhook_outbox", eventId] as const,
+  webhookOutboxes: () => ["webhook_outbox"] as const,
+  webhookDelivery: (id: string) => ["webhook_deliveries", id] as const,
+  /** Deliveries of one endpoint and of one task (delivery ids are time-ordered). */
+  webhookDeliveryByEndpoint: (endpointId: string, id: string) =>
+    ["webhook_deliveries_by_endpoint", endpointId, id] as const,
+  webhookDeliveriesByEndpoint: (endpointId: string) =>
+    ["webhook_deliveries_by_endpoint", endpointId] as const,
+  webhookDeliveryByTask: (taskId: string, id: string) =>
+    ["webhook_deliveries_by_task", taskId, id] as const,
+  webhookDeliveriesByTask: (taskId: string) => ["webhook_deliveries_by_task", taskId] as const,
+  /** Due-time index of deliveries waiting for an attempt (ms). */
+  webhookDue: (at: number, id: string) => ["webhook_due", at, id] as const,
+  webhooksDue: () => ["webhook_due"] as const,
   /** A console session, by the SHA-256 of its id (the cookie holds the id, KV never does). */
   consoleSession: (idHash: string) => ["console_sessions", idHash] as const,
 };

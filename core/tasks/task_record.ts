@@ -50,12 +50,20 @@ export interface TaskRecord<Input = unknown> {
   request_digest?: string | null;
   /** The request that made the task (its request-log record gets the task's end). */
   request_id?: string | null;
+  /** The client's callback_url and the webhook endpoint whose secret signs it (core/webhooks). */
+  callback?: TaskCallback | null;
   /** When a worker should look at the task next (ms); mirrored in the due index. */
   next_check_at: number;
   lease_owner: string | null;
   lease_until: number | null;
   /** Work-specific input: what the worker needs to run it again after a restart. */
   input: Input;
+}
+
+/** Where a task's events go besides the operator's endpoints, as its client asked. */
+export interface TaskCallback {
+  url: string;
+  endpoint_id: string;
 }
 
 export function isFinished(task: Pick<TaskRecord, "status">): boolean {
@@ -136,6 +144,8 @@ export interface NewTask<Input> {
   request_digest?: string | null;
   /** The request that made it. */
   request_id?: string | null;
+  /** The client's callback_url, allowed by a webhook endpoint. */
+  callback?: TaskCallback | null;
   input: Input;
 }
 
@@ -156,6 +166,7 @@ export function newTaskRecord<Input>(fields: NewTask<Input>): TaskRecord<Input> 
     image_urls: null,
     upstream_id: null,
     request_digest: fields.request_digest ?? null,
+    callback: fields.callback ?? null,
     next_check_at: now,
     lease_owner: null,
     lease_until: null,

@@ -23,6 +23,17 @@ export interface TaskStoreOptions {
   queue: boolean;
   /** Wakes this process's worker after a submission. */
   wake(): void;
+  /**
+   * What else the commit that ends a task writes (the webhook outbox event), and what to do
+   * once it is in (wake the webhook worker). Tasks know nothing more of webhooks.
+   */
+  onEnd?: TaskEndHook;
+}
+
+/** The hook of a task's end: writes into its commit, then hears it committed. */
+export interface TaskEndHook {
+  write(atomic: Deno.AtomicOperation, task: TaskRecord): void;
+  committed(task: TaskRecord): void;
 }
 
 /** A due-index entry: the task to look at and the index key it sits under. */
@@ -266,6 +277,7 @@ export class TaskStore {
     const { workerId, update, money } = input;
     const ledger = this.#options.ledger;
     let applied = false;
+    let ended: TaskRecord | undefined;
     const guard = async (atomic: Deno.AtomicOperation) => {
       applied = false;
       const entry = await this.#leased(task.id, workerId);
@@ -277,6 +289,8 @@ export class TaskStore {
         lease_until: null,
       });
       writeTask(atomic.check(entry), { previous: entry.value, next });
+      this.#options.onEnd?.write(atomic, next);
+      ended = next;
       applied = true;
       return true;
     };
@@ -288,6 +302,7 @@ export class TaskStore {
       }
       return await ledger.release(task.key_id, { ref: task.id, note: money.release, guard });
     });
+    if (applied && ended) this.#options.onEnd?.committed(ended);
     return applied && { entry };
   }
 }

@@ -229,7 +229,13 @@ async function earlierTask(
  */
 export async function submitVideoTask(
   scope: RequestScope,
-  input: { request: VideoRequest; files: UploadedFile[]; idempotencyKey?: string },
+  input: {
+    request: VideoRequest;
+    files: UploadedFile[];
+    idempotencyKey?: string;
+    /** The client's callback_url (checked against the webhook endpoints before any hold). */
+    callbackUrl?: string;
+  },
 ): Promise<VideoSubmission> {
   const { gateway, key, publicUrl } = scope;
   const { request, files, idempotencyKey } = input;
@@ -238,6 +244,9 @@ export async function submitVideoTask(
     model: request.model,
     kind: "video",
   });
+  const callback = input.callbackUrl === undefined
+    ? null
+    : await gateway.webhooks.taskCallback(key, input.callbackUrl);
   const price = model.price as VideoPrice;
   const rules = videoRulesOf(model);
   checkPrompt(request, rules);
@@ -297,6 +306,7 @@ export async function submitVideoTask(
       held: bill.amount,
       request_digest: digest,
       request_id: scope.context.id,
+      callback,
       input: {
         job: {
           model: request.model,

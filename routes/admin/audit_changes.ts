@@ -30,6 +30,7 @@ const TARGET_READERS: Record<string, TargetReader> = {
       gateway.registry.channelView(await gateway.registry.getChannel(id)),
   },
   models: { kind: "model", read: (gateway, id) => gateway.registry.getModel(id) },
+  webhooks: { kind: "webhook", read: (gateway, id) => gateway.webhooks.get(id) },
 };
 
 function decodeSegment(segment: string): string {

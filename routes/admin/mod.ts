@@ -18,6 +18,7 @@ import { adminAuditRoutes } from "./audit.ts";
 import { auditAdminChanges } from "./audit_changes.ts";
 import { adminRequestRoutes } from "./requests.ts";
 import { adminUsageRoutes } from "./usage.ts";
+import { adminWebhookRoutes } from "./webhooks.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -48,5 +49,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminAuditRoutes(gateway));
   app.route("/", adminRequestRoutes(gateway));
   app.route("/", adminUsageRoutes(gateway));
+  app.route("/", adminWebhookRoutes(gateway));
   return app;
 }

@@ -1,9 +1,8 @@
 /** Admin routes for tasks: the list with filters, and one task with its billing. */
 
 import { Hono } from "hono";
-import { billingOf, entriesOfRef, type RefBilling } from "../../core/billing/ledger_audit.ts";
+import { taskBilling } from "../../core/tasks/task_billing.ts";
 import type { TaskFilter } from "../../core/tasks/task_store.ts";
-import type { TaskRecord } from "../../core/tasks/task_record.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
@@ -22,17 +21,6 @@ export function taskFilter(url: URL): TaskFilter {
   };
 }
 
-/** What the task's ledger entries did: held, settled, refunded, with their ids. */
-export async function taskBilling(gateway: Gateway, task: TaskRecord): Promise<RefBilling> {
-  const entries = await entriesOfRef(gateway.kv, {
-    keyId: task.key_id,
-    ref: task.id,
-    // submit_time is in whole seconds; the hold is written after the record is made.
-    sinceMs: task.submit_time * 1000 - 1000,
-  });
-  return billingOf(entries);
-}
-
 const taskNotFound = (id: string) =>
   new GatewayError("task_not_found", 404, `No task has the id '${id}'`);
 
@@ -48,7 +36,7 @@ export function adminTaskRoutes(gateway: Gateway) {
     const id = idParam(c, "id", { shape: "task", notFound: taskNotFound });
     const task = await gateway.tasks.get(id);
     if (!task) throw taskNotFound(id);
-    return c.json({ ...task, billing: await taskBilling(gateway, task) });
+    return c.json({ ...task, billing: await taskBilling(gateway.kv, task) });
   });
   return app;
 }

@@ -24,6 +24,11 @@ import { videoFieldsSchema } from "../../core/video/request_schema.ts";
 import { channelProbeSchema } from "../../core/text/probe_channel.ts";
 import { captureInputSchema } from "../../core/telemetry/body_capture.ts";
 import { generateContentRequestSchema } from "../generate_content.ts";
+import {
+  webhookCreateSchema,
+  webhookPatchSchema,
+  webhookRotateSchema,
+} from "../../core/webhooks/endpoint_schema.ts";
 
 /** Who may call a route: the admin token, a client key in the forms of an interface, or anyone. */
 export type RouteSecurity =
@@ -364,6 +369,72 @@ const ADMIN_ROUTES: ApiRoute[] = [
     path: "/admin/tasks/{id}",
     summary: "A task with its billing: held, settled, refunded and its ledger entry ids",
     answers: { "200": json("the task record with `billing`") },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/tasks/{id}/deliveries",
+    summary: "The webhook deliveries of a task's events, newest first",
+    query: LIST_QUERY,
+    answers: page("deliveries"),
+  }),
+  admin({
+    method: "post",
+    path: "/admin/webhooks",
+    summary: "Register a webhook endpoint; its `secret` (whsec_…) is in this answer only",
+    body: { name: "WebhookInput", schema: webhookCreateSchema },
+    answers: created("the endpoint's view with `secret`, shown once"),
+  }),
+  admin({
+    method: "get",
+    path: "/admin/webhooks",
+    summary: "List webhook endpoints",
+    query: LIST_QUERY,
+    answers: page("endpoint views"),
+  }),
+  admin({
+    method: "get",
+    path: "/admin/webhooks/{id}",
+    summary: "Read a webhook endpoint (never its secret)",
+    answers: { "200": json("the endpoint's view") },
+  }),
+  admin({
+    method: "patch",
+    path: "/admin/webhooks/{id}",
+    summary: "Change exactly the fields sent",
+    body: { name: "WebhookPatch", schema: webhookPatchSchema },
+    answers: { "200": json("the endpoint's view") },
+  }),
+  admin({
+    method: "delete",
+    path: "/admin/webhooks/{id}",
+    summary: "Delete a webhook endpoint (its delivery history stays until it expires)",
+    answers: deleted,
+  }),
+  admin({
+    method: "post",
+    path: "/admin/webhooks/{id}/rotate",
+    summary: "A new secret (shown once); the old one signs beside it for `grace_seconds`",
+    body: { name: "WebhookRotateInput", schema: webhookRotateSchema },
+    answers: { "200": json("the endpoint's view with the new `secret`") },
+  }),
+  admin({
+    method: "post",
+    path: "/admin/webhooks/{id}/test",
+    summary: "Send test: a `webhook.test` delivery now, answered with its attempt",
+    answers: { "200": json("the delivery") },
+  }),
+  admin({
+    method: "get",
+    path: "/admin/webhooks/{id}/deliveries",
+    summary: "The endpoint's deliveries: status, attempts (latency, response code), next attempt",
+    query: LIST_QUERY,
+    answers: page("deliveries"),
+  }),
+  admin({
+    method: "post",
+    path: "/admin/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+    summary: "Redeliver: one more attempt now, with the same webhook-id",
+    answers: { "200": json("the delivery") },
   }),
   admin({
     method: "post",

@@ -31,7 +31,7 @@ const LAYERS: string[][] = [
     "core/audit",
     "core/console",
   ],
-  ["core/upstream", "core/tasks", "core/formats", "core/config_file.ts"],
+  ["core/upstream", "core/tasks", "core/formats", "core/webhooks", "core/config_file.ts"],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts"],
   ["core/text", "core/images", "core/video"],

@@ -10,7 +10,7 @@ import type { RefBilling } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { TaskRecord } from "../../../core/tasks/task_record.ts";
-import { taskBilling } from "../../admin/tasks.ts";
+import { taskBilling } from "../../../core/tasks/task_billing.ts";
 import { hasIdShape } from "../../params.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv, ownOrigin } from "../console_env.ts";
 import { CopyAsCurl } from "../layout.tsx";
@@ -171,7 +171,7 @@ function curlOf(task: TaskRecord, { base, operator }: { base: string; operator: 
 async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
   const task = await visibleTask(gateway, { c, id: c.req.param("id") ?? "" });
   const operator = c.get("session").role.kind === "operator";
-  const billing = await taskBilling(gateway, task);
+  const billing = await taskBilling(gateway.kv, task);
   const request = task.request_id ? await gateway.requestLog.get(task.request_id) : null;
   const url = c.get("url");
   const base = baseUrlOf(gateway, url);

@@ -1,0 +1,343 @@
+/**
+ * The webhook worker: turns outbox events (tasks that ended) into deliveries, and sends the
+ * deliveries that are due. Like the task worker it runs on a timer (GATEWAY_TASK_POLL_MS), is
+ * woken in-process when a task ends, needs no KV queue, and shares the work with other instances
+ * through leases checked in KV. Sends run concurrently up to a cap and nothing waits for them
+ * but the worker itself, so a slow or dead receiver delays no task and no other receiver.
+ */
+
+import { GatewayError } from "../errors.ts";
+import type { MediaStore } from "../media/media_store.ts";
+import type { TaskStore } from "../tasks/task_store.ts";
+import { taskBilling } from "../tasks/task_billing.ts";
+import type { TaskRecord } from "../tasks/task_record.ts";
+import { covers, type StoredEndpoint } from "./endpoint_schema.ts";
+import type { EndpointStore } from "./endpoint_store.ts";
+import {
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type DeliveryStore,
+  type NewDelivery,
+  type OutboxEvent,
+} from "./delivery_store.ts";
+import {
+  bodyOf,
+  hostedMediaId,
+  type ResultLink,
+  resultUrlsOf,
+  taskEventPayload,
+  taskEventTypes,
+} from "./task_event.ts";
+import { newMessageId, webhookHeaders } from "./signing.ts";
+import { deliveryAddressProblem, type Resolver } from "./public_address.ts";
+
+export interface DeliveryWorkerOptions {
+  /** GATEWAY_WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
+  /** GATEWAY_WEBHOOK_TIMEOUT_MS: one attempt, name resolution included. */
+  timeoutMs: number;
+  /** GATEWAY_WEBHOOK_RETRY_BASE_MS: the wait after the first failed attempt. */
+  retryBaseMs: number;
+  /** GATEWAY_WEBHOOK_MAX_ATTEMPTS. */
+  maxAttempts: number;
+  /** How often the outbox and the due index are read when nothing wakes the worker. */
+  pollMs: number;
+  /** Attempts in flight at once in this process. */
+  concurrency: number;
+  /** Name resolution for the SSRF guard (tests give their own). */
+  resolve?: Resolver;
+  /** A `user-agent` for the requests. */
+  userAgent: string;
+}
+
+/** Where the worker reads tasks and writes deliveries. */
+export interface DeliverySources {
+  kv: Deno.Kv;
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  tasks: TaskStore;
+  media: MediaStore;
+  /** The group of a key, or null when the key is gone. */
+  groupOf(keyId: string): Promise<string | null>;
+}
+
+/** Each wait is this many times the one before. */
+const BACKOFF_FACTOR = 5;
+/** The longest wait between two attempts. */
+const MAX_RETRY_DELAY_MS = 10 * 3_600_000;
+const OUTBOX_BATCH = 20;
+const DUE_BATCH = 50;
+/** A sender's lease beyond the attempt's own timeout: time to record the outcome. */
+const LEASE_MARGIN_MS = 2_000;
+
+/** The wait after `attempts` failed attempts: base × 5^(attempts−1), at most 10 hours. Pure. */
+export function retryDelayMs(attempts: number, { baseMs }: { baseMs: number }): number {
+  return Math.min(MAX_RETRY_DELAY_MS, baseMs * Math.pow(BACKOFF_FACTOR, Math.max(0, attempts - 1)));
+}
+
+interface AttemptOutcome {
+  status_code?: number;
+  error?: string;
+  /** No later attempt can succeed (the endpoint is gone or disabled). */
+  final?: boolean;
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not connect: ${message.slice(0, 200)}`;
+}
+
+export class DeliveryWorker {
+  readonly #sources: DeliverySources;
+  readonly #options: DeliveryWorkerOptions;
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+  #stopped = false;
+  #loop?: Promise<void>;
+  #wake?: () => void;
+  #woken = false;
+
+  constructor(sources: DeliverySources, options: DeliveryWorkerOptions) {
+    this.#sources = sources;
+    this.#options = options;
+  }
+
+  /** Starts the loop. */
+  start(): void {
+    this.#stopped = false;
+    this.#loop = this.#run();
+  }
+
+  /** Reads the outbox and the due index now rather than at the next poll. */
+  wake(): void {
+    this.#woken = true;
+    this.#wake?.();
+  }
+
+  /** Stops the loop and waits for attempts in flight (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.wake();
+    await this.#loop;
+    await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  /** One pass: fan out what ended, send what is due, wait for those sends (crons call this). */
+  async sweepDue(): Promise<number> {
+    await this.#fanOutPending();
+    const started = await this.#claimDue();
+    await Promise.allSettled(started);
+    return started.length;
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      this.#woken = false;
+      try {
+        await this.#fanOutPending();
+        await this.#claimDue();
+      } catch (error) {
+        console.error(JSON.stringify({ msg: "webhook pass failed", error: String(error) }));
+      }
+      if (this.#woken || this.#stopped) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#options.pollMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  async #fanOutPending(): Promise<void> {
+    for (const event of await this.#sources.deliveries.outbox(OUTBOX_BATCH)) {
+      if (this.#stopped) return;
+      try {
+        const made = await this.#sources.deliveries.fanOut(event, await this.#deliveriesOf(event));
+        if (made) this.#woken = true;
+      } catch (error) {
+        console.error(JSON.stringify({
+          msg: "webhook fan-out failed",
+          task_id: event.value.task_id,
+          error: String(error),
+        }));
+      }
+    }
+  }
+
+  /** The deliveries a task's end makes: per event, each endpoint that wants it, and its callback. */
+  async #deliveriesOf(event: Deno.KvEntry<OutboxEvent>): Promise<NewDelivery[]> {
+    const { tasks, kv, endpoints } = this.#sources;
+    const task = await tasks.get(event.value.task_id);
+    if (!task) return [];
+    const billing = await taskBilling(kv, task);
+    const types = taskEventTypes(task, billing);
+    if (types.length === 0) return [];
+    const links = await this.#linksOf(task);
+    const group = await this.#sources.groupOf(task.key_id) ?? "";
+    const all = await endpoints.all();
+    const hearing = all.filter((endpoint) =>
+      endpoint.enabled && covers(endpoint, { id: task.key_id, group })
+    ).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const callback = task.callback
+      ? all.find((endpoint) => endpoint.id === task.callback!.endpoint_id && endpoint.enabled)
+      : undefined;
+    const made: NewDelivery[] = [];
+    for (const type of types) {
+      const body = bodyOf(taskEventPayload(type, { task, billing, links }));
+      const to = (endpoint: StoredEndpoint, callbackUrl: string | null) =>
+        made.push({
+          endpoint_id: endpoint.id,
+          callback_url: callbackUrl,
+          task_id: task.id,
+          event: type,
+          body,
+          webhook_id: newMessageId(),
+        });
+      for (const endpoint of hearing) if (endpoint.events.includes(type)) to(endpoint, null);
+      if (callback?.events.includes(type)) to(callback, task.callback!.url);
+    }
+    return made;
+  }
+
+  async #linksOf(task: TaskRecord): Promise<ResultLink[]> {
+    return await Promise.all(
+      resultUrlsOf(task).map(async (url) => {
+        const mediaId = hostedMediaId(url);
+        const record = mediaId ? await this.#sources.media.get(mediaId).catch(() => null) : null;
+        return { url, hosted: mediaId !== null, expires_at: record?.expires_at ?? null };
+      }),
+    );
+  }
+
+  get #leaseMs(): number {
+    return this.#options.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /** Claims due deliveries up to the free places and starts sending them. */
+  async #claimDue(): Promise<Promise<unknown>[]> {
+    const started: Promise<unknown>[] = [];
+    const free = this.#options.concurrency - this.#inFlight.size;
+    if (free <= 0) return started;
+    for await (const due of this.#sources.deliveries.due(DUE_BATCH)) {
+      if (started.length >= free || this.#stopped) break;
+      if (this.#inFlight.has(due.deliveryId)) continue;
+      const claimed = await this.#sources.deliveries.claim(due.deliveryId, {
+        leaseMs: this.#leaseMs,
+        due,
+      });
+      if (claimed) started.push(this.#track(claimed.value.id, this.#send(claimed, true)));
+    }
+    return started;
+  }
+
+  #track<T>(id: string, work: Promise<T>): Promise<T> {
+    this.#inFlight.set(id, work);
+    work.finally(() => {
+      this.#inFlight.delete(id);
+      if (!this.#stopped) this.wake();
+    }).catch(() => {});
+    return work;
+  }
+
+  /**
+   * One attempt now, whatever the delivery's schedule (Send test, Redeliver), with the same
+   * `webhook-id` and body; answers the delivery as it is after it. 409 while another attempt of
+   * it is in flight.
+   */
+  async sendNow(id: string): Promise<Delivery> {
+    const before = await this.#sources.deliveries.get(id);
+    const claimed = before && await this.#sources.deliveries.claim(id, {
+      leaseMs: this.#leaseMs,
+      now: true,
+    });
+    if (!claimed) {
+      throw new GatewayError(
+        "delivery_in_flight",
+        409,
+        `Delivery '${id}' is being sent right now; look at its attempts in a moment`,
+      );
+    }
+    const scheduled = before.status === "pending" && before.retries;
+    const after = await this.#track(id, this.#send(claimed, scheduled));
+    return after ?? (await this.#sources.deliveries.get(id))!;
+  }
+
+  /** Sends `claimed` once and records the attempt; retried later on failure when `schedule`. */
+  async #send(claimed: Deno.KvEntry<Delivery>, schedule: boolean): Promise<Delivery | null> {
+    const delivery = claimed.value;
+    const started = Date.now();
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await this.#post(delivery);
+    } catch (error) {
+      outcome = { error: describeFailure(error, this.#options.timeoutMs) };
+    }
+    const n = delivery.attempts.length + 1;
+    const attempt: DeliveryAttempt = {
+      n,
+      at: new Date(started).toISOString(),
+      latency_ms: Date.now() - started,
+      ...(outcome.status_code !== undefined ? { status_code: outcome.status_code } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+    let status: DeliveryStatus = outcome.error ? "failed" : "succeeded";
+    let nextAt: number | null = null;
+    const retry = schedule && delivery.retries && !outcome.final &&
+      n < this.#options.maxAttempts;
+    if (outcome.error && retry) {
+      status = "pending";
+      nextAt = Date.now() + retryDelayMs(n, { baseMs: this.#options.retryBaseMs });
+    }
+    return await this.#sources.deliveries.record(claimed, { attempt, status, nextAt });
+  }
+
+  /** POSTs the delivery to its receiver; never follows a redirect. */
+  async #post(delivery: Delivery): Promise<AttemptOutcome> {
+    let endpoint: StoredEndpoint;
+    try {
+      endpoint = await this.#sources.endpoints.get(delivery.endpoint_id);
+    } catch {
+      return { error: "the endpoint was deleted", final: true };
+    }
+    if (!endpoint.enabled && delivery.event !== "webhook.test") {
+      return { error: "the endpoint is disabled", final: true };
+    }
+    const url = delivery.callback_url ?? endpoint.url;
+    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    const refused = await deliveryAddressProblem(url, {
+      allowPrivate: this.#options.allowPrivate,
+      resolve: this.#options.resolve,
+      signal,
+    });
+    if (refused) return { error: `address refused: ${refused}` };
+    const headers = await webhookHeaders(await this.#sources.endpoints.secretsOf(endpoint), {
+      id: delivery.webhook_id,
+      timestamp: Math.floor(Date.now() / 1000),
+      body: delivery.body,
+    });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "user-agent": this.#options.userAgent,
+      },
+      body: delivery.body,
+      redirect: "manual",
+      signal,
+    });
+    await response.body?.cancel().catch(() => {});
+    const status = response.status;
+    if (status >= 200 && status < 300) return { status_code: status };
+    if (status >= 300 && status < 400) {
+      return { status_code: status, error: `answered ${status}, a redirect (never followed)` };
+    }
+    return { status_code: status, error: `answered ${status}` };
+  }
+}
