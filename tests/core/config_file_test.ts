@@ -65,8 +65,35 @@ Deno.test("parseConfig() refuses invalid JSON and unknown top-level fields", () 
 
 Deno.test("parseConfig() accepts the README's example file", async () => {
   const text = await Deno.readTextFile(new URL("../../gateway.example.json", import.meta.url));
-  const config = parseConfig(text, () => "sk-from-env", "gateway.example.json");
+  const webhookSecret = `whsec_${btoa("0123456789abcdef0123456789abcdef")}`;
+  const config = parseConfig(
+    text,
+    (name) => name.endsWith("_WEBHOOK_SECRET") ? webhookSecret : "sk-from-env",
+    "gateway.example.json",
+  );
   assertEquals(config.channels.map((channel) => channel.id), ["openai-main", "backup"]);
   assertEquals(config.channels[0].input.keys, ["sk-from-env", "sk-from-env"]);
   assertEquals(Object.keys(config.models).length, 3);
+  assertEquals(config.webhooks.map((webhook) => [webhook.id, webhook.secret]), [
+    ["billing-system", webhookSecret],
+  ]);
+});
+
+Deno.test("parseConfig() refuses a webhook secret that is not whsec_, naming the field", () => {
+  const text = JSON.stringify({
+    webhooks: [{ id: "w", url: "https://h.example.com/", secret: { env: "HOOK" } }],
+  });
+  const refused = (value: string | undefined) => {
+    try {
+      parseConfig(text, (name) => name === "HOOK" ? value : undefined, "gateway.json");
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "";
+  };
+  assertEquals(
+    refused(undefined),
+    "gateway.json: webhooks[0].secret: environment variable HOOK is not set",
+  );
+  assertEquals(refused("sk-x"), "gateway.json: webhooks[0].secret: must start with 'whsec_'");
 });
