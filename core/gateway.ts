@@ -177,6 +177,8 @@ export class Gateway {
         tasks: this.tasks,
         media: this.media,
         groupOf: (keyId) => this.keys.get(keyId).then((key) => key.group, () => null),
+        countAttempt: (outcome) =>
+          this.metrics.add("gateway_webhook_attempts_total", { outcome }, 1),
       }, {
         ...options.webhooks,
         concurrency: WEBHOOK_CONCURRENCY,

@@ -59,6 +59,8 @@ Deno.test(
     assertEquals(deliveries[0].payload, payload);
     const ofEndpoint = (await s.gw.admin("GET", `/admin/webhooks/${endpoint.id}/deliveries`)).body;
     assertEquals(ofEndpoint.data.map((d: { id: string }) => d.id), [deliveries[0].id]);
+    const metrics = await (await fetch(`${s.gw.url}/metrics`)).text();
+    assertOk(metrics.includes('gateway_webhook_attempts_total{outcome="succeeded"} 1'), metrics);
   },
 );
 
