@@ -8,6 +8,7 @@ import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import { setupImages } from "../helpers/image_setup.ts";
 import { setupVideo } from "../helpers/video_setup.ts";
+import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { startWebhookReceiver } from "../helpers/webhook_receiver.ts";
 import {
   createEndpoint,
@@ -142,5 +143,40 @@ Deno.test(
       assertEquals(billing.billed, view.cost_units);
       assertEquals(result_links, [{ url: view.result_url, hosted: false, expires_at: null }]);
     }
+  },
+);
+
+Deno.test(
+  "callback_url: an image edit task takes it as a multipart field, not forwarded upstream",
+  serverTest,
+  async () => {
+    await using client = startWebhookReceiver();
+    await using s = await setupWebhookImages();
+    const endpoint = await createEndpoint(s, {
+      url: `${client.url}?operator`,
+      events: ["task.succeeded"],
+      allow_task_callbacks: true,
+    });
+    const form = new FormData();
+    form.append("prompt", "add a kite");
+    form.append("callback_url", client.url);
+    form.append(
+      "image",
+      new Blob([squarePngWithTransparency(64) as Uint8Array<ArrayBuffer>]),
+      "a.png",
+    );
+    const response = await postJson(s.gw, "/v1/images/edits", s.key, form, {
+      "x-gateway-async-task": "1",
+    });
+    const answer = await response.json();
+    assertEquals(response.status, 200, JSON.stringify(answer));
+    assertEquals(response.headers.get("x-gateway-ignored-fields"), null);
+    const view = await waitForImageTask(s, answer.data.task_id);
+    assertEquals(view.action, "edits");
+    const received = await client.waitFor(2);
+    for (const request of received) {
+      assertEquals(verified(endpoint.secret, request).data.task_id, answer.data.task_id);
+    }
+    assertOk(!("callback_url" in s.openai!.requests[0].body), "never forwarded upstream");
   },
 );
