@@ -23,6 +23,8 @@ import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/s
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
 const SHUTDOWN_GRACE_MS = 30_000;
+/** The webhook worker polls no more often than this, however fast the task worker polls. */
+const WEBHOOK_MIN_POLL_MS = 250;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
 
@@ -201,7 +203,8 @@ export async function startGateway(
       timeoutMs: settings.webhookTimeoutMs,
       retryBaseMs: settings.webhookRetryBaseMs,
       maxAttempts: settings.webhookMaxAttempts,
-      pollMs: settings.taskPollMs,
+      // Its own tasks' ends wake it at once; the poll finds other instances' work and due retries.
+      pollMs: Math.max(settings.taskPollMs, WEBHOOK_MIN_POLL_MS),
     },
   });
   counted.metrics = gateway.metrics;
