@@ -26,6 +26,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ["Requests", "/console/requests"],
   ["Tasks", "/console/tasks"],
   ["Models", "/console/models"],
+  ["Webhooks", "/console/webhooks"],
   ["Audit", "/console/audit"],
 ];
 

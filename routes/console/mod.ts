@@ -23,6 +23,8 @@ import { modelPages } from "./pages/models.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
 import { overviewPages } from "./pages/overview.tsx";
+import { webhookPages } from "./pages/webhooks.tsx";
+import { webhookDetailPages } from "./pages/webhook_detail.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -43,6 +45,8 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", overviewPages(gateway));
   app.route("/", requestPages(gateway));
   app.route("/", taskPages(gateway));
+  app.route("/", webhookPages(gateway));
+  app.route("/", webhookDetailPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
   });

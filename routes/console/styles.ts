@@ -43,6 +43,9 @@ button.quiet{background:transparent;color:var(--accent)}
 button.danger{background:var(--bad);border-color:var(--bad);color:#fff}
 .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 16px}
 .fields input,.fields select{width:100%}
+.fields input[type=checkbox],.fields input[type=radio]{width:auto;margin:0 6px 0 0}
+fieldset{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:4px 12px 8px}
+label.choice{display:flex;align-items:center;font-weight:400}
 .row{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}

@@ -17,6 +17,7 @@ import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { ReceiptView } from "./request_detail.tsx";
+import { DeliveryRows } from "../delivery_rows.tsx";
 
 const taskNotFound = () => new GatewayError("task_not_found", 404, "No task has this id");
 
@@ -173,6 +174,10 @@ async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
   const operator = c.get("session").role.kind === "operator";
   const billing = await taskBilling(gateway.kv, task);
   const request = task.request_id ? await gateway.requestLog.get(task.request_id) : null;
+  // Deliveries name endpoints and their answers: the operator's business, not the holder's.
+  const deliveries = operator
+    ? await gateway.webhooks.deliveriesOfTask(task.id, { limit: 50, order: "desc" })
+    : null;
   const url = c.get("url");
   const base = baseUrlOf(gateway, url);
   return renderPage(
@@ -198,6 +203,18 @@ async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
             </p>
             <ReceiptView receipt={request.receipt} />
           </>
+        )
+        : null}
+      {deliveries
+        ? (
+          <section class="card" aria-labelledby="deliveries-heading">
+            <h2 id="deliveries-heading">Webhook deliveries</h2>
+            <DeliveryRows
+              deliveries={deliveries.data}
+              session={c.get("session")}
+              showEndpoint
+            />
+          </section>
         )
         : null}
       <CopyAsCurl id="curl-task" curl={curlOf(task, { base, operator })} />

@@ -1,0 +1,217 @@
+/**
+ * Operator's webhook endpoints: the list, the New endpoint form, and the page that shows a new
+ * (or rotated) secret once. Every read and change goes through the webhooks service, as
+ * /admin/webhooks does, and is audited as the console session's.
+ */
+
+import { Hono } from "hono";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Gateway } from "../../../core/gateway.ts";
+import type { EndpointView } from "../../../core/webhooks/endpoint_schema.ts";
+import { webhookCreateSchema } from "../../../core/webhooks/endpoint_schema.ts";
+import { webhookNotFound } from "../../../core/webhooks/endpoint_store.ts";
+import { listed, listOptions } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { validate } from "../../validation.ts";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { consoleChange } from "../console_change.ts";
+import { readForm } from "../form_body.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { listQuery } from "../list_query.ts";
+import { renderPage } from "../render.tsx";
+import { requireOperator } from "../session.ts";
+import { adminCurl } from "../snippets.ts";
+import { WebhookFields } from "../webhook_fields.tsx";
+import { webhookInputOf } from "../webhook_form.ts";
+
+/** Whose tasks an endpoint hears of, in words. */
+export function scopeText(endpoint: Pick<EndpointView, "key_id" | "group">) {
+  if (endpoint.key_id) {
+    return (
+      <>
+        key <a href={`/console/keys/${endpoint.key_id}`}>{endpoint.key_id}</a>
+      </>
+    );
+  }
+  return endpoint.group ? `group ${endpoint.group}` : "every key";
+}
+
+function EndpointRows({ endpoints }: { endpoints: EndpointView[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">Tasks of</th>
+            <th scope="col">Events</th>
+            <th scope="col">Callbacks</th>
+            <th scope="col">State</th>
+            <th scope="col">Source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {endpoints.map((endpoint) => (
+            <tr>
+              <td>
+                <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
+                {endpoint.description ? <small class="muted">{endpoint.description}</small> : null}
+              </td>
+              <td>{scopeText(endpoint)}</td>
+              <td>{endpoint.events.join(", ")}</td>
+              <td>{endpoint.allow_task_callbacks ? "allowed" : "no"}</td>
+              <td>{endpoint.enabled ? "enabled" : <span class="bad">disabled</span>}</td>
+              <td>{endpoint.source}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {endpoints.length === 0 ? <p class="muted">No webhook endpoint yet.</p> : null}
+    </div>
+  );
+}
+
+async function webhooksPage(gateway: Gateway, c: ConsoleContext) {
+  const url = c.get("url");
+  const options = listOptions(url);
+  const page = await listed(options, () => gateway.webhooks.list(options));
+  return renderPage(
+    c,
+    <>
+      <p>
+        <a class="button" href="/console/webhooks/new">New endpoint</a>
+      </p>
+      <section class="card" aria-label="Webhook endpoints">
+        <EndpointRows endpoints={page.data} />
+        {page.cursor
+          ? (
+            <p>
+              <a href={`/console/webhooks${listQuery(url, page.cursor)}`} rel="next">Next page</a>
+            </p>
+          )
+          : null}
+      </section>
+      <CopyAsCurl
+        id="curl-list"
+        curl={adminCurl(baseUrlOf(gateway, url), {
+          method: "GET",
+          path: `/admin/webhooks${listQuery(url)}`,
+        })}
+      />
+    </>,
+    { title: "Webhooks", copyButtons: true },
+  );
+}
+
+function newEndpointPage(
+  c: ConsoleContext,
+  options: { gateway: Gateway; fields?: Record<string, string>; problem?: string },
+) {
+  const fields = options.fields ?? {};
+  const body = Object.keys(fields).length
+    ? webhookInputOf(fields)
+    : { url: "https://example.com/hooks/gateway", events: ["task.succeeded", "task.failed"] };
+  return renderPage(
+    c,
+    <>
+      <form method="post" action="/console/webhooks" class="card">
+        {options.problem ? <p class="error" role="alert">{options.problem}</p> : null}
+        <CsrfField session={c.get("session")} />
+        <WebhookFields values={fields} prefix="new" />
+        <p>
+          <button type="submit">Create</button>
+        </p>
+      </form>
+      <CopyAsCurl
+        id="curl-create"
+        curl={adminCurl(baseUrlOf(options.gateway, c.get("url")), {
+          method: "POST",
+          path: "/admin/webhooks",
+          body,
+        })}
+      />
+    </>,
+    { title: "New webhook endpoint", status: options.problem ? 400 : 200, copyButtons: true },
+  );
+}
+
+async function createEndpoint(gateway: Gateway, c: ConsoleContext) {
+  const { csrf: _csrf, ...fields } = await readForm(c);
+  let created;
+  try {
+    const input = validate(webhookCreateSchema, webhookInputOf(fields));
+    created = await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/webhooks",
+        method: "POST",
+        target: { kind: "webhook", id: null },
+        readTarget: (id) => gateway.webhooks.get(id),
+        apply: () => gateway.webhooks.create(input),
+        outcomeOf: (result) => ({ status: 201, createdId: result.id }),
+      },
+    });
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 400) {
+      return newEndpointPage(c, { gateway, fields, problem: error.message });
+    }
+    throw error;
+  }
+  await gateway.consoleSessions.putFlash(
+    c.get("session").id,
+    { owner: created.id, secret: created.secret },
+  );
+  return c.redirect(`/console/webhooks/${created.id}/secret`, 303);
+}
+
+/** The endpoint's new secret, taken from the session's flash: shown on the first view only. */
+async function secretPage(gateway: Gateway, c: ConsoleContext, id: string) {
+  const secret = await gateway.consoleSessions.takeFlash(c.get("session").id, id);
+  return renderPage(
+    c,
+    secret
+      ? (
+        <section class="card" aria-labelledby="secret-heading">
+          <h2 id="secret-heading">The endpoint's signing secret</h2>
+          <p class="notice">
+            Copy it now into your receiver: it is shown this once and never again (the gateway keeps
+            it sealed).
+          </p>
+          <p>
+            <code id="secret" class="secret">{secret}</code>{" "}
+            <button type="button" data-copy="secret" hidden>Copy</button>
+          </p>
+          <p>
+            <a href={`/console/webhooks/${id}`}>Go to the endpoint</a>
+          </p>
+        </section>
+      )
+      : (
+        <section class="card">
+          <p class="notice">
+            The secret was shown once, when it was made, and cannot be shown again. Rotate it to get
+            a new one.
+          </p>
+          <p>
+            <a href={`/console/webhooks/${id}`}>Go to the endpoint</a>
+          </p>
+        </section>
+      ),
+    { title: "Webhook secret", copyButtons: Boolean(secret) },
+  );
+}
+
+export function webhookPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.use("/console/webhooks", requireOperator());
+  app.use("/console/webhooks/*", requireOperator());
+  app.get("/console/webhooks", (c) => webhooksPage(gateway, c));
+  app.get("/console/webhooks/new", (c) => newEndpointPage(c, { gateway }));
+  app.post("/console/webhooks", (c) => createEndpoint(gateway, c));
+  app.get("/console/webhooks/:id/secret", (c) => {
+    const id = c.req.param("id");
+    if (!hasIdShape(id, "webhook")) throw webhookNotFound(id.slice(0, 80));
+    return secretPage(gateway, c, id);
+  });
+  return app;
+}

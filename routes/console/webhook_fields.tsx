@@ -1,0 +1,113 @@
+/** The fields of the New endpoint and edit forms, filled from an endpoint or a sent form. */
+
+import { TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
+
+/** What the fields show: the form's strings, as sent or as an endpoint reads. */
+export type WebhookFormValues = Record<string, string>;
+
+/** The form values of an endpoint (for the edit form). */
+export function webhookFormValues(endpoint: {
+  url: string;
+  description: string;
+  events: readonly string[];
+  key_id: string | null;
+  group: string | null;
+  allow_task_callbacks: boolean;
+}): WebhookFormValues {
+  const values: WebhookFormValues = {
+    url: endpoint.url,
+    description: endpoint.description,
+    scope: endpoint.key_id ? "key" : endpoint.group ? "group" : "all",
+    key_id: endpoint.key_id ?? "",
+    group: endpoint.group ?? "",
+  };
+  for (const event of endpoint.events) values[`event:${event}`] = "on";
+  if (endpoint.allow_task_callbacks) values.allow_task_callbacks = "on";
+  return values;
+}
+
+export function WebhookFields(
+  { values, prefix }: { values: WebhookFormValues; prefix: string },
+) {
+  const id = (name: string) => `${prefix}-${name}`;
+  const scope = values.scope ?? "all";
+  const newForm = Object.keys(values).length === 0;
+  return (
+    <div class="fields">
+      <div>
+        <label for={id("url")}>URL</label>
+        <input
+          id={id("url")}
+          name="url"
+          type="url"
+          required
+          value={values.url ?? ""}
+          aria-describedby={id("url-hint")}
+        />
+        <small id={id("url-hint")} class="muted">
+          https://… ; private and loopback addresses are refused unless the operator allows them
+        </small>
+      </div>
+      <div>
+        <label for={id("description")}>Description</label>
+        <input
+          id={id("description")}
+          name="description"
+          type="text"
+          value={values.description ?? ""}
+        />
+      </div>
+      <fieldset>
+        <legend>Events</legend>
+        {TASK_EVENTS.map((event) => (
+          <label class="choice">
+            <input
+              type="checkbox"
+              name={`event:${event}`}
+              checked={newForm || values[`event:${event}`] === "on"}
+            />{" "}
+            <code>{event}</code>
+          </label>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Tasks of</legend>
+        <label class="choice">
+          <input type="radio" name="scope" value="all" checked={scope === "all"} /> every key
+        </label>
+        <label class="choice">
+          <input type="radio" name="scope" value="group" checked={scope === "group"} /> the group
+        </label>
+        <label class="choice">
+          <input type="radio" name="scope" value="key" checked={scope === "key"} /> the key
+        </label>
+        <div>
+          <label for={id("group")}>Group</label>
+          <input id={id("group")} name="group" type="text" value={values.group ?? ""} />
+        </div>
+        <div>
+          <label for={id("key_id")}>Key id</label>
+          <input
+            id={id("key_id")}
+            name="key_id"
+            type="text"
+            value={values.key_id ?? ""}
+            placeholder="key_…"
+          />
+        </div>
+      </fieldset>
+      <div>
+        <label class="choice">
+          <input
+            type="checkbox"
+            name="allow_task_callbacks"
+            checked={values.allow_task_callbacks === "on"}
+          />
+          <span>
+            Allow a task's own <code>callback_url</code> (signed with this endpoint's secret)
+          </span>
+        </label>
+      </div>
+    </div>
+  );
+}
