@@ -107,6 +107,28 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "receipt: concurrent requests each name their share of the aggregated charge they are in",
+  serverTest,
+  async () => {
+    await using s = await setupText();
+    const client = new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        client.chat.completions.create({
+          model: MODEL_OF.openai,
+          messages: [{ role: "user", content: `Request number ${i} ${"word ".repeat(i)}` }],
+        }).withResponse()),
+    );
+    const records = await Promise.all(
+      answers.map(({ response }) => recordOf(s.gw, response.headers.get("x-request-id")!)),
+    );
+    for (const record of records) await assertReceiptIsShare(s.gw, { keyId: s.keyId, record });
+    const charged = records.reduce((sum, record) => sum + record.cost, 0);
+    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000 - charged);
+  },
+);
+
 Deno.test("receipt: a synchronous image request at a tier price", serverTest, async () => {
   await using s = await setupImages("openai-images");
   const { response } = await s.client.images.generate({
