@@ -227,7 +227,7 @@ export class BudgetLeases {
     budget.pendingCost = 0;
     budget.flushing++;
     let written: { entry: LedgerEntry; leaseKept: boolean };
-    const leaseRef = budget.leased && budget.ref ? budget.ref : undefined;
+    const leaseRef = budget.ref ?? undefined;
     try {
       written = await this.#ledger.chargeAggregated(budget.keyId, {
         cost,
@@ -252,7 +252,7 @@ export class BudgetLeases {
     const ref = budget.ref;
     // Forgotten first: a request arriving meanwhile renews under a new lease.
     this.#budgets.delete(budget.keyId);
-    if (!budget.leased || !ref) return;
+    if (!ref) return;
     await this.#ledger.returnLease(budget.keyId, { ref, note: "returned: idle" });
   }
 

@@ -199,3 +199,18 @@ Deno.test("BudgetLeases: a request refused with 402 when the key cannot cover it
     assertEquals((await entriesOf(a)).map((entry) => entry.type), ["credit"]);
   });
 });
+
+Deno.test("BudgetLeases: a key made unlimited still returns the lease it took while limited", async () => {
+  await withInstances(async (a, _b, kv) => {
+    await a.credit("k", 10_000);
+    const reservation = await a.budgets.reserve(key, { amount: 100 });
+    await a.budgets.charge(key, { reservation, cost: 40 });
+    const unlimited = { ...key, unlimited: true };
+    const later = await a.budgets.reserve(unlimited, { amount: 100 });
+    await a.budgets.charge(unlimited, { reservation: later, cost: 40 });
+    await a.budgets.returnIdle();
+    assertEquals((await openLeases(kv)).length, 0);
+    assertEquals(await a.balance("k"), 10_000 - 80);
+    assertEquals((await verifyLedger(kv, "k")).ok, true);
+  });
+});
