@@ -148,9 +148,10 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Checks the funded key's money once every request has settled: one settle per request answered
- * 200, Σ settled costs = the gateway's own cost counter, and balance = start − Σ costs (a stream
- * the client left early costs what was delivered, so costs are summed, not multiplied).
+ * Checks the funded key's money once every request has settled: one billed request per request
+ * answered 200 (a settle bills one, an aggregated charge its `requests`), Σ billed costs = the
+ * gateway's own cost counter, and balance = start − Σ costs (a stream the client left early
+ * costs what was delivered, so costs are summed, not multiplied).
  */
 export async function ledgerCheck(
   gatewayUrl: string,
@@ -178,9 +179,10 @@ export async function ledgerCheck(
         undefined,
         200,
       );
-      for (const entry of page.data as Array<{ type: string; cost?: number }>) {
-        if (entry.type !== "settle") continue;
-        settles++;
+      const entries = page.data as Array<{ type: string; cost?: number; requests?: number }>;
+      for (const entry of entries) {
+        if (entry.type !== "settle" && entry.type !== "charge") continue;
+        settles += entry.requests ?? 1;
         costs += entry.cost ?? 0;
       }
       cursor = (page.cursor as string | null) ?? "";
@@ -192,7 +194,7 @@ export async function ledgerCheck(
   }
   const counted = countedCost;
   const ok = settles === okRequests && costs === counted && balance === startBalance - costs;
-  return `${okRequests} requests answered 200, ${settles} settle entries; Σ costs ${costs} ` +
+  return `${okRequests} requests answered 200, ${settles} billed; Σ costs ${costs} ` +
     `units (gateway_cost_units_total ${counted}); balance ${balance} = start − Σ costs: ` +
     (ok ? "exact" : "MISMATCH");
 }

@@ -204,9 +204,14 @@ export class Gateway {
     return work;
   }
 
-  /** Waits for tracked work, then writes the request log. */
+  /** Waits for tracked work, writes pending charges and returns idle budget leases, then writes the request log. */
   async drain(): Promise<void> {
-    while (this.#pending.size) await Promise.allSettled([...this.#pending]);
+    while (this.#pending.size) {
+      // Settles wait for their aggregated entry: write it now rather than at the next interval.
+      this.ledger.budgets.flush();
+      await Promise.allSettled([...this.#pending]);
+    }
+    await this.ledger.budgets.returnIdle();
     await this.requestLog.flush();
   }
 }

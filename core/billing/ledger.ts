@@ -17,8 +17,16 @@ import {
 import { isKvLocked } from "../kv/kv_retry.ts";
 import { minuteAt, type SpendLimits, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
+import { BudgetLeases } from "./budget_leases.ts";
 
-export type LedgerEntryType = "credit" | "hold" | "settle" | "release" | "charge";
+export type LedgerEntryType =
+  | "credit"
+  | "hold"
+  | "settle"
+  | "release"
+  | "charge"
+  | "lease"
+  | "lease_return";
 
 export interface LedgerEntry {
   id: string;
@@ -35,6 +43,38 @@ export interface LedgerEntry {
   cost?: number;
   /** On settle: the part of `cost` the key's credit floor left uncollected. */
   shortfall?: number;
+  /** On an aggregated charge: how many requests' costs it sums… */
+  requests?: number;
+  /** …finished up to this moment (the costs added after it are in a later entry). */
+  through?: string;
+  /** On a lease: the units it reserved (the balance does not move). */
+  reserved?: number;
+  /** On a lease return: the units the lease still reserved and gives up. */
+  returned?: number;
+  /** On a lease, an aggregated charge of a lease or a lease return: the process. */
+  instance?: string;
+}
+
+/**
+ * A process's budget lease on a key: `amount` units of the key's balance reserved for that
+ * process, which admits requests against it in memory. The balance does not move; every other
+ * change of the key counts the leases as spoken for, so the credit floor is never crossed.
+ */
+export interface BudgetLease {
+  key_id: string;
+  instance: string;
+  /** The lease's id; its lease, aggregated charges and return entries carry it as `ref`. */
+  ref: string;
+  /** Units still reserved: leased, less the aggregated charges written since. */
+  amount: number;
+  at: string;
+}
+
+/** Units reserved by `leases`. */
+function leasedUnits(leases: Map<string, BudgetLease>): number {
+  let total = 0;
+  for (const lease of leases.values()) total += lease.amount;
+  return total;
 }
 
 /** An open hold, removed by exactly one settle or release. */
@@ -169,6 +209,10 @@ interface BatchView {
    * one it did not read is summed, so moving a counter needs no read.
    */
   addToCounters(changes: CounterChange[]): Promise<void>;
+  /** The key's budget leases, by instance, as of this batch (read from KV once). */
+  readLeases(): Promise<Map<string, BudgetLease>>;
+  /** Sets or (null) deletes `instance`'s lease in this batch's commit; read the leases first. */
+  writeLease(instance: string, lease: BudgetLease | null): void;
   atomic: Deno.AtomicOperation;
 }
 
@@ -230,13 +274,26 @@ export class Ledger {
   #localHolds = new Map<string, OpenHold>();
   /** Units of holds queued in this process and not yet committed, per key. */
   #pendingHolds = new Map<string, number>();
+  /**
+   * Each key's leases as of a balance versionstamp: lease records change only in commits that
+   * set the balance, so they are current while that balance entry is.
+   */
+  #leases = new Map<string, { versionstamp: string; leases: Map<string, BudgetLease> }>();
 
   /** The process's instance id, written on every hold so a sweep can tell who owns it. */
   #instanceId?: string;
+  /** This process's budget leases and the aggregated charges of its requests. */
+  readonly budgets: BudgetLeases;
 
-  constructor(kv: Deno.Kv, options: { instanceId?: string } = {}) {
+  constructor(kv: Deno.Kv, options: { instanceId?: string; flushMs?: number } = {}) {
     this.#kv = kv;
     this.#instanceId = options.instanceId;
+    this.budgets = new BudgetLeases(this, { flushMs: options.flushMs });
+  }
+
+  /** The id leases are taken under: the instance's, or one made for this ledger. */
+  get instanceId(): string {
+    return this.#instanceId ??= timeOrderedId("inst");
   }
 
   async #readBalance(
@@ -300,8 +357,29 @@ export class Ledger {
         }
         return keys.map((key) => counter(key).base! + counter(key).delta);
       };
+      let leases: Map<string, BudgetLease> | undefined;
+      const leaseWrites = new Map<string, BudgetLease | null>();
+      const readLeases = async () => {
+        if (leases) return leases;
+        const known = this.#leases.get(keyId);
+        if (known && current.versionstamp && known.versionstamp === current.versionstamp) {
+          return leases = new Map(known.leases);
+        }
+        leases = new Map();
+        const prefix = kvKeys.budgetLeasesOf(keyId);
+        for await (const entry of this.#kv.list<BudgetLease>({ prefix })) {
+          leases.set(String(entry.key[2]), entry.value);
+        }
+        return leases;
+      };
       const view: BatchView = {
         balance: current.value ?? 0,
+        readLeases,
+        writeLease: (instance, lease) => {
+          if (lease) leases!.set(instance, lease);
+          else leases!.delete(instance);
+          leaseWrites.set(instance, lease);
+        },
         cached,
         atomic,
         readHold: async (ref) => {
@@ -377,6 +455,10 @@ export class Ledger {
         if (hold) atomic.set(kvKeys.openHold(ref), hold);
         else atomic.delete(kvKeys.openHold(ref));
       }
+      for (const [instance, lease] of leaseWrites) {
+        if (lease) atomic.set(kvKeys.budgetLease(keyId, instance), lease);
+        else atomic.delete(kvKeys.budgetLease(keyId, instance));
+      }
       for (const { key, base, delta, expireIn } of counters.values()) {
         if (delta === 0) continue;
         if (base === undefined) atomic.sum(key, sumOperand(delta));
@@ -398,6 +480,12 @@ export class Ledger {
             if (hold) this.#localHolds.set(ref, hold);
             else this.#localHolds.delete(ref);
           }
+          const known = leases ?? (current.versionstamp &&
+            this.#leases.get(keyId)?.versionstamp === current.versionstamp &&
+            this.#leases.get(keyId)!.leases);
+          if (known) {
+            this.#leases.set(keyId, { versionstamp: committed.versionstamp, leases: known });
+          } else this.#leases.delete(keyId);
           batch.forEach((change, index) => {
             const outcome = outcomes[index];
             if ("error" in outcome) change.reject(outcome.error);
@@ -426,7 +514,10 @@ export class Ledger {
     const cached = this.#balances.get(keyId);
     if (!cached?.versionstamp) return false;
     const pending = this.#pendingHolds.get(keyId) ?? 0;
-    return (cached.value ?? 0) - pending - amount >= -limit.credit_limit;
+    const leases = this.#leases.get(keyId);
+    if (leases?.versionstamp !== cached.versionstamp) return false;
+    const leased = leasedUnits(leases.leases);
+    return (cached.value ?? 0) - pending - leased - amount >= -limit.credit_limit;
   }
 
   /** The current balance of a key, in units. */
@@ -544,14 +635,15 @@ export class Ledger {
         })
         : null;
       if (tokensRefusal) throw tokensRefusal;
-      if (!limit.unlimited && balance - amount < -limit.credit_limit) {
+      const leased = limit.unlimited ? 0 : leasedUnits(await view.readLeases());
+      if (!limit.unlimited && balance - leased - amount < -limit.credit_limit) {
         // Another instance may have added credit since this one last looked.
         if (cached) return NEEDS_FRESH_BALANCE;
         throw new GatewayError(
           "insufficient_balance",
           402,
           `Cannot hold funds for key '${keyId}': ${
-            balance + limit.credit_limit
+            balance + limit.credit_limit - leased
           } units are available, the request needs up to ${amount}; add credit${
             options.remedy ? ` or ${options.remedy}` : ""
           }`,
@@ -625,6 +717,115 @@ export class Ledger {
     });
   }
 
+  /**
+   * Takes or renews this process's budget lease on `keyId`: reserves `want` units, or what the
+   * key has left if less, but at least `need` (else 402 `insufficient_balance`, saying `free`
+   * units of the lease are still there). The balance does not move: the entry's amount is 0.
+   */
+  takeLease(
+    keyId: string,
+    options: { limit: SpendingLimit; need: number; want: number; free?: number; remedy?: string },
+  ): Promise<LedgerEntry> {
+    const { limit, need, want } = options;
+    const instance = this.instanceId;
+    return this.#change(keyId, async (view) => {
+      const leases = await view.readLeases();
+      const mine = leases.get(instance);
+      const available = limit.unlimited
+        ? Infinity
+        : view.balance + limit.credit_limit - leasedUnits(leases);
+      if (!(available >= need) || !Number.isSafeInteger(need)) {
+        if (view.cached) return NEEDS_FRESH_BALANCE;
+        throw new GatewayError(
+          "insufficient_balance",
+          402,
+          `Cannot hold funds for key '${keyId}': ${
+            Math.max(0, available) + (options.free ?? 0)
+          } units are available, the request needs up to ${need + (options.free ?? 0)}; add credit${
+            options.remedy ? ` or ${options.remedy}` : ""
+          }`,
+          { retryable: false },
+        );
+      }
+      const reserved = Math.min(want, available);
+      const ref = mine?.ref ?? timeOrderedId("ls");
+      view.writeLease(instance, {
+        key_id: keyId,
+        instance,
+        ref,
+        amount: (mine?.amount ?? 0) + reserved,
+        at: mine?.at ?? new Date().toISOString(),
+      });
+      return { type: "lease", amount: 0, ref, reserved, instance };
+    }) as Promise<LedgerEntry>;
+  }
+
+  /**
+   * Writes the summed `cost` of `requests` requests finished up to `through` as one charge
+   * entry. With `leaseRef`, the costs were spent from that lease of this process: the lease
+   * shrinks by as much. A lease swept meanwhile (this process was taken for dead) is not there
+   * to shrink; the charge is still written, since the requests were answered. `leaseKept` says
+   * whether the lease was there.
+   */
+  async chargeAggregated(
+    keyId: string,
+    options: { cost: number; requests: number; through: string; leaseRef?: string },
+  ): Promise<{ entry: LedgerEntry; leaseKept: boolean }> {
+    const { cost, leaseRef } = options;
+    const instance = this.instanceId;
+    let leaseKept = false;
+    const entry = await this.#change(keyId, async (view) => {
+      leaseKept = false;
+      if (leaseRef) {
+        const mine = (await view.readLeases()).get(instance);
+        if (mine?.ref === leaseRef) {
+          leaseKept = true;
+          view.writeLease(instance, { ...mine, amount: Math.max(0, mine.amount - cost) });
+        }
+      }
+      await view.addToCounters(
+        spendWindowsAt(Date.now()).map((window) => ({
+          key: kvKeys.spendCounter(keyId, window.id),
+          delta: cost,
+        })),
+      );
+      return {
+        type: "charge",
+        amount: -cost,
+        ref: leaseRef ?? `charges_${instance}`,
+        cost,
+        requests: options.requests,
+        through: options.through,
+        instance,
+      };
+    });
+    return { entry: entry!, leaseKept };
+  }
+
+  /**
+   * Gives up `instance`'s lease `ref` on `keyId` (default: this process's). Returns null when it
+   * was returned already, by its owner or by a sweep: a lease is returned once.
+   */
+  returnLease(
+    keyId: string,
+    options: { ref: string; note: string; instance?: string },
+  ): Promise<LedgerEntry | null> {
+    const instance = options.instance ?? this.instanceId;
+    return this.#change(keyId, async (view) => {
+      const lease = (await view.readLeases()).get(instance);
+      if (lease?.ref !== options.ref) return null;
+      view.writeLease(instance, null);
+      return {
+        type: "lease_return",
+        amount: 0,
+        ref: options.ref,
+        returned: lease.amount,
+        note: options.note,
+        instance,
+      };
+    });
+  }
+
   /** Gives hold `ref` back in full. Returns null when it was already settled or released. */
   release(keyId: string, options: CloseOptions & { ref: string; note?: string }) {
     const { ref, note } = options;
@@ -682,7 +883,8 @@ export class Ledger {
    * Releases the request holds their process left behind: holds whose instance's lease ran out
    * (the process died between hold and settle), and holds without an instance (written before
    * instances were recorded) older than `maxAgeMs`. Task holds are the task worker's. Each
-   * release is an entry saying why; a hold is released at most once, whoever sweeps.
+   * release is an entry saying why; a hold is released at most once, whoever sweeps. Then
+   * returns the budget leases of dead instances, each once. Counts both.
    */
   async releaseOrphanedHolds(
     options: { isAlive(instanceId: string): Promise<boolean>; maxAgeMs: number },
@@ -704,6 +906,17 @@ export class Ledger {
         note = "stale hold released";
       }
       if (await this.release(hold.key_id, { ref, note })) released++;
+    }
+    for await (const entry of this.#kv.list<BudgetLease>({ prefix: kvKeys.budgetLeases() })) {
+      const lease = entry.value;
+      if (!alive.has(lease.instance)) alive.set(lease.instance, options.isAlive(lease.instance));
+      if (await alive.get(lease.instance)) continue;
+      const returned = await this.returnLease(lease.key_id, {
+        ref: lease.ref,
+        instance: lease.instance,
+        note: `returned: instance ${lease.instance} stopped renewing its lease (the process died)`,
+      });
+      if (returned) released++;
     }
     return released;
   }

@@ -6,7 +6,7 @@
 import { GatewayError } from "../errors.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
-import type { LedgerEntry } from "./ledger.ts";
+import type { BudgetLease, LedgerEntry } from "./ledger.ts";
 
 export interface LedgerVerification {
   key_id: string;
@@ -18,6 +18,9 @@ export interface LedgerVerification {
   /** Holds with no settle or release yet, and the units they hold. */
   holds_open: number;
   held_open: number;
+  /** Budget leases open on the key (one per instance at most) and the units they reserve. */
+  leases_open: number;
+  leased_open: number;
 }
 
 /** Reads of a key's whole ledger tried before giving up while it keeps changing. */
@@ -40,6 +43,12 @@ export async function verifyLedger(kv: Deno.Kv, keyId: string): Promise<LedgerVe
       if (value.type === "hold") open.set(value.ref, -value.amount);
       if (value.type === "settle" || value.type === "release") open.delete(value.ref);
     }
+    let leases = 0;
+    let leased = 0;
+    for await (const { value } of kv.list<BudgetLease>({ prefix: kvKeys.budgetLeasesOf(keyId) })) {
+      leases++;
+      leased += value.amount;
+    }
     const after = await kv.get<number>(kvKeys.balance(keyId));
     if (after.versionstamp !== before.versionstamp) continue;
     const balance = after.value ?? 0;
@@ -51,6 +60,8 @@ export async function verifyLedger(kv: Deno.Kv, keyId: string): Promise<LedgerVe
       ok: balance === sum,
       holds_open: open.size,
       held_open: [...open.values()].reduce((total, amount) => total + amount, 0),
+      leases_open: leases,
+      leased_open: leased,
     };
   }
   throw new GatewayError(

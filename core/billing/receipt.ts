@@ -47,8 +47,16 @@ export interface Receipt {
   /** Tasks: the amount held at submission, and what was given back when it ended. */
   held?: number;
   refunded?: number;
-  /** The ids of the ledger entries this request produced, oldest first. */
+  /**
+   * The ids of the ledger entries this request moved money in, oldest first: its hold and
+   * settle, or the aggregated charge its cost is part of.
+   */
   ledger_entry_ids: string[];
+  /**
+   * Each of those entries with the request's signed part of its amount (in an aggregated charge,
+   * its share); absent on receipts written before shares were recorded.
+   */
+  ledger_shares?: ReceiptEntry[];
 }
 
 /** A receipt's pricing part, before any money moved. */
@@ -134,7 +142,10 @@ export function videoReceipt(
   };
 }
 
-/** What a ledger entry of the request did: its id and signed amount. */
+/**
+ * What a ledger entry did for the request: its id and the signed amount that is the request's
+ * (all of it, or, in an aggregated charge, the request's share).
+ */
 export interface ReceiptEntry {
   id: string;
   amount: number;
@@ -152,6 +163,7 @@ export function receiptOf(
     status: money.status,
     ...(money.held === undefined ? {} : { held: money.held, refunded: money.held - charged }),
     ledger_entry_ids: money.entries.map((entry) => entry.id),
+    ledger_shares: money.entries.map(({ id, amount }) => ({ id, amount })),
   };
 }
 

@@ -1,15 +1,22 @@
 /**
- * The money side of one request: hold an upper bound before the upstream call, then settle to
- * the real cost or release in full, exactly once (the ledger guarantees the once).
+ * The money side of one request: reserve an upper bound before the upstream call, then charge
+ * the real cost or give the reservation back, exactly once. A key without spend caps reserves
+ * in memory from this process's budget lease and is charged in its next aggregated entry
+ * (budget_leases.ts); a key with caps holds in the ledger and settles (the ledger guarantees
+ * the once).
  */
 
 import { type BillableKey, hasSpendCaps, type Ledger, type LedgerEntry } from "./ledger.ts";
 import type { ReceiptEntry } from "./receipt.ts";
+import type { Reservation } from "./budget_leases.ts";
 
 /**
- * A hold on a key for one request. A key without a limit or caps has nothing to reserve: it
- * pays in one `charge` entry when the request ends, and a failure writes nothing. A key with
- * spend caps or tokens per minute always holds, even when unlimited: the caps count holds.
+ * A reservation on a key for one request. A key without caps reserves from the budget lease
+ * (a key without a limit has nothing to reserve) and pays its share of an aggregated `charge`
+ * entry when the request ends; a failure writes nothing. A key with spend caps or tokens per
+ * minute always holds, even when unlimited: the caps count holds, and a lease cannot tell how
+ * much of a cap other instances used. `aggregate: false` makes every key hold (or, unlimited
+ * without caps, pay in one `charge` entry of its own).
  */
 export class RequestBill {
   readonly #ledger: Ledger;
@@ -18,6 +25,12 @@ export class RequestBill {
   readonly #remedy?: string;
   /** Whether requests of this key hold before the upstream call. */
   readonly #holds: boolean;
+  /** Whether the request is charged in an aggregated entry (else alone, or by its hold). */
+  readonly #aggregates: boolean;
+  /** Reserved from the budget lease and not yet charged or given back. */
+  #reservation: Reservation | null = null;
+  /** An aggregated bill charged or given back: nothing more may happen. */
+  #closed = false;
   held = 0;
   /** The ledger entries this bill wrote, oldest first (for the request's receipt). */
   readonly entries: ReceiptEntry[] = [];
@@ -26,12 +39,16 @@ export class RequestBill {
    * A bill of `key` for the request or task `ref`; `remedy` says in a 402 what else than adding
    * credit makes the request fit (see HoldOptions).
    */
-  constructor(ledger: Ledger, of: { key: BillableKey; ref: string; remedy?: string }) {
+  constructor(
+    ledger: Ledger,
+    of: { key: BillableKey; ref: string; remedy?: string; aggregate?: boolean },
+  ) {
     this.#ledger = ledger;
     this.#key = of.key;
     this.#ref = of.ref;
     this.#remedy = of.remedy;
-    this.#holds = !of.key.unlimited || hasSpendCaps(of.key);
+    this.#aggregates = of.aggregate !== false && !hasSpendCaps(of.key);
+    this.#holds = !this.#aggregates && (!of.key.unlimited || hasSpendCaps(of.key));
   }
 
   /** The hold's commit; rejects with 402 when the key cannot cover it. */
@@ -46,6 +63,13 @@ export class RequestBill {
    */
   async hold(amount: number, options: { tokens?: number } = {}): Promise<void> {
     this.held = amount;
+    if (this.#aggregates) {
+      this.#reservation = await this.#ledger.budgets.reserve(this.#key, {
+        amount,
+        remedy: this.#remedy,
+      });
+      return;
+    }
     if (!this.#holds) return;
     const ledger = this.#ledger;
     const key = this.#key;
@@ -76,6 +100,14 @@ export class RequestBill {
    */
   async settle(requested: number, options: { tokens?: number } = {}): Promise<number> {
     const cost = Math.min(requested, this.held);
+    if (this.#aggregates) {
+      if (this.#closed) return 0;
+      this.#closed = true;
+      const reservation = this.#reservation;
+      this.#reservation = null;
+      this.entries.push(await this.#ledger.budgets.charge(this.#key, { reservation, cost }));
+      return cost;
+    }
     if (!this.#holds) {
       this.#keep(await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost }));
       return cost;
@@ -103,6 +135,14 @@ export class RequestBill {
 
   /** Gives the hold back in full (after its commit, if it committed at all). */
   async release(note: string): Promise<void> {
+    if (this.#aggregates) {
+      if (!this.#closed && this.#reservation) {
+        this.#ledger.budgets.cancel(this.#key, this.#reservation);
+      }
+      this.#closed = true;
+      this.#reservation = null;
+      return;
+    }
     if (!this.#holds) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
     this.#keep(await this.#ledger.release(this.#key.id, { ref: this.#ref, note }));

@@ -120,7 +120,12 @@ export async function serveGenerateContentImages(
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
   const { model: catalogModel, order, unitPrice } = resolveImageModel(gateway, { key, job });
-  const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: IMAGES_REMEDY });
+  const bill = new RequestBill(gateway.ledger, {
+    key,
+    ref: context.id,
+    remedy: IMAGES_REMEDY,
+    aggregate: false,
+  });
   await bill.hold(unitPrice * job.n);
   let answer: { body: Record<string, unknown>; images: number };
   let channelId: string;

@@ -90,7 +90,12 @@ export async function serveImages(
   const { job, format } = input;
   const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
-  const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: IMAGES_REMEDY });
+  const bill = new RequestBill(gateway.ledger, {
+    key,
+    ref: context.id,
+    remedy: IMAGES_REMEDY,
+    aggregate: false,
+  });
   await bill.hold(unitPrice * job.n);
   let delivered: { items: ImageItem[]; failures: string[] };
   let channelId: string;

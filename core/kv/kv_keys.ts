@@ -15,6 +15,10 @@ export const kvKeys = {
   ledgerRef: (ref: string) => ["ledger_ref", ref] as const,
   openHold: (ref: string) => ["holds", ref] as const,
   openHolds: () => ["holds"] as const,
+  /** A process's budget lease on a key (budget_leases.ts): units it may spend without a commit. */
+  budgetLease: (keyId: string, instanceId: string) => ["budget_leases", keyId, instanceId] as const,
+  budgetLeasesOf: (keyId: string) => ["budget_leases", keyId] as const,
+  budgetLeases: () => ["budget_leases"] as const,
   /** Units spent or held by a key in one spend window (`day:2026-11-24`…), a KvU64. */
   spendCounter: (keyId: string, windowId: string) => ["spend", keyId, windowId] as const,
   /** Tokens used or held by a key in one UTC minute (minutes since the epoch), a KvU64. */

@@ -450,7 +450,9 @@ const ADMIN_ROUTES: ApiRoute[] = [
     path: "/admin/keys/{id}/ledger/verify",
     summary: "A key's ledger entries summed against its balance",
     answers: {
-      "200": json("{key_id, balance, entries_sum, entries, ok, holds_open, held_open}"),
+      "200": json(
+        "{key_id, balance, entries_sum, entries, ok, holds_open, held_open, leases_open, leased_open}",
+      ),
     },
   }),
   admin({

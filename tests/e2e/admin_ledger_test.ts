@@ -31,6 +31,8 @@ Deno.test(
       ok: true,
       holds_open: 0,
       held_open: 0,
+      leases_open: 0,
+      leased_open: 0,
     });
 
     // A balance changed behind the ledger's back is found out.

@@ -9,7 +9,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import Anthropic1 from "@anthropic-ai/sdk1";
 import OpenAI from "openai";
-import { assertNothingCharged } from "../helpers/assert_money.ts";
+import { assertNothingCharged, requestsBilled } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import { MODEL_OF, setupText, type TextSetup } from "../helpers/text_setup.ts";
@@ -90,16 +90,14 @@ async function badRequestOf(call: Promise<unknown>): Promise<{ type: string; mes
 }
 
 /**
- * Asserts that the key paid exactly `costs`, one debit (a charge, or a hold and its settle) per
+ * Asserts that the key paid exactly `costs`, one debit (a share of an aggregated charge, or a settle) per
  * billed request, and that its ledger adds up.
  */
 async function assertBilledOnceEach(s: TextSetup, costs: number[]) {
   await s.gw.settle();
   const balance = await s.gw.assertLedgerInvariant(s.keyId);
   const entries = await s.gw.ledger(s.keyId);
-  const billed = entries.filter((entry) => entry.type === "settle" || entry.type === "charge");
-  assertEquals(billed.length, costs.length, JSON.stringify(entries));
-  assertEquals(new Set(billed.map((entry) => entry.ref)).size, costs.length);
+  assertEquals(requestsBilled(entries), costs.length, JSON.stringify(entries));
   const total = costs.reduce((sum, cost) => sum + cost, 0);
   assertEquals(OPENING - balance, total, `paid ${OPENING - balance}, the answers cost ${total}`);
 }

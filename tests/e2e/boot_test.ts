@@ -129,11 +129,15 @@ Deno.test(
       sum += entry.value.amount;
       types.push(entry.value.type);
     }
-    assertEquals(types, ["credit", "hold", "settle"]);
+    // The stream's cost in an aggregated charge, its budget lease returned at the stop.
+    assertEquals(types, ["credit", "lease", "charge", "lease_return"]);
     assertEquals((await kv.get<number>(["balances", id])).value, sum);
     let openHolds = 0;
     for await (const _ of kv.list({ prefix: ["holds"] })) openHolds++;
     assertEquals(openHolds, 0);
+    let openLeases = 0;
+    for await (const _ of kv.list({ prefix: ["budget_leases"] })) openLeases++;
+    assertEquals(openLeases, 0);
     let logged = 0;
     for await (const _ of kv.list({ prefix: ["requests"] })) logged++;
     assertEquals(logged >= 1, true);

@@ -40,7 +40,7 @@ Deno.test(
     const balance = await s.gw.assertLedgerInvariant(s.keyId);
     assertEquals(balance, 10_000_000 - testCost(answer.usage!));
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
-    assertEquals(types, ["credit", "hold", "settle"]);
+    assertEquals(types, ["credit", "lease", "charge", "lease_return"]);
   },
 );
 

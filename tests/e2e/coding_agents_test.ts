@@ -208,16 +208,18 @@ async function replayConversation(conversation: AgentConversation, type: TextCha
 
     await s.gw.settle();
     const entries = (await s.gw.ledger(s.keyId)).filter((entry) => entry.type !== "credit");
-    const settles = entries.filter((entry) => entry.type === "settle");
-    assertEquals(settles.length, index + 1, `${where(turn)}: settled once`);
+    const settles = entries.filter((entry) => entry.type === "charge");
+    assertEquals(settles.length, index + 1, `${where(turn)}: charged once`);
+    assertEquals(settles.at(-1)!.requests, 1, `${where(turn)}: one request in the charge`);
     assertEquals(settles.at(-1)!.cost, priceOf(answer.usage), `${where(turn)}: cost as priced`);
     charged += priceOf(answer.usage);
   }
   const entries = (await s.gw.ledger(s.keyId)).filter((entry) => entry.type !== "credit");
+  // Each turn (drained before the next) leased, was charged once and returned its lease.
   const moves = entries.map((entry) => `${entry.type} ${entry.ref}`).sort();
   const expected = [...new Set(entries.map((entry) => entry.ref))]
-    .flatMap((ref) => [`hold ${ref}`, `settle ${ref}`]).sort();
-  assertEquals(moves, expected, "each request held once and settled once");
+    .flatMap((ref) => [`charge ${ref}`, `lease ${ref}`, `lease_return ${ref}`]).sort();
+  assertEquals(moves, expected, "each request charged once, each lease returned once");
   assertEquals(await s.gw.assertLedgerInvariant(s.keyId), opening - charged, "balance");
 }
 

@@ -80,11 +80,18 @@ async function provision(
   return { keyId: id, key };
 }
 
-/** The key's balance once no hold is open (the last ledger entry is not a hold). */
-async function settledBalance(admin: Admin, keyId: string): Promise<number> {
+/**
+ * The key's balance once no hold is open (the last ledger entry is not a hold) and `charged`
+ * text requests are in its aggregated charges (written every flush interval).
+ */
+async function settledBalance(admin: Admin, keyId: string, charged = 0): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const last = await admin("GET", `/admin/ledger?key=${keyId}&order=desc&limit=1`);
-    if (last.data?.[0]?.type !== "hold") {
+    const all = await admin("GET", `/admin/ledger?key=${keyId}&limit=1000`);
+    const chargedNow = (all.data as Array<{ type: string; requests?: number }>)
+      .filter((entry) => entry.type === "charge")
+      .reduce((sum, entry) => sum + (entry.requests ?? 1), 0);
+    if (last.data?.[0]?.type !== "hold" && chargedNow >= charged) {
       return (await admin("GET", `/admin/keys/${keyId}`)).balance;
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -110,8 +117,8 @@ async function runScenario(
   const video = videoClient(url, key);
   const outcome: Outcome = { amounts: {}, readers: [] };
   let balance = await settledBalance(admin, keyId);
-  const spent = async (name: string) => {
-    const now = await settledBalance(admin, keyId);
+  const spent = async (name: string, charged = 0) => {
+    const now = await settledBalance(admin, keyId, charged);
     outcome.amounts[name] = balance - now;
     balance = now;
   };
@@ -164,7 +171,7 @@ async function runScenario(
   });
   assertEquals(text.status, 200);
   assertOk((await text.json()).choices[0].message.content);
-  await spent("text");
+  await spent("text", 1);
 
   assertEquals(await settledBalance(admin, keyId), 100_000_000 - sum(outcome.amounts));
   return outcome;

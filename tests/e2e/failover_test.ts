@@ -99,7 +99,7 @@ Deno.test(
     assertEquals(counts, [1, 1, 1, 0]);
     await assertNothingCharged(s, 10_000_000);
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
-    assertEquals(types, ["credit", "hold", "release"]);
+    assertEquals(types, ["credit", "lease", "lease_return"]);
   },
 );
 
@@ -197,7 +197,7 @@ Deno.test(
     assertEquals(s.upstream.cancelledStreams, 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const balance = await s.gw.assertLedgerInvariant(s.keyId);
-    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
+    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "charge")!;
     assertOk(settle.cost! > 0, "a disconnect after output must be billed");
     assertEquals(balance, 10_000_000 - settle.cost!);
     const requests = (await s.gw.admin("GET", "/admin/requests")).body.data;
@@ -213,8 +213,8 @@ Deno.test(
     await using s = await setupChat();
     s.upstream.fault = { kind: "no_usage" };
     await s.client.chat.completions.create(ask);
-    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle")!;
-    assertOk(settle.cost! > 0);
     await s.gw.assertLedgerInvariant(s.keyId);
+    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "charge")!;
+    assertOk(settle.cost! > 0);
   },
 );

@@ -4,7 +4,7 @@
  */
 
 import type OpenAI from "openai";
-import { assertNothingCharged } from "../helpers/assert_money.ts";
+import { assertNothingCharged, requestsBilled } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import {
@@ -88,16 +88,14 @@ function costOf(usage: Json): number {
 }
 
 /**
- * One bill (settle or charge) per request, and the balance down by exactly what the usage the
+ * One bill (a share of an aggregated charge, or a settle) per request, and the balance down by exactly what the usage the
  * client saw costs.
  */
 async function assertBilledOnce(s: TextSetup, usages: Json[]): Promise<void> {
   await s.gw.settle();
   const balance = await s.gw.assertLedgerInvariant(s.keyId);
   const entries = await s.gw.ledger(s.keyId);
-  const bills = entries.filter((entry) => entry.type === "settle" || entry.type === "charge");
-  assertEquals(bills.length, usages.length, JSON.stringify(bills));
-  assertEquals(new Set(bills.map((entry) => entry.ref)).size, usages.length);
+  assertEquals(requestsBilled(entries), usages.length, JSON.stringify(entries));
   const spent = usages.reduce((sum, usage) => sum + costOf(usage), 0);
   assertOk(spent > 0);
   assertEquals(balance, 100_000_000 - spent);

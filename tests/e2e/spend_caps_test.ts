@@ -122,7 +122,12 @@ async function burst(
  * the upstream until it opens.
  */
 async function heldPerRequest(gw: TestGateway, upstream: GatedUpstream) {
-  const probe = await gw.createKey({ name: "probe", balance: 1_000_000 });
+  // Capped, so that it holds in the ledger like the keys measured.
+  const probe = await gw.createKey({
+    name: "probe",
+    balance: 1_000_000,
+    spend_limits: { month: 1_000_000 },
+  });
   const client = new OpenAI({ apiKey: probe.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   const answer = client.chat.completions.create(body);
   while (upstream.arrived() < 1) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -26,6 +26,8 @@ for (const type of CHANNEL_TYPES) {
     async () => {
       await using s = await setupText();
       for (const client of openaiClients(s)) {
+        // Charges are written every flush interval: the balance is read once they are.
+        await s.gw.settle();
         const before = await s.gw.balance(s.keyId);
         const answer = await client.chat.completions.create({
           model,

@@ -192,10 +192,10 @@ Deno.test(
     await reader.cancel();
     for (let i = 0; i < 100; i++) {
       await s.gw.settle();
-      if ((await s.gw.ledger(s.keyId)).some((entry) => entry.type === "settle")) break;
+      if ((await s.gw.ledger(s.keyId)).some((entry) => entry.type === "charge")) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "settle");
+    const settle = (await s.gw.ledger(s.keyId)).find((entry) => entry.type === "charge");
     assertOk((settle?.cost ?? 0) > 0, "the disconnected stream was billed");
     await s.gw.assertLedgerInvariant(s.keyId);
   },

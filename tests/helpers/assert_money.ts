@@ -10,6 +10,17 @@ export interface KeyOnGateway {
 }
 
 /**
+ * How many requests `entries` bill: a settle or a request's own charge bills one; an aggregated
+ * charge (one entry per key and flush interval) the `requests` it sums.
+ */
+export function requestsBilled(
+  entries: ReadonlyArray<{ type: string; requests?: number }>,
+): number {
+  return entries.filter((entry) => entry.type === "settle" || entry.type === "charge")
+    .reduce((sum, entry) => sum + (entry.requests ?? 1), 0);
+}
+
+/**
  * Asserts that the key ended where it started: its entries sum to its balance (the ledger
  * invariant), the balance is `opening`, and no hold stays open (each `hold` has a `settle` or
  * `release` with its ref). With `untouched`, the key has no entry but credits at all: the request
@@ -30,6 +41,11 @@ export async function assertNothingCharged(
   const open = entries.filter((entry) => entry.type === "hold" && !closed.has(entry.ref));
   const refs = open.map((entry) => entry.ref);
   assertEquals(refs, [], `holds left open: ${refs.join(", ")}`);
+  const returned = new Set(
+    entries.filter((entry) => entry.type === "lease_return").map((entry) => entry.ref),
+  );
+  const leases = entries.filter((entry) => entry.type === "lease" && !returned.has(entry.ref));
+  assertEquals(leases.map((entry) => entry.ref), [], "budget leases left open after a drain");
   if (options.untouched) {
     const moves = entries.filter((entry) => entry.type !== "credit")
       .map((entry) => [entry.type, entry.amount]);

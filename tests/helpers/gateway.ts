@@ -25,7 +25,9 @@ export interface TestGateway extends AsyncDisposable {
   /** Every ledger entry of a key, all pages. */
   ledger(
     keyId: string,
-  ): Promise<Array<{ type: string; amount: number; ref: string; cost?: number }>>;
+  ): Promise<
+    Array<{ type: string; amount: number; ref: string; cost?: number; requests?: number }>
+  >;
   /** Fails unless the key's entries sum to its balance; returns the balance. */
   assertLedgerInvariant(keyId: string): Promise<number>;
   /** Waits until background settles and log writes are done. */

@@ -52,6 +52,33 @@ async function assertReceiptIsLedger(
   await gw.assertLedgerInvariant(keyId);
 }
 
+/**
+ * Asserts that a request charged in an aggregated entry names it and its share: the share is
+ * the receipt's amount, and the shares of every request naming the entry add up to its cost.
+ */
+async function assertReceiptIsShare(
+  gw: TestGateway,
+  { keyId, record }: { keyId: string; record: Json },
+) {
+  const receipt = record.receipt;
+  assertEquals(receipt.status, "charged");
+  assertEquals(receipt.ledger_entry_ids.length, 1, "its share of one aggregated charge");
+  const [share] = receipt.ledger_shares;
+  assertEquals(share.id, receipt.ledger_entry_ids[0]);
+  assertEquals(-share.amount, receipt.amount);
+  assertEquals(receipt.charged, receipt.amount);
+  assertEquals(record.cost, receipt.amount);
+  const entry = (await gw.ledger(keyId) as Json[]).find((candidate) => candidate.id === share.id);
+  assertEquals(entry.type, "charge");
+  const records = (await gw.admin("GET", "/admin/requests?limit=100")).body.data as Json[];
+  const sharing = records.filter((other) => other.receipt?.ledger_entry_ids?.includes(share.id));
+  assertEquals(sharing.length, entry.requests);
+  const shares = sharing.reduce((sum, other) => sum - other.receipt.ledger_shares[0].amount, 0);
+  assertEquals(shares, entry.cost);
+  assertEquals(entry.amount, -entry.cost);
+  await gw.assertLedgerInvariant(keyId);
+}
+
 Deno.test(
   "receipt: text with cached tokens recomputes to the ledger's amount",
   serverTest,
@@ -74,11 +101,31 @@ Deno.test(
         units.output_tokens * prices.output) / 1_000_000,
     );
     assertEquals(recomputed, record.receipt.amount);
-    assertEquals(record.receipt.status, "settled");
-    assertEquals(record.receipt.ledger_entry_ids.length, 2, "a hold and its settle");
     assertEquals(record.upstream_attempts.length, 1);
     assertEquals(record.upstream_attempts[0].outcome, "ok");
-    await assertReceiptIsLedger(s.gw, { keyId: s.keyId, record, ref: requestId });
+    await assertReceiptIsShare(s.gw, { keyId: s.keyId, record });
+  },
+);
+
+Deno.test(
+  "receipt: concurrent requests each name their share of the aggregated charge they are in",
+  serverTest,
+  async () => {
+    await using s = await setupText();
+    const client = new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        client.chat.completions.create({
+          model: MODEL_OF.openai,
+          messages: [{ role: "user", content: `Request number ${i} ${"word ".repeat(i)}` }],
+        }).withResponse()),
+    );
+    const records = await Promise.all(
+      answers.map(({ response }) => recordOf(s.gw, response.headers.get("x-request-id")!)),
+    );
+    for (const record of records) await assertReceiptIsShare(s.gw, { keyId: s.keyId, record });
+    const charged = records.reduce((sum, record) => sum + record.cost, 0);
+    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 100_000_000 - charged);
   },
 );
 

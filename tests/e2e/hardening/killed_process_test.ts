@@ -1,4 +1,8 @@
-/** A process killed with requests in flight leaves holds that another instance releases, once. */
+/**
+ * A process killed with requests in flight leaves holds that another instance releases, once.
+ * Requests hold in the ledger on keys with spend caps (others spend from a budget lease: see
+ * killed_under_load_test.ts), so the key here has one.
+ */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest, TEST_TEXT_PRICE } from "../../helpers/gateway.ts";
@@ -38,6 +42,7 @@ Deno.test(
       const { id: keyId, key } = await admin(doomed.url, "POST", "/admin/keys", {
         name: "k",
         balance: 1_000_000,
+        spend_limits: { month: 1_000_000 },
       });
       const inFlight = Array.from({ length: 3 }, () =>
         fetch(`${doomed.url}/v1/chat/completions`, {

@@ -53,7 +53,12 @@ for (const [label, usage] of LIES) {
       assertEquals(record.usage_source, "estimate");
       assertOk(Number.isSafeInteger(record.cost) && record.cost > 0, `cost ${record.cost}`);
       const entries = await s.gw.ledger(s.keyId);
-      assertEquals(entries.map((entry) => entry.type), ["credit", "hold", "settle"]);
+      assertEquals(entries.map((entry) => entry.type), [
+        "credit",
+        "lease",
+        "charge",
+        "lease_return",
+      ]);
       assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000 - record.cost);
     },
   );
@@ -63,7 +68,8 @@ Deno.test(
   "usage lies: an absurd count is not believed, and no settle exceeds the hold",
   serverTest,
   async () => {
-    await using s = await setupChat();
+    // A spend cap makes the request hold in the ledger, so the hold can be read back.
+    await using s = await setupChat({ key: { spend_limits: { month: 10_000_000 } } });
     await using hostile = startHostileUpstream({
       kind: "json",
       body: completion({ prompt_tokens: 9_000_000_000, completion_tokens: 5_000_000_000 }),
@@ -131,6 +137,6 @@ Deno.test(
     assertEquals(record.usage_source, "estimate");
     assertOk(record.cost > 0);
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
-    assertEquals(types, ["credit", "hold", "settle"]);
+    assertEquals(types, ["credit", "lease", "charge", "lease_return"]);
   },
 );

@@ -1,0 +1,291 @@
+/**
+ * This process's budget leases and aggregated charges: the money path of a request on a key
+ * without spend caps, with no KV commit awaited before the upstream call.
+ *
+ * A limited key's requests are admitted in memory against a lease: units of the key's balance
+ * reserved for this process in one commit (Ledger.takeLease). A request reserves its upper
+ * bound from the lease; when it ends, its cost is added to the key's pending sum and the rest
+ * goes back to the lease. Every flush interval the pending sum of each key is written as one
+ * charge entry, which also shrinks the lease by as much. A lease running short is renewed (the
+ * one commit a request may wait for); an idle one, and every one at drain, is returned. Keys
+ * without a limit need no lease; their costs are aggregated the same way.
+ *
+ * What a kill -9 loses: the costs not yet written, at most those added since the last flush
+ * began; the dead process's lease is returned by the orphaned-holds sweep, once.
+ */
+
+import type { BillableKey, Ledger, LedgerEntry } from "./ledger.ts";
+import type { ReceiptEntry } from "./receipt.ts";
+
+/** How often pending costs are written (ms). */
+export const DEFAULT_FLUSH_MS = 100;
+/** A lease with no request for this long is returned. */
+const IDLE_MS = 2_000;
+/** A lease is renewed for this many requests of the size that needed it. */
+const REQUESTS_PER_LEASE = 16;
+/** Flush attempts at drain before the costs still unwritten are given up (the KV is down). */
+const DRAIN_ATTEMPTS = 3;
+
+/** Units a request took from its key's lease, and which lease (see KeyBudget.generation). */
+export interface Reservation {
+  amount: number;
+  generation: number;
+}
+
+interface Waiter {
+  cost: number;
+  resolve(entry: ReceiptEntry): void;
+  reject(error: unknown): void;
+}
+
+/** One key's lease and pending costs in this process. */
+interface KeyBudget {
+  keyId: string;
+  /** Whether the key's requests spend from a lease (it has a credit floor). */
+  leased: boolean;
+  /** The lease's ref once taken; null when this process has none. */
+  ref: string | null;
+  /**
+   * Counts the leases this budget has had. A reservation gives its units back only to the
+   * lease it was taken from: one that was swept meanwhile has no units to give them to.
+   */
+  generation: number;
+  /** Units of the lease not reserved by a request in flight nor spent. */
+  free: number;
+  inFlight: number;
+  pendingCost: number;
+  waiters: Waiter[];
+  /** Flushes of this key under way. */
+  flushing: number;
+  renewing: Promise<void> | null;
+  /** The `need` of the renewal under way. */
+  renewingNeed: number;
+  lastUsed: number;
+}
+
+export class BudgetLeases {
+  readonly #ledger: Ledger;
+  readonly #flushMs: number;
+  readonly #budgets = new Map<string, KeyBudget>();
+  #timer?: ReturnType<typeof setTimeout>;
+
+  constructor(ledger: Ledger, options: { flushMs?: number } = {}) {
+    this.#ledger = ledger;
+    this.#flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
+  }
+
+  #budget(key: BillableKey): KeyBudget {
+    let budget = this.#budgets.get(key.id);
+    if (!budget) {
+      budget = {
+        keyId: key.id,
+        leased: !key.unlimited,
+        ref: null,
+        generation: 0,
+        free: 0,
+        inFlight: 0,
+        pendingCost: 0,
+        waiters: [],
+        flushing: 0,
+        renewing: null,
+        renewingNeed: 0,
+        lastUsed: Date.now(),
+      };
+      this.#budgets.set(key.id, budget);
+    }
+    // A key changed from unlimited to limited (or back) leases from its next request on.
+    budget.leased = !key.unlimited;
+    return budget;
+  }
+
+  /**
+   * Reserves `amount` units for one request of `key`: from the lease, renewing it when it runs
+   * short (402 `insufficient_balance` when the key cannot cover the request). Resolves with
+   * the reservation, for `charge` or `cancel`.
+   */
+  async reserve(
+    key: BillableKey,
+    options: { amount: number; remedy?: string },
+  ): Promise<Reservation> {
+    const { amount } = options;
+    const budget = this.#budget(key);
+    budget.lastUsed = Date.now();
+    if (budget.leased) {
+      while (budget.free < amount) {
+        const need = amount - budget.free;
+        if (!budget.renewing) {
+          budget.renewingNeed = need;
+          budget.renewing = this.#renew(budget, { key, need, remedy: options.remedy })
+            .finally(() => budget.renewing = null);
+        }
+        const failedNeed = budget.renewingNeed;
+        try {
+          await budget.renewing;
+        } catch (error) {
+          // A renewal that could not cover less than this request needs is this one's answer.
+          if (amount - budget.free >= failedNeed) throw error;
+        }
+      }
+      budget.free -= amount;
+    }
+    budget.inFlight++;
+    this.#schedule();
+    return { amount, generation: budget.generation };
+  }
+
+  async #renew(
+    budget: KeyBudget,
+    options: { key: BillableKey; need: number; remedy?: string },
+  ): Promise<void> {
+    const { key, need } = options;
+    const entry = await this.#ledger.takeLease(key.id, {
+      limit: key,
+      need,
+      want: Math.max(need, (need + budget.free) * REQUESTS_PER_LEASE),
+      free: budget.free,
+      remedy: options.remedy,
+    });
+    // Another ref: the lease is new, or this process's was swept meanwhile (its units are gone).
+    if (budget.ref !== entry.ref) this.#lost(budget);
+    budget.ref = entry.ref;
+    budget.free += entry.reserved ?? 0;
+  }
+
+  /** Forgets `budget`'s lease and its units: the lease is gone from KV. */
+  #lost(budget: KeyBudget): void {
+    budget.free = 0;
+    budget.ref = null;
+    budget.generation++;
+  }
+
+  /** Gives `reservation` less `spent` back to its lease, if that lease is still this budget's. */
+  #giveBack(budget: KeyBudget, reservation: Reservation | null, spent: number): void {
+    if (reservation) budget.inFlight = Math.max(0, budget.inFlight - 1);
+    if (budget.leased && reservation?.generation === budget.generation) {
+      budget.free += reservation.amount - spent;
+    }
+  }
+
+  /**
+   * Ends a request that cost `cost` (after `reservation`, null if it reserved nothing): the cost
+   * is charged in the key's next aggregated entry, the rest goes back to the lease. Resolves,
+   * once that entry is written, with its id and the request's share of it.
+   */
+  charge(
+    key: BillableKey,
+    options: { reservation: Reservation | null; cost: number },
+  ): Promise<ReceiptEntry> {
+    const budget = this.#budget(key);
+    const { cost } = options;
+    this.#giveBack(budget, options.reservation, cost);
+    budget.pendingCost += cost;
+    budget.lastUsed = Date.now();
+    const written = new Promise<ReceiptEntry>((resolve, reject) => {
+      budget.waiters.push({ cost, resolve, reject });
+    });
+    this.#schedule();
+    return written;
+  }
+
+  /** Ends a request that cost nothing: its reservation goes back to the lease. */
+  cancel(key: BillableKey, reservation: Reservation): void {
+    const budget = this.#budget(key);
+    this.#giveBack(budget, reservation, 0);
+    budget.lastUsed = Date.now();
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick();
+    }, this.#flushMs);
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    for (const budget of this.#budgets.values()) {
+      if (budget.waiters.length) this.#flush(budget).catch(() => {});
+      else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS) {
+        this.#returnLease(budget).catch(() => {});
+      }
+    }
+    if (this.#budgets.size) this.#schedule();
+  }
+
+  #idle(budget: KeyBudget): boolean {
+    return budget.inFlight === 0 && !budget.renewing && budget.flushing === 0 &&
+      budget.waiters.length === 0;
+  }
+
+  /** Writes `budget`'s pending costs as one entry; on failure they stay pending for the next. */
+  async #flush(budget: KeyBudget): Promise<void> {
+    const waiters = budget.waiters;
+    const cost = budget.pendingCost;
+    budget.waiters = [];
+    budget.pendingCost = 0;
+    budget.flushing++;
+    let written: { entry: LedgerEntry; leaseKept: boolean };
+    const leaseRef = budget.ref ?? undefined;
+    try {
+      written = await this.#ledger.chargeAggregated(budget.keyId, {
+        cost,
+        requests: waiters.length,
+        through: new Date().toISOString(),
+        leaseRef,
+      });
+    } catch (error) {
+      budget.waiters.unshift(...waiters);
+      budget.pendingCost += cost;
+      throw error;
+    } finally {
+      budget.flushing--;
+    }
+    // Swept while this process lived (its instance lease lapsed): admit nothing more from it.
+    if (leaseRef && !written.leaseKept && budget.ref === leaseRef) this.#lost(budget);
+    const { entry } = written;
+    for (const waiter of waiters) waiter.resolve({ id: entry.id, amount: -waiter.cost });
+  }
+
+  async #returnLease(budget: KeyBudget): Promise<void> {
+    const ref = budget.ref;
+    // Forgotten first: a request arriving meanwhile renews under a new lease.
+    this.#budgets.delete(budget.keyId);
+    if (!ref) return;
+    await this.#ledger.returnLease(budget.keyId, { ref, note: "returned: idle" });
+  }
+
+  /** Writes every pending cost now. */
+  async flush(): Promise<void> {
+    await Promise.allSettled(
+      [...this.#budgets.values()].filter((budget) => budget.waiters.length)
+        .map((budget) => this.#flush(budget)),
+    );
+  }
+
+  /**
+   * Writes every pending cost and returns every lease with no request in flight (a drain; at a
+   * graceful stop, all of them). Costs that cannot be written after a few tries are given up:
+   * their requests' settles fail.
+   */
+  async returnIdle(): Promise<void> {
+    for (let attempt = 0; attempt < DRAIN_ATTEMPTS; attempt++) {
+      const pending = [...this.#budgets.values()].filter((budget) => budget.waiters.length);
+      if (!pending.length) break;
+      await Promise.allSettled(pending.map((budget) => this.#flush(budget)));
+    }
+    for (const budget of this.#budgets.values()) {
+      const waiters = budget.waiters;
+      budget.waiters = [];
+      budget.pendingCost = 0;
+      for (const waiter of waiters) waiter.reject(new Error("the ledger could not be written"));
+    }
+    const idle = [...this.#budgets.values()].filter((budget) => this.#idle(budget));
+    await Promise.allSettled(idle.map((budget) => this.#returnLease(budget)));
+    if (!this.#budgets.size) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}
