@@ -41,5 +41,14 @@ export async function readLimited(
   } finally {
     idle?.stop();
   }
-  return concatBytes(chunks);
+  return onlyChunk(chunks) ?? concatBytes(chunks);
+}
+
+/** The one chunk of a body read in one, when it owns its whole buffer (no copy needed). */
+function onlyChunk(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> | undefined {
+  const [chunk] = chunks;
+  return chunks.length === 1 && chunk.buffer instanceof ArrayBuffer && chunk.byteOffset === 0 &&
+      chunk.byteLength === chunk.buffer.byteLength
+    ? chunk as Uint8Array<ArrayBuffer>
+    : undefined;
 }
