@@ -17,6 +17,7 @@ import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
 import { consoleRoutes } from "./routes/console/mod.ts";
+import { chatFastPath } from "./routes/chat_fast_path.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -28,6 +29,8 @@ export interface AppOptions {
   authThrottle?: Partial<AuthThrottleOptions>;
   /** Proxies whose `x-forwarded-for` is believed; default: GATEWAY_TRUST_PROXY, else none. */
   trustProxyHops?: number;
+  /** Chat completions served before Hono (routes/chat_fast_path.ts); default true. */
+  fastPath?: boolean;
 }
 
 function envTrustProxyHops(): number {
@@ -79,5 +82,16 @@ export function createApp(
     })
   );
   app.onError((error, c) => renderError(gateway, { error, c }));
+  if (options.fastPath !== false) {
+    // The fast path sees each request first; what it does not take goes to Hono unchanged.
+    const fast = chatFastPath(gateway);
+    const honoFetch = app.fetch;
+    app.fetch = (request, env, executionCtx) => {
+      const served = fast(request);
+      return served
+        ? served.then((response) => response ?? honoFetch(request, env, executionCtx))
+        : honoFetch(request, env, executionCtx);
+    };
+  }
   return app;
 }

@@ -115,22 +115,29 @@ export function renderError(
   gateway: Gateway,
   { error, c }: { error: unknown; c: Context<AppEnv> },
 ): Response {
-  const gatewayError = toGatewayError(error);
-  if (!(error instanceof GatewayError)) {
-    console.error(JSON.stringify({
-      msg: "unhandled error",
-      request_id: c.get("context")?.id,
-      error: error instanceof Error ? error.stack : String(error),
-    }));
-  }
-  const url = new URL(c.req.url);
-  const context = c.get("context") ??
-    new RequestContext({
+  let context = c.get("context");
+  if (!context) {
+    const url = new URL(c.req.url);
+    context = new RequestContext({
       id: timeOrderedId("req"),
       interface: interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url }),
       route: "unmatched",
     }, gateway);
+  }
   context.route = routeLabel(c);
+  return failedRequest(context, error);
+}
+
+/** The error answer of the request in `context`, in its envelope; logs the failed request. */
+export function failedRequest(context: RequestContext, error: unknown): Response {
+  const gatewayError = toGatewayError(error);
+  if (!(error instanceof GatewayError)) {
+    console.error(JSON.stringify({
+      msg: "unhandled error",
+      request_id: context.id,
+      error: error instanceof Error ? error.stack : String(error),
+    }));
+  }
   context.finish({ status: gatewayError.status, errorCode: gatewayError.code });
   return errorResponse(context.interface, { error: gatewayError, requestId: context.id });
 }

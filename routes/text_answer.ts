@@ -9,10 +9,12 @@ import { serveText, type TextAnswer } from "../core/text/serve_text.ts";
 import type { AppEnv } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
 
-export function textResponse(answer: TextAnswer): Response {
+/** The HTTP answer; `requestId` adds `x-request-id` (the fast path has no middleware to). */
+export function textResponse(answer: TextAnswer, { requestId }: { requestId?: string } = {}) {
+  const ids: Record<string, string> = requestId === undefined ? {} : { "x-request-id": requestId };
   if (answer.kind === "json") {
     return new Response(answer.body, {
-      headers: { "content-type": "application/json", ...answer.headers },
+      headers: { "content-type": "application/json", ...answer.headers, ...ids },
     });
   }
   return new Response(answer.stream, {
@@ -21,6 +23,7 @@ export function textResponse(answer: TextAnswer): Response {
       "cache-control": "no-cache",
       "x-accel-buffering": "no",
       ...answer.headers,
+      ...ids,
     },
   });
 }

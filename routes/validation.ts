@@ -117,6 +117,9 @@ export async function readJsonBody(
   return body as Record<string, unknown>;
 }
 
+/** Decodes whole bodies (never with `stream`), so one decoder serves every request. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * Reads a body as UTF-8 text, refusing with 413 once it passes `maxBytes`, declared or not, and
  * with 400 `invalid_json` when it is not valid UTF-8 (JSON is UTF-8: RFC 8259 §8.1).
@@ -124,7 +127,7 @@ export async function readJsonBody(
 export async function readLimitedText(request: Request, maxBytes: number): Promise<string> {
   const bytes = await readLimitedBytes(request, maxBytes);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     throw invalidRequest(
       `The request body is not valid UTF-8 (first bad byte at offset ${

@@ -49,7 +49,10 @@ export function resolveModel(
       { param: "model" },
     );
   }
-  const channels = eligibleChannels(registry.channels, { model: modelId, group: key.group })
+  const channels = eligibleChannels(registry.channelsOf(modelId), {
+    model: modelId,
+    group: key.group,
+  })
     .filter((channel) => registry.servesKind(channel, kind));
   if (channels.length === 0) {
     throw new GatewayError(

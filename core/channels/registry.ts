@@ -85,6 +85,25 @@ export class Registry {
     return this.#channels;
   }
 
+  /** Channels by the models they list, built once per snapshot (routing reads only its model's). */
+  #byModel?: { of: readonly Channel[]; index: Map<string, Channel[]> };
+
+  /** The channels (enabled or not) that list `model`, in snapshot order. */
+  channelsOf(model: string): readonly Channel[] {
+    if (this.#byModel?.of !== this.#channels) {
+      const index = new Map<string, Channel[]>();
+      for (const channel of this.#channels) {
+        for (const id of new Set(channel.models)) {
+          const listed = index.get(id);
+          if (listed) listed.push(channel);
+          else index.set(id, [channel]);
+        }
+      }
+      this.#byModel = { of: this.#channels, index };
+    }
+    return this.#byModel.index.get(model) ?? [];
+  }
+
   /** An enabled catalog entry by public id, built-in defaults included; disabled ones are absent. */
   model(id: string): CatalogModel | undefined {
     const model = this.#models.get(id);

@@ -27,6 +27,7 @@ import {
   sortKeys,
 } from "./key_list.ts";
 import { sentFields } from "../util/patch_schema.ts";
+import { SecretHashes } from "./secret_hashes.ts";
 import type { z } from "zod";
 
 export const KEY_CACHE_MS = 5_000;
@@ -68,6 +69,7 @@ export class KeyStore {
   #kv: Deno.Kv;
   #ledger: Ledger;
   #cache = new Map<string, CachedLookup>();
+  #hashes = new SecretHashes();
   #options: KeyStoreOptions;
   /** When this instance last wrote each key's last use. */
   #lastUseWritten = new Map<string, number>();
@@ -335,7 +337,7 @@ export class KeyStore {
 
   /** Resolves a presented secret to its usable key record, or throws the matching 401/403. */
   async authenticate(secret: string): Promise<KeyRecord> {
-    const hash = await sha256Hex(secret);
+    const hash = await this.#hashes.hashOf(secret);
     const now = Date.now();
     let cached = this.#cache.get(hash);
     if (!cached || cached.until < now) {
@@ -369,6 +371,7 @@ export class KeyStore {
         `The API key '${record.prefix}…' expired at ${record.expires_at}`,
       );
     }
+    this.#hashes.remember(secret, hash);
     this.#noteUse(record.id, now);
     return record;
   }

@@ -7,9 +7,16 @@
 import { kvKeys } from "../kv/kv_keys.ts";
 import type { ListOptions } from "../kv/list_options.ts";
 import type { Receipt } from "../billing/receipt.ts";
-import { indexEntriesOf } from "./request_log_indexes.ts";
+import { INDEXED_FIELDS, indexEntriesOf } from "./request_log_indexes.ts";
 import { queryRequestLog, type RequestFilter } from "./request_log_query.ts";
-import { addRollups, readUsage, type UsageQuery, type UsageRow } from "./usage_rollups.ts";
+import {
+  addRollups,
+  readUsage,
+  rollupBucketOf,
+  SUMS_PER_BUCKET,
+  type UsageQuery,
+  type UsageRow,
+} from "./usage_rollups.ts";
 import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 
 /**
@@ -90,17 +97,20 @@ export interface RequestLogEntry {
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const FLUSH_MS = 200;
+/** Health writes (~2 KB each at most) added to a batch's commit; more are committed alone. */
+const MAX_HEALTH_WRITES_IN_BATCH = 50;
 /**
- * KV allows 1,000 mutations and 800 KB per commit; stay well inside both. An entry is at most 12
- * mutations: the record, five indexes, seven usage counters (fewer when entries share an hour).
+ * KV allows 1,000 mutations and 800 KB per commit; stay well inside both. An entry is the record
+ * and up to three indexes; its rollup bucket adds seven counter sums once per batch (entries of
+ * one hour, key, model and channel share them), and health writes ride in the first batch.
+ * Larger batches mean fewer commits and fewer sums per request.
  */
-const MAX_BATCH_ENTRIES = 50;
+const MAX_BATCH_ENTRIES = 200;
+const MAX_BATCH_MUTATIONS = 850 - MAX_HEALTH_WRITES_IN_BATCH;
 const MAX_BATCH_BYTES = 400 * 1024;
 /** Longest string field kept whole; longer ones are cut and the entry marked `truncated`. */
 const MAX_FIELD_CHARS = 256;
 const MAX_ATTEMPTS_KEPT = 20;
-/** Health writes (~2 KB each at most) added to a batch's commit; more are committed alone. */
-const MAX_HEALTH_WRITES_IN_BATCH = 50;
 /** Unauthenticated requests (no key: 401s, 404s of random paths…) written per second at most. */
 const ANONYMOUS_PER_SECOND = 20;
 /** Entries waiting for a write at most; past it, new unauthenticated ones are dropped. */
@@ -112,11 +122,29 @@ function cut(value: string | null, marks: { truncated: boolean }): string | null
   return `${value.slice(0, MAX_FIELD_CHARS)}…`;
 }
 
+function fits(value: string | null | undefined): boolean {
+  return value === null || value === undefined || value.length <= MAX_FIELD_CHARS;
+}
+
+/** Whether `entry` has nothing to cut (the usual case: no copy made). */
+function isBounded(entry: RequestLogEntry): boolean {
+  if (
+    !fits(entry.route) || !fits(entry.model) || !fits(entry.error_code) || !fits(entry.outcome) ||
+    entry.upstream_attempts.length > MAX_ATTEMPTS_KEPT
+  ) return false;
+  for (const attempt of entry.upstream_attempts) {
+    if (!fits(attempt.url) || !fits(attempt.error)) return false;
+  }
+  const ignored = entry.ignored_fields;
+  return !ignored || (ignored.length <= MAX_ATTEMPTS_KEPT && ignored.every((field) => fits(field)));
+}
+
 /**
  * `entry` with every client- or upstream-controlled string bounded, so one entry always fits a
  * KV value and a log line: long fields are cut and the entry says `truncated: true`.
  */
 export function boundEntry(entry: RequestLogEntry): RequestLogEntry {
+  if (isBounded(entry)) return entry;
   const marks = { truncated: false };
   const attempts = entry.upstream_attempts.slice(0, MAX_ATTEMPTS_KEPT).map((attempt) => ({
     ...attempt,
@@ -320,19 +348,30 @@ export class RequestLog {
   }
 }
 
-/** `entries` cut into batches that fit one KV commit by count and by bytes. */
+/** `entries` cut into batches that fit one KV commit by count, mutations and bytes. */
 function* batchesOf(entries: RequestLogEntry[]): Generator<RequestLogEntry[]> {
   let batch: RequestLogEntry[] = [];
   let bytes = 0;
+  let mutations = 0;
+  let buckets = new Set<string>();
   for (const entry of entries) {
     const size = approximateSize(entry);
-    if (batch.length && (batch.length >= MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) {
+    const bucket = rollupBucketOf(entry);
+    const more = 1 + INDEXED_FIELDS.length + (buckets.has(bucket) ? 0 : SUMS_PER_BUCKET);
+    if (
+      batch.length && (batch.length >= MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES ||
+        mutations + more > MAX_BATCH_MUTATIONS)
+    ) {
       yield batch;
       batch = [];
       bytes = 0;
+      mutations = 0;
+      buckets = new Set();
     }
     batch.push(entry);
     bytes += size;
+    mutations += 1 + INDEXED_FIELDS.length + (buckets.has(bucket) ? 0 : SUMS_PER_BUCKET);
+    buckets.add(bucket);
   }
   if (batch.length) yield batch;
 }

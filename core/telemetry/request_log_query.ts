@@ -1,8 +1,8 @@
 /**
  * Reading the request log with filters. A query with a request id reads that one record. Any
  * other query walks one key range: the index of the most selective filter given (key, channel,
- * model, status class, interface, in that order) or the log itself, within since/until, and
- * checks the other filters on each record. A page stops when it has `limit` records or has read
+ * model, in that order) or the log itself, within since/until, and checks the other filters on
+ * each record (a status filter on the index's value first, without reading the record). A page stops when it has `limit` records or has read
  * SCAN_LIMIT keys, whichever comes first; then it returns what it found (perhaps nothing) and a
  * cursor to go on. So a page never costs more than SCAN_LIMIT reads however rare the match.
  */
@@ -14,7 +14,12 @@ import {
   type ListOptions,
   timeRangeSelector,
 } from "../kv/list_options.ts";
-import { INDEXED_FIELDS, indexValueOf, statusClassOf } from "./request_log_indexes.ts";
+import {
+  FILTER_FIELDS,
+  INDEXED_FIELDS,
+  indexValueOf,
+  statusClassOf,
+} from "./request_log_indexes.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 
 /** Keys read at most per page. */
@@ -33,7 +38,7 @@ export interface RequestFilter {
 
 function matches(entry: RequestLogEntry, filter: RequestFilter, cutoff: number): boolean {
   if (Date.parse(entry.at) < cutoff) return false;
-  for (const field of INDEXED_FIELDS) {
+  for (const field of FILTER_FIELDS) {
     const wanted = filter[field];
     if (wanted === undefined) continue;
     if (field === "status" && /^\d{3}$/.test(wanted)) {
@@ -41,6 +46,12 @@ function matches(entry: RequestLogEntry, filter: RequestFilter, cutoff: number):
     } else if (indexValueOf(entry, field) !== wanted) return false;
   }
   return true;
+}
+
+/** Whether `status` passes a status filter (a class or an exact code; none passes all). */
+function statusMatches(status: number, wanted: string | undefined): boolean {
+  if (wanted === undefined || !Number.isInteger(status)) return true;
+  return /^\d{3}$/.test(wanted) ? String(status) === wanted : statusClassOf(status) === wanted;
 }
 
 function inRange(id: string, options: Pick<ListOptions, "since" | "until">): boolean {
@@ -63,10 +74,7 @@ export async function queryRequestLog(
     return { data: found ? [record] : [], cursor: null };
   }
   const field = INDEXED_FIELDS.find((name) => filter[name] !== undefined);
-  const indexValue = field === "status" && /^\d{3}$/.test(filter.status!)
-    ? statusClassOf(Number(filter.status))
-    : field && filter[field]!;
-  const prefix = field ? kvKeys.requestsBy(field, indexValue!) : kvKeys.requestLogs();
+  const prefix = field ? kvKeys.requestsBy(field, filter[field]!) : kvKeys.requestLogs();
   const iterator = kv.list<RequestLogEntry | number>(
     timeRangeSelector(prefix, (ms) => idTimeBound("req", ms), options),
     { ...kvListOptions(options), limit: undefined, batchSize: 500 },
@@ -89,12 +97,8 @@ export async function queryRequestLog(
   for await (const entry of iterator) {
     scanned++;
     if (field) {
-      const status = entry.value as number;
-      if (
-        field === "status" && /^\d{3}$/.test(filter.status!) && String(status) !== filter.status
-      ) {
-        // The index's value answers an exact code without reading the record.
-      } else ids.push(String(entry.key.at(-1)));
+      // The index's value, the status, answers a status filter without reading the record.
+      if (statusMatches(entry.value as number, filter.status)) ids.push(String(entry.key.at(-1)));
       // Never fetch more candidates than the page can still take, so the cursor stays exact.
       if (ids.length >= Math.min(10, limit - data.length)) await fetchIds();
     } else if (matches(entry.value as RequestLogEntry, filter, cutoff)) {

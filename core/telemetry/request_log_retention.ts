@@ -7,10 +7,10 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
-import { indexEntriesOf } from "./request_log_indexes.ts";
+import { indexKeysEverOf } from "./request_log_indexes.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 
-/** Deletes per commit: a record and its five index keys are deleted together. */
+/** Deletes per commit: a record and its index keys (five at most) are deleted together. */
 const DELETES_PER_COMMIT = 500;
 
 /** Deletes up to `limit` records written more than `retentionMs` ago; returns how many. */
@@ -32,8 +32,8 @@ export async function sweepRequestLog(
     }, { limit })
   ) {
     atomic.delete(entry.key);
-    const indexes = entry.value?.id ? indexEntriesOf(entry.value) : [];
-    for (const index of indexes) atomic.delete(index.key);
+    const indexes = entry.value?.id ? indexKeysEverOf(entry.value) : [];
+    for (const index of indexes) atomic.delete(index);
     deleted++;
     pending += 1 + indexes.length;
     if (pending >= DELETES_PER_COMMIT - 6) {

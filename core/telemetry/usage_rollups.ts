@@ -39,6 +39,15 @@ function countersOf(entry: RequestLogEntry): Record<Counter, number> {
   };
 }
 
+/** The rollup bucket `entry` counts in: hour, key, model, channel, as one string. */
+export function rollupBucketOf(entry: RequestLogEntry): string {
+  const hour = Math.floor(requestTimeOf(entry.id) / HOUR_MS) * HOUR_MS;
+  return JSON.stringify([hour, entry.key_id ?? "", entry.model ?? "", entry.channel_id ?? ""]);
+}
+
+/** Sums written at most per distinct bucket of a batch (one per counter). */
+export const SUMS_PER_BUCKET = USAGE_COUNTERS.length;
+
 /** Adds to `atomic` the counter sums of `entries`, one sum per counter and distinct bucket. */
 export function addRollups(atomic: Deno.AtomicOperation, entries: readonly RequestLogEntry[]) {
   const buckets = new Map<string, { key: Deno.KvKey[]; counters: Record<Counter, number> }>();
@@ -49,7 +58,7 @@ export function addRollups(atomic: Deno.AtomicOperation, entries: readonly Reque
       model: entry.model ?? "",
       channel: entry.channel_id ?? "",
     };
-    const id = JSON.stringify([hour, parts.key, parts.model, parts.channel]);
+    const id = rollupBucketOf(entry);
     let bucket = buckets.get(id);
     if (!bucket) {
       bucket = {

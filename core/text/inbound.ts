@@ -67,7 +67,7 @@ function fromNeutral(
   extra: Partial<TextInbound> = {},
 ): TextInbound {
   const neutral = lazy(decode);
-  return {
+  const inbound: TextInbound = {
     format,
     model,
     stream,
@@ -83,6 +83,10 @@ function fromNeutral(
     inputEstimate: () => estimateNeutralTokens(neutral()),
     ...extra,
   };
+  // The bill asks for each more than once (hold, settle); each walks the whole body.
+  inbound.inputUpperBound = lazy(inbound.inputUpperBound);
+  inbound.inputEstimate = lazy(inbound.inputEstimate);
+  return inbound;
 }
 
 export function chatInbound(body: ChatRequest): TextInbound {

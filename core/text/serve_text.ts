@@ -67,6 +67,8 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
   });
 
   context.logsLater = true;
+  // Set here, before the settle can log the request, whichever path serves the answer.
+  context.ignoredFields = attempt.ignored;
   const headers: Record<string, string> = { "x-gateway-channel": channel.id };
   if (attempt.ignored.length) headers["x-gateway-ignored-fields"] = attempt.ignored.join(",");
   if (attempt.kind === "json") {

@@ -6,6 +6,7 @@
  */
 
 import type { UpstreamErrorClass } from "../telemetry/request_log.ts";
+import { Deadline } from "../util/deadline.ts";
 
 /** Why one attempt on one channel failed. */
 export class UpstreamAttemptError extends Error {
@@ -95,25 +96,34 @@ export function networkFailure(error: unknown, call: UpstreamCall): UpstreamAtte
   });
 }
 
-/** An in-flight upstream call: abort it, or extend its deadline while a stream is alive. */
+/**
+ * An in-flight upstream call: abort it, or extend its deadline while a stream is alive. Its one
+ * AbortSignal ends the fetch on the client's disconnect and on the deadline, and its one timer
+ * is moved, not replaced, by each touch (core/util/deadline.ts).
+ */
 export class UpstreamCall {
   readonly controller = new AbortController();
-  /** The current deadline: time to the first byte, then the idle time allowed while streaming. */
-  timeoutMs: number;
-  #timer?: ReturnType<typeof setTimeout>;
+  readonly #deadline: Deadline;
   timedOut = false;
   /** Set when the client went away; the abort that follows is not an upstream failure. */
   clientAborted = false;
 
   constructor(timeoutMs: number, clientSignal: AbortSignal) {
-    this.timeoutMs = timeoutMs;
+    this.#deadline = new Deadline(timeoutMs, () => {
+      this.timedOut = true;
+      this.controller.abort();
+    });
     const onClientAbort = () => {
       this.clientAborted = true;
       this.abort();
     };
     if (clientSignal.aborted) onClientAbort();
     else clientSignal.addEventListener("abort", onClientAbort, { once: true });
-    this.touch();
+  }
+
+  /** The current deadline: time to the first byte, then the idle time allowed while streaming. */
+  get timeoutMs(): number {
+    return this.#deadline.ms;
   }
 
   get signal(): AbortSignal {
@@ -122,21 +132,16 @@ export class UpstreamCall {
 
   /** Restarts the deadline; with `timeoutMs`, from now on the deadline is that long. */
   touch(timeoutMs?: number): void {
-    if (timeoutMs !== undefined) this.timeoutMs = timeoutMs;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort();
-    }, this.timeoutMs);
+    this.#deadline.touch(timeoutMs);
   }
 
   /** Stops the deadline once the call is finished. */
   done(): void {
-    clearTimeout(this.#timer);
+    this.#deadline.stop();
   }
 
   abort(): void {
-    clearTimeout(this.#timer);
+    this.#deadline.stop();
     this.controller.abort();
   }
 }

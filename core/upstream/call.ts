@@ -72,6 +72,14 @@ export async function readAnswer(
 ): Promise<string> {
   try {
     if (!response.body) return "";
+    // A declared length within the limit is all the body can be (HTTP framing holds it to
+    // that): read it whole, natively, without a JS read loop.
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    if (declared <= maxBytes) {
+      const text = await response.text();
+      call.done();
+      return text;
+    }
     const bytes = await readLimited(response.body, {
       maxBytes,
       tooLarge: () =>

@@ -1,6 +1,7 @@
 /** Reads a byte stream whole, giving up as soon as it passes a size limit. */
 
 import { concatBytes } from "./bytes.ts";
+import { Deadline } from "./deadline.ts";
 
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
@@ -13,41 +14,41 @@ export async function readLimited(
   },
 ): Promise<Uint8Array<ArrayBuffer>> {
   const reader = stream.getReader();
+  let idleError: Error | undefined;
+  // One timer for the whole read, moved at each chunk; on expiry the cancel ends the pending
+  // read as "done", which the error set first tells apart from the body's end.
+  const idle = idleMs === undefined ? undefined : new Deadline(idleMs, () => {
+    idleError = onIdle!();
+    reader.cancel().catch(() => {});
+  });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (true) {
-    const { value, done } = idleMs === undefined
-      ? await reader.read()
-      : await readWithin(reader, { idleMs, onIdle: onIdle! });
-    if (done) break;
-    size += value.length;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
+  try {
+    while (true) {
+      const { value, done } = await reader.read().catch((error) => {
+        throw idleError ?? error;
+      });
+      if (idleError) throw idleError;
+      if (done) break;
+      idle?.touch();
+      size += value.length;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    idle?.stop();
   }
-  return concatBytes(chunks);
+  return onlyChunk(chunks) ?? concatBytes(chunks);
 }
 
-async function readWithin(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  { idleMs, onIdle }: { idleMs: number; onIdle: () => Error },
-): Promise<ReadableStreamReadResult<Uint8Array>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      reader.read(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          // Reject before cancelling: a cancel settles the pending read as "done" at once, and
-          // the race must not take that for the end of the body.
-          reject(onIdle());
-          reader.cancel().catch(() => {});
-        }, idleMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The one chunk of a body read in one, when it owns its whole buffer (no copy needed). */
+function onlyChunk(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> | undefined {
+  const [chunk] = chunks;
+  return chunks.length === 1 && chunk.buffer instanceof ArrayBuffer && chunk.byteOffset === 0 &&
+      chunk.byteLength === chunk.buffer.byteLength
+    ? chunk as Uint8Array<ArrayBuffer>
+    : undefined;
 }

@@ -40,16 +40,55 @@ async function countKeys(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
 const HOUR = 3_600_000;
 const wholeRange = () => ({ from: Date.now() - HOUR, to: Date.now() + HOUR });
 
-Deno.test("RequestLog: a record's five indexes are written with it and swept with it", async () => {
+Deno.test("RequestLog: a record's key, channel and model indexes are written with it and swept with it", async () => {
   using kv = await Deno.openKv(":memory:");
   const log = new RequestLog(kv, { stdout: false });
   log.record(entry());
   log.record(entry({ channel_id: null }));
   await log.flush();
-  assertEquals(await countKeys(kv, ["requests_by"]), 5 + 4);
+  assertEquals(await countKeys(kv, ["requests_by"]), 3 + 2);
   assertEquals(await sweepRequestLog(kv, 0, { now: Date.now() + 1000 }), 2);
   assertEquals(await countKeys(kv, ["requests_by"]), 0);
   assertEquals(await countKeys(kv, kvKeys.requestLogs()), 0);
+});
+
+Deno.test("RequestLog: the sweep deletes the status and interface indexes older records have", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const old = entry();
+  await kv.atomic()
+    .set(kvKeys.requestLog(old.id), old)
+    .set(kvKeys.requestBy("status", "2xx", old.id), 200)
+    .set(kvKeys.requestBy("interface", "openai", old.id), 200)
+    .set(kvKeys.requestBy("key", "key_a", old.id), 200)
+    .commit();
+  assertEquals(await sweepRequestLog(kv, 0, { now: Date.now() + 1000 }), 1);
+  assertEquals(await countKeys(kv, ["requests_by"]), 0);
+});
+
+Deno.test("RequestLog.list(): status and interface filters, alone or beside an indexed one", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  const records = [
+    entry({ status: 200 }),
+    entry({ status: 502, key_id: "key_b" }),
+    entry({ status: 404, interface: "anthropic" }),
+    entry({ status: 429, key_id: "key_b", interface: "gemini" }),
+  ];
+  for (const record of records) log.record(record);
+  await log.flush();
+  const ids = async (filter: Record<string, string>) =>
+    (await log.list({ limit: 10, order: "asc" }, filter)).data.map((found) =>
+      records.indexOf(
+        records.find((record) => record.id === found.id)!,
+      )
+    );
+  assertEquals(await ids({ status: "5xx" }), [1]);
+  assertEquals(await ids({ status: "404" }), [2]);
+  assertEquals(await ids({ interface: "gemini" }), [3]);
+  assertEquals(await ids({ key: "key_b", status: "4xx" }), [3]);
+  assertEquals(await ids({ key: "key_b", status: "502" }), [1]);
+  assertEquals(await ids({ key: "key_a", interface: "anthropic" }), [2]);
+  assertEquals(await ids({ model: "m", status: "2xx" }), [0]);
 });
 
 Deno.test("RequestLog.list(): a page reads at most SCAN_LIMIT keys and returns a cursor to go on", async () => {
