@@ -44,6 +44,12 @@ function envSeconds(name: string, fallback: number): number {
   return value;
 }
 
+/** BENCH_GATEWAY_V8_FLAGS: V8 flags for the gateway process only (to compare heap settings). */
+function gatewayV8Flags(): string[] {
+  const flags = Deno.env.get("BENCH_GATEWAY_V8_FLAGS");
+  return flags ? [`--v8-flags=${flags}`] : [];
+}
+
 function log(message: string): void {
   console.error(`[bench] ${message}`);
 }
@@ -415,7 +421,7 @@ async function main(): Promise<void> {
     started.push(forwarder);
     const gateway = await startServer({
       name: GATEWAY,
-      args: ["run", "-q", "--allow-all", "main.ts"],
+      args: ["run", "-q", "--allow-all", ...gatewayV8Flags(), "main.ts"],
       cwd: ROOT,
       env: {
         PORT: "0",
