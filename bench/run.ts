@@ -11,7 +11,7 @@
  * `soak` (BENCH_SOAK_SECONDS, default 600, with the heap read through the inspector), `stored`
  * (a gateway on a KV file with BENCH_STORED_KEYS 10,000 keys, BENCH_STORED_RECORDS 1,000,000
  * request-log records, BENCH_STORED_TASKS 1,000 tasks and BENCH_STORED_CHANNELS 20 channels
- * against one on an empty file).
+ * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run).
  */
 
 import type { LoadResult } from "./load.ts";
@@ -26,7 +26,12 @@ import {
   runningLoads,
 } from "./generator.ts";
 import { measureStreamCpu } from "./stream_cpu.ts";
-import { formatStreamMemory, measureStreamMemory, parseCounts } from "./stream_memory.ts";
+import {
+  formatStreamMemory,
+  measureStreamMemory,
+  parseCounts,
+  type StreamServers,
+} from "./stream_memory.ts";
 import { formatScaling, measureScaling, SCALING_CONNECTIONS } from "./scaling.ts";
 import { formatSoak, HeapReader, runSoak, summarizeSoak } from "./soak.ts";
 import { seedStoredData, type StoredCounts } from "./stored_data.ts";
@@ -295,6 +300,31 @@ function benchMode(): Mode | null {
   return only as Mode;
 }
 
+/** A fresh forwarder and gateway (on its own KV file) for one stream-memory measure. */
+async function startStreamServers(
+  upstream: ServerProcess,
+  kvPrefix: string,
+): Promise<StreamServers> {
+  const forwarder = await startServer({
+    name: FORWARDER,
+    args: ["run", "-q", "--allow-net", "--allow-env", "bench/bare_forwarder.ts"],
+    cwd: ROOT,
+    env: { UPSTREAM_URL: upstream.url },
+  });
+  const gateway = await startGatewayProcess(`${kvPrefix}.kv`).catch(async (error) => {
+    await forwarder.stop();
+    throw error;
+  });
+  const keys = await seed(gateway.url, upstream.url);
+  return {
+    gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
+    forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+    stop: async () => {
+      await Promise.all([gateway.stop(), forwarder.stop()]);
+    },
+  };
+}
+
 /** A TCP port free right now, for the gateway's inspector. */
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -359,11 +389,17 @@ async function runStoredComparison(
     tasks: envInt("BENCH_STORED_TASKS", 1_000),
     channels: envInt("BENCH_STORED_CHANNELS", 20),
   };
-  const kvPath = `${context.tmp}/stored.kv`;
-  log(`writing stored data: ${JSON.stringify(counts)}`);
-  const seeding = performance.now();
-  await seedStoredData(kvPath, counts);
-  log(`stored data written in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
+  // BENCH_STORED_KV keeps the filled file for the next run (writing 1M records takes minutes).
+  const kept = Deno.env.get("BENCH_STORED_KV");
+  const kvPath = kept ?? `${context.tmp}/stored.kv`;
+  if (kept && await Deno.stat(kept).then(() => true, () => false)) {
+    log(`using the stored data already in ${kept} (written with the same BENCH_STORED_* counts)`);
+  } else {
+    log(`writing stored data: ${JSON.stringify(counts)}`);
+    const seeding = performance.now();
+    await seedStoredData(kvPath, counts);
+    log(`stored data written in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
+  }
   const booting = performance.now();
   const stored = await startGatewayProcess(kvPath, { name: "gateway (stored data)" });
   const bootSeconds = (performance.now() - booting) / 1000;
@@ -510,10 +546,18 @@ async function main(): Promise<void> {
     // Memory first, before load has grown the heaps.
     const rssFresh = rssNumberMb(gateway.pid);
     log(`opening ${config.streams.join(", ")} held streams through each server`);
-    const streamRows = await measureStreamMemory({
+    const running: StreamServers = {
       gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
       forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
-    }, { counts: config.streams, rounds: mode === "streams" ? config.rounds : 1, log });
+      stop: () => Promise.resolve(),
+    };
+    let fresh = 0;
+    const streamRows = await measureStreamMemory(
+      // The servers just started serve the first count; every other count gets fresh ones.
+      () =>
+        fresh++ === 0 ? Promise.resolve(running) : startStreamServers(upstream, `${tmp}/s${fresh}`),
+      { counts: config.streams, rounds: mode === "streams" ? config.rounds : 1, log },
+    );
     if (mode === "streams") {
       console.log("");
       console.log(formatStreamMemory(streamRows, config.rounds));

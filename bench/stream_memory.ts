@@ -1,7 +1,7 @@
 /**
- * Memory with many streams open at once: for each count, held streams are opened through the
- * gateway and through the bare forwarder (the one going first alternating by round) and each
- * server's RSS is read once all are open, then the streams are dropped. Figures per count: RSS,
+ * Memory with many streams open at once: for each count, held streams are opened through a
+ * fresh gateway and a fresh bare forwarder (the one going first alternating by round) and each
+ * server's RSS is read once all are open. Figures per count: RSS,
  * RSS growth per open stream, and the gateway's difference and ratio to the forwarder, each the
  * median of the rounds with its spread.
  */
@@ -117,9 +117,21 @@ export async function rssWithOpenStreams(
   }
 }
 
-/** Every count, `rounds` times, on both servers. */
+/** A gateway and a forwarder to open streams through, and how to stop them. */
+export interface StreamServers {
+  gateway: StreamTarget;
+  forwarder: StreamTarget;
+  /** Stops them (when they were started for this measure). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Every count, `rounds` times, on both servers, each count on servers from `servers()` — fresh
+ * processes, so one count's streams do not raise the next one's starting point (a heap that
+ * grew for 5,000 streams does not give its memory back at once).
+ */
 export async function measureStreamMemory(
-  servers: { gateway: StreamTarget; forwarder: StreamTarget },
+  servers: () => Promise<StreamServers>,
   options: { counts: number[]; rounds: number; log: (message: string) => void },
 ): Promise<StreamMemoryRow[]> {
   const readings = new Map<number, Array<{ gateway: StreamReading; forwarder: StreamReading }>>();
@@ -129,7 +141,12 @@ export async function measureStreamMemory(
         ? ["gateway", "forwarder"] as const
         : ["forwarder", "gateway"] as const;
       const pair: Partial<Record<"gateway" | "forwarder", StreamReading>> = {};
-      for (const name of order) pair[name] = await rssWithOpenStreams(servers[name], count);
+      const targets = await servers();
+      try {
+        for (const name of order) pair[name] = await rssWithOpenStreams(targets[name], count);
+      } finally {
+        await targets.stop();
+      }
       const { gateway, forwarder } = pair as { gateway: StreamReading; forwarder: StreamReading };
       options.log(
         `round ${round + 1}, ${count} streams: gateway ${gateway.openMb.toFixed(0)} MB (from ${
