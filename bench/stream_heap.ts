@@ -9,6 +9,7 @@
  * that rewrites a stream can do).
  *
  *   deno run -A --v8-flags=--expose-gc bench/stream_heap.ts --server=gateway --count=1000
+ *   (--prompt-kb=100: every request with a 100 KB user message)
  */
 
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
@@ -86,6 +87,14 @@ if (import.meta.main) {
   const name = arg("server", "gateway") as ServerName;
   if (!SERVERS.includes(name)) throw new Error(`--server must be one of ${SERVERS.join(", ")}`);
   const count = Number(arg("count", "1000"));
+  // --prompt-kb=N: each request carries a user message of N KB (coding agents send 100 KB+).
+  const promptKb = Number(arg("prompt-kb", "0"));
+  const body = promptKb
+    ? JSON.stringify({
+      ...JSON.parse(HELD_STREAM_BODY),
+      messages: [{ role: "user", content: "word ".repeat(promptKb * 205) }],
+    })
+    : HELD_STREAM_BODY;
   const snapshot = Deno.args.find((value) => value.startsWith("--snapshot="))?.slice(11);
   const tmp = await Deno.makeTempDir({ prefix: "stream-heap-" });
   const upstream = await startServer({
@@ -104,7 +113,7 @@ if (import.meta.main) {
       "bench/open_streams.ts",
       `--url=${target.url}${CHAT_PATH}`,
       `--key=${target.key}`,
-      `--body=${HELD_STREAM_BODY}`,
+      `--body=${body}`,
       `--count=${count}`,
     ],
     cwd: ROOT,
