@@ -9,7 +9,8 @@ export interface BenchConfig {
   seconds: number;
   latencySeconds: number;
   rounds: number;
-  streams: number;
+  /** Stream counts of the memory figure. */
+  streams: number[];
 }
 
 /** The tracked figures, each over the alternating rounds. */

@@ -3,24 +3,45 @@
  * processes, seeds the gateway, then measures the forwarder and the gateway in alternating
  * rounds with wrk (or, without wrk, bench/load.ts after proving it is not the bottleneck) and
  * prints ratios and differences from the same run. Env: BENCH_SECONDS (per run, default 5),
- * BENCH_ROUNDS (default 3), BENCH_STREAMS (open streams for the memory figure, default 1000),
- * BENCH_LOAD=deno (use the Deno generator even when wrk is installed), BENCH_ONLY=streams (only
- * the open-streams memory figure).
+ * BENCH_ROUNDS (default 3), BENCH_STREAMS (stream counts for the memory figure, default 1000;
+ * 100,1000,5000 with BENCH_ONLY=streams), BENCH_LOAD=deno (use the Deno generator even when wrk
+ * is installed), BENCH_SOAK_SECONDS (a memory soak after the full run; default off),
+ * BENCH_GATEWAY_V8_FLAGS (V8 flags for the gateway process only). BENCH_ONLY runs one part
+ * alone: `streams` (RSS with streams open), `scaling` (req/s at 1, 8, 32, 128 connections),
+ * `soak` (BENCH_SOAK_SECONDS, default 600, with the heap read through the inspector), `stored`
+ * (a gateway on a KV file with BENCH_STORED_KEYS 10,000 keys, BENCH_STORED_RECORDS 1,000,000
+ * request-log records, BENCH_STORED_TASKS 1,000 tasks and BENCH_STORED_CHANNELS 20 channels
+ * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run).
  */
 
 import type { LoadResult } from "./load.ts";
 import { type ServerProcess, startServer, waitForOk } from "./processes.ts";
 import { type BenchConfig, formatReport, type TrackedFigures } from "./report.ts";
 import { spreadOf } from "./spread.ts";
-import { runWrk, wrkVersion } from "./wrk.ts";
+import {
+  chooseGenerator,
+  type Generator,
+  load,
+  type RunFigures,
+  runningLoads,
+} from "./generator.ts";
 import { measureStreamCpu } from "./stream_cpu.ts";
+import {
+  formatStreamMemory,
+  measureStreamMemory,
+  parseCounts,
+  type StreamServers,
+} from "./stream_memory.ts";
+import { formatScaling, measureScaling, SCALING_CONNECTIONS } from "./scaling.ts";
+import { formatSoak, HeapReader, runSoak, summarizeSoak } from "./soak.ts";
+import { seedStoredData, type StoredCounts } from "./stored_data.ts";
+import { formatStoredCost, measureStoredCost } from "./stored_cost.ts";
 import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
 import {
   ADMIN_TOKEN,
   CHAT_PATH,
   CONVERTED_STREAM_BODY,
   FUNDED_BALANCE,
-  HELD_STREAM_BODY,
   ledgerCheck,
   MESSAGES_PATH,
   MESSAGES_STREAM_BODY,
@@ -33,8 +54,6 @@ import {
 } from "./gateway_checks.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
-/** Load generators under way, killed if the bench is interrupted. */
-const runningLoads = new Set<Deno.ChildProcess>();
 const FORWARDER = "bare forwarder";
 const GATEWAY = "gateway";
 
@@ -44,45 +63,14 @@ function envSeconds(name: string, fallback: number): number {
   return value;
 }
 
-function log(message: string): void {
-  console.error(`[bench] ${message}`);
+/** BENCH_GATEWAY_V8_FLAGS: V8 flags for the gateway process only (to compare heap settings). */
+function gatewayV8Flags(): string[] {
+  const flags = Deno.env.get("BENCH_GATEWAY_V8_FLAGS");
+  return flags ? [`--v8-flags=${flags}`] : [];
 }
 
-/** Runs bench/load.ts in its own process against `url`. */
-async function load(
-  url: string,
-  key: string,
-  body: string,
-  connections: number,
-  seconds: number,
-  warmup: number,
-): Promise<LoadResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-q",
-      "--allow-net",
-      "bench/load.ts",
-      `--url=${url}`,
-      `--key=${key}`,
-      `--body=${body}`,
-      `--connections=${connections}`,
-      `--seconds=${seconds}`,
-      `--warmup=${warmup}`,
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  runningLoads.add(child);
-  const output = await child.output().finally(() => runningLoads.delete(child));
-  const stdout = new TextDecoder().decode(output.stdout).trim();
-  if (!output.success) {
-    const stderr = new TextDecoder().decode(output.stderr);
-    throw new Error(`load.ts failed (code ${output.code}): ${stderr}${stdout}`);
-  }
-  return JSON.parse(stdout.split("\n").at(-1)!);
+function log(message: string): void {
+  console.error(`[bench] ${message}`);
 }
 
 function describe(result: LoadResult): string {
@@ -90,34 +78,6 @@ function describe(result: LoadResult): string {
   return `${
     result.rps.toFixed(0)
   } req/s, p50 ${result.p50_ms} ms, ttfb p50 ${result.ttfb_p50_ms} ms${errors}`;
-}
-
-/** What one load run gives the rounds, from either generator. */
-interface RunFigures {
-  rps: number;
-  p50_ms: number | null;
-  p99_ms: number | null;
-  errors: number;
-}
-
-interface Generator {
-  name: string;
-  run(
-    target: { url: string; key: string; body: string },
-    options: { connections: number; seconds: number },
-  ): Promise<RunFigures>;
-}
-
-async function chooseGenerator(): Promise<Generator> {
-  const version = Deno.env.get("BENCH_LOAD") === "deno" ? null : await wrkVersion();
-  if (version) {
-    return { name: `wrk ${version}`, run: (target, options) => runWrk(target, options) };
-  }
-  return {
-    name: "bench/load.ts (Deno fetch loops)",
-    run: (target, options) =>
-      load(target.url, target.key, target.body, options.connections, options.seconds, 1),
-  };
 }
 
 /**
@@ -243,14 +203,11 @@ async function measureTextStreams(
   ];
   const rows: TtfbRow[] = [];
   for (const target of targets) {
-    const result = await load(
-      target.url,
-      key,
-      target.body,
-      1,
-      config.latencySeconds,
-      1,
-    );
+    const result = await load({ ...target, key }, {
+      connections: 1,
+      seconds: config.latencySeconds,
+      warmup: 1,
+    });
     log(`${target.name} @1: ${describe(result)}`);
     rows.push({ name: target.name, result });
   }
@@ -307,47 +264,6 @@ function formatStreamCpu(): string {
   ].join("\n");
 }
 
-/** Opens `count` held streams through `url` and reads `pid`'s RSS once all are open. */
-async function rssWithOpenStreams(
-  target: { url: string; key: string; pid: number },
-  count: number,
-): Promise<{ mb: number | null; open: number }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-q",
-      "--allow-net",
-      "bench/open_streams.ts",
-      `--url=${target.url}`,
-      `--key=${target.key}`,
-      `--body=${HELD_STREAM_BODY}`,
-      `--count=${count}`,
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  runningLoads.add(child);
-  try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    while (!text.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    reader.cancel().catch(() => {});
-    const { open } = JSON.parse(text.trim());
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    return { mb: rssNumberMb(target.pid), open };
-  } finally {
-    child.kill("SIGKILL");
-    await child.status;
-    runningLoads.delete(child);
-  }
-}
-
 /** KV operations per chat request over one loaded run of the funded key. */
 async function kvOperationsPerRequest(
   generator: Generator,
@@ -371,15 +287,197 @@ async function kvOperationsPerRequest(
   );
 }
 
+/** What BENCH_ONLY may name: one part of the bench, run alone. */
+const MODES = ["streams", "scaling", "soak", "stored"] as const;
+type Mode = typeof MODES[number];
+
+function benchMode(): Mode | null {
+  const only = Deno.env.get("BENCH_ONLY");
+  if (!only) return null;
+  if (!(MODES as readonly string[]).includes(only)) {
+    throw new Error(`BENCH_ONLY must be one of ${MODES.join(", ")}; got ${only}`);
+  }
+  return only as Mode;
+}
+
+/** A fresh forwarder and gateway (on its own KV file) for one stream-memory measure. */
+async function startStreamServers(
+  upstream: ServerProcess,
+  kvPrefix: string,
+): Promise<StreamServers> {
+  const forwarder = await startServer({
+    name: FORWARDER,
+    args: ["run", "-q", "--allow-net", "--allow-env", "bench/bare_forwarder.ts"],
+    cwd: ROOT,
+    env: { UPSTREAM_URL: upstream.url },
+  });
+  const gateway = await startGatewayProcess(`${kvPrefix}.kv`).catch(async (error) => {
+    await forwarder.stop();
+    throw error;
+  });
+  const keys = await seed(gateway.url, upstream.url);
+  return {
+    gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
+    forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+    stop: async () => {
+      await Promise.all([gateway.stop(), forwarder.stop()]);
+    },
+  };
+}
+
+/** A TCP port free right now, for the gateway's inspector. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Starts the gateway (main.ts) on the KV file `kvPath`. */
+async function startGatewayProcess(
+  kvPath: string,
+  options: { name?: string; inspectPort?: number } = {},
+): Promise<ServerProcess> {
+  const gateway = await startServer({
+    name: options.name ?? GATEWAY,
+    args: [
+      "run",
+      "-q",
+      "--allow-all",
+      ...gatewayV8Flags(),
+      ...(options.inspectPort ? [`--inspect=127.0.0.1:${options.inspectPort}`] : []),
+      "main.ts",
+    ],
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      GATEWAY_KV: kvPath,
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_LOG_REQUESTS: "0",
+      GATEWAY_KV_COUNT_OPS: "1",
+    },
+    readyTimeoutMs: 600_000,
+  });
+  await waitForOk(`${gateway.url}/healthz`);
+  return gateway;
+}
+
+function gatewayOutput(gateway: ServerProcess): string {
+  const noise = gateway.stderr.filter((line) => line.trim() && !line.includes("Debugger"));
+  const stdoutExtra = gateway.stdout.filter((line) => !line.includes('"listening"'));
+  return noise.length || stdoutExtra.length
+    ? ["Gateway output during the run (last lines):", ...stdoutExtra, ...noise].join("\n  ")
+    : "Gateway output during the run: nothing besides the listening line";
+}
+
+function envInt(name: string, fallback: number): number {
+  const value = Number(Deno.env.get(name) ?? fallback);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number`);
+  return value;
+}
+
+/** BENCH_ONLY=stored: a gateway on a filled KV file against one on an empty file. */
+async function runStoredComparison(
+  generator: Generator,
+  context: { tmp: string; empty: ServerProcess; upstream: ServerProcess; started: ServerProcess[] },
+  config: BenchConfig,
+): Promise<void> {
+  const counts: StoredCounts = {
+    keys: envInt("BENCH_STORED_KEYS", 10_000),
+    records: envInt("BENCH_STORED_RECORDS", 1_000_000),
+    tasks: envInt("BENCH_STORED_TASKS", 1_000),
+    channels: envInt("BENCH_STORED_CHANNELS", 20),
+  };
+  // BENCH_STORED_KV keeps the filled file for the next run (writing 1M records takes minutes).
+  const kept = Deno.env.get("BENCH_STORED_KV");
+  const kvPath = kept ?? `${context.tmp}/stored.kv`;
+  if (kept && await Deno.stat(kept).then(() => true, () => false)) {
+    log(`using the stored data already in ${kept} (written with the same BENCH_STORED_* counts)`);
+  } else {
+    log(`writing stored data: ${JSON.stringify(counts)}`);
+    const seeding = performance.now();
+    await seedStoredData(kvPath, counts);
+    log(`stored data written in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
+  }
+  const booting = performance.now();
+  const stored = await startGatewayProcess(kvPath, { name: "gateway (stored data)" });
+  const bootSeconds = (performance.now() - booting) / 1000;
+  context.started.push(stored);
+  const emptyKeys = await seed(context.empty.url, context.upstream.url);
+  const storedKeys = await seed(stored.url, context.upstream.url);
+  await sanityCheck(stored.url, storedKeys.funded.key);
+  const figures = await measureStoredCost(generator, {
+    empty: { url: context.empty.url + CHAT_PATH, key: emptyKeys.funded.key },
+    stored: { url: stored.url + CHAT_PATH, key: storedKeys.funded.key },
+    body: PLAIN_BODY,
+  }, {
+    rounds: config.rounds,
+    seconds: config.seconds,
+    latencySeconds: config.latencySeconds,
+    log,
+  });
+  console.log("");
+  console.log(
+    formatStoredCost(figures, {
+      counts,
+      rounds: config.rounds,
+      seconds: config.seconds,
+      bootSeconds,
+    }),
+  );
+  console.log(gatewayOutput(stored));
+}
+
+/** The soak (BENCH_ONLY=soak, or after the full run when BENCH_SOAK_SECONDS is set). */
+async function runSoakReport(
+  generator: Generator,
+  target: { gateway: ServerProcess; key: string; inspectPort?: number },
+  seconds: number,
+): Promise<void> {
+  const heap = target.inspectPort
+    ? await HeapReader.connect(target.inspectPort).catch((error) => {
+      log(`no heap readings: the inspector did not answer (${error})`);
+      return null;
+    })
+    : null;
+  try {
+    const result = await runSoak(generator, {
+      pid: target.gateway.pid,
+      url: target.gateway.url + CHAT_PATH,
+      key: target.key,
+      plainBody: PLAIN_BODY,
+      streamBody: STREAM_BODY,
+    }, {
+      seconds,
+      sampleSeconds: Math.max(2, Math.round(seconds / 40)),
+      heap,
+      log,
+    });
+    console.log("");
+    console.log(formatSoak(summarizeSoak(result.samples), result));
+  } finally {
+    heap?.close();
+  }
+}
+
 async function main(): Promise<void> {
+  const mode = benchMode();
   const generator = await chooseGenerator();
+  const soakSeconds = Deno.env.get("BENCH_SOAK_SECONDS")
+    ? envSeconds("BENCH_SOAK_SECONDS", 600)
+    : mode === "soak"
+    ? 600
+    : 0;
   const config: BenchConfig = {
     generator: generator.name,
     connections: 32,
     seconds: envSeconds("BENCH_SECONDS", 5),
     latencySeconds: 3,
     rounds: Math.max(1, Math.round(envSeconds("BENCH_ROUNDS", 3))),
-    streams: Math.round(envSeconds("BENCH_STREAMS", 1000)),
+    streams: parseCounts(
+      Deno.env.get("BENCH_STREAMS") ?? (mode === "streams" ? "100,1000,5000" : "1000"),
+    ),
   };
   const tmp = await Deno.makeTempDir({ prefix: "gateway-bench-" });
   const started: ServerProcess[] = [];
@@ -413,47 +511,60 @@ async function main(): Promise<void> {
       env: { UPSTREAM_URL: upstream.url },
     });
     started.push(forwarder);
-    const gateway = await startServer({
-      name: GATEWAY,
-      args: ["run", "-q", "--allow-all", "main.ts"],
-      cwd: ROOT,
-      env: {
-        PORT: "0",
-        HOST: "127.0.0.1",
-        GATEWAY_KV: `${tmp}/bench.kv`,
-        GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-        GATEWAY_LOG_REQUESTS: "0",
-        GATEWAY_KV_COUNT_OPS: "1",
-      },
-      readyTimeoutMs: 120_000,
-    });
+    const inspectPort = mode === "soak" ? freePort() : undefined;
+    const gateway = await startGatewayProcess(`${tmp}/bench.kv`, { inspectPort });
     started.push(gateway);
-    await waitForOk(`${gateway.url}/healthz`);
     log(`upstream ${upstream.url}, forwarder ${forwarder.url}, gateway ${gateway.url}`);
-
-    const keys = await seed(gateway.url, upstream.url);
     log(`load generator: ${generator.name}`);
+    log(`machine: ${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
+
+    if (mode === "stored") {
+      await runStoredComparison(generator, { tmp, empty: gateway, upstream, started }, config);
+      return;
+    }
+    const keys = await seed(gateway.url, upstream.url);
+    if (mode === "soak") {
+      await sanityCheck(gateway.url, keys.funded.key);
+      await runSoakReport(generator, { gateway, key: keys.funded.key, inspectPort }, soakSeconds);
+      console.log(gatewayOutput(gateway));
+      return;
+    }
+    if (mode === "scaling") {
+      await sanityCheck(gateway.url, keys.funded.key);
+      const rows = await measureScaling(generator, {
+        forwarder: forwarder.url + CHAT_PATH,
+        gateway: gateway.url + CHAT_PATH,
+        key: keys.funded.key,
+        body: PLAIN_BODY,
+      }, { connections: SCALING_CONNECTIONS, seconds: config.seconds, rounds: config.rounds, log });
+      console.log("");
+      console.log(formatScaling(rows, { rounds: config.rounds, seconds: config.seconds }));
+      console.log(gatewayOutput(gateway));
+      return;
+    }
 
     // Memory first, before load has grown the heaps.
     const rssFresh = rssNumberMb(gateway.pid);
-    log(`opening ${config.streams} held streams through each server`);
-    const gatewayStreams = await rssWithOpenStreams(
-      { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
-      config.streams,
+    log(`opening ${config.streams.join(", ")} held streams through each server`);
+    const running: StreamServers = {
+      gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
+      forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+      stop: () => Promise.resolve(),
+    };
+    let fresh = 0;
+    const streamRows = await measureStreamMemory(
+      // The servers just started serve the first count; every other count gets fresh ones.
+      () =>
+        fresh++ === 0 ? Promise.resolve(running) : startStreamServers(upstream, `${tmp}/s${fresh}`),
+      { counts: config.streams, rounds: mode === "streams" ? config.rounds : 1, log },
     );
-    const forwarderStreams = await rssWithOpenStreams(
-      { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
-      config.streams,
-    );
-    log(
-      `RSS with ${gatewayStreams.open} streams open: gateway ${
-        gatewayStreams.mb?.toFixed(0)
-      } MB (from ${rssFresh?.toFixed(0)}), forwarder ${forwarderStreams.mb?.toFixed(0)} MB`,
-    );
-    if (Deno.env.get("BENCH_ONLY") === "streams") return;
-    // The held streams end (and settle) once their client is gone; the money check below counts
-    // only what follows.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    if (mode === "streams") {
+      console.log("");
+      console.log(formatStreamMemory(streamRows, config.rounds));
+      console.log(`Gateway RSS at start: ${rssFresh?.toFixed(0)} MB`);
+      return;
+    }
+    const streamRow = streamRows.find((row) => row.count === 1000) ?? streamRows[0];
     const baseline = await metricValues(gateway.url);
     await sanityCheck(gateway.url, keys.funded.key);
     log("sanity check passed");
@@ -495,6 +606,17 @@ async function main(): Promise<void> {
       keys.text.key,
       { latencySeconds: config.latencySeconds },
     );
+    const scaling = await measureScaling(generator, {
+      forwarder: forwarder.url + CHAT_PATH,
+      gateway: gateway.url + CHAT_PATH,
+      key: keys.funded.key,
+      body: PLAIN_BODY,
+    }, {
+      connections: SCALING_CONNECTIONS,
+      seconds: config.latencySeconds,
+      rounds: config.rounds,
+      log,
+    });
     const rssIdle = rssNumberMb(gateway.pid);
 
     const of = (pick: (round: RoundFigures) => number) => spreadOf(rounds.map(pick));
@@ -511,9 +633,9 @@ async function main(): Promise<void> {
       addedP99Ms: of((r) => added(r.gatewayAtOne.p99_ms, r.forwarderAtOne.p99_ms)),
       addedTtfbMs: passThrough.relay_p50_ms,
       rssOpenStreams: {
-        gatewayMb: gatewayStreams.mb,
-        forwarderMb: forwarderStreams.mb,
-        open: Math.min(gatewayStreams.open, forwarderStreams.open),
+        gatewayMb: streamRow.gatewayMb.median,
+        forwarderMb: streamRow.forwarderMb.median,
+        open: streamRow.open,
       },
       kvOpsPerRequest: kvOps,
       errors: roundErrors(rounds),
@@ -527,28 +649,32 @@ async function main(): Promise<void> {
     console.log("");
     console.log(formatStreamCpu());
     console.log("");
+    console.log(formatStreamMemory(streamRows, 1));
+    console.log("");
+    console.log(formatScaling(scaling, { rounds: config.rounds, seconds: config.latencySeconds }));
+    console.log("");
     console.log(`Ledger, funded key: ${ledger}`);
     console.log(
       `Gateway RSS: ${rssFresh?.toFixed(0)} MB at start; ${
-        gatewayStreams.mb?.toFixed(0)
-      } MB with ${gatewayStreams.open} streams open (forwarder: ${
-        forwarderStreams.mb?.toFixed(0)
-      } MB); ${rssIdle?.toFixed(0)} MB after the load runs`,
+        rssIdle?.toFixed(0)
+      } MB after the load runs`,
     );
-    const noise = gateway.stderr.filter((line) => line.trim());
-    const stdoutExtra = gateway.stdout.filter((line) => !line.includes('"listening"'));
-    if (noise.length || stdoutExtra.length) {
-      console.log(
-        ["Gateway output during the run (last lines):", ...stdoutExtra, ...noise].join("\n  "),
-      );
-    } else {
-      console.log("Gateway output during the run: nothing besides the listening line");
-    }
+    if (soakSeconds) await runSoakReport(generator, { gateway, key: keys.funded.key }, soakSeconds);
+    console.log(gatewayOutput(gateway));
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
     await stopAll();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+/** The 1-minute load average (Linux), to say how busy the machine was. */
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
+  } catch {
+    return "unknown";
   }
 }
 

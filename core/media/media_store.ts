@@ -9,7 +9,7 @@
  * (which can carry scripts), text, an unknown format — is refused before any byte is written.
  */
 
-import { fileTypeFromBuffer } from "file-type";
+import { sniffFileType } from "./sniff_type.ts";
 import { GatewayError } from "../errors.ts";
 import { concatBytes } from "../util/bytes.ts";
 import { randomBase62 } from "../util/ids.ts";
@@ -87,7 +87,7 @@ function describeUnknown(head: Uint8Array): string {
 
 /** Judges the first bytes of a file (MEDIA_SNIFF_BYTES are enough) against the hosted types. */
 export async function sniffMedia(head: Uint8Array): Promise<SniffedMedia> {
-  const sniffed = (await fileTypeFromBuffer(head).catch(() => undefined))?.mime
+  const sniffed = (await sniffFileType(head))?.mime
     .split(";")[0].trim();
   const mime = sniffed ? SNIFFED_ALIASES[sniffed] ?? sniffed : undefined;
   if (mime && hostedExtension(mime)) return { contentType: mime, seen: mime };

@@ -28,6 +28,8 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
     upstreamModel: attempt.upstreamModel,
     publicModel: inbound.model,
   });
+  // Only these two of the request are kept for the stream's life, not the parsed body.
+  const encoderOptions = { includeUsage: inbound.includeUsage, framing: inbound.framing };
   return {
     usage: () => relay.usage,
     outputChars: () => relay.outputChars,
@@ -40,7 +42,7 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
       errorFrame: (message) =>
         relay.upstreamError !== undefined
           ? ""
-          : CODECS["openai-chat"].streamEncoder("", inbound).error(
+          : CODECS["openai-chat"].streamEncoder("", encoderOptions).error(
             message,
             "upstream_stream_interrupted",
           ),

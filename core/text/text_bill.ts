@@ -20,7 +20,13 @@ import type { TextInbound } from "./inbound.ts";
 
 export class TextBill {
   readonly #scope: RequestScope;
-  readonly #inbound: TextInbound;
+  /**
+   * Read once for the input's token counts, then let go: a stream lives for minutes, and the
+   * parsed request (a coding agent's can be hundreds of KB) must not live with it.
+   */
+  #inbound: TextInbound | undefined;
+  #inputTokens?: { upperBound: number; estimate: number };
+  readonly #copies: number;
   readonly #price: TextPrice;
   readonly #bill: RequestBill;
   /** Output tokens the request may produce (per choice); held in full. */
@@ -37,6 +43,21 @@ export class TextBill {
     });
     this.maxOutput = input.inbound.maxOutputTokens ?? input.model.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS;
+    // Choices the request asks for; each may produce every output token.
+    this.#copies = input.inbound.format === "openai-chat" ? input.inbound.body.n ?? 1 : 1;
+  }
+
+  /** The input's token upper bound and estimate, counted once. */
+  #input(): { upperBound: number; estimate: number } {
+    if (!this.#inputTokens) {
+      const inbound = this.#inbound!;
+      this.#inputTokens = {
+        upperBound: inbound.inputUpperBound(),
+        estimate: inbound.inputEstimate(),
+      };
+      this.#inbound = undefined;
+    }
+    return this.#inputTokens;
   }
 
   /**
@@ -47,19 +68,17 @@ export class TextBill {
     const maxOutput = this.#maxOutputTokens();
     return this.#bill.hold(
       textCost(this.#price, {
-        input_tokens: this.#inbound.inputUpperBound(),
+        input_tokens: this.#input().upperBound,
         cached_input_tokens: 0,
         output_tokens: maxOutput,
       }),
-      { tokens: this.#inbound.inputEstimate() + maxOutput },
+      { tokens: this.#input().estimate + maxOutput },
     );
   }
 
   /** Every output token the request allows, over all its choices. */
   #maxOutputTokens(): number {
-    const inbound = this.#inbound;
-    const copies = inbound.format === "openai-chat" ? inbound.body.n ?? 1 : 1;
-    return this.maxOutput * copies;
+    return this.maxOutput * this.#copies;
   }
 
   /** Waits for the hold's commit (402 if it failed). */
@@ -75,7 +94,7 @@ export class TextBill {
   /** Usage estimated from the request and the output the client received. */
   #estimate(outputChars: number): TokenUsage {
     return {
-      input_tokens: this.#inbound.inputEstimate(),
+      input_tokens: this.#input().estimate,
       cached_input_tokens: 0,
       output_tokens: estimateOutputTokens(outputChars),
     };
@@ -92,7 +111,7 @@ export class TextBill {
     const { outcome } = delivered;
     const { gateway, context } = this.#scope;
     const reported = believableUsage(delivered.usage, {
-      maxInputTokens: this.#inbound.inputUpperBound(),
+      maxInputTokens: this.#input().upperBound,
       maxOutputTokens: this.#maxOutputTokens(),
       outputChars: delivered.outputChars,
     });

@@ -1,11 +1,11 @@
 /**
  * An upstream SSE body read as events, one at a time, with no stream pipeline: one reader, one
- * TextDecoder and the SSE parser feed per chunk. Two TransformStreams per open stream
- * (TextDecoderStream, EventSourceParserStream) cost memory at a thousand open streams
- * (docs/performance.md); this keeps only what the read needs.
+ * TextDecoder and the SSE parser's feed per chunk, in one object with one async method. At a
+ * thousand open streams every object a waiting stream holds counts (docs/performance.md):
+ * TransformStreams, a second async frame per read and a 64 KiB default read buffer did.
  */
 
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 
 /** The events of one SSE body. */
 export interface SseEvents {
@@ -18,51 +18,60 @@ export interface SseEvents {
 /** The buffer each read fills: a fetch body's default reads hold 64 KiB per waiting stream. */
 const READ_BYTES = 4096;
 
-/** Reads of `body` into one small reused buffer where the body is a byte stream. */
-function chunkReader(body: ReadableStream<Uint8Array>) {
-  let byob: ReadableStreamBYOBReader;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
-    const reader = body.getReader();
-    return { read: () => reader.read(), cancel: (reason?: unknown) => reader.cancel(reason) };
+const DONE: ReadableStreamReadDoneResult<never> = Object.freeze({ done: true, value: undefined });
+
+class SseEventReader implements SseEvents {
+  #byob?: ReadableStreamBYOBReader;
+  #plain?: ReadableStreamDefaultReader<Uint8Array>;
+  #buffer?: Uint8Array<ArrayBuffer>;
+  #decoder = new TextDecoder();
+  #queue: EventSourceMessage[] = [];
+  #parser: EventSourceParser;
+  #ended = false;
+
+  constructor(body: ReadableStream<Uint8Array>) {
+    try {
+      this.#byob = body.getReader({ mode: "byob" });
+      this.#buffer = new Uint8Array(READ_BYTES);
+    } catch {
+      this.#plain = body.getReader();
+    }
+    const queue = this.#queue;
+    this.#parser = createParser({ onEvent: (event) => queue.push(event) });
   }
-  let buffer = new Uint8Array(READ_BYTES);
-  return {
-    async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
-      const result = await byob.read(buffer);
-      if (result.value) buffer = new Uint8Array(result.value.buffer, 0, READ_BYTES);
-      return result.done ? { done: true, value: undefined } : result;
-    },
-    cancel: (reason?: unknown) => byob.cancel(reason),
-  };
+
+  async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
+    while (!this.#queue.length) {
+      if (this.#ended) return DONE;
+      let chunk: Uint8Array | undefined;
+      if (this.#byob) {
+        const result = await this.#byob.read(this.#buffer!);
+        chunk = result.value;
+        // The read hands the buffer back (transferred); the next read reuses it whole.
+        if (chunk) this.#buffer = new Uint8Array(chunk.buffer as ArrayBuffer, 0, READ_BYTES);
+        if (result.done) chunk = undefined;
+      } else {
+        chunk = (await this.#plain!.read()).value;
+      }
+      if (this.#ended) return DONE;
+      if (chunk === undefined) {
+        this.#ended = true;
+        this.#parser.feed(this.#decoder.decode());
+      } else {
+        this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
+      }
+    }
+    return { done: false, value: this.#queue.shift()! };
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    this.#ended = true;
+    this.#queue.length = 0;
+    return (this.#byob ?? this.#plain!).cancel(reason);
+  }
 }
 
 /** Reads `body` as SSE events. */
 export function sseEvents(body: ReadableStream<Uint8Array>): SseEvents {
-  const reader = chunkReader(body);
-  const decoder = new TextDecoder();
-  const queue: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => queue.push(event) });
-  let ended = false;
-  return {
-    async read() {
-      while (!queue.length) {
-        if (ended) return { done: true, value: undefined };
-        const chunk = await reader.read();
-        if (chunk.done) {
-          ended = true;
-          parser.feed(decoder.decode());
-        } else {
-          parser.feed(decoder.decode(chunk.value, { stream: true }));
-        }
-      }
-      return { done: false, value: queue.shift()! };
-    },
-    cancel(reason) {
-      ended = true;
-      queue.length = 0;
-      return reader.cancel(reason);
-    },
-  };
+  return new SseEventReader(body);
 }

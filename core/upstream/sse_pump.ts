@@ -33,21 +33,139 @@ export interface SsePumpHandlers {
 
 const encoder = new TextEncoder();
 
-const IDLE = Symbol("idle");
+/**
+ * The pump of one stream: a pull-based ReadableStream over the upstream events, with one idle
+ * timer per stream (re-armed once per idle period, not per event) and no closure per chunk.
+ */
+class SsePump {
+  readonly stream: ReadableStream<Uint8Array>;
+  #events: SseEvents;
+  #call: UpstreamCall;
+  #handlers: SsePumpHandlers;
+  #idleMs: number;
+  #pendingFirst: EventSourceMessage | undefined;
+  #ended = false;
+  #idle = false;
+  /** When the read under way started (0: no read under way, e.g. the client is not pulling). */
+  #readingSince = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-/** The next event, or IDLE when none comes within `ms`. */
-async function readWithin(
-  reader: SseEvents,
-  ms: number,
-): Promise<ReadableStreamReadResult<EventSourceMessage> | typeof IDLE> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      reader.read(),
-      new Promise<typeof IDLE>((resolve) => timer = setTimeout(() => resolve(IDLE), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
+  constructor(
+    upstream: { first: EventSourceMessage; events: SseEvents; call: UpstreamCall },
+    handlers: SsePumpHandlers,
+  ) {
+    this.#events = upstream.events;
+    this.#call = upstream.call;
+    this.#handlers = handlers;
+    this.#pendingFirst = upstream.first;
+    // The pump owns the idle deadline from here: a read that waits longer than the call's
+    // timeout ends the stream itself, whatever the abort does inside the body read.
+    this.#idleMs = upstream.call.timeoutMs;
+    upstream.call.done();
+    this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
+  }
+
+  #checkIdle = () => {
+    this.#timer = undefined;
+    if (this.#ended) return;
+    const waited = this.#readingSince ? Date.now() - this.#readingSince : 0;
+    if (waited < this.#idleMs) {
+      this.#timer = setTimeout(this.#checkIdle, this.#idleMs - waited);
+      return;
+    }
+    // The read under way resolves (cancelled) or rejects (aborted); pull() ends the stream.
+    this.#idle = true;
+    this.#call.timedOut = true;
+    this.#call.abort();
+    this.#events.cancel().catch(() => {});
+  };
+
+  #end(outcome: StreamOutcome): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    this.#call.done();
+    this.#handlers.finish(outcome);
+  }
+
+  #send(controller: ReadableStreamDefaultController<Uint8Array>, frame: string): void {
+    if (frame) controller.enqueue(encoder.encode(frame));
+  }
+
+  /** Ends the stream with the format's error frame. */
+  #fail(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    outcome: StreamOutcome,
+    message: string,
+  ): void {
+    this.#send(controller, this.#handlers.errorFrame(message));
+    this.#end(outcome);
+    controller.close();
+  }
+
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const handlers = this.#handlers;
+    try {
+      while (true) {
+        let event = this.#pendingFirst;
+        this.#pendingFirst = undefined;
+        if (!event) {
+          this.#readingSince = Date.now();
+          this.#timer ??= setTimeout(this.#checkIdle, this.#idleMs);
+          const next = await this.#events.read();
+          this.#readingSince = 0;
+          if (this.#idle) return this.#idleEnd(controller);
+          if (this.#ended) return;
+          if (next.done) {
+            if (!handlers.completed()) {
+              return this.#fail(
+                controller,
+                "upstream_error",
+                "The upstream ended the stream before it was complete",
+              );
+            }
+            this.#send(controller, handlers.endFrame?.() ?? "");
+            this.#end("completed");
+            controller.close();
+            return;
+          }
+          event = next.value;
+        }
+        const frame = handlers.frame(event);
+        if (frame !== null) {
+          controller.enqueue(encoder.encode(frame));
+          return;
+        }
+      }
+    } catch (error) {
+      this.#readingSince = 0;
+      if (this.#idle) return this.#idleEnd(controller);
+      if (this.#ended) return;
+      if (this.#call.clientAborted) {
+        this.#end("client_disconnect");
+        return;
+      }
+      this.#fail(
+        controller,
+        "upstream_error",
+        `The upstream stream failed: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+  }
+
+  #idleEnd(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    if (this.#ended) return;
+    this.#fail(
+      controller,
+      "upstream_idle_timeout",
+      `The upstream sent nothing for ${this.#idleMs} ms; the stream was ended`,
+    );
+  }
+
+  cancel(): void {
+    this.#call.abort();
+    this.#events.cancel().catch(() => {});
+    this.#end("client_disconnect");
   }
 }
 
@@ -63,82 +181,5 @@ export function pumpSse(
   },
   handlers: SsePumpHandlers,
 ): ReadableStream<Uint8Array> {
-  const { first, events, call } = upstream;
-  // The pump owns the idle deadline from here: a read that waits longer than the call's
-  // timeout ends the stream itself, whatever the abort does inside the parser pipeline.
-  const idleMs = call.timeoutMs;
-  call.done();
-  let ended = false;
-  let pendingFirst: EventSourceMessage | undefined = first;
-  const end = (outcome: StreamOutcome) => {
-    if (ended) return;
-    ended = true;
-    call.done();
-    handlers.finish(outcome);
-  };
-
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        while (true) {
-          let event = pendingFirst;
-          pendingFirst = undefined;
-          if (!event) {
-            const next = await readWithin(events, idleMs);
-            if (ended) return;
-            if (next === IDLE) {
-              call.timedOut = true;
-              call.abort();
-              events.cancel().catch(() => {});
-              const frame = handlers.errorFrame(
-                `The upstream sent nothing for ${idleMs} ms; the stream was ended`,
-              );
-              if (frame) controller.enqueue(encoder.encode(frame));
-              end("upstream_idle_timeout");
-              controller.close();
-              return;
-            }
-            if (next.done) {
-              if (handlers.completed()) {
-                const last = handlers.endFrame?.();
-                if (last) controller.enqueue(encoder.encode(last));
-                end("completed");
-              } else {
-                const frame = handlers.errorFrame(
-                  "The upstream ended the stream before it was complete",
-                );
-                if (frame) controller.enqueue(encoder.encode(frame));
-                end("upstream_error");
-              }
-              controller.close();
-              return;
-            }
-            event = next.value;
-          }
-          const frame = handlers.frame(event);
-          if (frame !== null) {
-            controller.enqueue(encoder.encode(frame));
-            return;
-          }
-        }
-      } catch (error) {
-        if (ended) return;
-        if (call.clientAborted) {
-          end("client_disconnect");
-          return;
-        }
-        const frame = handlers.errorFrame(
-          `The upstream stream failed: ${error instanceof Error ? error.message : error}`,
-        );
-        if (frame) controller.enqueue(encoder.encode(frame));
-        end("upstream_error");
-        controller.close();
-      }
-    },
-    cancel() {
-      call.abort();
-      events.cancel().catch(() => {});
-      end("client_disconnect");
-    },
-  }, { highWaterMark: 0 });
+  return new SsePump(upstream, handlers).stream;
 }

@@ -5,7 +5,7 @@
  * catalog model's `limits` may widen or narrow them (video_models.ts).
  */
 
-import { fileTypeFromBuffer } from "file-type";
+import { sniffFileType } from "../media/sniff_type.ts";
 import type { ReferenceKind } from "../jobs/video_job.ts";
 
 export type { ReferenceKind };
@@ -91,7 +91,7 @@ export async function checkReferenceFile(
       tooLarge: true,
     };
   }
-  const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
+  const sniffed = await sniffFileType(head);
   const mime = sniffed?.mime === "audio/x-wav" ? "audio/wav" : sniffed?.mime;
   if (mime && limits.formats[mime]) return { contentType: mime };
   const seen = mime ? `this file is ${mime}` : "the file's format was not recognised";

@@ -1,0 +1,71 @@
+import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { pumpSse, type StreamOutcome } from "../../../core/upstream/sse_pump.ts";
+import { sseEvents } from "../../../core/upstream/sse_events.ts";
+import { UpstreamCall } from "../../../core/upstream/attempt.ts";
+
+const encoder = new TextEncoder();
+
+/** An upstream body that sends `events` and then stays silent (or ends, with `end`). */
+function upstreamBody(events: string[], { end = false } = {}): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (next < events.length) controller.enqueue(encoder.encode(`data: ${events[next++]}\n\n`));
+      else if (end) controller.close();
+      else return new Promise(() => {});
+    },
+  });
+}
+
+async function pumped(body: ReadableStream<Uint8Array>, idleMs: number) {
+  const call = new UpstreamCall(idleMs, new AbortController().signal);
+  const events = sseEvents(body);
+  const first = await events.read();
+  const outcomes: StreamOutcome[] = [];
+  const stream = pumpSse({ first: first.value!, events, call }, {
+    frame: (event) => `data: ${event.data}\n\n`,
+    completed: () => true,
+    errorFrame: (message) => `data: {"error":${JSON.stringify(message)}}\n\n`,
+    finish: (outcome) => outcomes.push(outcome),
+  });
+  return { stream, outcomes, call };
+}
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return await new Response(stream).text();
+}
+
+Deno.test("pumpSse() relays every event and reports completed once at the end", async () => {
+  const { stream, outcomes } = await pumped(upstreamBody(["a", "b", "c"], { end: true }), 5_000);
+  assertEquals(await readText(stream), "data: a\n\ndata: b\n\ndata: c\n\n");
+  assertEquals(outcomes, ["completed"]);
+});
+
+Deno.test("pumpSse() ends a read that waits longer than the idle time with the error frame", async () => {
+  const { stream, outcomes, call } = await pumped(upstreamBody(["a", "b"]), 50);
+  const text = await readText(stream);
+  assertOk(text.startsWith("data: a\n\ndata: b\n\n"));
+  assertOk(text.includes("The upstream sent nothing for 50 ms"));
+  assertEquals(outcomes, ["upstream_idle_timeout"]);
+  assertOk(call.timedOut);
+});
+
+Deno.test("pumpSse() does not count time the client spends not reading as upstream silence", async () => {
+  const { stream, outcomes } = await pumped(upstreamBody(["a", "b"], { end: true }), 50);
+  const reader = stream.getReader();
+  assertEquals(new TextDecoder().decode((await reader.read()).value), "data: a\n\n");
+  // The client pauses for several idle periods before it reads on.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assertEquals(new TextDecoder().decode((await reader.read()).value), "data: b\n\n");
+  assertOk((await reader.read()).done);
+  assertEquals(outcomes, ["completed"]);
+});
+
+Deno.test("pumpSse() reports a client that leaves as client_disconnect, once", async () => {
+  const { stream, outcomes, call } = await pumped(upstreamBody(["a"]), 5_000);
+  const reader = stream.getReader();
+  await reader.read();
+  await reader.cancel();
+  assertEquals(outcomes, ["client_disconnect"]);
+  assertOk(call.signal.aborted);
+});
