@@ -9,7 +9,7 @@ const samples = (rss: (i: number) => number, heap: ((i: number) => number) | nul
   }));
 
 Deno.test("summarizeSoak() calls memory that grows only while warming up flat", () => {
-  const summary = summarizeSoak(samples((i) => i < 3 ? 100 + i * 20 : 160, (i) => 30));
+  const summary = summarizeSoak(samples((i) => i < 3 ? 100 + i * 20 : 160, (_i) => 30));
   assertOk(summary.flat);
   assertEquals(summary.rssEarly.median, 160);
   assertEquals(summary.rssLate.median, 160);
