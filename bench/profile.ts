@@ -1,7 +1,8 @@
 /**
  * `deno task bench:profile`: the gateway under wrk with V8's CPU profiler on, then where its
  * main-thread time went per request, by area of code (self time). Needs wrk.
- * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream.
+ * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream,
+ * PROFILE_FUNCTIONS (how many functions to list, default 25).
  */
 
 import { startServer, waitForOk } from "./processes.ts";
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
     console.log("| --- | --- |");
     for (
       const fn of profileFunctions(profile, { lastMs }).filter((f) => f.name !== "(idle) (native)")
-        .slice(0, 25)
+        .slice(0, Number(Deno.env.get("PROFILE_FUNCTIONS") ?? 25))
     ) {
       console.log(`| ${fn.name} | ${((fn.selfMs * 1000) / requests).toFixed(1)} |`);
     }

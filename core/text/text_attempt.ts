@@ -179,7 +179,7 @@ export async function attemptText(
         retryable: true,
       });
     }
-    call.touch(channel.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS);
+    call.streaming(channel.stream_idle_ms ?? DEFAULT_STREAM_IDLE_MS);
     return { ...base, kind: "stream", call, first: first.value, events };
   } catch (error) {
     call.abort();

@@ -104,6 +104,7 @@ export function networkFailure(error: unknown, call: UpstreamCall): UpstreamAtte
 export class UpstreamCall {
   readonly controller = new AbortController();
   readonly #deadline: Deadline;
+  #streamIdleMs: number | undefined;
   timedOut = false;
   /** Set when the client went away; the abort that follows is not an upstream failure. */
   clientAborted = false;
@@ -123,7 +124,7 @@ export class UpstreamCall {
 
   /** The current deadline: time to the first byte, then the idle time allowed while streaming. */
   get timeoutMs(): number {
-    return this.#deadline.ms;
+    return this.#streamIdleMs ?? this.#deadline.ms;
   }
 
   get signal(): AbortSignal {
@@ -133,6 +134,15 @@ export class UpstreamCall {
   /** Restarts the deadline; with `timeoutMs`, from now on the deadline is that long. */
   touch(timeoutMs?: number): void {
     this.#deadline.touch(timeoutMs);
+  }
+
+  /**
+   * The stream's first event is in: the deadline stops, and `idleMs` is the silence allowed from
+   * now on, kept by the stream's pump with its own timer (not a timer re-armed here first).
+   */
+  streaming(idleMs: number): void {
+    this.#deadline.stop();
+    this.#streamIdleMs = idleMs;
   }
 
   /** Stops the deadline once the call is finished. */

@@ -31,7 +31,7 @@ export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
  * Sends `request` to `channel` and returns the OK response with its live call (whose deadline a
- * stream keeps touching). Any failure is an `UpstreamAttemptError`. Redirects are never followed
+ * stream's pump takes over). Any failure is an `UpstreamAttemptError`. Redirects are never followed
  * (they would carry the channel's key to another host): a 3xx is a failed attempt. Error text is
  * read bounded and with the channel's keys and anything key-shaped removed.
  */

@@ -11,6 +11,11 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from "e
 export interface SseEvents {
   /** The next event, or done at the end of the body (an unfinished last event is dropped). */
   read(): Promise<ReadableStreamReadResult<EventSourceMessage>>;
+  /**
+   * The next event already parsed from what the upstream has sent, without reading more; undefined
+   * when none is. Lets the pump send every event of one upstream read as one chunk.
+   */
+  take(): EventSourceMessage | undefined;
   /** Stops reading and cancels the body. */
   cancel(reason?: unknown): Promise<void>;
 }
@@ -62,6 +67,10 @@ class SseEventReader implements SseEvents {
       }
     }
     return { done: false, value: this.#queue.shift()! };
+  }
+
+  take(): EventSourceMessage | undefined {
+    return this.#queue.shift();
   }
 
   cancel(reason?: unknown): Promise<void> {

@@ -74,3 +74,22 @@ for (const bytes of [true, false]) {
     assertOk((await events.read()).done);
   });
 }
+
+Deno.test("sseEvents().take() gives the events already parsed, without reading more", async () => {
+  let reads = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      reads++;
+      controller.enqueue(
+        new TextEncoder().encode(reads === 1 ? "data: a\n\ndata: b\n\n" : "data: c\n\n"),
+      );
+      if (reads === 2) controller.close();
+    },
+  });
+  const events = sseEvents(body);
+  assertEquals((await events.read()).value?.data, "a");
+  assertEquals(events.take()?.data, "b");
+  assertEquals(events.take(), undefined);
+  assertEquals((await events.read()).value?.data, "c");
+  assertOk((await events.read()).done);
+});

@@ -69,3 +69,23 @@ Deno.test("pumpSse() reports a client that leaves as client_disconnect, once", a
   assertEquals(outcomes, ["client_disconnect"]);
   assertOk(call.signal.aborted);
 });
+
+Deno.test("pumpSse() sends the events of one upstream read as one chunk, and waits for no more", async () => {
+  // One upstream read carries three events; the body then stays open and silent.
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return new Promise(() => {});
+      sent = true;
+      controller.enqueue(encoder.encode("data: a\n\ndata: b\n\ndata: c\n\n"));
+    },
+  });
+  const { stream, outcomes } = await pumped(body, 5_000);
+  const reader = stream.getReader();
+  assertEquals(
+    new TextDecoder().decode((await reader.read()).value),
+    "data: a\n\ndata: b\n\ndata: c\n\n",
+  );
+  await reader.cancel();
+  assertEquals(outcomes, ["client_disconnect"]);
+});
