@@ -8,6 +8,7 @@ import {
 import { sweepRequestLog } from "../../../core/telemetry/request_log_retention.ts";
 import { SCAN_LIMIT } from "../../../core/telemetry/request_log_query.ts";
 import { kvKeys } from "../../../core/kv/kv_keys.ts";
+import { cursorRefusal } from "../../../core/kv/list_options.ts";
 import { timeOrderedId } from "../../../core/util/ids.ts";
 
 function entry(fields: Partial<RequestLogEntry> = {}): RequestLogEntry {
@@ -187,4 +188,22 @@ Deno.test("RequestLog.list(): a record written after newer ones (a long request)
     until: now - 1_500,
   }, { model: "m" });
   assertEquals(ranged.flat(), [late.id, quick.id]);
+});
+
+Deno.test("RequestLog.list(): a cursor of the log walk on an index walk (or back) is refused as KV refuses a bad cursor", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  for (let i = 0; i < 3; i++) log.record(entry());
+  await log.flush();
+  const logCursor = (await log.list({ limit: 1, order: "desc" })).cursor!;
+  const indexCursor = (await log.list({ limit: 1, order: "desc" }, { key: "key_a" })).cursor!;
+  for (
+    const [cursor, filter] of [[logCursor, { key: "key_a" }], [indexCursor, {}]] as const
+  ) {
+    const refused = await log.list({ limit: 1, order: "desc", cursor }, filter).then(
+      () => undefined,
+      (error) => error,
+    );
+    assertEquals(cursorRefusal(refused), "is not a cursor this API gave");
+  }
 });
