@@ -7,7 +7,7 @@
 import { kvKeys } from "../kv/kv_keys.ts";
 import type { ListOptions } from "../kv/list_options.ts";
 import type { Receipt } from "../billing/receipt.ts";
-import { INDEXED_FIELDS, indexEntriesOf } from "./request_log_indexes.ts";
+import { INDEXED_FIELDS, indexEntriesOf, indexGroupsOf } from "./request_log_indexes.ts";
 import { queryRequestLog, type RequestFilter } from "./request_log_query.ts";
 import {
   addRollups,
@@ -286,9 +286,9 @@ export class RequestLog {
     const atomic = this.#kv.atomic();
     for (const entry of batch) {
       atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
-      for (const index of indexEntriesOf(entry)) {
-        atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
-      }
+    }
+    for (const index of indexGroupsOf(batch)) {
+      atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
     }
     addRollups(atomic, batch.filter((entry) => !entry.task_pending));
     for (const write of health) atomic.set(write.key, write.value, { expireIn: write.expireIn });

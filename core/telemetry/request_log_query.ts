@@ -2,9 +2,11 @@
  * Reading the request log with filters. A query with a request id reads that one record. Any
  * other query walks one key range: the index of the most selective filter given (key, channel,
  * model, in that order) or the log itself, within since/until, and checks the other filters on
- * each record (a status filter on the index's value first, without reading the record). A page stops when it has `limit` records or has read
- * SCAN_LIMIT keys, whichever comes first; then it returns what it found (perhaps nothing) and a
- * cursor to go on. So a page never costs more than SCAN_LIMIT reads however rare the match.
+ * each record (a status filter on the index's value first, without reading the record). A page
+ * stops when it has `limit` records or has read SCAN_LIMIT records' keys or index members,
+ * whichever comes first; then it returns what it found (perhaps nothing) and a cursor to go on
+ * (request_log_cursor.ts). So a page never costs more than SCAN_LIMIT reads however rare the
+ * match. Through an index, records come in exact request-id order (request_log_index_walk.ts).
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
@@ -20,6 +22,8 @@ import {
   indexValueOf,
   statusClassOf,
 } from "./request_log_indexes.ts";
+import { indexCursor, readRequestLogCursor } from "./request_log_cursor.ts";
+import { indexMembers, inRange } from "./request_log_index_walk.ts";
 import type { RequestLogEntry } from "./request_log.ts";
 
 /** Keys read at most per page. */
@@ -54,13 +58,6 @@ function statusMatches(status: number, wanted: string | undefined): boolean {
   return /^\d{3}$/.test(wanted) ? String(status) === wanted : statusClassOf(status) === wanted;
 }
 
-function inRange(id: string, options: Pick<ListOptions, "since" | "until">): boolean {
-  const bound = id.slice(0, 13);
-  if (options.since !== undefined && bound < idTimeBound("req", options.since)) return false;
-  if (options.until !== undefined && bound >= idTimeBound("req", options.until + 1)) return false;
-  return true;
-}
-
 /** One page of the log's records that match `options.filter`. */
 export async function queryRequestLog(
   kv: Deno.Kv,
@@ -74,14 +71,10 @@ export async function queryRequestLog(
     return { data: found ? [record] : [], cursor: null };
   }
   const field = INDEXED_FIELDS.find((name) => filter[name] !== undefined);
-  const prefix = field ? kvKeys.requestsBy(field, filter[field]!) : kvKeys.requestLogs();
-  const iterator = kv.list<RequestLogEntry | number>(
-    timeRangeSelector(prefix, (ms) => idTimeBound("req", ms), options),
-    { ...kvListOptions(options), limit: undefined, batchSize: 500 },
-  );
+  const start = readRequestLogCursor(options.cursor);
   const data: RequestLogEntry[] = [];
   let scanned = 0;
-  let exhausted = true;
+  let cursor: string | null = null;
   let ids: string[] = [];
   const fetchIds = async () => {
     for (let i = 0; i < ids.length; i += 10) {
@@ -94,21 +87,41 @@ export async function queryRequestLog(
     }
     ids = [];
   };
-  for await (const entry of iterator) {
-    scanned++;
-    if (field) {
+  const full = () => data.length >= limit || scanned >= SCAN_LIMIT;
+  if (field) {
+    if (start.kv !== undefined) throw new TypeError("invalid cursor");
+    const members = indexMembers(kv, kvKeys.requestsBy(field, filter[field]!), {
+      ...options,
+      after: start.after,
+    });
+    let last: string | undefined;
+    for await (const member of members) {
+      if (last !== undefined && full()) {
+        cursor = indexCursor(last);
+        break;
+      }
+      scanned++;
+      last = member.id;
       // The index's value, the status, answers a status filter without reading the record.
-      if (statusMatches(entry.value as number, filter.status)) ids.push(String(entry.key.at(-1)));
+      if (statusMatches(member.status, filter.status)) ids.push(member.id);
       // Never fetch more candidates than the page can still take, so the cursor stays exact.
       if (ids.length >= Math.min(10, limit - data.length)) await fetchIds();
-    } else if (matches(entry.value as RequestLogEntry, filter, cutoff)) {
-      data.push(entry.value as RequestLogEntry);
     }
-    if (data.length >= limit || scanned >= SCAN_LIMIT) {
-      exhausted = false;
-      break;
+  } else {
+    if (start.after !== undefined) throw new TypeError("invalid cursor");
+    const iterator = kv.list<RequestLogEntry>(
+      timeRangeSelector(kvKeys.requestLogs(), (ms) => idTimeBound("req", ms), options),
+      { ...kvListOptions({ ...options, cursor: start.kv }), limit: undefined, batchSize: 500 },
+    );
+    for await (const entry of iterator) {
+      scanned++;
+      if (matches(entry.value, filter, cutoff)) data.push(entry.value);
+      if (full()) {
+        cursor = iterator.cursor;
+        break;
+      }
     }
   }
   if (ids.length) await fetchIds();
-  return { data, cursor: exhausted ? null : iterator.cursor };
+  return { data, cursor };
 }
