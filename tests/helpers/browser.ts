@@ -6,6 +6,12 @@
  */
 
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { assertEquals } from "./assert.ts";
+
+/** Where screenshots go: docs/screenshots/ with GATEWAY_SCREENSHOTS=1, else nowhere kept. */
+export const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
+  ? new URL("../../docs/screenshots/", import.meta.url).pathname
+  : undefined;
 
 export interface WatchedPage {
   page: Page;
@@ -57,4 +63,21 @@ export function foreignRequests(watched: WatchedPage, origin: string): string[] 
   return watched.requests.filter((url) =>
     !url.startsWith(`${origin}/`) && !url.startsWith("data:")
   );
+}
+
+/** Fails when the page called another origin or logged a console error. */
+export function assertCleanLoad(watched: WatchedPage, origin: string): void {
+  assertEquals(foreignRequests(watched, origin), [], "requests to another origin");
+  assertEquals(watched.errors, [], `console errors: ${watched.errors.join("; ")}`);
+}
+
+/** Signs in through the sign-in form with `token` and waits to leave the sign-in page. */
+export async function signIn(
+  watched: WatchedPage,
+  { origin, token }: { origin: string; token: string },
+): Promise<void> {
+  await watched.page.goto(`${origin}/console/sign-in`);
+  await watched.page.getByLabel("Token", { exact: true }).fill(token);
+  await watched.page.getByRole("button", { name: "Sign in" }).click();
+  await watched.page.waitForURL((url) => !url.pathname.startsWith("/console/sign-in"));
 }

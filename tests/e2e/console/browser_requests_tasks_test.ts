@@ -8,28 +8,19 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { foreignRequests, launchBrowser, type WatchedPage } from "../../helpers/browser.ts";
+import {
+  assertCleanLoad,
+  launchBrowser,
+  SCREENSHOTS,
+  signIn,
+  type WatchedPage,
+} from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
 import { ADMIN_TOKEN, postJson, serverTest, type TestGateway } from "../../helpers/gateway.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 import { IMAGE_MODEL, setupImages } from "../../helpers/image_setup.ts";
 
 const chromium = await findChromium();
-const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
-  ? new URL("../../../docs/screenshots/", import.meta.url).pathname
-  : undefined;
-
-function assertCleanLoad(watched: WatchedPage, origin: string) {
-  assertEquals(foreignRequests(watched, origin), [], "requests to another origin");
-  assertEquals(watched.errors, [], `console errors: ${watched.errors.join("; ")}`);
-}
-
-async function signIn(watched: WatchedPage, { origin, token }: { origin: string; token: string }) {
-  await watched.page.goto(`${origin}/console/sign-in`);
-  await watched.page.getByLabel("Token", { exact: true }).fill(token);
-  await watched.page.getByRole("button", { name: "Sign in" }).click();
-  await watched.page.waitForURL((url) => !url.pathname.startsWith("/console/sign-in"));
-}
 
 /** Fails when the page scrolls sideways (tables scroll in their own box), naming what sticks out. */
 async function assertFitsPhone(watched: WatchedPage) {

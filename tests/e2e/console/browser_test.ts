@@ -10,21 +10,18 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { foreignRequests, launchBrowser, type WatchedPage } from "../../helpers/browser.ts";
+import {
+  assertCleanLoad,
+  launchBrowser,
+  SCREENSHOTS,
+  type WatchedPage,
+} from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
 import { ADMIN_TOKEN, postJson, serverTest } from "../../helpers/gateway.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
 
 const chromium = await findChromium();
 const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
-const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
-  ? new URL("../../../docs/screenshots/", import.meta.url).pathname
-  : undefined;
-
-function assertCleanLoad(watched: WatchedPage, origin: string) {
-  assertEquals(foreignRequests(watched, origin), [], "requests to another origin");
-  assertEquals(watched.errors, [], `console errors: ${watched.errors.join("; ")}`);
-}
 
 /** Signs in through the form with the keyboard only: Tab to the Token field, type, Enter. */
 async function signInByKeyboard(watched: WatchedPage, token: string) {

@@ -8,28 +8,13 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { foreignRequests, launchBrowser, type WatchedPage } from "../../helpers/browser.ts";
+import { assertCleanLoad, launchBrowser, SCREENSHOTS, signIn } from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
 import { ADMIN_TOKEN, serverTest } from "../../helpers/gateway.ts";
 import { startWebhookReceiver } from "../../helpers/webhook_receiver.ts";
 import { setupWebhookImages, verified } from "../../helpers/webhook_setup.ts";
 
 const chromium = await findChromium();
-const SCREENSHOTS = Deno.env.get("GATEWAY_SCREENSHOTS") === "1"
-  ? new URL("../../../docs/screenshots/", import.meta.url).pathname
-  : undefined;
-
-function assertCleanLoad(watched: WatchedPage, origin: string) {
-  assertEquals(foreignRequests(watched, origin), [], "requests to another origin");
-  assertEquals(watched.errors, [], `console errors: ${watched.errors.join("; ")}`);
-}
-
-async function signIn(watched: WatchedPage, origin: string) {
-  await watched.page.goto(`${origin}/console/sign-in`);
-  await watched.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
-  await watched.page.getByRole("button", { name: "Sign in" }).click();
-  await watched.page.waitForURL((url) => !url.pathname.startsWith("/console/sign-in"));
-}
 
 chromium.test(
   "console in Chromium: New endpoint, its secret once, Send test; Webhooks pages load cleanly in light and dark",
@@ -39,7 +24,7 @@ chromium.test(
     await using browser = await launchBrowser(path);
     const watched = await browser.newPage();
     const { page } = watched;
-    await signIn(watched, s.gw.url);
+    await signIn(watched, { origin: s.gw.url, token: ADMIN_TOKEN });
 
     await page.goto(`${s.gw.url}/console/webhooks`);
     await page.getByRole("link", { name: "New endpoint" }).click();
@@ -61,7 +46,7 @@ chromium.test(
 
     for (const scheme of ["light", "dark"] as const) {
       const themed = await browser.newPage({ colorScheme: scheme, width: 390 });
-      await signIn(themed, s.gw.url);
+      await signIn(themed, { origin: s.gw.url, token: ADMIN_TOKEN });
       for (const pagePath of ["/console/webhooks", endpointPath]) {
         const response = await themed.page.goto(`${s.gw.url}${pagePath}`);
         assertEquals(response?.status(), 200, pagePath);
