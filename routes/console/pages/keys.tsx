@@ -18,6 +18,7 @@ import { readForm } from "../form_body.ts";
 import { keyInputOf } from "../key_form.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
+import { SecretOnce } from "../secret_once.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
@@ -245,33 +246,13 @@ async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
   const secret = await gateway.consoleSessions.takeFlash(c.get("session").id, id);
   return renderPage(
     c,
-    secret
-      ? (
-        <section class="card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">The key's new secret</h2>
-          <p class="notice">
-            Copy it now: it is shown this once and never again (the gateway keeps only its hash).
-          </p>
-          <p>
-            <code id="secret" class="secret">{secret}</code>{" "}
-            <button type="button" data-copy="secret" hidden>Copy</button>
-          </p>
-          <p>
-            <a href={`/console/keys/${id}`}>Go to the key</a>
-          </p>
-        </section>
-      )
-      : (
-        <section class="card">
-          <p class="notice">
-            The secret of this key was shown once, when it was made, and cannot be shown again.
-            Rotate the key to get a new one.
-          </p>
-          <p>
-            <a href={`/console/keys/${id}`}>Go to the key</a>
-          </p>
-        </section>
-      ),
+    <SecretOnce
+      secret={secret}
+      heading="The key's new secret"
+      keep="only its hash"
+      again="Rotate the key to get a new one."
+      back={{ href: `/console/keys/${id}`, label: "Go to the key" }}
+    />,
     { title: "Key secret", copyButtons: Boolean(secret) },
   );
 }

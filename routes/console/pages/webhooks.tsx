@@ -19,6 +19,7 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
+import { SecretOnce } from "../secret_once.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { WebhookFields } from "../webhook_fields.tsx";
@@ -169,34 +170,13 @@ async function secretPage(gateway: Gateway, c: ConsoleContext, id: string) {
   const secret = await gateway.consoleSessions.takeFlash(c.get("session").id, id);
   return renderPage(
     c,
-    secret
-      ? (
-        <section class="card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">The endpoint's signing secret</h2>
-          <p class="notice">
-            Copy it now into your receiver: it is shown this once and never again (the gateway keeps
-            it sealed).
-          </p>
-          <p>
-            <code id="secret" class="secret">{secret}</code>{" "}
-            <button type="button" data-copy="secret" hidden>Copy</button>
-          </p>
-          <p>
-            <a href={`/console/webhooks/${id}`}>Go to the endpoint</a>
-          </p>
-        </section>
-      )
-      : (
-        <section class="card">
-          <p class="notice">
-            The secret was shown once, when it was made, and cannot be shown again. Rotate it to get
-            a new one.
-          </p>
-          <p>
-            <a href={`/console/webhooks/${id}`}>Go to the endpoint</a>
-          </p>
-        </section>
-      ),
+    <SecretOnce
+      secret={secret}
+      heading="The endpoint's signing secret"
+      keep="it sealed"
+      again="Rotate it to get a new one."
+      back={{ href: `/console/webhooks/${id}`, label: "Go to the endpoint" }}
+    />,
     { title: "Webhook secret", copyButtons: Boolean(secret) },
   );
 }
