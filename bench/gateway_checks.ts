@@ -60,12 +60,24 @@ async function admin(
   return text ? JSON.parse(text) : {};
 }
 
+const BENCH_CHANNEL_NAMES = new Set(["bench", "bench-anthropic"]);
+
+async function deleteBenchChannels(gatewayUrl: string): Promise<void> {
+  const listed = await admin(gatewayUrl, "GET", "/admin/channels?limit=1000", undefined, 200);
+  const channels = (listed.data ?? []) as { id: string; name: string }[];
+  for (const channel of channels.filter((c) => BENCH_CHANNEL_NAMES.has(c.name))) {
+    await admin(gatewayUrl, "DELETE", `/admin/channels/${channel.id}`, undefined, 204);
+  }
+}
+
 /** Units the funded key starts with: enough for any bench run. */
 export const FUNDED_BALANCE = 1_000_000_000_000;
 
 /**
  * Registers the model, a channel to the fixed upstream, a key without limit and a key with a
- * balance; returns both keys.
+ * balance; returns both keys. On a KV file kept from an earlier run (`BENCH_STORED_KV`) the
+ * earlier run's bench channels point at an upstream that is gone: they are deleted first, or
+ * every request would fail over through them.
  */
 export async function seed(
   gatewayUrl: string,
@@ -77,6 +89,7 @@ export async function seed(
     text: { id: string; key: string };
   }
 > {
+  await deleteBenchChannels(gatewayUrl);
   await admin(gatewayUrl, "PUT", `/admin/models/${MODEL}`, {
     kind: "text",
     price: { input: 1_000_000, output: 2_000_000 },

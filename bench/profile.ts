@@ -2,7 +2,8 @@
  * `deno task bench:profile`: the gateway under wrk with V8's CPU profiler on, then where its
  * main-thread time went per request, by area of code (self time). Needs wrk.
  * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream,
- * PROFILE_FUNCTIONS (how many functions to list, default 25).
+ * PROFILE_FUNCTIONS (how many functions to list, default 25), PROFILE_KV (a KV file to run on, e.g. a
+ * copy of the stored-data bench's file; default a fresh one).
  */
 
 import { startServer, waitForOk } from "./processes.ts";
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     env: {
       PORT: "0",
       HOST: "127.0.0.1",
-      GATEWAY_KV: `${tmp}/profile.kv`,
+      GATEWAY_KV: Deno.env.get("PROFILE_KV") ?? `${tmp}/profile.kv`,
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       GATEWAY_LOG_REQUESTS: "0",
     },
@@ -48,8 +49,10 @@ async function main(): Promise<void> {
     const target = { url: gateway.url + CHAT_PATH, key: keys.funded.key, body };
     await runWrk(target, { connections, seconds: 2 });
     const before = (await metricValues(gateway.url)).chatOk;
+    const cpuBefore = processCpuMs(gateway.pid);
     const result = await runWrk(target, { connections, seconds });
     const ended = performance.now();
+    const cpuMs = processCpuMs(gateway.pid) - cpuBefore;
     const requests = (await metricValues(gateway.url)).chatOk - before;
     await gateway.stop();
     // The profile's last (run + shutdown) milliseconds: start-up and warm-up left out.
@@ -76,6 +79,11 @@ async function main(): Promise<void> {
     }
     console.log("");
     console.log(`Busy main-thread time per request: ${((busy * 1000) / requests).toFixed(1)} µs`);
+    console.log(
+      `Process CPU per request (every thread: main, KV, HTTP; user + system): ${
+        ((cpuMs * 1000) / requests).toFixed(1)
+      } µs`,
+    );
     console.log("");
     console.log("| function (self time; natives under their caller) | µs per request |");
     console.log("| --- | --- |");
@@ -90,6 +98,14 @@ async function main(): Promise<void> {
     await upstream.stop();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
+}
+
+/** User + system CPU of process `pid` and all its threads so far, ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the command's ")".
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 if (import.meta.main) await main();
