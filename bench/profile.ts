@@ -3,7 +3,8 @@
  * main-thread time went per request, by area of code (self time). Needs wrk.
  * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream,
  * PROFILE_FUNCTIONS (how many functions to list, default 25), PROFILE_KV (a KV file to run on, e.g. a
- * copy of the stored-data bench's file; default a fresh one).
+ * copy of the stored-data bench's file; default a fresh one), PROFILE_OUT (where to keep the
+ * .cpuprofile, for DevTools).
  */
 
 import { startServer, waitForOk } from "./processes.ts";
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
     const file = [...Deno.readDirSync(tmp)].find((entry) => entry.name.endsWith(".cpuprofile"));
     if (!file) throw new Error("the gateway wrote no CPU profile");
     const profile = JSON.parse(await Deno.readTextFile(`${tmp}/${file.name}`));
+    const out = Deno.env.get("PROFILE_OUT");
+    if (out) await Deno.copyFile(`${tmp}/${file.name}`, out);
     console.log(
       `${result.rps.toFixed(0)} req/s at ${connections} connections for ${seconds} s ` +
         `(${requests} requests; start-up and warm-up left out of the profile)`,

@@ -6,6 +6,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import type { UpstreamCall } from "./attempt.ts";
 import type { SseEvents } from "./sse_events.ts";
+import { Deadline } from "../util/deadline.ts";
 
 /**
  * How a stream ended. `upstream_idle_timeout`: the upstream went silent for longer than the
@@ -35,7 +36,8 @@ const encoder = new TextEncoder();
 
 /**
  * The pump of one stream: a pull-based ReadableStream over the upstream events, with one idle
- * timer per stream (re-armed once per idle period, not per event) and no closure per chunk.
+ * deadline per stream (armed while a read waits, on the process's shared timer) and no closure
+ * per chunk.
  */
 class SsePump {
   readonly stream: ReadableStream<Uint8Array>;
@@ -46,9 +48,8 @@ class SsePump {
   #pendingFirst: EventSourceMessage | undefined;
   #ended = false;
   #idle = false;
-  /** When the read under way started (0: no read under way, e.g. the client is not pulling). */
-  #readingSince = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Armed while a read of the upstream waits (not while the client is not pulling). */
+  #idleDeadline: Deadline;
 
   constructor(
     upstream: { first: EventSourceMessage; events: SseEvents; call: UpstreamCall },
@@ -62,17 +63,13 @@ class SsePump {
     // timeout ends the stream itself, whatever the abort does inside the body read.
     this.#idleMs = upstream.call.timeoutMs;
     upstream.call.done();
+    this.#idleDeadline = new Deadline(this.#idleMs, this.#onIdle);
+    this.#idleDeadline.stop();
     this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
   }
 
-  #checkIdle = () => {
-    this.#timer = undefined;
+  #onIdle = () => {
     if (this.#ended) return;
-    const waited = this.#readingSince ? Date.now() - this.#readingSince : 0;
-    if (waited < this.#idleMs) {
-      this.#timer = setTimeout(this.#checkIdle, this.#idleMs - waited);
-      return;
-    }
     // The read under way resolves (cancelled) or rejects (aborted); pull() ends the stream.
     this.#idle = true;
     this.#call.timedOut = true;
@@ -83,7 +80,7 @@ class SsePump {
   #end(outcome: StreamOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
-    clearTimeout(this.#timer);
+    this.#idleDeadline.stop();
     this.#call.done();
     this.#handlers.finish(outcome);
   }
@@ -110,10 +107,9 @@ class SsePump {
         let event = this.#pendingFirst;
         this.#pendingFirst = undefined;
         if (!event) {
-          this.#readingSince = Date.now();
-          this.#timer ??= setTimeout(this.#checkIdle, this.#idleMs);
+          this.#idleDeadline.touch();
           const next = await this.#events.read();
-          this.#readingSince = 0;
+          this.#idleDeadline.stop();
           if (this.#idle) return this.#idleEnd(controller);
           if (this.#ended) return;
           if (next.done) {
@@ -138,7 +134,7 @@ class SsePump {
         }
       }
     } catch (error) {
-      this.#readingSince = 0;
+      this.#idleDeadline.stop();
       if (this.#idle) return this.#idleEnd(controller);
       if (this.#ended) return;
       if (this.#call.clientAborted) {

@@ -45,3 +45,36 @@ Deno.test("deadline: a shorter time takes effect at once; a stopped one never fi
   await sleep(40);
   assertOk(!fired);
 });
+
+Deno.test("deadline: on the shared timer, each fires at its own time whatever was armed before", async () => {
+  const fired: string[] = [];
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const long = new Deadline(3_600_000, () => fired.push("long"));
+  const stopped = new Deadline(10, () => fired.push("stopped"));
+  new Deadline(30, () => fired.push("medium"));
+  new Deadline(15, () => fired.push("short"));
+  stopped.stop();
+  new Deadline(60, () => {
+    fired.push("last");
+    resolve();
+  });
+  await promise;
+  assertEquals(fired, ["short", "medium", "last"]);
+  long.touch(1);
+  await sleep(40);
+  assertEquals(fired, ["short", "medium", "last", "long"]);
+});
+
+Deno.test("deadline: a stopped deadline does not keep the process alive", async () => {
+  const module = new URL("../../../core/util/deadline.ts", import.meta.url).href;
+  const script = `import { Deadline } from "${module}";
+    new Deadline(60_000, () => console.log("fired")).stop();`;
+  // Killed (and failed) if it waits for the stopped deadline's minute.
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  assertOk(output.success, "the process waited for a stopped deadline");
+  assertEquals(new TextDecoder().decode(output.stdout), "");
+});
