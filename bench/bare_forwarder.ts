@@ -19,6 +19,8 @@ export async function forward(upstream: string, request: Request): Promise<Respo
 if (import.meta.main) {
   const upstream = Deno.env.get("UPSTREAM_URL")?.replace(/\/+$/, "");
   if (!upstream) throw new Error("Set UPSTREAM_URL to the upstream origin");
+  // Exit on SIGTERM rather than die of it, so that `--cpu-prof` writes its profile.
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
   Deno.serve({
     hostname: Deno.env.get("HOST") ?? "127.0.0.1",
     port: Number(Deno.env.get("PORT") ?? "0"),

@@ -45,6 +45,8 @@ export async function load(
 /** What one load run gives the rounds, from either generator. */
 export interface RunFigures {
   rps: number;
+  /** Requests completed in the measured window. */
+  requests: number;
   p50_ms: number | null;
   p99_ms: number | null;
   errors: number;

@@ -1,6 +1,7 @@
 /**
  * `deno task bench:profile`: the gateway under wrk with V8's CPU profiler on, then where its
- * main-thread time went per request, by area of code (self time). Needs wrk.
+ * main-thread time went per request, by area of code (self time), and the CPU of each kind of
+ * thread per request. Needs wrk. PROFILE_SERVER=forwarder profiles the bare forwarder instead.
  * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream,
  * PROFILE_FUNCTIONS (how many functions to list, default 25), PROFILE_KV (a KV file to run on, e.g. a
  * copy of the stored-data bench's file; default a fresh one), PROFILE_OUT (where to keep the
@@ -18,6 +19,7 @@ import {
 } from "./gateway_checks.ts";
 import { runWrk } from "./wrk.ts";
 import { profileAreas, profileFunctions } from "./profile_areas.ts";
+import { cpuPerRequest, threadCpuMs } from "./thread_cpu.ts";
 
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 
@@ -31,35 +33,59 @@ async function main(): Promise<void> {
     args: ["run", "-q", "--allow-net", "--allow-env", "bench/fixed_upstream.ts"],
     cwd: ROOT,
   });
-  const gateway = await startServer({
-    name: "gateway",
-    args: ["run", "-q", "--allow-all", `--cpu-prof`, `--cpu-prof-dir=${tmp}`, "main.ts"],
-    cwd: ROOT,
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      GATEWAY_KV: Deno.env.get("PROFILE_KV") ?? `${tmp}/profile.kv`,
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEWAY_LOG_REQUESTS: "0",
-    },
-    readyTimeoutMs: 120_000,
-  });
+  const forwarder = Deno.env.get("PROFILE_SERVER") === "forwarder";
+  const server = await startServer(
+    forwarder
+      ? {
+        name: "bare forwarder",
+        args: [
+          "run",
+          "-q",
+          "--allow-net",
+          "--allow-env",
+          "--cpu-prof",
+          `--cpu-prof-dir=${tmp}`,
+          "bench/bare_forwarder.ts",
+        ],
+        cwd: ROOT,
+        env: { UPSTREAM_URL: upstream.url },
+      }
+      : {
+        name: "gateway",
+        args: ["run", "-q", "--allow-all", `--cpu-prof`, `--cpu-prof-dir=${tmp}`, "main.ts"],
+        cwd: ROOT,
+        env: {
+          PORT: "0",
+          HOST: "127.0.0.1",
+          GATEWAY_KV: Deno.env.get("PROFILE_KV") ?? `${tmp}/profile.kv`,
+          GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+          GATEWAY_LOG_REQUESTS: "0",
+        },
+        readyTimeoutMs: 120_000,
+      },
+  );
   try {
-    await waitForOk(`${gateway.url}/healthz`);
-    const keys = await seed(gateway.url, upstream.url);
-    const target = { url: gateway.url + CHAT_PATH, key: keys.funded.key, body };
+    let target = { url: server.url + CHAT_PATH, key: "unused", body };
+    if (!forwarder) {
+      await waitForOk(`${server.url}/healthz`);
+      const keys = await seed(server.url, upstream.url);
+      target = { ...target, key: keys.funded.key };
+    }
     await runWrk(target, { connections, seconds: 2 });
-    const before = (await metricValues(gateway.url)).chatOk;
-    const cpuBefore = processCpuMs(gateway.pid);
+    const before = forwarder ? 0 : (await metricValues(server.url)).chatOk;
+    const threadsBefore = threadCpuMs(server.pid);
     const result = await runWrk(target, { connections, seconds });
     const ended = performance.now();
-    const cpuMs = processCpuMs(gateway.pid) - cpuBefore;
-    const requests = (await metricValues(gateway.url)).chatOk - before;
-    await gateway.stop();
+    const threads = threadCpuMs(server.pid);
+    // The forwarder counts nothing: its requests are wrk's, less the errors.
+    const requests = forwarder
+      ? result.requests - result.errors
+      : (await metricValues(server.url)).chatOk - before;
+    await server.stop();
     // The profile's last (run + shutdown) milliseconds: start-up and warm-up left out.
     const lastMs = seconds * 1000 + (performance.now() - ended);
     const file = [...Deno.readDirSync(tmp)].find((entry) => entry.name.endsWith(".cpuprofile"));
-    if (!file) throw new Error("the gateway wrote no CPU profile");
+    if (!file) throw new Error("the server wrote no CPU profile");
     const profile = JSON.parse(await Deno.readTextFile(`${tmp}/${file.name}`));
     const out = Deno.env.get("PROFILE_OUT");
     if (out) await Deno.copyFile(`${tmp}/${file.name}`, out);
@@ -82,11 +108,12 @@ async function main(): Promise<void> {
     }
     console.log("");
     console.log(`Busy main-thread time per request: ${((busy * 1000) / requests).toFixed(1)} µs`);
-    console.log(
-      `Process CPU per request (every thread: main, KV, HTTP; user + system): ${
-        ((cpuMs * 1000) / requests).toFixed(1)
-      } µs`,
-    );
+    console.log("");
+    console.log("| thread (user + system CPU) | µs per request |");
+    console.log("| --- | --- |");
+    for (const row of cpuPerRequest(threadsBefore, threads, requests)) {
+      console.log(`| ${row.kind} | ${row.us.toFixed(1)} |`);
+    }
     console.log("");
     console.log("| function (self time; natives under their caller) | µs per request |");
     console.log("| --- | --- |");
@@ -97,18 +124,10 @@ async function main(): Promise<void> {
       console.log(`| ${fn.name} | ${((fn.selfMs * 1000) / requests).toFixed(1)} |`);
     }
   } finally {
-    await gateway.stop();
+    await server.stop();
     await upstream.stop();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
-}
-
-/** User + system CPU of process `pid` and all its threads so far, ms (Linux /proc). */
-function processCpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the command's ")".
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 if (import.meta.main) await main();

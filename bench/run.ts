@@ -408,8 +408,12 @@ async function runStoredComparison(
   const storedKeys = await seed(stored.url, context.upstream.url);
   await sanityCheck(stored.url, storedKeys.funded.key);
   const figures = await measureStoredCost(generator, {
-    empty: { url: context.empty.url + CHAT_PATH, key: emptyKeys.funded.key },
-    stored: { url: stored.url + CHAT_PATH, key: storedKeys.funded.key },
+    empty: {
+      url: context.empty.url + CHAT_PATH,
+      key: emptyKeys.funded.key,
+      pid: context.empty.pid,
+    },
+    stored: { url: stored.url + CHAT_PATH, key: storedKeys.funded.key, pid: stored.pid },
     body: PLAIN_BODY,
   }, {
     rounds: config.rounds,

@@ -7,11 +7,13 @@
 import type { Generator, RunFigures } from "./generator.ts";
 import { formatSpread, type Spread, spreadOf } from "./spread.ts";
 import type { StoredCounts } from "./stored_data.ts";
+import { threadCpuMs } from "./thread_cpu.ts";
 
-/** One gateway under test: its chat URL and a funded key. */
+/** One gateway under test: its chat URL, a funded key and its process (for its CPU). */
 export interface CostTarget {
   url: string;
   key: string;
+  pid: number;
 }
 
 /** The comparison over the rounds. */
@@ -22,12 +24,24 @@ export interface StoredCostFigures {
   ratio: Spread;
   /** Stored p50 − empty p50 at 1 connection, ms. */
   addedP50Ms: Spread;
+  /** CPU per request (all threads) at 32 connections, µs. */
+  emptyCpuUs: Spread;
+  storedCpuUs: Spread;
+  /** Stored ÷ empty CPU per request: the cost itself, less moved by the machine than req/s. */
+  cpuRatio: Spread;
   errors: number;
 }
 
+interface Measured {
+  loaded: RunFigures;
+  one: RunFigures;
+  /** CPU µs per request of the loaded run. */
+  cpuUs: number;
+}
+
 interface Round {
-  empty: { loaded: RunFigures; one: RunFigures };
-  stored: { loaded: RunFigures; one: RunFigures };
+  empty: Measured;
+  stored: Measured;
 }
 
 /** The figures from the rounds' runs. */
@@ -39,6 +53,9 @@ export function storedCostFigures(rounds: readonly Round[]): StoredCostFigures {
     addedP50Ms: spreadOf(
       rounds.map((round) => (round.stored.one.p50_ms ?? NaN) - (round.empty.one.p50_ms ?? NaN)),
     ),
+    emptyCpuUs: spreadOf(rounds.map((round) => round.empty.cpuUs)),
+    storedCpuUs: spreadOf(rounds.map((round) => round.stored.cpuUs)),
+    cpuRatio: spreadOf(rounds.map((round) => round.stored.cpuUs / round.empty.cpuUs)),
     errors: rounds.reduce(
       (sum, round) =>
         sum + round.empty.loaded.errors + round.empty.one.errors + round.stored.loaded.errors +
@@ -54,16 +71,19 @@ export async function measureStoredCost(
   targets: { empty: CostTarget; stored: CostTarget; body: string },
   options: { rounds: number; seconds: number; latencySeconds: number; log: (m: string) => void },
 ): Promise<StoredCostFigures> {
-  const measure = async (target: CostTarget) => ({
-    loaded: await generator.run({ ...target, body: targets.body }, {
+  const measure = async (target: CostTarget): Promise<Measured> => {
+    const cpuBefore = processCpuMs(target.pid);
+    const loaded = await generator.run({ ...target, body: targets.body }, {
       connections: 32,
       seconds: options.seconds,
-    }),
-    one: await generator.run({ ...target, body: targets.body }, {
+    });
+    const cpuUs = ((processCpuMs(target.pid) - cpuBefore) * 1000) / loaded.requests;
+    const one = await generator.run({ ...target, body: targets.body }, {
       connections: 1,
       seconds: options.latencySeconds,
-    }),
-  });
+    });
+    return { loaded, one, cpuUs };
+  };
   const rounds: Round[] = [];
   for (let round = 0; round < options.rounds; round++) {
     let empty;
@@ -109,7 +129,18 @@ export function formatStoredCost(
       formatSpread(figures.storedRps, { digits: 0 })
     } | ${formatSpread(figures.ratio, { digits: 2 })} × |`,
     `| p50 @1, difference | | | ${formatSpread(figures.addedP50Ms, { digits: 3, unit: " ms" })} |`,
+    `| CPU per request @32 (all threads) | ${
+      formatSpread(figures.emptyCpuUs, { digits: 0, unit: " µs" })
+    } | ${formatSpread(figures.storedCpuUs, { digits: 0, unit: " µs" })} | ${
+      formatSpread(figures.cpuRatio, { digits: 2 })
+    } × |`,
     "",
     `Errors: ${figures.errors}`,
   ].join("\n");
+}
+
+function processCpuMs(pid: number): number {
+  let sum = 0;
+  for (const ms of threadCpuMs(pid).values()) sum += ms;
+  return sum;
 }
