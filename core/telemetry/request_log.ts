@@ -18,6 +18,7 @@ import {
   type UsageRow,
 } from "./usage_rollups.ts";
 import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
+import { recordOf, storedRecord } from "./request_log_record.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -285,7 +286,9 @@ export class RequestLog {
     if (batch.length === 0 && health.length === 0) return;
     const atomic = this.#kv.atomic();
     for (const entry of batch) {
-      atomic.set(kvKeys.requestLog(entry.id), entry, { expireIn: this.#retentionMs });
+      atomic.set(kvKeys.requestLog(entry.id), storedRecord(entry), {
+        expireIn: this.#retentionMs,
+      });
     }
     for (const index of indexGroupsOf(batch)) {
       atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
@@ -311,7 +314,7 @@ export class RequestLog {
 
   /** The record of request `id`, or null (never written, or past retention). */
   async get(id: string): Promise<RequestLogEntry | null> {
-    const record = (await this.#kv.get<RequestLogEntry>(kvKeys.requestLog(id))).value;
+    const record = recordOf((await this.#kv.get(kvKeys.requestLog(id))).value);
     return record && Date.parse(record.at) >= Date.now() - this.#retentionMs ? record : null;
   }
 
@@ -327,16 +330,17 @@ export class RequestLog {
   ): Promise<void> {
     for (let attempt = 0; attempt < 120; attempt++) {
       if (this.#pending.some((entry) => entry.id === id)) await this.flush();
-      const found = await this.#kv.get<RequestLogEntry>(kvKeys.requestLog(id));
-      if (!found.value) {
+      const found = await this.#kv.get(kvKeys.requestLog(id));
+      const record = recordOf(found.value);
+      if (!record) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         continue;
       }
-      if (!found.value.task_pending) return;
-      const next = complete(found.value);
+      if (!record.task_pending) return;
+      const next = complete(record);
       if (!next) return;
       const atomic = this.#kv.atomic().check(found);
-      atomic.set(found.key, next, { expireIn: this.#retentionMs });
+      atomic.set(found.key, storedRecord(next), { expireIn: this.#retentionMs });
       for (const index of indexEntriesOf(next)) {
         atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
       }

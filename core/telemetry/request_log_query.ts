@@ -9,6 +9,7 @@
  * match. Through an index, records come in exact request-id order (request_log_index_walk.ts).
  */
 
+import { recordOf } from "./request_log_record.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import {
   idTimeBound,
@@ -66,7 +67,7 @@ export async function queryRequestLog(
   const { filter, limit } = options;
   const cutoff = Date.now() - options.retentionMs;
   if (filter.request_id !== undefined) {
-    const record = (await kv.get<RequestLogEntry>(kvKeys.requestLog(filter.request_id))).value;
+    const record = recordOf((await kv.get(kvKeys.requestLog(filter.request_id))).value);
     const found = record && inRange(record.id, options) && matches(record, filter, cutoff);
     return { data: found ? [record] : [], cursor: null };
   }
@@ -78,11 +79,10 @@ export async function queryRequestLog(
   let ids: string[] = [];
   const fetchIds = async () => {
     for (let i = 0; i < ids.length; i += 10) {
-      const records = await kv.getMany<RequestLogEntry[]>(
-        ids.slice(i, i + 10).map((id) => kvKeys.requestLog(id)),
-      );
-      for (const record of records) {
-        if (record.value && matches(record.value, filter, cutoff)) data.push(record.value);
+      const found = await kv.getMany(ids.slice(i, i + 10).map((id) => kvKeys.requestLog(id)));
+      for (const { value } of found) {
+        const record = recordOf(value);
+        if (record && matches(record, filter, cutoff)) data.push(record);
       }
     }
     ids = [];
@@ -109,13 +109,14 @@ export async function queryRequestLog(
     }
   } else {
     if (start.after !== undefined) throw new TypeError("invalid cursor");
-    const iterator = kv.list<RequestLogEntry>(
+    const iterator = kv.list(
       timeRangeSelector(kvKeys.requestLogs(), (ms) => idTimeBound("req", ms), options),
       { ...kvListOptions({ ...options, cursor: start.kv }), limit: undefined, batchSize: 500 },
     );
     for await (const entry of iterator) {
       scanned++;
-      if (matches(entry.value, filter, cutoff)) data.push(entry.value);
+      const record = recordOf(entry.value);
+      if (record && matches(record, filter, cutoff)) data.push(record);
       if (full()) {
         cursor = iterator.cursor;
         break;

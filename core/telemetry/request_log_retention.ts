@@ -8,7 +8,7 @@
 import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
 import { indexKeysEverOf } from "./request_log_indexes.ts";
-import type { RequestLogEntry } from "./request_log.ts";
+import { recordOf } from "./request_log_record.ts";
 
 /** Deletes per commit: a record and its index keys (five at most) are deleted together. */
 const DELETES_PER_COMMIT = 500;
@@ -26,13 +26,14 @@ export async function sweepRequestLog(
   let atomic = kv.atomic();
   let pending = 0;
   for await (
-    const entry of kv.list<RequestLogEntry>({
+    const entry of kv.list({
       prefix,
       end: [...prefix, idTimeBound("req", cutoff)],
     }, { limit })
   ) {
     atomic.delete(entry.key);
-    const indexes = entry.value?.id ? indexKeysEverOf(entry.value) : [];
+    const record = recordOf(entry.value);
+    const indexes = record?.id ? indexKeysEverOf(record) : [];
     for (const index of indexes) atomic.delete(index);
     deleted++;
     pending += 1 + indexes.length;

@@ -155,3 +155,31 @@ Deno.test("RequestLog.amend(): a task's record counts in the usage once, when it
   const byChannel = await log.list({ limit: 10, order: "desc" }, { channel: "ch_video" });
   assertEquals(byChannel.data.map((found) => found.id), [submitted.id]);
 });
+
+Deno.test("RequestLog: records are stored in the compact form and read as entries; object records still read", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const log = new RequestLog(kv, { stdout: false });
+  const written = entry({
+    upstream_attempts: [{ channel_id: "ch_1", url: null, outcome: "ok", latency_ms: 1 }],
+  });
+  const old = entry({ key_id: "key_old" });
+  await kv.set(kvKeys.requestLog(old.id), old);
+  log.record(written);
+  await log.flush();
+  assertOk(Array.isArray((await kv.get(kvKeys.requestLog(written.id))).value));
+  assertEquals(await log.get(written.id), written);
+  assertEquals(await log.get(old.id), old);
+  const listed = await log.list({ limit: 10, order: "asc", ...wholeRange() });
+  assertEquals(listed.data.map((record) => record.id).sort(), [old.id, written.id].sort());
+  assertEquals(
+    (await log.list({ limit: 10, order: "desc", ...wholeRange() }, { key: "key_a" })).data,
+    [written],
+  );
+  assertEquals(
+    await log.list({ limit: 10, order: "desc", ...wholeRange() }, { request_id: old.id }),
+    {
+      data: [old],
+      cursor: null,
+    },
+  );
+});
