@@ -21,6 +21,11 @@ export interface TrackedFigures {
   gatewayRps: Spread;
   forwarderStreamRps: Spread;
   gatewayStreamRps: Spread;
+  /** CPU per request of each server (every thread), µs, in the runs above. */
+  forwarderCpuUs: Spread;
+  gatewayCpuUs: Spread;
+  forwarderStreamCpuUs: Spread;
+  gatewayStreamCpuUs: Spread;
   addedP50Ms: Spread;
   addedP99Ms: Spread;
   /** Time to the first stream byte added over the upstream's own (1 connection). */
@@ -65,7 +70,21 @@ export function formatReport(config: BenchConfig, figures: TrackedFigures): stri
         formatSpread(figures.forwarderStreamRps, { digits: 0 }),
         formatSpread(figures.gatewayStreamRps, { digits: 0 }),
       ],
+      [
+        `CPU per request @${config.connections}`,
+        formatSpread(figures.forwarderCpuUs, { digits: 0, unit: " µs" }),
+        formatSpread(figures.gatewayCpuUs, { digits: 0, unit: " µs" }),
+      ],
+      [
+        `CPU per stream request @${config.connections}`,
+        formatSpread(figures.forwarderStreamCpuUs, { digits: 0, unit: " µs" }),
+        formatSpread(figures.gatewayStreamCpuUs, { digits: 0, unit: " µs" }),
+      ],
     ]),
+    "",
+    "CPU per request is every thread of the server's process (user + system, /proc) over the " +
+    "run, divided by its requests: what the throughput ratio follows once both servers are " +
+    "CPU-bound (the load generator's and the upstream's share of the cores is the same for both).",
     "",
     table(["tracked figure", "value", "target"], [
       [

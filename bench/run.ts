@@ -36,6 +36,7 @@ import { formatScaling, measureScaling, SCALING_CONNECTIONS } from "./scaling.ts
 import { formatSoak, HeapReader, runSoak, summarizeSoak } from "./soak.ts";
 import { seedStoredData, type StoredCounts } from "./stored_data.ts";
 import { formatStoredCost, measureStoredCost } from "./stored_cost.ts";
+import { processCpuMs } from "./thread_cpu.ts";
 import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
 import {
   ADMIN_TOKEN,
@@ -106,28 +107,38 @@ async function generatorCeiling(
         "(apt-get install wrk).");
 }
 
+/** A load run and the server's CPU per request during it (every thread, µs). */
+type Measured = RunFigures & { cpuUs: number };
+
 interface RoundFigures {
-  forwarder: RunFigures;
-  gateway: RunFigures;
-  forwarderStream: RunFigures;
-  gatewayStream: RunFigures;
-  forwarderAtOne: RunFigures;
-  gatewayAtOne: RunFigures;
+  forwarder: Measured;
+  gateway: Measured;
+  forwarderStream: Measured;
+  gatewayStream: Measured;
+  forwarderAtOne: Measured;
+  gatewayAtOne: Measured;
 }
 
 /** One round: each measure on both servers, the first server alternating by round. */
 async function measureRound(
   generator: Generator,
   round: number,
-  targets: { forwarder: string; gateway: string; key: string },
+  targets: {
+    forwarder: { url: string; pid: number };
+    gateway: { url: string; pid: number };
+    key: string;
+  },
   config: BenchConfig,
 ): Promise<RoundFigures> {
   const both = async (body: string, connections: number, seconds: number) => {
-    const run = (url: string) =>
-      generator.run({ url, key: targets.key, body }, {
+    const run = async ({ url, pid }: { url: string; pid: number }): Promise<Measured> => {
+      const cpuBefore = processCpuMs(pid);
+      const figures = await generator.run({ url, key: targets.key, body }, {
         connections,
         seconds,
       });
+      return { ...figures, cpuUs: ((processCpuMs(pid) - cpuBefore) * 1000) / figures.requests };
+    };
     if (round % 2 === 0) {
       const forwarder = await run(targets.forwarder);
       return { forwarder, gateway: await run(targets.gateway) };
@@ -586,8 +597,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < config.rounds; round++) {
       rounds.push(
         await measureRound(generator, round, {
-          forwarder: forwarder.url + CHAT_PATH,
-          gateway: gateway.url + CHAT_PATH,
+          forwarder: { url: forwarder.url + CHAT_PATH, pid: forwarder.pid },
+          gateway: { url: gateway.url + CHAT_PATH, pid: gateway.pid },
           key: keys.funded.key,
         }, config),
       );
@@ -633,6 +644,10 @@ async function main(): Promise<void> {
       gatewayStreamRps: of((r) => r.gatewayStream.rps),
       throughputRatio: of((r) => r.gateway.rps / r.forwarder.rps),
       streamThroughputRatio: of((r) => r.gatewayStream.rps / r.forwarderStream.rps),
+      forwarderCpuUs: of((r) => r.forwarder.cpuUs),
+      gatewayCpuUs: of((r) => r.gateway.cpuUs),
+      forwarderStreamCpuUs: of((r) => r.forwarderStream.cpuUs),
+      gatewayStreamCpuUs: of((r) => r.gatewayStream.cpuUs),
       addedP50Ms: of((r) => added(r.gatewayAtOne.p50_ms, r.forwarderAtOne.p50_ms)),
       addedP99Ms: of((r) => added(r.gatewayAtOne.p99_ms, r.forwarderAtOne.p99_ms)),
       addedTtfbMs: passThrough.relay_p50_ms,

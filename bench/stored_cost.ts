@@ -7,7 +7,7 @@
 import type { Generator, RunFigures } from "./generator.ts";
 import { formatSpread, type Spread, spreadOf } from "./spread.ts";
 import type { StoredCounts } from "./stored_data.ts";
-import { threadCpuMs } from "./thread_cpu.ts";
+import { processCpuMs } from "./thread_cpu.ts";
 
 /** One gateway under test: its chat URL, a funded key and its process (for its CPU). */
 export interface CostTarget {
@@ -137,10 +137,4 @@ export function formatStoredCost(
     "",
     `Errors: ${figures.errors}`,
   ].join("\n");
-}
-
-function processCpuMs(pid: number): number {
-  let sum = 0;
-  for (const ms of threadCpuMs(pid).values()) sum += ms;
-  return sum;
 }

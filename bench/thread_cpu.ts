@@ -43,3 +43,10 @@ export function cpuPerRequest(
   })).filter((row) => row.us >= 0.05).sort((a, b) => b.us - a.us);
   return [...rows, { kind: "whole process", us: rows.reduce((sum, row) => sum + row.us, 0) }];
 }
+
+/** CPU ms (user + system) so far of every thread of process `pid`. */
+export function processCpuMs(pid: number): number {
+  let sum = 0;
+  for (const ms of threadCpuMs(pid).values()) sum += ms;
+  return sum;
+}
