@@ -40,6 +40,14 @@ const STREAM_EVENTS: Uint8Array[] = [
   chunk(delta({ content: "!" })),
   chunk(delta({}, "stop")),
 ];
+/** As OpenAI streams when asked for usage: every chunk has `"usage":null`, the last the usage. */
+const STREAM_EVENTS_WITH_USAGE: Uint8Array[] = [
+  chunk(delta({ role: "assistant", content: "" }), { usage: null }),
+  chunk(delta({ content: "Hello" }), { usage: null }),
+  chunk(delta({ content: " there" }), { usage: null }),
+  chunk(delta({ content: "!" }), { usage: null }),
+  chunk(delta({}, "stop"), { usage: null }),
+];
 const USAGE_EVENT = chunk([], { usage: USAGE });
 const DONE_EVENT = encoder.encode("data: [DONE]\n\n");
 
@@ -82,7 +90,7 @@ interface ChatBody {
 
 function streamResponse(includeUsage: boolean): Response {
   const events = includeUsage
-    ? [...STREAM_EVENTS, USAGE_EVENT, DONE_EVENT]
+    ? [...STREAM_EVENTS_WITH_USAGE, USAGE_EVENT, DONE_EVENT]
     : [...STREAM_EVENTS, DONE_EVENT];
   let next = 0;
   const body = new ReadableStream<Uint8Array>({

@@ -82,12 +82,31 @@ export class OpenAIChatStreamRelay {
     let out = data;
     if (!this.#options.clientWantsUsage && "usage" in chunk) {
       if (chunk.usage && (chunk.choices?.length ?? 0) === 0) return null;
-      delete chunk.usage;
-      out = JSON.stringify(chunk);
+      const cut = chunk.usage === null ? withoutTrailingNullUsage(data) : undefined;
+      if (cut !== undefined) {
+        out = cut;
+      } else {
+        delete chunk.usage;
+        out = JSON.stringify(chunk);
+      }
     }
     if (this.#renameFrom && out.includes(this.#renameFrom)) {
       out = out.replace(this.#renameFrom, this.#renameTo!);
     }
     return out;
   }
+}
+
+const TRAILING_NULL_USAGE = ',"usage":null}';
+
+/**
+ * `data` without its `"usage":null` member when that member is the object's last and the only
+ * `"usage"` in the text — how OpenAI writes every chunk of a stream that asked for usage
+ * (`stream_options.include_usage`), which the gateway always does — else undefined. Cutting the
+ * text saves a parse-edit-serialise of every event; the text is otherwise the upstream's as sent.
+ */
+function withoutTrailingNullUsage(data: string): string | undefined {
+  const at = data.length - TRAILING_NULL_USAGE.length;
+  if (!data.endsWith(TRAILING_NULL_USAGE) || data.indexOf('"usage"') !== at + 1) return undefined;
+  return data.slice(0, at) + "}";
 }

@@ -75,3 +75,29 @@ Deno.test("OpenAIChatStreamRelay counts content and tool-call argument character
   assertEquals(relay.outputChars, 7);
   assertEquals(relay.completed, false);
 });
+
+Deno.test("OpenAIChatStreamRelay cuts OpenAI's trailing usage:null out of the text, else re-serialises", () => {
+  const relay = new OpenAIChatStreamRelay({
+    clientWantsUsage: false,
+    upstreamModel: "up",
+    publicModel: "up",
+  });
+  // As OpenAI writes every chunk of a stream that asked for usage: the text is kept, less the member.
+  const openai =
+    '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\"usage\\":null}"}}],"usage":null}';
+  assertEquals(
+    relay.relay(openai),
+    '{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\\"usage\\":null}"}}]}',
+  );
+  // Other layouts: parsed, the member deleted, serialised again.
+  assertEquals(relay.relay('{"usage":null,"id":"c","choices":[]}'), '{"id":"c","choices":[]}');
+  assertEquals(
+    relay.relay('{"id":"c", "choices":[], "usage": null}'),
+    '{"id":"c","choices":[]}',
+  );
+  assertEquals(
+    relay.relay('{"id":"c","meta":{"usage":1},"choices":[],"usage":null}'),
+    '{"id":"c","meta":{"usage":1},"choices":[]}',
+  );
+  assertEquals(relay.outputChars, '"usage":null}'.length);
+});
