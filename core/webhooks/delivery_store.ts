@@ -156,13 +156,28 @@ export class DeliveryStore {
     } while (true);
   }
 
-  /** Writes one delivery, due now (Send test). */
-  async create(input: NewDelivery): Promise<Delivery> {
-    const delivery = this.#newRecord(input, Date.now());
+  /**
+   * Writes one delivery already leased to the caller for `leaseMs` (Send test): no worker can
+   * claim it before the caller's attempt, and it comes due when the lease runs out, should the
+   * caller die mid-attempt.
+   */
+  async createClaimed(input: NewDelivery, leaseMs: number): Promise<Deno.KvEntry<Delivery>> {
+    const now = Date.now();
+    const leasedUntil = now + leaseMs;
+    const delivery: Delivery = {
+      ...this.#newRecord(input, now),
+      next_attempt_at: leasedUntil,
+      leased_until: leasedUntil,
+    };
     const atomic = this.#kv.atomic();
     this.#writeNew(atomic, delivery);
-    await withKvRetry(() => atomic.commit());
-    return delivery;
+    const result = await withKvRetry(() => atomic.commit());
+    if (!result.ok) throw new Error(`delivery ${delivery.id} was not written`);
+    return {
+      key: kvKeys.webhookDelivery(delivery.id),
+      value: delivery,
+      versionstamp: result.versionstamp,
+    };
   }
 
   /** The delivery, or null. */

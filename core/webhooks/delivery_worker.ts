@@ -273,6 +273,14 @@ export class DeliveryWorker {
     return after ?? (await this.#sources.deliveries.get(id))!;
   }
 
+  /** Writes `input` leased to this sender and makes its one attempt now (Send test). */
+  async sendNew(input: NewDelivery): Promise<Delivery> {
+    const claimed = await this.#sources.deliveries.createClaimed(input, this.#leaseMs);
+    const id = claimed.value.id;
+    const after = await this.#track(id, this.#send(claimed, false));
+    return after ?? (await this.#sources.deliveries.get(id))!;
+  }
+
   /** Sends `claimed` once and records the attempt; retried later on failure when `schedule`. */
   async #send(claimed: Deno.KvEntry<Delivery>, schedule: boolean): Promise<Delivery | null> {
     const delivery = claimed.value;

@@ -80,16 +80,17 @@ export class Webhooks {
   /** Sends `webhook.test` to the endpoint now (one attempt, never retried). */
   async sendTest(id: string): Promise<DeliveryView> {
     await this.endpoints.get(id);
-    const delivery = await this.deliveries.create({
-      endpoint_id: id,
-      callback_url: null,
-      task_id: null,
-      event: "webhook.test",
-      body: bodyOf(testPayload(id)),
-      webhook_id: newMessageId(),
-      retries: false,
-    });
-    return deliveryView(await this.worker.sendNow(delivery.id));
+    return deliveryView(
+      await this.worker.sendNew({
+        endpoint_id: id,
+        callback_url: null,
+        task_id: null,
+        event: "webhook.test",
+        body: bodyOf(testPayload(id)),
+        webhook_id: newMessageId(),
+        retries: false,
+      }),
+    );
   }
 
   /** The endpoint's deliveries, newest first (the endpoint must exist). */
