@@ -30,7 +30,13 @@ export interface TrackedFigures {
   addedP99Ms: Spread;
   /** Time to the first stream byte added over the upstream's own (1 connection). */
   addedTtfbMs: number | null;
-  rssOpenStreams: { gatewayMb: number | null; forwarderMb: number | null; open: number };
+  rssOpenStreams: {
+    gatewayMb: number | null;
+    forwarderMb: number | null;
+    /** The bare forwarder copying bodies through a JavaScript stream: the floor for a reader. */
+    pumpMb: number | null;
+    open: number;
+  };
   kvOpsPerRequest: Record<string, number>;
   errors: string[];
 }
@@ -122,6 +128,11 @@ export function formatReport(config: BenchConfig, figures: TrackedFigures): stri
       [
         `RSS with ${figures.rssOpenStreams.open} open streams (forwarder)`,
         mb(figures.rssOpenStreams.forwarderMb),
+        "-",
+      ],
+      [
+        `RSS with ${figures.rssOpenStreams.open} open streams (JS-pump forwarder)`,
+        mb(figures.rssOpenStreams.pumpMb),
         "-",
       ],
       [

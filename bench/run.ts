@@ -322,18 +322,33 @@ async function startStreamServers(
     cwd: ROOT,
     env: { UPSTREAM_URL: upstream.url },
   });
-  const gateway = await startGatewayProcess(`${kvPrefix}.kv`).catch(async (error) => {
+  const pump = await startPumpForwarder(upstream).catch(async (error) => {
     await forwarder.stop();
+    throw error;
+  });
+  const gateway = await startGatewayProcess(`${kvPrefix}.kv`).catch(async (error) => {
+    await Promise.all([forwarder.stop(), pump.stop()]);
     throw error;
   });
   const keys = await seed(gateway.url, upstream.url);
   return {
     gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
     forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
+    pump: { url: pump.url + CHAT_PATH, key: keys.text.key, pid: pump.pid },
     stop: async () => {
-      await Promise.all([gateway.stop(), forwarder.stop()]);
+      await Promise.all([gateway.stop(), forwarder.stop(), pump.stop()]);
     },
   };
+}
+
+/** The bare forwarder copying bodies through a JavaScript stream (the floor for stream memory). */
+function startPumpForwarder(upstream: ServerProcess): Promise<ServerProcess> {
+  return startServer({
+    name: "JS-pump forwarder",
+    args: ["run", "-q", "--allow-net", "--allow-env", "bench/bare_forwarder.ts"],
+    cwd: ROOT,
+    env: { UPSTREAM_URL: upstream.url, FORWARDER_BODY: "js-pump" },
+  });
 }
 
 /** A TCP port free right now, for the gateway's inspector. */
@@ -561,10 +576,14 @@ async function main(): Promise<void> {
     // Memory first, before load has grown the heaps.
     const rssFresh = rssNumberMb(gateway.pid);
     log(`opening ${config.streams.join(", ")} held streams through each server`);
+    const pump = await startPumpForwarder(upstream);
+    started.push(pump);
     const running: StreamServers = {
       gateway: { url: gateway.url + CHAT_PATH, key: keys.text.key, pid: gateway.pid },
       forwarder: { url: forwarder.url + CHAT_PATH, key: keys.text.key, pid: forwarder.pid },
-      stop: () => Promise.resolve(),
+      pump: { url: pump.url + CHAT_PATH, key: keys.text.key, pid: pump.pid },
+      // The JS pump is needed for the streams only.
+      stop: () => pump.stop(),
     };
     let fresh = 0;
     const streamRows = await measureStreamMemory(
@@ -654,6 +673,7 @@ async function main(): Promise<void> {
       rssOpenStreams: {
         gatewayMb: streamRow.gatewayMb.median,
         forwarderMb: streamRow.forwarderMb.median,
+        pumpMb: streamRow.pumpMb.median,
         open: streamRow.open,
       },
       kvOpsPerRequest: kvOps,

@@ -15,7 +15,7 @@
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { startGateway } from "../main.ts";
 import { readSettings } from "../core/settings.ts";
-import { forward } from "./bare_forwarder.ts";
+import { forward, forwardThroughJsStream } from "./bare_forwarder.ts";
 import { startServer } from "./processes.ts";
 import { ADMIN_TOKEN, CHAT_PATH, HELD_STREAM_BODY, seed } from "./gateway_checks.ts";
 
@@ -28,25 +28,6 @@ function arg(name: string, fallback?: string): string {
   const value = found?.slice(name.length + 3) ?? fallback;
   if (value === undefined) throw new Error(`missing --${name}=`);
   return value;
-}
-
-/** The forwarder, its upstream body copied through a JavaScript stream into small reads. */
-async function jsPump(upstream: string, request: Request): Promise<Response> {
-  const response = await forward(upstream, request);
-  const reader = response.body!.getReader({ mode: "byob" });
-  let buffer = new Uint8Array(4096);
-  return new Response(
-    new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { value, done } = await reader.read(buffer);
-        if (done) return controller.close();
-        controller.enqueue(value.slice());
-        buffer = new Uint8Array(value.buffer, 0, value.buffer.byteLength);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    }, { highWaterMark: 0 }),
-    { headers: response.headers },
-  );
 }
 
 async function startInProcess(
@@ -69,7 +50,7 @@ async function startInProcess(
   }
   const handler = name === "forwarder"
     ? (request: Request) => forward(upstream, request)
-    : (request: Request) => jsPump(upstream, request);
+    : (request: Request) => forwardThroughJsStream(upstream, request);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
   return { url: `http://127.0.0.1:${server.addr.port}`, key: "unused" };
 }

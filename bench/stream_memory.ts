@@ -1,9 +1,10 @@
 /**
  * Memory with many streams open at once: for each count, held streams are opened through a
- * fresh gateway and a fresh bare forwarder (the one going first alternating by round) and each
- * server's RSS is read once all are open. Figures per count: RSS,
- * RSS growth per open stream, and the gateway's difference and ratio to the forwarder, each the
- * median of the rounds with its spread.
+ * fresh gateway, a fresh bare forwarder and a fresh JS-pump forwarder (the bare forwarder copying
+ * the body through a JavaScript stream: the floor for any server that reads the stream it
+ * relays), the order turning by round, and each server's RSS is read once all are open. Figures
+ * per count: RSS, RSS growth per open stream, and the gateway's difference and ratio to the
+ * forwarder, each the median of the rounds with its spread.
  */
 
 import { runningLoads } from "./generator.ts";
@@ -28,6 +29,13 @@ export interface StreamReading {
   open: number;
 }
 
+/** The servers measured: the gateway, the bare forwarder, the JS-pump forwarder. */
+export const STREAM_SERVERS = ["gateway", "forwarder", "pump"] as const;
+export type StreamServerName = typeof STREAM_SERVERS[number];
+
+/** One round's readings of one count, a server each. */
+export type StreamRound = Record<StreamServerName, StreamReading>;
+
 /** The figures of one count over the rounds. */
 export interface StreamMemoryRow {
   count: number;
@@ -35,11 +43,14 @@ export interface StreamMemoryRow {
   open: number;
   gatewayMb: Spread;
   forwarderMb: Spread;
+  /** The JS-pump forwarder's RSS: what reading the stream in JavaScript costs by itself. */
+  pumpMb: Spread;
   /** Gateway RSS − forwarder RSS with the streams open. */
   differenceMb: Spread;
   /** RSS growth per open stream, KB. */
   gatewayKbPerStream: Spread;
   forwarderKbPerStream: Spread;
+  pumpKbPerStream: Spread;
   /** Gateway growth per stream ÷ forwarder growth per stream. */
   growthRatio: Spread;
 }
@@ -53,21 +64,23 @@ export function parseCounts(text: string): number[] {
   return counts;
 }
 
-/** The figures of one count from its rounds' readings (gateway and forwarder per round). */
+/** The figures of one count from its rounds' readings (every server per round). */
 export function streamMemoryRow(
   count: number,
-  rounds: ReadonlyArray<{ gateway: StreamReading; forwarder: StreamReading }>,
+  rounds: ReadonlyArray<StreamRound>,
 ): StreamMemoryRow {
   const growthKb = (reading: StreamReading) =>
     (reading.openMb - reading.beforeMb) * 1024 / Math.max(1, reading.open);
   return {
     count,
-    open: Math.min(...rounds.flatMap((round) => [round.gateway.open, round.forwarder.open])),
+    open: Math.min(...rounds.flatMap((round) => STREAM_SERVERS.map((name) => round[name].open))),
     gatewayMb: spreadOf(rounds.map((round) => round.gateway.openMb)),
     forwarderMb: spreadOf(rounds.map((round) => round.forwarder.openMb)),
+    pumpMb: spreadOf(rounds.map((round) => round.pump.openMb)),
     differenceMb: spreadOf(rounds.map((round) => round.gateway.openMb - round.forwarder.openMb)),
     gatewayKbPerStream: spreadOf(rounds.map((round) => growthKb(round.gateway))),
     forwarderKbPerStream: spreadOf(rounds.map((round) => growthKb(round.forwarder))),
+    pumpKbPerStream: spreadOf(rounds.map((round) => growthKb(round.pump))),
     growthRatio: spreadOf(
       rounds.map((round) => growthKb(round.gateway) / growthKb(round.forwarder)),
     ),
@@ -117,13 +130,11 @@ export async function rssWithOpenStreams(
   }
 }
 
-/** A gateway and a forwarder to open streams through, and how to stop them. */
-export interface StreamServers {
-  gateway: StreamTarget;
-  forwarder: StreamTarget;
+/** The servers to open streams through, and how to stop them. */
+export type StreamServers = Record<StreamServerName, StreamTarget> & {
   /** Stops them (when they were started for this measure). */
   stop(): Promise<void>;
-}
+};
 
 /**
  * Every count, `rounds` times, on both servers, each count on servers from `servers()` — fresh
@@ -134,28 +145,32 @@ export async function measureStreamMemory(
   servers: () => Promise<StreamServers>,
   options: { counts: number[]; rounds: number; log: (message: string) => void },
 ): Promise<StreamMemoryRow[]> {
-  const readings = new Map<number, Array<{ gateway: StreamReading; forwarder: StreamReading }>>();
+  const readings = new Map<number, StreamRound[]>();
   for (let round = 0; round < options.rounds; round++) {
     for (const count of options.counts) {
-      const order = round % 2 === 0
-        ? ["gateway", "forwarder"] as const
-        : ["forwarder", "gateway"] as const;
-      const pair: Partial<Record<"gateway" | "forwarder", StreamReading>> = {};
+      // Each server goes first, second and last in turn.
+      const order = STREAM_SERVERS.map((_, index) =>
+        STREAM_SERVERS[(index + round) % STREAM_SERVERS.length]
+      );
+      const readingsOfRound: Partial<StreamRound> = {};
       const targets = await servers();
       try {
-        for (const name of order) pair[name] = await rssWithOpenStreams(targets[name], count);
+        for (const name of order) {
+          readingsOfRound[name] = await rssWithOpenStreams(targets[name], count);
+        }
       } finally {
         await targets.stop();
       }
-      const { gateway, forwarder } = pair as { gateway: StreamReading; forwarder: StreamReading };
+      const taken = readingsOfRound as StreamRound;
       options.log(
-        `round ${round + 1}, ${count} streams: gateway ${gateway.openMb.toFixed(0)} MB (from ${
-          gateway.beforeMb.toFixed(0)
-        }, ${gateway.open} open), forwarder ${forwarder.openMb.toFixed(0)} MB (from ${
-          forwarder.beforeMb.toFixed(0)
-        }, ${forwarder.open} open)`,
+        `round ${round + 1}, ${count} streams: ` +
+          STREAM_SERVERS.map((name) =>
+            `${name} ${taken[name].openMb.toFixed(0)} MB (from ${
+              taken[name].beforeMb.toFixed(0)
+            }, ${taken[name].open} open)`
+          ).join(", "),
       );
-      readings.set(count, [...(readings.get(count) ?? []), { gateway, forwarder }]);
+      readings.set(count, [...(readings.get(count) ?? []), taken]);
     }
   }
   return options.counts.map((count) => streamMemoryRow(count, readings.get(count)!));
@@ -167,16 +182,20 @@ export function formatStreamMemory(rows: StreamMemoryRow[], rounds: number): str
   const kb = (spread: Spread) => formatSpread(spread, { digits: 0, unit: " KB" });
   return [
     `RSS with streams held open (the upstream sends a chunk every 5 s), ${rounds} alternating ` +
-    "rounds, median (min to max). Growth = (RSS open − RSS just before) ÷ streams open.",
+    "rounds, median (min to max). Growth = (RSS open − RSS just before) ÷ streams open. JS pump: " +
+    "the bare forwarder copying each body through a JavaScript stream, the least any server " +
+    "that reads the stream it relays can hold.",
     "",
-    "| streams | forwarder RSS | gateway RSS | gateway − forwarder | forwarder growth/stream | gateway growth/stream | growth ratio |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| streams | forwarder RSS | JS-pump RSS | gateway RSS | gateway − forwarder | forwarder growth/stream | JS-pump growth/stream | gateway growth/stream | growth ratio |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((row) =>
       `| ${row.open === row.count ? row.count : `${row.open} of ${row.count}`} | ${
         mb(row.forwarderMb)
-      } | ${mb(row.gatewayMb)} | ${mb(row.differenceMb)} | ${kb(row.forwarderKbPerStream)} | ${
-        kb(row.gatewayKbPerStream)
-      } | ${formatSpread(row.growthRatio, { digits: 2 })} |`
+      } | ${mb(row.pumpMb)} | ${mb(row.gatewayMb)} | ${mb(row.differenceMb)} | ${
+        kb(row.forwarderKbPerStream)
+      } | ${kb(row.pumpKbPerStream)} | ${kb(row.gatewayKbPerStream)} | ${
+        formatSpread(row.growthRatio, { digits: 2 })
+      } |`
     ),
   ].join("\n");
 }

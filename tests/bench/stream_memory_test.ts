@@ -8,15 +8,17 @@ Deno.test("parseCounts() reads a comma list of positive whole numbers", () => {
   assertThrows(() => parseCounts("1.5"));
 });
 
-Deno.test("streamMemoryRow() gives RSS, difference, growth per stream and their ratio per round", () => {
+Deno.test("streamMemoryRow() gives RSS of each server, difference, growth per stream and their ratio per round", () => {
   const row = streamMemoryRow(1000, [
     {
       gateway: { beforeMb: 100, openMb: 200, open: 1000 },
       forwarder: { beforeMb: 40, openMb: 90, open: 1000 },
+      pump: { beforeMb: 40, openMb: 140, open: 1000 },
     },
     {
       gateway: { beforeMb: 110, openMb: 230, open: 1000 },
       forwarder: { beforeMb: 50, openMb: 110, open: 998 },
+      pump: { beforeMb: 40, openMb: 160, open: 999 },
     },
   ]);
   assertEquals(row.open, 998);
@@ -25,4 +27,6 @@ Deno.test("streamMemoryRow() gives RSS, difference, growth per stream and their 
   assertEquals(row.gatewayKbPerStream.values, [102.4, 122.88]);
   assertEquals(row.forwarderKbPerStream.values[0], 51.2);
   assertEquals(row.growthRatio.values[0], 2);
+  assertEquals(row.pumpMb.values, [140, 160]);
+  assertEquals(row.pumpKbPerStream.values[0], 102.4);
 });
