@@ -66,18 +66,12 @@ export function settleImagesLater(
   const { gateway, context, key } = scope;
   const { bill, job, count, channelId } = input;
   const pricing = imageReceipt(input.model.price as ImagePrice, { ...job, count });
+  const status = key.unlimited ? "charged" : "settled";
+  // Logged with the answer's latency, once the settle is written.
+  const log = context.finishLater({ status: 200, channelId, images: count });
   gateway.track((async () => {
     const cost = await bill.settle(pricing.amount);
-    context.finish({
-      status: 200,
-      channelId,
-      cost,
-      images: count,
-      receipt: receiptOf(pricing, {
-        entries: bill.entries,
-        status: key.unlimited ? "charged" : "settled",
-      }),
-    });
+    log({ cost, receipt: receiptOf(pricing, { entries: bill.entries, status }) });
   })());
 }
 

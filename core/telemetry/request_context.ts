@@ -66,20 +66,35 @@ export class RequestContext {
 
   /** Logs the request and counts it in metrics. Only the first call counts. */
   finish(result: RequestResult): void {
-    if (this.#logged) return;
+    this.finishLater(result)();
+  }
+
+  /**
+   * Ends the request's clock now — its latency and time are the answer's — and returns how to
+   * log it once its bill is written, with the bill's `cost` and `receipt`: an aggregated charge
+   * is written up to a flush interval after the answer, and that wait is not the request's.
+   * The rest of the entry is read when it is logged (the route, for one, is named after the
+   * handler returns). Only the first call counts.
+   */
+  finishLater(result: RequestResult): (billed?: Pick<RequestResult, "cost" | "receipt">) => void {
+    if (this.#logged) return () => {};
     this.#logged = true;
-    const latency = performance.now() - this.startedAt;
+    const ended = { at: new Date().toISOString(), latencyMs: performance.now() - this.startedAt };
+    return (billed) => this.#log(ended, billed ? { ...result, ...billed } : result);
+  }
+
+  #log(ended: { at: string; latencyMs: number }, result: RequestResult): void {
     const clientInterface = interfaceName(this.interface, this.route);
     const entry: RequestLogEntry = {
       id: this.id,
-      at: new Date().toISOString(),
+      at: ended.at,
       interface: clientInterface,
       route: this.route,
       key_id: this.key?.id ?? null,
       model: this.model,
       channel_id: result.channelId ?? this.upstreamAttempts.at(-1)?.channel_id ?? null,
       status: result.status,
-      latency_ms: Math.round(latency * 100) / 100,
+      latency_ms: Math.round(ended.latencyMs * 100) / 100,
       stream: this.stream,
       attempts: this.upstreamAttempts.length,
       upstream_attempts: this.upstreamAttempts,
@@ -103,7 +118,7 @@ export class RequestContext {
     this.#telemetry.requestLog.record(entry);
     const labels = { interface: clientInterface, route: this.route, status: String(result.status) };
     this.#telemetry.metrics.add("gateway_requests_total", labels);
-    this.#telemetry.metrics.add("gateway_request_seconds_total", labels, latency / 1000);
+    this.#telemetry.metrics.add("gateway_request_seconds_total", labels, ended.latencyMs / 1000);
     if (entry.cost) {
       this.#telemetry.metrics.add(
         "gateway_cost_units_total",

@@ -13,6 +13,7 @@ import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.ts";
 import type { RequestScope } from "../scope.ts";
+import type { RequestContext } from "../telemetry/request_context.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
 import { believableUsage, type TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
@@ -116,44 +117,60 @@ export class TextBill {
       outputChars: delivered.outputChars,
     });
     const usage = reported ?? this.#estimate(delivered.outputChars);
-    gateway.track((async () => {
-      let cost = 0;
-      const pricing = textReceipt(this.#price, usage);
-      let status: ReceiptStatus = this.#bill.holds ? "settled" : "charged";
-      try {
-        cost = await this.#bill.settle(pricing.amount, {
-          tokens: usage.input_tokens + usage.output_tokens,
-        });
-      } catch (error) {
-        // Never leave a hold open: a settle that cannot be written is released.
-        status = "released";
-        await this.#bill.release(`settle failed: ${String(error)}`).catch(() => {});
-      }
-      context.finish({
-        receipt: receiptOf(pricing, { entries: this.#bill.entries, status }),
-        status: 200,
-        channelId: channel.id,
-        usage,
-        usageSource: reported ? "upstream" : "estimate",
-        cost,
-        outcome,
-      });
-    })());
+    const log = context.finishLater({
+      status: 200,
+      channelId: channel.id,
+      usage,
+      usageSource: reported ? "upstream" : "estimate",
+      outcome,
+    });
+    gateway.track(chargeThenLog(this.#bill, {
+      pricing: textReceipt(this.#price, usage),
+      tokens: usage.input_tokens + usage.output_tokens,
+      log,
+    }));
   }
 
   /** A stream the upstream broke before any usage: released in full, logged as interrupted. */
   releaseInterrupted(channel: Channel, outputChars: number): void {
     const { gateway, context } = this.#scope;
+    const log = context.finishLater({
+      status: 200,
+      channelId: channel.id,
+      outcome: "upstream_error",
+      errorCode: "upstream_stream_interrupted",
+      usage: this.#estimate(outputChars),
+      usageSource: "estimate",
+    });
+    const bill = this.#bill;
     gateway.track((async () => {
-      await this.#bill.release("upstream failed mid-stream");
-      context.finish({
-        status: 200,
-        channelId: channel.id,
-        outcome: "upstream_error",
-        errorCode: "upstream_stream_interrupted",
-        usage: this.#estimate(outputChars),
-        usageSource: "estimate",
-      });
+      await bill.release("upstream failed mid-stream");
+      log();
     })());
   }
+}
+
+/**
+ * Charges the answered request and then logs it with its receipt. Module-level, and given only
+ * what it needs, so that waiting for an aggregated charge keeps no more than that alive.
+ */
+async function chargeThenLog(
+  bill: RequestBill,
+  input: {
+    pricing: ReturnType<typeof textReceipt>;
+    tokens: number;
+    log: ReturnType<RequestContext["finishLater"]>;
+  },
+): Promise<void> {
+  const { pricing, log } = input;
+  let cost = 0;
+  let status: ReceiptStatus = bill.holds ? "settled" : "charged";
+  try {
+    cost = await bill.settle(pricing.amount, { tokens: input.tokens });
+  } catch (error) {
+    // Never leave a hold open: a settle that cannot be written is released.
+    status = "released";
+    await bill.release(`settle failed: ${String(error)}`).catch(() => {});
+  }
+  log({ cost, receipt: receiptOf(pricing, { entries: bill.entries, status }) });
 }
