@@ -4,7 +4,7 @@
  * credentials. tests/e2e/openapi_test.ts fails on any route of the app missing here.
  */
 
-import type { z } from "zod";
+import { z } from "zod";
 import {
   creditInputSchema,
   keyInputSchema,
@@ -29,6 +29,20 @@ import {
   webhookPatchSchema,
   webhookRotateSchema,
 } from "../../core/webhooks/endpoint_schema.ts";
+
+/**
+ * A task request's schema with `callback_url` (routes/callback_url.ts), which the route takes out
+ * before the schema validates the rest.
+ */
+function withCallbackUrl<T extends z.ZodObject>(schema: T) {
+  return schema.extend({
+    callback_url: z.string().optional().describe(
+      "A task's own webhook receiver, an absolute public http or https URL: images only with " +
+        "`X-Gateway-Async-Task: true`; the key's webhook endpoint must allow task callbacks " +
+        "(docs/webhooks.md, callback_url)",
+    ),
+  });
+}
 
 /** Who may call a route: the admin token, a client key in the forms of an interface, or anyone. */
 export type RouteSecurity =
@@ -570,7 +584,7 @@ const CLIENT_ROUTES: ApiRoute[] = [
     summary: "Generate images (OpenAI Images); `X-Gateway-Async-Task: true` makes a task",
     security: "openai",
     errors: "openai",
-    body: { name: "ImageGenerationRequest", schema: generationRequestSchema },
+    body: { name: "ImageGenerationRequest", schema: withCallbackUrl(generationRequestSchema) },
     answers: { "200": json("{created, data: [{url | b64_json}]}, or a task") },
   },
   {
@@ -582,7 +596,7 @@ const CLIENT_ROUTES: ApiRoute[] = [
     errors: "openai",
     body: {
       name: "ImageEditFields",
-      schema: editFieldsSchema,
+      schema: withCallbackUrl(editFieldsSchema),
       files: {
         image: "the PNG(s) to edit; repeat the field (or `image[]`) for several",
         mask: "an optional PNG mask",
@@ -609,7 +623,7 @@ const CLIENT_ROUTES: ApiRoute[] = [
     errors: "openai",
     body: {
       name: "VideoFields",
-      schema: videoFieldsSchema,
+      schema: withCallbackUrl(videoFieldsSchema),
       files: {
         image_1: "reference image",
         image_2: "reference image",

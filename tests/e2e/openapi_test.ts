@@ -83,6 +83,12 @@ Deno.test(
     );
     assertOk(document.paths["/v1/images/edits"].post.requestBody.content["multipart/form-data"]);
     assertOk(schemas.VideoFields.properties.image_1 && schemas.ImageEditFields.properties.mask);
+    // The task requests' callback_url, taken out before their schemas validate the rest.
+    for (const name of ["ImageGenerationRequest", "ImageEditFields", "VideoFields"]) {
+      assertEquals(schemas[name].properties.callback_url.type, "string", name);
+      assertOk(!schemas[name].required?.includes("callback_url"), name);
+    }
+    assertEquals(schemas.ChatCompletionsRequest.properties.callback_url, undefined);
 
     const schemes = document.components.securitySchemes;
     assertEquals(
