@@ -7,6 +7,8 @@ export interface TokenUsage {
   cached_input_tokens: number;
   /** All output tokens, reasoning included. */
   output_tokens: number;
+  /** The part of `output_tokens` spent reasoning, when the upstream reported it separately. */
+  reasoning_tokens?: number;
 }
 
 /** How a request's usage was learned: reported by the upstream, or estimated by the gateway. */
@@ -44,7 +46,13 @@ export function believableUsage(
   if (output_tokens === 0 && bounds.outputChars > 0) return undefined;
   if (input_tokens > bounds.maxInputTokens * 4 + 10_000) return undefined;
   if (output_tokens > bounds.maxOutputTokens * 2 + 1_000) return undefined;
-  return { input_tokens, cached_input_tokens: cached, output_tokens };
+  const believed: TokenUsage = { input_tokens, cached_input_tokens: cached, output_tokens };
+  // Shown on the receipt only (billed as output either way): kept when it can be a part.
+  const { reasoning_tokens } = usage;
+  if (isCount(reasoning_tokens) && reasoning_tokens <= output_tokens) {
+    believed.reasoning_tokens = reasoning_tokens;
+  }
+  return believed;
 }
 
 /**

@@ -8,6 +8,7 @@ export interface OpenAIChatUsage {
   completion_tokens?: number | null;
   total_tokens?: number | null;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
 /** Converts OpenAI usage; cached tokens are a part of prompt_tokens, so they are not added. */
@@ -20,5 +21,8 @@ export function convertOpenAIChatUsage(usage: OpenAIChatUsage): TokenUsage {
       reportedCount(usage.prompt_tokens_details?.cached_tokens),
     ),
     output_tokens: reportedCount(usage.completion_tokens),
+    ...(typeof usage.completion_tokens_details?.reasoning_tokens === "number"
+      ? { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens }
+      : {}),
   };
 }

@@ -80,6 +80,82 @@ async function assertReceiptIsShare(
 }
 
 Deno.test(
+  "receipt: reasoning tokens the upstream reported are named, as part of the output, streamed or not",
+  serverTest,
+  async () => {
+    await using s = await setupText();
+    const client = new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+    const cases: Array<[string, () => Promise<{ requestId: string; reasoning: number }>]> = [
+      ["chat", async () => {
+        const { data, response } = await client.chat.completions.create({
+          model: MODEL_OF.openai,
+          reasoning_effort: "low",
+          messages: [{ role: "user", content: "Think, then answer in a word" }],
+        }).withResponse();
+        return {
+          requestId: response.headers.get("x-request-id")!,
+          reasoning: data.usage!.completion_tokens_details!.reasoning_tokens!,
+        };
+      }],
+      ["chat stream", async () => {
+        const { data: stream, response } = await client.chat.completions.create({
+          model: MODEL_OF.openai,
+          reasoning_effort: "low",
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: "user", content: "Think, then answer in a word" }],
+        }).withResponse();
+        let reasoning = NaN;
+        for await (const chunk of stream) {
+          if (chunk.usage) reasoning = chunk.usage.completion_tokens_details!.reasoning_tokens!;
+        }
+        return { requestId: response.headers.get("x-request-id")!, reasoning };
+      }],
+      ["responses", async () => {
+        const { data, response } = await client.responses.create({
+          model: MODEL_OF["openai-responses"],
+          reasoning: { effort: "low" },
+          input: "Think, then answer in a word",
+        }).withResponse();
+        return {
+          requestId: response.headers.get("x-request-id")!,
+          reasoning: data.usage!.output_tokens_details.reasoning_tokens,
+        };
+      }],
+      ["responses stream", async () => {
+        const { data: stream, response } = await client.responses.create({
+          model: MODEL_OF["openai-responses"],
+          reasoning: { effort: "low" },
+          stream: true,
+          input: "Think, then answer in a word",
+        }).withResponse();
+        let reasoning = NaN;
+        for await (const event of stream) {
+          if (event.type === "response.completed") {
+            reasoning = event.response.usage!.output_tokens_details.reasoning_tokens;
+          }
+        }
+        return { requestId: response.headers.get("x-request-id")!, reasoning };
+      }],
+    ];
+    for (const [name, send] of cases) {
+      const { requestId, reasoning } = await send();
+      assertOk(reasoning > 0, `${name}: the upstream reasoned`);
+      const record = await recordOf(s.gw, requestId);
+      assertEquals(record.receipt.units.reasoning_tokens, reasoning, name);
+      assertOk(record.receipt.units.output_tokens >= reasoning, name);
+    }
+    // An upstream that does not report them separately: null, not 0.
+    const plain = await client.chat.completions.create({
+      model: MODEL_OF.anthropic,
+      messages: [{ role: "user", content: "hi" }],
+    }).withResponse();
+    const record = await recordOf(s.gw, plain.response.headers.get("x-request-id")!);
+    assertEquals(record.receipt.units.reasoning_tokens, null);
+  },
+);
+
+Deno.test(
   "receipt: text with cached tokens recomputes to the ledger's amount",
   serverTest,
   async () => {
