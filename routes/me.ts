@@ -62,8 +62,13 @@ export function meRoutes(gateway: Gateway) {
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });
   });
   app.get("/v1/me/usage", withKey, async (c) => {
-    const query = { ...usageQuery(c.get("url"), ["model"]), keyId: c.get("key").id };
-    const rows = await gateway.requestLog.usage(query);
+    const key = c.get("key");
+    const query = { ...usageQuery(c.get("url"), ["model"]), keyId: key.id };
+    // Nothing is read from before the key existed (its rollups are read hour by hour).
+    const rows = await gateway.requestLog.usage({
+      ...query,
+      from: Math.max(query.from, hourOf(Date.parse(key.created_at))),
+    });
     return c.json(usageAnswer(query, rows.map(selfView)));
   });
   app.get("/v1/me/ledger", withKey, async (c) => {
@@ -72,4 +77,9 @@ export function meRoutes(gateway: Gateway) {
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });
   });
   return app;
+}
+
+/** The start of the hour of `time` (NaN-safe: an unreadable time reads everything). */
+function hourOf(time: number): number {
+  return Number.isFinite(time) ? Math.floor(time / 3_600_000) * 3_600_000 : -Infinity;
 }

@@ -110,11 +110,7 @@ export async function readUsage(kv: Deno.Kv, query: UsageQuery): Promise<UsageRo
   const from = Math.floor(query.from / HOUR_MS) * HOUR_MS;
   const to = Math.ceil(query.to / HOUR_MS) * HOUR_MS;
   const rows = new Map<string, UsageRow & { billed_ms: number }>();
-  const entries = kv.list<Deno.KvU64 | bigint>(
-    { start: [...kvKeys.usages(), from], end: [...kvKeys.usages(), to] },
-    { batchSize: 1000 },
-  );
-  for await (const entry of entries) {
+  for await (const entry of rollupEntries(kv, { from, to, keyId: query.keyId })) {
     const [, hour, key, model, channel, counter] = entry.key as [
       string,
       number,
@@ -155,6 +151,39 @@ export async function readUsage(kv: Deno.Kv, query: UsageQuery): Promise<UsageRo
   return [...rows.values()]
     .map(({ billed_ms, ...row }) => ({ ...row, seconds: billed_ms / 1000 }))
     .sort((a, b) => compareRows(a, b));
+}
+
+/** Hours of one key's rollups listed at once. */
+const HOURS_AT_ONCE = 32;
+
+/**
+ * The rollup counters of [from, to): all of them, or one key's. Rollups are keyed hour first,
+ * so one key's are read hour by hour (`[usage, hour, key]`), never by scanning every key's.
+ */
+async function* rollupEntries(
+  kv: Deno.Kv,
+  { from, to, keyId }: { from: number; to: number; keyId?: string },
+): AsyncGenerator<Deno.KvEntry<Deno.KvU64 | bigint>> {
+  if (keyId === undefined) {
+    yield* kv.list<Deno.KvU64 | bigint>(
+      { start: [...kvKeys.usages(), from], end: [...kvKeys.usages(), to] },
+      { batchSize: 1000 },
+    );
+    return;
+  }
+  for (let start = from; start < to; start += HOURS_AT_ONCE * HOUR_MS) {
+    const hours: number[] = [];
+    for (let hour = start; hour < to && hours.length < HOURS_AT_ONCE; hour += HOUR_MS) {
+      hours.push(hour);
+    }
+    const lists = await Promise.all(hours.map(async (hour) => {
+      const found: Deno.KvEntry<Deno.KvU64 | bigint>[] = [];
+      const entries = kv.list<Deno.KvU64 | bigint>({ prefix: [...kvKeys.usages(), hour, keyId] });
+      for await (const entry of entries) found.push(entry);
+      return found;
+    }));
+    for (const list of lists) yield* list;
+  }
 }
 
 function compareRows(a: UsageRow, b: UsageRow): number {
