@@ -1,5 +1,6 @@
+import { logEntry } from "../../helpers/request_log_entry.ts";
 import { assertEquals } from "../../helpers/assert.ts";
-import { RequestLog, type RequestLogEntry } from "../../../core/telemetry/request_log.ts";
+import { RequestLog } from "../../../core/telemetry/request_log.ts";
 import {
   GROUP_SPAN_MS,
   indexGroupsOf,
@@ -9,32 +10,8 @@ import { sweepRequestLog } from "../../../core/telemetry/request_log_retention.t
 import { SCAN_LIMIT } from "../../../core/telemetry/request_log_query.ts";
 import { kvKeys } from "../../../core/kv/kv_keys.ts";
 import { cursorRefusal } from "../../../core/kv/list_options.ts";
-import { timeOrderedId } from "../../../core/util/ids.ts";
 
-function entry(fields: Partial<RequestLogEntry> = {}): RequestLogEntry {
-  return {
-    id: timeOrderedId("req"),
-    at: new Date().toISOString(),
-    interface: "openai",
-    route: "/v1/chat/completions",
-    key_id: "key_a",
-    model: "m",
-    channel_id: "ch_1",
-    status: 200,
-    latency_ms: 1,
-    stream: false,
-    attempts: 1,
-    upstream_attempts: [],
-    input_tokens: 10,
-    cached_input_tokens: 2,
-    output_tokens: 5,
-    usage_source: "upstream",
-    cost: 30,
-    error_code: null,
-    outcome: "completed",
-    ...fields,
-  };
-}
+const entry = logEntry;
 
 /** An id made `ms` ago (the log's ids are time-ordered). */
 function idMsAgo(ms: number): string {

@@ -1,5 +1,6 @@
 /** Usage rollups read back: all keys', or one key's read hour by hour. */
 
+import { logEntry } from "../../helpers/request_log_entry.ts";
 import { assertEquals } from "../../helpers/assert.ts";
 import { addRollups, readUsage } from "../../../core/telemetry/usage_rollups.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
@@ -12,27 +13,15 @@ function idAt(time: number, n: number): string {
 }
 
 function entry(time: number, n: number, keyId: string, model: string): RequestLogEntry {
-  return {
+  return logEntry({
     id: idAt(time, n),
     at: new Date(time).toISOString(),
-    interface: "openai-chat",
-    route: "/v1/chat/completions",
     key_id: keyId,
     model,
     channel_id: "ch",
-    status: 200,
-    latency_ms: 1,
-    stream: false,
-    attempts: 1,
-    upstream_attempts: [],
-    input_tokens: 10,
     cached_input_tokens: 0,
-    output_tokens: 5,
-    usage_source: "upstream",
     cost: 7,
-    error_code: null,
-    outcome: "completed",
-  };
+  });
 }
 
 Deno.test("readUsage() of one key reads that key's rollups only, over every hour of the range", async () => {
