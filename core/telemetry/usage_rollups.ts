@@ -119,7 +119,6 @@ export async function readUsage(kv: Deno.Kv, query: UsageQuery): Promise<UsageRo
       string,
       Counter,
     ];
-    if (query.keyId !== undefined && key !== query.keyId) continue;
     const start = query.interval === "hour" ? hour : Math.floor(hour / DAY_MS) * DAY_MS;
     const group = {
       ...(query.groupBy.includes("key") ? { key_id: key || null } : {}),

@@ -152,7 +152,8 @@ export class TextBill {
 
 /**
  * Charges the answered request and then logs it with its receipt. Module-level, and given only
- * what it needs, so that waiting for an aggregated charge keeps no more than that alive.
+ * the bill, the pricing and the log: waiting for an aggregated charge (up to a flush interval)
+ * keeps those alive, not the request's scope.
  */
 async function chargeThenLog(
   bill: RequestBill,
