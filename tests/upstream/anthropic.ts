@@ -52,6 +52,8 @@ export interface AnthropicUpstreamOptions {
   chunkDelayMs?: number;
   /** Tools to call by name in place of the first two offered. */
   callTools?: string[];
+  /** Output tokens reported beyond those written (see ScriptInput.extraOutputTokens). */
+  extraOutputTokens?: number;
 }
 
 export interface AnthropicUpstream extends AsyncDisposable {
@@ -319,7 +321,11 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
+    const answer = script({
+      ...facts,
+      callTools: options.callTools,
+      extraOutputTokens: options.extraOutputTokens,
+    }, options.cachedTokens);
     const id = `msg_sim${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const signature = anthropicSignature(answer.reasoning);
     // Reads and writes of the cache are counted apart from input_tokens, as the API does.

@@ -70,6 +70,8 @@ export interface GeminiUpstreamOptions {
   payload?: ImagePayload;
   /** Tools to call by name in place of the first two offered. */
   callTools?: string[];
+  /** Output tokens reported beyond those written (see ScriptInput.extraOutputTokens). */
+  extraOutputTokens?: number;
 }
 
 export interface GeminiUpstream extends AsyncDisposable {
@@ -252,7 +254,11 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
 
   /** A text model's answer: thoughts, text in fragments, function calls whole in one block. */
   function scriptedAnswer(facts: RequestFacts): AnswerPlan {
-    const answer = script({ ...facts.text, callTools: options.callTools }, options.cachedTokens);
+    const answer = script({
+      ...facts.text,
+      callTools: options.callTools,
+      extraOutputTokens: options.extraOutputTokens,
+    }, options.cachedTokens);
     const groups: Part[][] = [];
     if (answer.reasoning) {
       groups.push([{

@@ -39,6 +39,8 @@ export interface SimulatedUpstreamOptions {
   cachedTokens?: number;
   /** Tools to call by name in place of the first two offered. */
   callTools?: string[];
+  /** Output tokens reported beyond those written (see ScriptInput.extraOutputTokens). */
+  extraOutputTokens?: number;
 }
 
 export interface SimulatedUpstream extends AsyncDisposable {
@@ -231,6 +233,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       : answer.text.length;
     const usage = simulatedUsage(messages, outputChars, options.cachedTokens);
     const reasoningTokens = answer.usage.reasoning;
+    const extraTokens = reasoningTokens + (options.extraOutputTokens ?? 0);
     return {
       messages,
       reasoning: answer.reasoning,
@@ -239,8 +242,8 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       finish: answer.stop,
       usage: {
         ...usage,
-        completion_tokens: usage.completion_tokens + reasoningTokens,
-        total_tokens: usage.total_tokens + reasoningTokens,
+        completion_tokens: usage.completion_tokens + extraTokens,
+        total_tokens: usage.total_tokens + extraTokens,
         ...(reasoningTokens
           ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } }
           : {}),

@@ -38,6 +38,8 @@ export interface ResponsesUpstreamOptions {
    * named `<namespace>.<name>` here and called as `{namespace, name}`, as the real API does.
    */
   callTools?: string[];
+  /** Output tokens reported beyond those written (see ScriptInput.extraOutputTokens). */
+  extraOutputTokens?: number;
 }
 
 export interface ResponsesUpstream extends AsyncDisposable {
@@ -202,7 +204,11 @@ export function startOpenAIResponsesUpstream(
         headers: { "content-type": "application/json" },
       });
     }
-    const answer = script({ ...facts, callTools: options.callTools }, options.cachedTokens);
+    const answer = script({
+      ...facts,
+      callTools: options.callTools,
+      extraOutputTokens: options.extraOutputTokens,
+    }, options.cachedTokens);
     const id = `resp_${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = {

@@ -20,6 +20,11 @@ export interface ScriptInput {
   reasoning: boolean;
   /** Tools to call by name in place of the first two offered; names not offered are skipped. */
   callTools?: string[];
+  /**
+   * Output tokens reported beyond those written: an upstream whose count exceeds the request's
+   * bound (it ignored max_tokens in its bill), believable up to `believableUsage`'s limit.
+   */
+  extraOutputTokens?: number;
 }
 
 export interface ScriptedCall {
@@ -78,7 +83,8 @@ export function script(input: ScriptInput, cachedTokens = 0): Script {
     usage: {
       input: inputTokens,
       cached: Math.min(cachedTokens, inputTokens),
-      output: Math.max(1, Math.ceil(outputChars / 4)) + reasoningTokens,
+      output: Math.max(1, Math.ceil(outputChars / 4)) + reasoningTokens +
+        (input.extraOutputTokens ?? 0),
       reasoning: reasoningTokens,
     },
   };
