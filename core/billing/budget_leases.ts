@@ -32,9 +32,16 @@ export interface Reservation {
   generation: number;
 }
 
+/** A request's share of an aggregated charge, and what of its cost the floor left uncollected. */
+export interface ChargedShare extends ReceiptEntry {
+  shortfall: number;
+}
+
 interface Waiter {
+  /** What the request is charged: its cost less its shortfall. */
   cost: number;
-  resolve(entry: ReceiptEntry): void;
+  shortfall: number;
+  resolve(share: ChargedShare): void;
   reject(error: unknown): void;
 }
 
@@ -54,6 +61,8 @@ interface KeyBudget {
   free: number;
   inFlight: number;
   pendingCost: number;
+  /** What the pending requests' costs came to beyond `pendingCost` (the floor stopped them). */
+  pendingShortfall: number;
   waiters: Waiter[];
   /** Flushes of this key under way. */
   flushing: number;
@@ -85,6 +94,7 @@ export class BudgetLeases {
         free: 0,
         inFlight: 0,
         pendingCost: 0,
+        pendingShortfall: 0,
         waiters: [],
         flushing: 0,
         renewing: null,
@@ -145,10 +155,7 @@ export class BudgetLeases {
       free: budget.free,
       remedy: options.remedy,
     });
-    // Another ref: the lease is new, or this process's was swept meanwhile (its units are gone).
-    if (budget.ref !== entry.ref) this.#lost(budget);
-    budget.ref = entry.ref;
-    budget.free += entry.reserved ?? 0;
+    this.#extended(budget, entry);
   }
 
   /** Forgets `budget`'s lease and its units: the lease is gone from KV. */
@@ -168,23 +175,63 @@ export class BudgetLeases {
 
   /**
    * Ends a request that cost `cost` (after `reservation`, null if it reserved nothing): the cost
-   * is charged in the key's next aggregated entry, the rest goes back to the lease. Resolves,
-   * once that entry is written, with its id and the request's share of it.
+   * is charged in the key's next aggregated entry, the rest goes back to the lease. A cost
+   * beyond the reservation (the upstream counted past the request's bound) is taken from the
+   * lease's free units, then from what the key has left down to its floor; what cannot be taken
+   * is the request's shortfall. Resolves, once that entry is written, with its id, the request's
+   * share of it and its shortfall.
    */
-  charge(
+  async charge(
     key: BillableKey,
     options: { reservation: Reservation | null; cost: number },
-  ): Promise<ReceiptEntry> {
+  ): Promise<ChargedShare> {
     const budget = this.#budget(key);
-    const { cost } = options;
-    this.#giveBack(budget, options.reservation, cost);
-    budget.pendingCost += cost;
+    const { reservation, cost } = options;
+    const excess = budget.leased ? Math.max(0, cost - (reservation?.amount ?? 0)) : 0;
+    // Awaits only when the lease cannot cover the excess: the common charge stays synchronous.
+    const shortfall = excess > 0 ? await this.#cover(budget, key, excess) : 0;
+    this.#giveBack(budget, reservation, cost - excess);
+    budget.pendingCost += cost - shortfall;
+    budget.pendingShortfall += shortfall;
     budget.lastUsed = Date.now();
-    const written = new Promise<ReceiptEntry>((resolve, reject) => {
-      budget.waiters.push({ cost, resolve, reject });
+    const written = new Promise<ChargedShare>((resolve, reject) => {
+      budget.waiters.push({ cost: cost - shortfall, shortfall, resolve, reject });
     });
     this.#schedule();
     return written;
+  }
+
+  /**
+   * Takes `excess` units from the lease's free units, extending the lease from the key's
+   * balance when they fall short. Returns the units that could not be taken: the key is at its
+   * floor (or its ledger could not be written, and nothing more is spent without a commit).
+   */
+  async #cover(budget: KeyBudget, key: BillableKey, excess: number): Promise<number> {
+    let missing = excess - this.#take(budget, excess);
+    if (missing === 0) return 0;
+    try {
+      const entry = await this.#ledger.extendLease(key.id, { limit: key, want: missing });
+      if (entry) this.#extended(budget, entry);
+    } catch {
+      // Not extended: what the lease cannot cover is the shortfall.
+    }
+    missing -= this.#take(budget, missing);
+    return missing;
+  }
+
+  /** Takes up to `units` of the lease's free units; returns how many. */
+  #take(budget: KeyBudget, units: number): number {
+    const taken = Math.min(units, Math.max(0, budget.free));
+    budget.free -= taken;
+    return taken;
+  }
+
+  /** Adds a lease entry's units to `budget` (a lease with another ref replaces the one it had). */
+  #extended(budget: KeyBudget, entry: LedgerEntry): void {
+    // Another ref: the lease is new, or this process's was swept meanwhile (its units are gone).
+    if (budget.ref !== entry.ref) this.#lost(budget);
+    budget.ref = entry.ref;
+    budget.free += entry.reserved ?? 0;
   }
 
   /** Ends a request that cost nothing: its reservation goes back to the lease. */
@@ -223,8 +270,10 @@ export class BudgetLeases {
   async #flush(budget: KeyBudget): Promise<void> {
     const waiters = budget.waiters;
     const cost = budget.pendingCost;
+    const shortfall = budget.pendingShortfall;
     budget.waiters = [];
     budget.pendingCost = 0;
+    budget.pendingShortfall = 0;
     budget.flushing++;
     let written: { entry: LedgerEntry; leaseKept: boolean };
     const leaseRef = budget.ref ?? undefined;
@@ -234,10 +283,12 @@ export class BudgetLeases {
         requests: waiters.length,
         through: new Date().toISOString(),
         leaseRef,
+        shortfall,
       });
     } catch (error) {
       budget.waiters.unshift(...waiters);
       budget.pendingCost += cost;
+      budget.pendingShortfall += shortfall;
       throw error;
     } finally {
       budget.flushing--;
@@ -245,7 +296,9 @@ export class BudgetLeases {
     // Swept while this process lived (its instance lease lapsed): admit nothing more from it.
     if (leaseRef && !written.leaseKept && budget.ref === leaseRef) this.#lost(budget);
     const { entry } = written;
-    for (const waiter of waiters) waiter.resolve({ id: entry.id, amount: -waiter.cost });
+    for (const waiter of waiters) {
+      waiter.resolve({ id: entry.id, amount: -waiter.cost, shortfall: waiter.shortfall });
+    }
   }
 
   async #returnLease(budget: KeyBudget): Promise<void> {
@@ -279,6 +332,7 @@ export class BudgetLeases {
       const waiters = budget.waiters;
       budget.waiters = [];
       budget.pendingCost = 0;
+      budget.pendingShortfall = 0;
       for (const waiter of waiters) waiter.reject(new Error("the ledger could not be written"));
     }
     const idle = [...this.#budgets.values()].filter((budget) => this.#idle(budget));

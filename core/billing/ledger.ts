@@ -39,9 +39,12 @@ export interface LedgerEntry {
   ref: string;
   at: string;
   note?: string;
-  /** On settle: the full cost of the request. */
+  /** On settle: the full cost of the request. On an aggregated charge: what it took (−amount). */
   cost?: number;
-  /** On settle: the part of `cost` the key's credit floor left uncollected. */
+  /**
+   * On settle: the part of `cost` the key's credit floor left uncollected. On an aggregated
+   * charge: what its requests' costs came to beyond `cost`, left uncollected by the floor.
+   */
   shortfall?: number;
   /** On an aggregated charge: how many requests' costs it sums… */
   requests?: number;
@@ -179,6 +182,11 @@ function closingCounterChanges(
     });
   }
   return changes.filter((change) => change.delta !== 0);
+}
+
+/** The change to `keyId`'s shortfall counter for `shortfall` units left uncollected. */
+function shortfallCounter(keyId: string, shortfall: number): CounterChange[] {
+  return shortfall > 0 ? [{ key: kvKeys.shortfallTotal(keyId), delta: shortfall }] : [];
 }
 
 /** Returned by a guarded plan whose guard said no: nothing at all is written. */
@@ -694,10 +702,15 @@ export class Ledger {
     },
   ) {
     const { limit, ref, cost } = options;
-    return this.#close(keyId, ref, options, (held, balance) => {
-      const floor = limit.unlimited ? -Infinity : -limit.credit_limit;
-      const collected = Math.min(cost, Math.max(held, held + balance - floor));
-      return { type: "settle", amount: held - collected, ref, cost, shortfall: cost - collected };
+    return this.#close(keyId, ref, options, async (held, view) => {
+      // Beyond the hold, the cost is taken from what no lease of the key has reserved.
+      const floor = limit.unlimited || cost <= held
+        ? -Infinity
+        : -limit.credit_limit + leasedUnits(await view.readLeases());
+      const collected = Math.min(cost, Math.max(held, held + view.balance - floor));
+      const shortfall = cost - collected;
+      await view.addToCounters(shortfallCounter(keyId, shortfall));
+      return { type: "settle", amount: held - collected, ref, cost, shortfall };
     });
   }
 
@@ -726,6 +739,25 @@ export class Ledger {
     keyId: string,
     options: { limit: SpendingLimit; need: number; want: number; free?: number; remedy?: string },
   ): Promise<LedgerEntry> {
+    return this.#lease(keyId, options) as Promise<LedgerEntry>;
+  }
+
+  /**
+   * Adds to this process's budget lease on `keyId` up to `want` units, as many as the key has
+   * left down to its floor, never refused: a request that cost more than it reserved takes the
+   * rest from here. Resolves with the lease entry, or null when nothing was left.
+   */
+  extendLease(
+    keyId: string,
+    options: { limit: SpendingLimit; want: number },
+  ): Promise<LedgerEntry | null> {
+    return this.#lease(keyId, { ...options, need: 0 });
+  }
+
+  #lease(
+    keyId: string,
+    options: { limit: SpendingLimit; need: number; want: number; free?: number; remedy?: string },
+  ): Promise<LedgerEntry | null> {
     const { limit, need, want } = options;
     const instance = this.instanceId;
     return this.#change(keyId, async (view) => {
@@ -734,7 +766,8 @@ export class Ledger {
       const available = limit.unlimited
         ? Infinity
         : view.balance + limit.credit_limit - leasedUnits(leases);
-      if (!(available >= need) || !Number.isSafeInteger(need)) {
+      // Nothing needed (an extension) is never refused; its commit still checks the balance.
+      if (need > 0 && (!(available >= need) || !Number.isSafeInteger(need))) {
         if (view.cached) return NEEDS_FRESH_BALANCE;
         throw new GatewayError(
           "insufficient_balance",
@@ -747,7 +780,8 @@ export class Ledger {
           { retryable: false },
         );
       }
-      const reserved = Math.min(want, available);
+      const reserved = Math.max(0, Math.min(want, available));
+      if (reserved === 0) return null;
       const ref = mine?.ref ?? timeOrderedId("ls");
       view.writeLease(instance, {
         key_id: keyId,
@@ -757,7 +791,7 @@ export class Ledger {
         at: mine?.at ?? new Date().toISOString(),
       });
       return { type: "lease", amount: 0, ref, reserved, instance };
-    }) as Promise<LedgerEntry>;
+    });
   }
 
   /**
@@ -769,7 +803,14 @@ export class Ledger {
    */
   async chargeAggregated(
     keyId: string,
-    options: { cost: number; requests: number; through: string; leaseRef?: string },
+    options: {
+      cost: number;
+      requests: number;
+      through: string;
+      leaseRef?: string;
+      /** What the requests' costs came to beyond `cost`, left uncollected by the floor. */
+      shortfall?: number;
+    },
   ): Promise<{ entry: LedgerEntry; leaseKept: boolean }> {
     const { cost, leaseRef } = options;
     const instance = this.instanceId;
@@ -783,17 +824,20 @@ export class Ledger {
           view.writeLease(instance, { ...mine, amount: Math.max(0, mine.amount - cost) });
         }
       }
-      await view.addToCounters(
-        spendWindowsAt(Date.now()).map((window) => ({
+      const shortfall = options.shortfall ?? 0;
+      await view.addToCounters([
+        ...spendWindowsAt(Date.now()).map((window) => ({
           key: kvKeys.spendCounter(keyId, window.id),
           delta: cost,
         })),
-      );
+        ...shortfallCounter(keyId, shortfall),
+      ]);
       return {
         type: "charge",
         amount: -cost,
         ref: leaseRef ?? `charges_${instance}`,
         cost,
+        ...(shortfall > 0 && { shortfall }),
         requests: options.requests,
         through: options.through,
         instance,
@@ -841,14 +885,14 @@ export class Ledger {
     keyId: string,
     ref: string,
     options: CloseOptions & { tokens?: number },
-    compute: (held: number, balance: number) => PlannedEntry,
+    compute: (held: number, view: BatchView) => PlannedEntry | Promise<PlannedEntry>,
   ): Promise<LedgerEntry | null> {
     return this.#change(keyId, async (view) => {
       if (options.guard && !(await options.guard(view.atomic))) return GUARD_REFUSED;
       const hold = await view.readHold(ref);
       if (!hold) return null;
       view.writeHold(ref, null);
-      const planned = compute(hold.amount, view.balance);
+      const planned = await compute(hold.amount, view);
       await view.addToCounters(closingCounterChanges(keyId, { hold, planned, options }));
       return planned;
     }, options.guard !== undefined);
@@ -876,6 +920,19 @@ export class Ledger {
       const [day, week, month] = values.slice(index * 3, index * 3 + 3);
       result.set(id, { day, week, month });
     });
+    return result;
+  }
+
+  /** Units of each key's costs its credit floor left uncollected, over its life. */
+  async shortfalls(keyIds: string[]): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    for (let i = 0; i < keyIds.length; i += 10) {
+      const slice = keyIds.slice(i, i + 10);
+      const found = await this.#kv.getMany<Deno.KvU64[]>(
+        slice.map((id) => kvKeys.shortfallTotal(id)),
+      );
+      found.forEach((entry, index) => result.set(slice[index], counterValue(entry.value)));
+    }
     return result;
   }
 

@@ -41,8 +41,13 @@ export interface Receipt {
   formula: string;
   /** What the formula gives. */
   amount: number;
-  /** What the ledger took for the request (−Σ of its entries); equals `amount` unless capped. */
+  /** What the ledger took for the request (−Σ of its entries): `amount` less `shortfall`. */
   charged: number;
+  /**
+   * What of `amount` the key's credit floor left uncollected (0 but for a key at its floor);
+   * absent on receipts written before shortfalls were recorded.
+   */
+  shortfall?: number;
   status: ReceiptStatus;
   /** Tasks: the amount held at submission, and what was given back when it ended. */
   held?: number;
@@ -154,12 +159,19 @@ export interface ReceiptEntry {
 /** `pricing` with the money the ledger moved for it (`entries`, oldest first). */
 export function receiptOf(
   pricing: ReceiptPricing,
-  money: { entries: readonly ReceiptEntry[]; status: ReceiptStatus; held?: number },
+  money: {
+    entries: readonly ReceiptEntry[];
+    status: ReceiptStatus;
+    held?: number;
+    /** What of the amount the credit floor left uncollected. */
+    shortfall?: number;
+  },
 ): Receipt {
   const charged = 0 - money.entries.reduce((sum, entry) => sum + entry.amount, 0);
   return {
     ...pricing,
     charged,
+    shortfall: money.shortfall ?? 0,
     status: money.status,
     ...(money.held === undefined ? {} : { held: money.held, refunded: money.held - charged }),
     ledger_entry_ids: money.entries.map((entry) => entry.id),

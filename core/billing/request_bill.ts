@@ -32,6 +32,8 @@ export class RequestBill {
   /** An aggregated bill charged or given back: nothing more may happen. */
   #closed = false;
   held = 0;
+  /** What of the settled cost the key's credit floor left uncollected. */
+  shortfall = 0;
   /** The ledger entries this bill wrote, oldest first (for the request's receipt). */
   readonly entries: ReceiptEntry[] = [];
 
@@ -94,34 +96,36 @@ export class RequestBill {
   }
 
   /**
-   * Charges `cost` units, returning what was charged: never more than was held (the hold is the
-   * most the request could cost; a count beyond it is the upstream's error, not the key's debt).
-   * `tokens` (the tokens used) replaces the held tokens in the minute's count.
+   * Charges `cost` units, returning what the ledger took: all of it, also beyond the hold (an
+   * upstream that counted past the request's bound), down to the key's credit floor; what the
+   * floor left is `shortfall`. `tokens` (the tokens used) replaces the held tokens in the
+   * minute's count.
    */
-  async settle(requested: number, options: { tokens?: number } = {}): Promise<number> {
-    const cost = Math.min(requested, this.held);
+  async settle(cost: number, options: { tokens?: number } = {}): Promise<number> {
     if (this.#aggregates) {
       if (this.#closed) return 0;
       this.#closed = true;
       const reservation = this.#reservation;
       this.#reservation = null;
-      this.entries.push(await this.#ledger.budgets.charge(this.#key, { reservation, cost }));
-      return cost;
+      const share = await this.#ledger.budgets.charge(this.#key, { reservation, cost });
+      this.entries.push({ id: share.id, amount: share.amount });
+      this.shortfall = share.shortfall;
+      return -share.amount;
     }
     if (!this.#holds) {
       this.#keep(await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost }));
       return cost;
     }
     await this.#confirmed.catch(() => {});
-    this.#keep(
-      await this.#ledger.settle(this.#key.id, {
-        limit: this.#key,
-        ref: this.#ref,
-        cost,
-        tokens: options.tokens,
-      }),
-    );
-    return cost;
+    const settled = await this.#ledger.settle(this.#key.id, {
+      limit: this.#key,
+      ref: this.#ref,
+      cost,
+      tokens: options.tokens,
+    });
+    this.#keep(settled);
+    this.shortfall = settled?.shortfall ?? 0;
+    return cost - this.shortfall;
   }
 
   /** Whether this bill holds before the upstream call (else it charges once at the end). */

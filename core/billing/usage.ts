@@ -56,6 +56,22 @@ export function believableUsage(
 }
 
 /**
+ * The gateway's own estimate held to what the request allowed: a guess (the upstream reported
+ * nothing believable) never bills past the bound the request was admitted with. Reported usage
+ * is not held to it: the upstream billed those tokens.
+ */
+export function estimateWithinBounds(
+  estimate: TokenUsage,
+  bounds: Pick<UsageBounds, "maxInputTokens" | "maxOutputTokens">,
+): TokenUsage {
+  return {
+    ...estimate,
+    input_tokens: Math.min(estimate.input_tokens, bounds.maxInputTokens),
+    output_tokens: Math.min(estimate.output_tokens, bounds.maxOutputTokens),
+  };
+}
+
+/**
  * A token count as an upstream reported it: the number when it is a non-negative safe integer,
  * 0 when absent, NaN for anything else (a float, a string, a negative), so a lie is never turned
  * into a plausible number and `believableUsage` refuses it.

@@ -103,11 +103,14 @@ export function ownerOf(key: Pick<KeyRecord, "id" | "owner">): string {
 export interface KeyUsage {
   spend: Record<SpendPeriod, number>;
   last_used_at: string | null;
+  /** Units of its costs the key's credit floor left uncollected, over its life. */
+  shortfall: number;
 }
 
 /**
  * The admin view of a key: no hashes; `spend_today`, the spend of the current day, week and
- * month (what the caps count), and when it was last used (to within a minute).
+ * month (what the caps count), when it was last used (to within a minute), and
+ * `shortfall_total`, the units of its costs its credit floor left uncollected.
  */
 export function publicKey(record: KeyRecord, balance: number, usage?: KeyUsage) {
   const { hash: _hash, previous_secret, ...rest } = record;
@@ -125,5 +128,6 @@ export function publicKey(record: KeyRecord, balance: number, usage?: KeyUsage) 
       SPEND_PERIODS.map((period) => [period, usage?.spend[period] ?? 0]),
     ) as Record<SpendPeriod, number>,
     last_used_at: usage?.last_used_at ?? null,
+    shortfall_total: usage?.shortfall ?? 0,
   };
 }

@@ -80,15 +80,17 @@ export class KeyStore {
     this.#options = options;
   }
 
-  /** Period spend and last use of `ids`, read in batches of 10. */
+  /** Period spend, last use and shortfall of `ids`, read in batches of 10. */
   async #usage(ids: string[]): Promise<Map<string, KeyUsage>> {
     const spend = await this.#ledger.periodSpend(ids);
     const lastUsed = await this.#lastUsed(ids);
+    const shortfalls = await this.#ledger.shortfalls(ids);
     return new Map(ids.map((id) => {
       const at = lastUsed.get(id);
       return [id, {
         spend: spend.get(id)!,
         last_used_at: at ? new Date(at).toISOString() : null,
+        shortfall: shortfalls.get(id) ?? 0,
       }];
     }));
   }

@@ -21,6 +21,8 @@ export const kvKeys = {
   budgetLeases: () => ["budget_leases"] as const,
   /** Units spent or held by a key in one spend window (`day:2026-11-24`…), a KvU64. */
   spendCounter: (keyId: string, windowId: string) => ["spend", keyId, windowId] as const,
+  /** Units of a key's costs its credit floor left uncollected, summed over its life, a KvU64. */
+  shortfallTotal: (keyId: string) => ["shortfall_total", keyId] as const,
   /** Tokens used or held by a key in one UTC minute (minutes since the epoch), a KvU64. */
   tokenCounter: (keyId: string, minute: number) => ["tokens_per_minute", keyId, minute] as const,
   /** When a key was last used (ms), written at most once a minute per key and instance. */

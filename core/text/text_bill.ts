@@ -15,7 +15,7 @@ import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.t
 import type { RequestScope } from "../scope.ts";
 import type { RequestContext } from "../telemetry/request_context.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
-import { believableUsage, type TokenUsage } from "../billing/usage.ts";
+import { believableUsage, estimateWithinBounds, type TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
 import type { TextInbound } from "./inbound.ts";
 
@@ -111,12 +111,13 @@ export class TextBill {
   ): void {
     const { outcome } = delivered;
     const { gateway, context } = this.#scope;
-    const reported = believableUsage(delivered.usage, {
+    const bounds = {
       maxInputTokens: this.#input().upperBound,
       maxOutputTokens: this.#maxOutputTokens(),
       outputChars: delivered.outputChars,
-    });
-    const usage = reported ?? this.#estimate(delivered.outputChars);
+    };
+    const reported = believableUsage(delivered.usage, bounds);
+    const usage = reported ?? estimateWithinBounds(this.#estimate(delivered.outputChars), bounds);
     const log = context.finishLater({
       status: 200,
       channelId: channel.id,
@@ -173,5 +174,8 @@ async function chargeThenLog(
     status = "released";
     await bill.release(`settle failed: ${String(error)}`).catch(() => {});
   }
-  log({ cost, receipt: receiptOf(pricing, { entries: bill.entries, status }) });
+  log({
+    cost,
+    receipt: receiptOf(pricing, { entries: bill.entries, status, shortfall: bill.shortfall }),
+  });
 }

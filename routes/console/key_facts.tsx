@@ -43,6 +43,13 @@ export function KeyFacts({ keyView }: { keyView: KeyView }) {
       <dd>{period("week")}</dd>
       <dt>Spent this month</dt>
       <dd>{period("month")}</dd>
+      <dt>Shortfall</dt>
+      <dd>
+        {formatUnits(keyView.shortfall_total)}{" "}
+        <span class="muted">
+          ({keyView.shortfall_total} units uncollected at the credit floor)
+        </span>
+      </dd>
       <dt>Last used</dt>
       <dd>{keyView.last_used_at ?? "never"}</dd>
     </dl>

@@ -214,3 +214,73 @@ Deno.test("BudgetLeases: a key made unlimited still returns the lease it took wh
     assertEquals((await verifyLedger(kv, "k")).ok, true);
   });
 });
+
+Deno.test("BudgetLeases: a cost beyond the reservation is taken from the lease, then the key, then is the shortfall", async () => {
+  await withInstances(async (a, _b, kv) => {
+    await a.credit("k", 2_000);
+    const limit = { ...key, credit_limit: 500 };
+    // A lease of 16 × 50 = 800 units; the key has 1,700 more down to its floor.
+    const first = await a.budgets.reserve(limit, { amount: 50 });
+    const fromLease = await a.budgets.charge(limit, { reservation: first, cost: 300 });
+    assertEquals([fromLease.amount, fromLease.shortfall], [-300, 0]);
+    // 500 left in the lease: 1,000 more extends it from the key's balance.
+    const second = await a.budgets.reserve(limit, { amount: 50 });
+    const extended = await a.budgets.charge(limit, { reservation: second, cost: 1_500 });
+    assertEquals([extended.amount, extended.shortfall], [-1_500, 0]);
+    // 700 left down to the floor: a cost of 1,000 takes 700, 300 is the shortfall.
+    const third = await a.budgets.reserve(limit, { amount: 50 });
+    const floored = await a.budgets.charge(limit, { reservation: third, cost: 1_000 });
+    assertEquals([floored.amount, floored.shortfall], [-700, 300]);
+    await a.budgets.returnIdle();
+    assertEquals(await a.balance("k"), -500);
+    const charges = (await entriesOf(a)).filter((entry) => entry.type === "charge");
+    assertEquals(charges.reduce((sum, entry) => sum + entry.cost!, 0), 2_500);
+    assertEquals(charges.reduce((sum, entry) => sum + (entry.shortfall ?? 0), 0), 300);
+    assertEquals((await a.shortfalls(["k"])).get("k"), 300);
+    assertEquals((await verifyLedger(kv, "k")).ok, true);
+    assertEquals((await openLeases(kv)).length, 0);
+  });
+});
+
+Deno.test("BudgetLeases: 200 requests costing past their reservations on two instances never spend past the floor", async () => {
+  await withInstances(async (a, b, kv) => {
+    await a.credit("k", 40_000);
+    const limit = { ...key, credit_limit: 1_000 };
+    const shortfalls: number[] = [];
+    const charged: number[] = [];
+    const request = async (ledger: Ledger, i: number) => {
+      const reservation = await ledger.budgets.reserve(limit, { amount: 100 });
+      const share = await ledger.budgets.charge(limit, { reservation, cost: 100 + 300 * (i % 5) });
+      charged.push(-share.amount);
+      shortfalls.push(share.shortfall);
+      assertEquals(-share.amount + share.shortfall, 100 + 300 * (i % 5));
+    };
+    await Promise.allSettled(Array.from({ length: 200 }, (_, i) => request(i % 2 ? a : b, i)));
+    await a.budgets.returnIdle();
+    await b.budgets.returnIdle();
+    const balance = await a.balance("k");
+    assertEquals(balance, 40_000 - charged.reduce((sum, units) => sum + units, 0));
+    assertOk(balance >= -1_000, `balance ${balance} below the floor`);
+    const shortfall = shortfalls.reduce((sum, units) => sum + units, 0);
+    assertEquals((await a.shortfalls(["k"])).get("k"), shortfall);
+    const lowest = Math.min(...(await entriesOf(a)).map((entry) => entry.balance_after));
+    assertOk(lowest >= -1_000, `an entry left ${lowest}`);
+    assertEquals((await verifyLedger(kv, "k")).ok, true);
+    assertEquals((await openLeases(kv)).length, 0);
+  });
+});
+
+Deno.test("Ledger.settle() beyond the hold takes only what no other instance's lease reserves", async () => {
+  await withInstances(async (a, b, kv) => {
+    await a.credit("k", 1_000);
+    await b.takeLease("k", { limit: key, need: 100, want: 600 });
+    await a.hold("k", { limit: key, ref: "r", amount: 100 });
+    // 300 units are neither held nor leased: a cost of 900 collects 100 + 300.
+    const settled = await a.settle("k", { limit: key, ref: "r", cost: 900 });
+    assertEquals([settled!.amount, settled!.cost, settled!.shortfall], [-300, 900, 500]);
+    assertEquals(await a.balance("k"), 600);
+    assertEquals((await a.shortfalls(["k"])).get("k"), 500);
+    await b.budgets.returnIdle();
+    assertEquals((await verifyLedger(kv, "k")).ok, true);
+  });
+});

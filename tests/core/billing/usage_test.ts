@@ -1,7 +1,7 @@
 /** What upstream usage the gateway believes, and the reasoning part it keeps for receipts. */
 
 import { assertEquals } from "../../helpers/assert.ts";
-import { believableUsage } from "../../../core/billing/usage.ts";
+import { believableUsage, estimateWithinBounds } from "../../../core/billing/usage.ts";
 
 const bounds = { maxInputTokens: 100, maxOutputTokens: 50, outputChars: 20 };
 
@@ -41,4 +41,14 @@ Deno.test("believableUsage() keeps reasoning tokens that can be a part of the ou
   for (const reasoning_tokens of [31, -1, 2.5, "24", null]) {
     assertEquals(believableUsage({ ...usage, reasoning_tokens }, bounds), usage);
   }
+});
+
+Deno.test("estimateWithinBounds() holds the gateway's estimate to what the request allowed", () => {
+  const bounds = { maxInputTokens: 40, maxOutputTokens: 50 };
+  const estimate = { input_tokens: 30, cached_input_tokens: 0, output_tokens: 260 };
+  assertEquals(estimateWithinBounds(estimate, bounds), { ...estimate, output_tokens: 50 });
+  assertEquals(estimateWithinBounds({ ...estimate, output_tokens: 12 }, bounds), {
+    ...estimate,
+    output_tokens: 12,
+  });
 });
