@@ -188,7 +188,7 @@ export class BudgetLeases {
     const budget = this.#budget(key);
     const { reservation, cost } = options;
     const excess = budget.leased ? Math.max(0, cost - (reservation?.amount ?? 0)) : 0;
-    // Awaits only when the lease cannot cover the excess: the common charge stays synchronous.
+    // A charge within its reservation awaits nothing: its waiter is queued at once.
     const shortfall = excess > 0 ? await this.#cover(budget, key, excess) : 0;
     this.#giveBack(budget, reservation, cost - excess);
     budget.pendingCost += cost - shortfall;
