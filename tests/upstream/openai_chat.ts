@@ -18,6 +18,8 @@ export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
   | { kind: "in_stream_error"; afterChunks: number }
+  /** A usage chunk (as the stream's last would be) in place of chunk `afterChunks`, then a drop. */
+  | { kind: "usage_then_die"; afterChunks: number }
   | { kind: "malformed" }
   | { kind: "hang" }
   | { kind: "no_usage" };
@@ -229,9 +231,17 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const outputChars = calls.length
       ? calls.reduce((n, c) => n + c.arguments.length, 0)
       : answer.text.length;
-    const usage = simulatedUsage(messages, outputChars, options.cachedTokens);
-    const reasoningTokens = answer.usage.reasoning;
+    // `n` choices, each the same answer; usage counts the prompt once, every choice's output.
+    const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
+    const single = simulatedUsage(messages, outputChars, options.cachedTokens);
+    const reasoningTokens = answer.usage.reasoning * choices;
+    const usage = {
+      ...single,
+      completion_tokens: single.completion_tokens * choices,
+      total_tokens: single.prompt_tokens + single.completion_tokens * choices,
+    };
     return {
+      choices,
       messages,
       reasoning: answer.reasoning,
       content: calls.length ? null : answer.text,
@@ -269,7 +279,12 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finish }],
+      choices: Array.from({ length: answer.choices }, (_, index) => ({
+        index,
+        message,
+        logprobs: null,
+        finish_reason: answer.finish,
+      })),
       ...(fault?.kind === "no_usage" ? {} : { usage: answer.usage }),
     });
   }
@@ -284,6 +299,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
           ?.include_usage === true && fault?.kind !== "no_usage";
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
+    // Each chunk carries one choice; with `n` choices, their chunks alternate, as on the API.
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
       id,
       object: "chat.completion.chunk",
@@ -322,6 +338,14 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       }
     });
     chunks.push(chunk({}, answer.finish));
+    if (answer.choices > 1) {
+      const one = chunks.splice(0);
+      for (const item of one as Array<{ choices: Array<{ index: number }> }>) {
+        for (let index = 0; index < answer.choices; index++) {
+          chunks.push({ ...item, choices: [{ ...item.choices[0], index }] });
+        }
+      }
+    }
     if (includeUsage) {
       chunks.push({
         id,
@@ -342,6 +366,15 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
           if (fault?.kind === "die_mid_stream" && sent === fault.afterChunks) {
             // Let what was sent reach the wire first, as a real connection loss would.
             if (sent > 0) await sleep(30);
+            controller.error(new SimulatedConnectionLoss());
+            return;
+          }
+          if (fault?.kind === "usage_then_die" && sent === fault.afterChunks) {
+            const usage = { id, object: "chat.completion.chunk", created, model: body.model };
+            controller.enqueue(encoder.encode(
+              `data: ${JSON.stringify({ ...usage, choices: [], usage: answer.usage })}\n\n`,
+            ));
+            await sleep(30);
             controller.error(new SimulatedConnectionLoss());
             return;
           }

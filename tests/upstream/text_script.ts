@@ -118,17 +118,21 @@ export function simulatorOnError(error: unknown): Response {
 /** Faults every simulated text stream can show. */
 export type StreamFault =
   | { kind: "die_mid_stream"; afterFrames: number }
-  | { kind: "in_stream_error"; afterFrames: number };
+  | { kind: "in_stream_error"; afterFrames: number }
+  /** The format's usage frame in place of frame `afterFrames`, then a dropped connection. */
+  | { kind: "usage_then_die"; afterFrames: number };
 
 /**
  * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
- * deliver it), with `errorFrame` or a dropped connection in place of frame `afterFrames`.
+ * deliver it), with `errorFrame`, a dropped connection, or `usageFrame` and then a dropped
+ * connection in place of frame `afterFrames`.
  */
 export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
     errorFrame?: string;
+    usageFrame?: string;
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -147,7 +151,10 @@ export function frameStream(
             controller.close();
             return;
           }
-          if (sent > 0) await sleep(30);
+          if (fault.kind === "usage_then_die") {
+            controller.enqueue(encoder.encode(options.usageFrame ?? ""));
+          }
+          if (sent > 0 || fault.kind === "usage_then_die") await sleep(30);
           controller.error(new SimulatedConnectionLoss());
           return;
         }
