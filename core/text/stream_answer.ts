@@ -38,7 +38,7 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
         const data = relay.relay(event.data);
         return data === null ? null : `data: ${data}\n\n`;
       },
-      completed: () => relay.completed,
+      completed: () => relay.completed && relay.upstreamError === undefined,
       errorFrame: (message) =>
         relay.upstreamError !== undefined
           ? ""
@@ -118,12 +118,12 @@ export function streamAnswer(
   const stream = pumpSse(attempt, {
     ...relay.handlers,
     finish(outcome) {
-      const usage = relay.usage();
-      // A broken stream is free; one the upstream let go silent is billed for what came.
-      if (outcome === "upstream_error" && !usage) {
+      // A broken stream is free, whatever usage the upstream sent before it broke; one the
+      // upstream let go silent is billed for what came.
+      if (outcome === "upstream_error") {
         bill.releaseInterrupted(channel, relay.outputChars());
       } else {
-        bill.settle(channel, { outcome, usage, outputChars: relay.outputChars() });
+        bill.settle(channel, { outcome, usage: relay.usage(), outputChars: relay.outputChars() });
       }
     },
   });

@@ -130,7 +130,10 @@ export class TextBill {
     }));
   }
 
-  /** A stream the upstream broke before any usage: released in full, logged as interrupted. */
+  /**
+   * A stream the upstream broke before its end (whatever usage it sent before): released in
+   * full, logged as interrupted.
+   */
   releaseInterrupted(channel: Channel, outputChars: number): void {
     const { gateway, context } = this.#scope;
     const log = context.finishLater({
