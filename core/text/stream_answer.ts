@@ -11,6 +11,7 @@ import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
 import type { TokenUsage } from "../billing/usage.ts";
 import type { TextInbound } from "./inbound.ts";
 import { PassThroughStream } from "./pass_through.ts";
+import { outputCharsOfEvent } from "./estimate.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { StreamAttempt } from "./text_attempt.ts";
 
@@ -90,8 +91,7 @@ function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRe
             continue;
           }
           if (errorSent) continue;
-          if (neutral.type === "text" || neutral.type === "reasoning") chars += neutral.text.length;
-          else if (neutral.type === "tool_call") chars += neutral.arguments.length;
+          chars += outputCharsOfEvent(neutral);
           out += encoder.encode(restoreDeclaredCall(toolNames, neutral));
         }
         return out || null;

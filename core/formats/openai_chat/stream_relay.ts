@@ -14,6 +14,7 @@ interface ChatChunk {
     delta?: {
       content?: string | null;
       reasoning_content?: string | null;
+      reasoning?: string | null;
       refusal?: string | null;
       tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> | null;
     };
@@ -77,11 +78,11 @@ export class OpenAIChatStreamRelay {
       if (choice.finish_reason) this.#finished = true;
       const delta = choice.delta;
       if (!delta) continue;
-      this.outputChars += (delta.content?.length ?? 0) + (delta.reasoning_content?.length ?? 0) +
-        (delta.refusal?.length ?? 0);
+      // What an estimate counts (core/text/estimate.ts): text, reasoning, tool arguments.
+      this.outputChars += (delta.content?.length ?? 0) +
+        ((delta.reasoning_content ?? delta.reasoning)?.length ?? 0) + (delta.refusal?.length ?? 0);
       for (const call of delta.tool_calls ?? []) {
-        this.outputChars += (call.function?.name?.length ?? 0) +
-          (call.function?.arguments?.length ?? 0);
+        this.outputChars += call.function?.arguments?.length ?? 0;
       }
     }
     if (chunk.usage) this.usage = convertOpenAIChatUsage(chunk.usage);
