@@ -1,7 +1,8 @@
 /**
  * A stream the upstream breaks is free, whatever usage it sent before breaking: every inbound
  * interface against every channel type (pass-through and converted relays), the upstream sending
- * its usage and then dropping the connection before the stream's end. The client sees its
+ * its usage and then, before the stream's end, dropping the connection, sending its in-stream
+ * error event, or sending a malformed frame and ending. The client sees its
  * format's error event; the ledger takes nothing; the request log says the stream broke.
  */
 
@@ -15,33 +16,35 @@ import {
   type TextSetup,
 } from "../helpers/text_setup.ts";
 import { INBOUND, send } from "../helpers/text_inbound.ts";
+import type { StreamBreak } from "../upstream/text_script.ts";
 
-/** The upstream's usage in place of a frame after some text, then a dropped connection. */
-function usageThenDie(s: TextSetup, type: TextChannelType) {
-  if (type === "openai") s.chat.faults.push({ kind: "usage_then_die", afterChunks: 3 });
-  if (type === "openai-responses") {
-    s.responses.faults.push({ kind: "usage_then_die", afterFrames: 6 });
-  }
-  if (type === "anthropic") s.anthropic.faults.push({ kind: "usage_then_die", afterFrames: 5 });
-  if (type === "gemini") s.gemini.faults.push({ kind: "usage_then_die", afterFrames: 1 });
+/** The upstream's usage in place of a frame after some text, then the stream breaks `how`. */
+function usageThenBreak(s: TextSetup, type: TextChannelType, how: StreamBreak) {
+  const kind = "usage_then_break";
+  if (type === "openai") s.chat.faults.push({ kind, afterChunks: 3, how });
+  if (type === "openai-responses") s.responses.faults.push({ kind, afterFrames: 6, how });
+  if (type === "anthropic") s.anthropic.faults.push({ kind, afterFrames: 5, how });
+  if (type === "gemini") s.gemini.faults.push({ kind, afterFrames: 1, how });
 }
 
 Deno.test(
-  "a stream that breaks after a usage chunk is free: every interface × every channel type",
+  "a stream that breaks after a usage chunk is free: every interface × every channel type × every break",
   serverTest,
   async () => {
     await using s = await setupText();
     const ids: string[] = [];
-    for (const [name, inbound] of Object.entries(INBOUND)) {
-      for (const type of CHANNEL_TYPES) {
-        usageThenDie(s, type);
-        const response = await send(s, inbound, type, true);
-        assertEquals(response.status, 200);
-        const text = await response.text();
-        const where = `${name} ← ${type}`;
-        assertOk(text.includes("Ech"), `${where}: some text was relayed first: ${text}`);
-        assertOk(inbound.streamError(text), `${where}: ${text.slice(-300)}`);
-        ids.push(`${where} ${response.headers.get("x-request-id")}`);
+    for (const how of ["drop", "error_event", "malformed"] as const) {
+      for (const [name, inbound] of Object.entries(INBOUND)) {
+        for (const type of CHANNEL_TYPES) {
+          usageThenBreak(s, type, how);
+          const response = await send(s, inbound, type, true);
+          assertEquals(response.status, 200);
+          const text = await response.text();
+          const where = `${name} ← ${type} (${how})`;
+          assertOk(text.includes("Ech"), `${where}: some text was relayed first: ${text}`);
+          assertOk(inbound.streamError(text), `${where}: ${text.slice(-300)}`);
+          ids.push(`${where} ${response.headers.get("x-request-id")}`);
+        }
       }
     }
     await s.gw.settle();

@@ -424,7 +424,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
     return frameStream(list.map((block) => `data: ${JSON.stringify(block)}\r\n\r\n`), {
       fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream" ||
-          fault?.kind === "usage_then_die"
+          fault?.kind === "usage_then_break"
         ? fault
         : undefined,
       // Usage metadata without a finish reason, as a chunk mid-answer may carry it.

@@ -7,19 +7,21 @@
  */
 
 import {
+  MALFORMED_FRAME,
   pieces,
   script,
   type ScriptInput,
   SimulatedConnectionLoss,
   simulatorOnError,
+  type StreamBreak,
 } from "./text_script.ts";
 
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
   | { kind: "in_stream_error"; afterChunks: number }
-  /** A usage chunk (as the stream's last would be) in place of chunk `afterChunks`, then a drop. */
-  | { kind: "usage_then_die"; afterChunks: number }
+  /** A usage chunk (as the stream's last would be) in place of chunk `afterChunks`, then a break. */
+  | { kind: "usage_then_break"; afterChunks: number; how?: StreamBreak }
   | { kind: "malformed" }
   | { kind: "hang" }
   | { kind: "no_usage" };
@@ -122,6 +124,11 @@ function errorBody(status: number, message: string, param: string | null = null)
 }
 
 const encoder = new TextEncoder();
+const IN_STREAM_ERROR_FRAME = `data: ${
+  JSON.stringify({
+    error: { message: "Simulated overload", type: "server_error", param: null, code: "overloaded" },
+  })
+}\n\n`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the simulator on a free loopback port. */
@@ -369,28 +376,24 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             controller.error(new SimulatedConnectionLoss());
             return;
           }
-          if (fault?.kind === "usage_then_die" && sent === fault.afterChunks) {
+          if (fault?.kind === "usage_then_break" && sent === fault.afterChunks) {
             const usage = { id, object: "chat.completion.chunk", created, model: body.model };
             controller.enqueue(encoder.encode(
               `data: ${JSON.stringify({ ...usage, choices: [], usage: answer.usage })}\n\n`,
             ));
+            if (fault.how === "error_event" || fault.how === "malformed") {
+              controller.enqueue(encoder.encode(
+                fault.how === "malformed" ? MALFORMED_FRAME : IN_STREAM_ERROR_FRAME,
+              ));
+              controller.close();
+              return;
+            }
             await sleep(30);
             controller.error(new SimulatedConnectionLoss());
             return;
           }
           if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {
-            controller.enqueue(encoder.encode(
-              `data: ${
-                JSON.stringify({
-                  error: {
-                    message: "Simulated overload",
-                    type: "server_error",
-                    param: null,
-                    code: "overloaded",
-                  },
-                })
-              }\n\n`,
-            ));
+            controller.enqueue(encoder.encode(IN_STREAM_ERROR_FRAME));
             controller.close();
             return;
           }
