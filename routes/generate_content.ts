@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { GatewayError } from "../core/errors.ts";
+import { GatewayError, invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import {
   type GenerateContentRequest,
@@ -39,6 +39,17 @@ export const generateContentRequestSchema = z.looseObject({
   }).optional(),
 });
 
+/** Candidates of one text answer, as the Gemini API allows them; the bill holds for each. */
+const MAX_TEXT_CANDIDATES = 8;
+
+function checkCandidateCount(count: number | undefined): void {
+  if (count === undefined || (count >= 1 && count <= MAX_TEXT_CANDIDATES)) return;
+  throw invalidRequest(
+    `candidateCount must be from 1 to ${MAX_TEXT_CANDIDATES} for a text model`,
+    "generationConfig.candidateCount",
+  );
+}
+
 async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   // The segment is checked (UTF-8, length) by checkPathParams and decoded once by Hono.
   const target = c.req.param("model") ?? "";
@@ -65,6 +76,7 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
     await readJsonBody(c.req.raw, gateway.options.maxBodyBytes),
   );
   if (catalogEntry?.kind === "text") {
+    checkCandidateCount(body.generationConfig?.candidateCount);
     const stream = method === "streamGenerateContent";
     const framing = alt === "sse" ? "sse" : "json-array";
     return textResponse(

@@ -165,6 +165,11 @@ export interface StreamDecoder {
   readonly usage: NeutralUsage | undefined;
   /** An in-stream error the upstream sent, if any. */
   readonly error: string | undefined;
+  /**
+   * Output characters (text, reasoning, tool arguments) of the answers after the first, which
+   * no event carries: Gemini candidates beyond the first, relayed as they came.
+   */
+  readonly otherAnswersChars?: number;
 }
 
 /** Writes neutral events as a client format's stream frames. */

@@ -1,10 +1,12 @@
 /**
  * Token estimates of a neutral request (the same rules as the chat estimates): the hold uses an
  * upper bound of one token per UTF-8 byte of text, 1,600 per image and 8 per message; a bill
- * without upstream usage uses 4 characters per token.
+ * without upstream usage uses 4 characters per token. An answer's output is estimated from its
+ * content alone — text, reasoning and tool-call arguments — never from its envelope, so an
+ * answer whole and the same answer streamed estimate alike.
  */
 
-import type { NeutralRequest } from "../formats/neutral.ts";
+import type { NeutralEvent, NeutralPart, NeutralRequest } from "../formats/neutral.ts";
 
 const IMAGE_TOKENS = 1_600;
 const PER_MESSAGE = 8;
@@ -52,4 +54,20 @@ export function estimateNeutralTokens(request: NeutralRequest): number {
   let images = 0;
   measure(request, (value) => chars += value.length, () => images++);
   return Math.ceil(chars / 4) + images * IMAGE_TOKENS + request.messages.length * 4;
+}
+
+/** Output characters an estimate counts in an answer's parts: text, reasoning, tool arguments. */
+export function outputCharsOfParts(parts: readonly NeutralPart[]): number {
+  let chars = 0;
+  for (const part of parts) {
+    if (part.type === "text" || part.type === "reasoning") chars += part.text.length;
+    else if (part.type === "tool_call") chars += part.arguments.length;
+  }
+  return chars;
+}
+
+/** Output characters an estimate counts in one stream event (the same as in parts). */
+export function outputCharsOfEvent(event: NeutralEvent): number {
+  if (event.type === "text" || event.type === "reasoning") return event.text.length;
+  return event.type === "tool_call" ? event.arguments.length : 0;
 }

@@ -2,19 +2,32 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
-import type { NeutralPart } from "../formats/neutral.ts";
+import type { TextFormat } from "../formats/neutral.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
+import { outputCharsOfParts } from "./estimate.ts";
 import type { TextInbound } from "./inbound.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { JsonAttempt } from "./text_attempt.ts";
 
-function partChars(parts: NeutralPart[]): number {
-  let chars = 0;
-  for (const part of parts) {
-    if (part.type === "text" || part.type === "reasoning") chars += part.text.length;
-    else if (part.type === "tool_call") chars += part.name.length + part.arguments.length;
-  }
-  return chars;
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/**
+ * Output characters of an upstream answer in `format`, for an estimate when it reports no
+ * usage: the content of every choice (chat `n`) or candidate (Gemini), not the JSON around it.
+ */
+function answerOutputChars(format: TextFormat, answer: Json): number {
+  const decode = CODECS[format].decodeResponse;
+  const each = (list: unknown, field: string) =>
+    Array.isArray(list) && list.length > 1
+      ? list.reduce(
+        (sum, one) => sum + outputCharsOfParts(decode({ ...answer, [field]: [one] }).parts),
+        0,
+      )
+      : outputCharsOfParts(decode(answer).parts);
+  if (format === "openai-chat") return each(answer?.choices, "choices");
+  if (format === "gemini") return each(answer?.candidates, "candidates");
+  return outputCharsOfParts(decode(answer).parts);
 }
 
 /**
@@ -31,7 +44,11 @@ export function jsonAnswer(
     const usage = upstream.usageOf(attempt.answer);
     upstream.renameModel(attempt.answer, inbound.model);
     const body = JSON.stringify(attempt.answer);
-    bill.settle(channel, { outcome: "completed", usage, outputChars: body.length });
+    bill.settle(channel, {
+      outcome: "completed",
+      usage,
+      outputChars: answerOutputChars(attempt.format, attempt.answer),
+    });
     return body;
   }
   const neutral = upstream.decodeResponse(attempt.answer);
@@ -40,7 +57,7 @@ export function jsonAnswer(
   bill.settle(channel, {
     outcome: "completed",
     usage: neutral.usage,
-    outputChars: partChars(neutral.parts),
+    outputChars: outputCharsOfParts(neutral.parts),
   });
   return JSON.stringify(CODECS[inbound.format].encodeResponse(neutral, inbound.model));
 }

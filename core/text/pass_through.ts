@@ -9,6 +9,7 @@ import { CODECS } from "../formats/codecs.ts";
 import type { StreamDecoder, TextFormat } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import type { TextInbound } from "./inbound.ts";
+import { outputCharsOfEvent } from "./estimate.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -47,7 +48,7 @@ function renamer(upstreamModel: string, publicModel: string): (data: string) => 
 /** Relays one same-format stream (not chat, which has its own relay for usage hiding). */
 export class PassThroughStream {
   readonly decoder: StreamDecoder;
-  outputChars = 0;
+  #chars = 0;
   #format: TextFormat;
   #framing: GeminiFraming;
   #rename: (data: string) => string;
@@ -67,11 +68,14 @@ export class PassThroughStream {
     this.#rename = renamer(upstreamModel, publicModel);
   }
 
+  /** Output characters relayed, every answer's (Gemini candidates beyond the first too). */
+  get outputChars(): number {
+    return this.#chars + (this.decoder.otherAnswersChars ?? 0);
+  }
+
   frame(event: EventSourceMessage): string | null {
     for (const neutral of this.decoder.decode(event.event, event.data)) {
-      if (neutral.type === "text" || neutral.type === "reasoning") {
-        this.outputChars += neutral.text.length;
-      } else if (neutral.type === "tool_call") this.outputChars += neutral.arguments.length;
+      this.#chars += outputCharsOfEvent(neutral);
     }
     const data = this.#rename(event.data);
     if (this.#format === "gemini") {

@@ -11,6 +11,7 @@ import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
 import type { TokenUsage } from "../billing/usage.ts";
 import type { TextInbound } from "./inbound.ts";
 import { PassThroughStream } from "./pass_through.ts";
+import { outputCharsOfEvent } from "./estimate.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { StreamAttempt } from "./text_attempt.ts";
 
@@ -38,7 +39,7 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
         const data = relay.relay(event.data);
         return data === null ? null : `data: ${data}\n\n`;
       },
-      completed: () => relay.completed,
+      completed: () => relay.completed && relay.upstreamError === undefined,
       errorFrame: (message) =>
         relay.upstreamError !== undefined
           ? ""
@@ -90,8 +91,7 @@ function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRe
             continue;
           }
           if (errorSent) continue;
-          if (neutral.type === "text" || neutral.type === "reasoning") chars += neutral.text.length;
-          else if (neutral.type === "tool_call") chars += neutral.arguments.length;
+          chars += outputCharsOfEvent(neutral);
           out += encoder.encode(restoreDeclaredCall(toolNames, neutral));
         }
         return out || null;
@@ -118,12 +118,12 @@ export function streamAnswer(
   const stream = pumpSse(attempt, {
     ...relay.handlers,
     finish(outcome) {
-      const usage = relay.usage();
-      // A broken stream is free; one the upstream let go silent is billed for what came.
-      if (outcome === "upstream_error" && !usage) {
+      // A broken stream is free, whatever usage the upstream sent before it broke; one the
+      // upstream let go silent is billed for what came.
+      if (outcome === "upstream_error") {
         bill.releaseInterrupted(channel, relay.outputChars());
       } else {
-        bill.settle(channel, { outcome, usage, outputChars: relay.outputChars() });
+        bill.settle(channel, { outcome, usage: relay.usage(), outputChars: relay.outputChars() });
       }
     },
   });

@@ -30,7 +30,7 @@ export class TextBill {
   readonly #copies: number;
   readonly #price: TextPrice;
   readonly #bill: RequestBill;
-  /** Output tokens the request may produce (per choice); held in full. */
+  /** Output tokens the request may produce (per choice or candidate); held in full. */
   readonly maxOutput: number;
 
   constructor(scope: RequestScope, input: { inbound: TextInbound; model: CatalogModel }) {
@@ -44,8 +44,7 @@ export class TextBill {
     });
     this.maxOutput = input.inbound.maxOutputTokens ?? input.model.max_output_tokens ??
       DEFAULT_MAX_OUTPUT_TOKENS;
-    // Choices the request asks for; each may produce every output token.
-    this.#copies = input.inbound.format === "openai-chat" ? input.inbound.body.n ?? 1 : 1;
+    this.#copies = answersAskedFor(input.inbound);
   }
 
   /** The input's token upper bound and estimate, counted once. */
@@ -77,7 +76,7 @@ export class TextBill {
     );
   }
 
-  /** Every output token the request allows, over all its choices. */
+  /** Every output token the request allows, over all its choices or candidates. */
   #maxOutputTokens(): number {
     return this.maxOutput * this.#copies;
   }
@@ -132,7 +131,10 @@ export class TextBill {
     }));
   }
 
-  /** A stream the upstream broke before any usage: released in full, logged as interrupted. */
+  /**
+   * A stream the upstream broke before its end (whatever usage it sent before): released in
+   * full, logged as interrupted.
+   */
   releaseInterrupted(channel: Channel, outputChars: number): void {
     const { gateway, context } = this.#scope;
     const log = context.finishLater({
@@ -149,6 +151,20 @@ export class TextBill {
       log();
     })());
   }
+}
+
+/**
+ * Answers the request asks for (chat `n`, Gemini `candidateCount`); each may produce every
+ * output token, and the upstream bills the output of all of them. Both are refused outside
+ * their ranges before a bill is made; each is served only by an upstream of its own format.
+ */
+function answersAskedFor(inbound: TextInbound): number {
+  const count = inbound.format === "openai-chat"
+    ? inbound.body.n
+    : inbound.format === "gemini"
+    ? inbound.body.generationConfig?.candidateCount
+    : undefined;
+  return Number.isSafeInteger(count) && count > 1 ? count : 1;
 }
 
 /**

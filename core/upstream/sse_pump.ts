@@ -89,6 +89,13 @@ class SsePump {
     if (frame) controller.enqueue(encoder.encode(frame));
   }
 
+  /** Ends a completed stream with the format's closing frames. */
+  #complete(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#send(controller, this.#handlers.endFrame?.() ?? "");
+    this.#end("completed");
+    controller.close();
+  }
+
   /** Ends the stream with the format's error frame. */
   #fail(
     controller: ReadableStreamDefaultController<Uint8Array>,
@@ -120,10 +127,7 @@ class SsePump {
                 "The upstream ended the stream before it was complete",
               );
             }
-            this.#send(controller, handlers.endFrame?.() ?? "");
-            this.#end("completed");
-            controller.close();
-            return;
+            return this.#complete(controller);
           }
           event = next.value;
         }
@@ -141,6 +145,8 @@ class SsePump {
         this.#end("client_disconnect");
         return;
       }
+      // The upstream reached its answer's end before the connection broke: the answer is whole.
+      if (handlers.completed()) return this.#complete(controller);
       this.#fail(
         controller,
         "upstream_error",

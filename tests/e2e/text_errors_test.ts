@@ -128,6 +128,13 @@ Deno.test(
         "tools[googleSearch]",
       ],
       [INBOUND.chat, "gemini", { n: 2 }, "n"],
+      // Several answers are billed as such only where the upstream reports them all.
+      [
+        INBOUND["generate-content"],
+        "openai",
+        { generationConfig: { candidateCount: 2 } },
+        "generationConfig.candidateCount",
+      ],
       // Responses hosted tools are dropped unless strict: tests/e2e/responses_tools_test.ts.
     ];
     for (const [inbound, type, extra, param] of cases) {

@@ -428,6 +428,14 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     event("message_stop", {});
     return frameStream(frames, {
       fault: fault as StreamFault | undefined,
+      // The message's usage (as its last message_delta carries it), before message_stop.
+      usageFrame: `event: message_delta\ndata: ${
+        JSON.stringify({
+          type: "message_delta",
+          delta: { stop_reason: STOP[answer.stop], stop_sequence: null },
+          usage: { output_tokens: answer.usage.output },
+        })
+      }\n\n`,
       errorFrame: `event: error\ndata: ${
         JSON.stringify({
           type: "error",

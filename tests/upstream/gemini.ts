@@ -136,6 +136,8 @@ export interface AnswerPlan {
   usageMetadata: Record<string, unknown>;
   /** Set for a blocked prompt: no candidates are rendered. */
   promptFeedback?: Record<string, unknown>;
+  /** Candidates rendered, each with the same parts (`candidateCount`; default 1). */
+  candidates?: number;
 }
 
 /** What the simulator reads from a request to plan an answer. */
@@ -148,6 +150,8 @@ export interface RequestFacts {
   inputImages: number;
   modalities: string[];
   imageSize?: string;
+  /** `generationConfig.candidateCount`: candidates of a text answer. */
+  candidates: number;
   /** What a text answer is made from. */
   text: ScriptInput;
 }
@@ -278,16 +282,21 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
         })),
       );
     }
+    // As the real API counts them: the prompt once, the output of every candidate summed.
+    const candidates = facts.candidates;
+    const thoughts = answer.usage.reasoning * candidates;
+    const output = answer.usage.output * candidates;
     return {
       groups: groups.length ? groups : [[{ text: "" }]],
       // Gemini finishes function calls with STOP, not a tool-specific reason.
       finishReason: answer.stop === "length" ? "MAX_TOKENS" : "STOP",
+      candidates,
       usageMetadata: {
         promptTokenCount: answer.usage.input,
-        candidatesTokenCount: answer.usage.output - answer.usage.reasoning,
-        totalTokenCount: answer.usage.input + answer.usage.output,
+        candidatesTokenCount: output - thoughts,
+        totalTokenCount: answer.usage.input + output,
         ...(answer.usage.cached ? { cachedContentTokenCount: answer.usage.cached } : {}),
-        ...(answer.usage.reasoning ? { thoughtsTokenCount: answer.usage.reasoning } : {}),
+        ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
       },
     };
   }
@@ -305,11 +314,11 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const last = parts === null || answer.groups.at(-1) === parts;
     return {
       ...(answer.promptFeedback ? { promptFeedback: answer.promptFeedback } : {
-        candidates: [{
+        candidates: Array.from({ length: answer.candidates ?? 1 }, (_, index) => ({
           content: { role: "model", parts: parts ?? joinText(answer.groups.flat()) },
           ...(last ? { finishReason: answer.finishReason } : {}),
-          index: 0,
-        }],
+          index,
+        })),
       }),
       ...(last ? { usageMetadata: answer.usageMetadata } : {}),
       modelVersion: model,
@@ -420,9 +429,14 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const list = blocks(answer, model);
     if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
     return frameStream(list.map((block) => `data: ${JSON.stringify(block)}\r\n\r\n`), {
-      fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream"
+      fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream" ||
+          fault?.kind === "usage_then_break"
         ? fault
         : undefined,
+      // Usage metadata without a finish reason, as a chunk mid-answer may carry it.
+      usageFrame: `data: ${
+        JSON.stringify({ usageMetadata: answer.usageMetadata, modelVersion: model })
+      }\r\n\r\n`,
       errorFrame: `data: ${
         JSON.stringify({
           error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
@@ -503,7 +517,14 @@ function readRequest(model: string, body: Record<string, unknown>): RequestFacts
   const config = (body.generationConfig ?? {}) as {
     responseModalities?: unknown[];
     imageConfig?: { aspectRatio?: unknown; imageSize?: unknown };
+    candidateCount?: unknown;
   };
+  const candidates = config.candidateCount ?? 1;
+  if (!Number.isInteger(candidates) || (candidates as number) < 1 || (candidates as number) > 8) {
+    return `* GenerateContentRequest.generation_config.candidate_count: must be between 1 and 8, got ${
+      JSON.stringify(candidates)
+    }\n`;
+  }
   const modalities = config.responseModalities ?? ["TEXT"];
   for (const [index, modality] of modalities.entries()) {
     if (typeof modality !== "string" || !MODALITIES.includes(modality)) {
@@ -551,6 +572,7 @@ function readRequest(model: string, body: Record<string, unknown>): RequestFacts
     inputImages,
     modalities: modalities as string[],
     imageSize: imageConfig.imageSize as string | undefined,
+    candidates: candidates as number,
     text: {
       lastUserText: textOf(lastUser?.parts ?? []),
       allText: textOf(system) + textOf(parts) + results.join(""),

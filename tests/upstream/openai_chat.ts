@@ -7,17 +7,21 @@
  */
 
 import {
+  MALFORMED_FRAME,
   pieces,
   script,
   type ScriptInput,
   SimulatedConnectionLoss,
   simulatorOnError,
+  type StreamBreak,
 } from "./text_script.ts";
 
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
   | { kind: "in_stream_error"; afterChunks: number }
+  /** A usage chunk (as the stream's last would be) in place of chunk `afterChunks`, then a break. */
+  | { kind: "usage_then_break"; afterChunks: number; how?: StreamBreak }
   | { kind: "malformed" }
   | { kind: "hang" }
   | { kind: "no_usage" };
@@ -122,6 +126,11 @@ function errorBody(status: number, message: string, param: string | null = null)
 }
 
 const encoder = new TextEncoder();
+const IN_STREAM_ERROR_FRAME = `data: ${
+  JSON.stringify({
+    error: { message: "Simulated overload", type: "server_error", param: null, code: "overloaded" },
+  })
+}\n\n`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the simulator on a free loopback port. */
@@ -231,10 +240,18 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     const outputChars = calls.length
       ? calls.reduce((n, c) => n + c.arguments.length, 0)
       : answer.text.length;
-    const usage = simulatedUsage(messages, outputChars, options.cachedTokens);
-    const reasoningTokens = answer.usage.reasoning;
+    // `n` choices, each the same answer; usage counts the prompt once, every choice's output.
+    const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
+    const single = simulatedUsage(messages, outputChars, options.cachedTokens);
+    const reasoningTokens = answer.usage.reasoning * choices;
+    const usage = {
+      ...single,
+      completion_tokens: single.completion_tokens * choices,
+      total_tokens: single.prompt_tokens + single.completion_tokens * choices,
+    };
     const extraTokens = reasoningTokens + (options.extraOutputTokens ?? 0);
     return {
+      choices,
       messages,
       reasoning: answer.reasoning,
       content: calls.length ? null : answer.text,
@@ -272,7 +289,12 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finish }],
+      choices: Array.from({ length: answer.choices }, (_, index) => ({
+        index,
+        message,
+        logprobs: null,
+        finish_reason: answer.finish,
+      })),
       ...(fault?.kind === "no_usage" ? {} : { usage: answer.usage }),
     });
   }
@@ -287,6 +309,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
           ?.include_usage === true && fault?.kind !== "no_usage";
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
+    // Each chunk carries one choice; with `n` choices, their chunks alternate, as on the API.
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
       id,
       object: "chat.completion.chunk",
@@ -325,6 +348,14 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       }
     });
     chunks.push(chunk({}, answer.finish));
+    if (answer.choices > 1) {
+      const one = chunks.splice(0);
+      for (const item of one as Array<{ choices: Array<{ index: number }> }>) {
+        for (let index = 0; index < answer.choices; index++) {
+          chunks.push({ ...item, choices: [{ ...item.choices[0], index }] });
+        }
+      }
+    }
     if (includeUsage) {
       chunks.push({
         id,
@@ -348,19 +379,24 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             controller.error(new SimulatedConnectionLoss());
             return;
           }
-          if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {
+          if (fault?.kind === "usage_then_break" && sent === fault.afterChunks) {
+            const usage = { id, object: "chat.completion.chunk", created, model: body.model };
             controller.enqueue(encoder.encode(
-              `data: ${
-                JSON.stringify({
-                  error: {
-                    message: "Simulated overload",
-                    type: "server_error",
-                    param: null,
-                    code: "overloaded",
-                  },
-                })
-              }\n\n`,
+              `data: ${JSON.stringify({ ...usage, choices: [], usage: answer.usage })}\n\n`,
             ));
+            if (fault.how === "error_event" || fault.how === "malformed") {
+              controller.enqueue(encoder.encode(
+                fault.how === "malformed" ? MALFORMED_FRAME : IN_STREAM_ERROR_FRAME,
+              ));
+              controller.close();
+              return;
+            }
+            await sleep(30);
+            controller.error(new SimulatedConnectionLoss());
+            return;
+          }
+          if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {
+            controller.enqueue(encoder.encode(IN_STREAM_ERROR_FRAME));
             controller.close();
             return;
           }

@@ -334,6 +334,15 @@ export function startOpenAIResponsesUpstream(
     event(`response.${finalStatus}`, { response: response(finalStatus, true) });
     return frameStream(frames, {
       fault: fault as StreamFault | undefined,
+      // Usage only ever comes with the end (response.completed); a hostile upstream may send
+      // it early on an in_progress event.
+      usageFrame: `event: response.in_progress\ndata: ${
+        JSON.stringify({
+          type: "response.in_progress",
+          sequence_number: 98,
+          response: { ...response("in_progress", false), usage },
+        })
+      }\n\n`,
       errorFrame: `event: error\ndata: ${
         JSON.stringify({
           type: "error",

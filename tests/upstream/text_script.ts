@@ -124,17 +124,30 @@ export function simulatorOnError(error: unknown): Response {
 /** Faults every simulated text stream can show. */
 export type StreamFault =
   | { kind: "die_mid_stream"; afterFrames: number }
-  | { kind: "in_stream_error"; afterFrames: number };
+  | { kind: "in_stream_error"; afterFrames: number }
+  /**
+   * The format's usage frame in place of frame `afterFrames`, then the stream breaks: a dropped
+   * connection, the in-stream error event, or a malformed frame and the end.
+   */
+  | { kind: "usage_then_break"; afterFrames: number; how?: StreamBreak };
+
+/** How a stream breaks after its usage (`usage_then_break`). */
+export type StreamBreak = "drop" | "error_event" | "malformed";
+
+/** A frame no SSE reader can make JSON of. */
+export const MALFORMED_FRAME = 'data: {"truncated": [\n\n';
 
 /**
  * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
- * deliver it), with `errorFrame` or a dropped connection in place of frame `afterFrames`.
+ * deliver it), with `errorFrame`, a dropped connection, or `usageFrame` and then a break in
+ * place of frame `afterFrames`.
  */
 export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
     errorFrame?: string;
+    usageFrame?: string;
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -153,7 +166,16 @@ export function frameStream(
             controller.close();
             return;
           }
-          if (sent > 0) await sleep(30);
+          if (fault.kind === "usage_then_break") {
+            controller.enqueue(encoder.encode(options.usageFrame ?? ""));
+            if (fault.how === "error_event" || fault.how === "malformed") {
+              const last = fault.how === "malformed" ? MALFORMED_FRAME : options.errorFrame ?? "";
+              controller.enqueue(encoder.encode(last));
+              controller.close();
+              return;
+            }
+          }
+          if (sent > 0 || fault.kind === "usage_then_break") await sleep(30);
           controller.error(new SimulatedConnectionLoss());
           return;
         }

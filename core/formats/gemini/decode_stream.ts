@@ -14,6 +14,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
   completed = false;
   usage: NeutralUsage | undefined;
   error: string | undefined;
+  otherAnswersChars = 0;
   #started = false;
   #calls = 0;
 
@@ -40,6 +41,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of geminiParts(candidate?.content?.parts ?? [])) this.#onPart(part, events);
+    for (const other of chunk.candidates?.slice(1) ?? []) this.#countOther(other);
     const usage = geminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     this.#onFinish(chunk, candidate, events);
@@ -75,6 +77,18 @@ export class GeminiStreamDecoder implements StreamDecoder {
       case "image":
         events.push({ type: "image", mimeType: part.mimeType, data: part.data });
         break;
+    }
+  }
+
+  /**
+   * Only the first candidate becomes events (`candidateCount` needs a gemini client); the others
+   * are counted as an estimate counts (core/text/estimate.ts).
+   */
+  #countOther(candidate: Json): void {
+    for (const part of geminiParts(candidate?.content?.parts ?? [])) {
+      if (part.type === "text" || part.type === "reasoning") {
+        this.otherAnswersChars += part.text.length;
+      } else if (part.type === "tool_call") this.otherAnswersChars += part.arguments.length;
     }
   }
 

@@ -10,9 +10,11 @@ import type { TokenUsage } from "../../billing/usage.ts";
 interface ChatChunk {
   model?: string;
   choices?: Array<{
+    finish_reason?: string | null;
     delta?: {
       content?: string | null;
       reasoning_content?: string | null;
+      reasoning?: string | null;
       refusal?: string | null;
       tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> | null;
     };
@@ -35,6 +37,7 @@ export class OpenAIChatStreamRelay {
   outputChars = 0;
   sawDone = false;
   upstreamError: unknown;
+  #finished = false;
   #options: StreamRelayOptions;
   #renameFrom: string | undefined;
   #renameTo: string | undefined;
@@ -47,9 +50,12 @@ export class OpenAIChatStreamRelay {
     }
   }
 
-  /** Whether the stream reached its normal end. */
+  /**
+   * Whether the stream reached its normal end: `[DONE]`, or (from upstreams that leave it out)
+   * a finish reason and then usage. Usage alone is not an end: a stream can break after it.
+   */
   get completed(): boolean {
-    return this.sawDone || this.usage !== undefined;
+    return this.sawDone || (this.#finished && this.usage !== undefined);
   }
 
   /** Takes one event's data and returns the data to send on, or null to send nothing. */
@@ -69,13 +75,14 @@ export class OpenAIChatStreamRelay {
       return data;
     }
     for (const choice of chunk.choices ?? []) {
+      if (choice.finish_reason) this.#finished = true;
       const delta = choice.delta;
       if (!delta) continue;
-      this.outputChars += (delta.content?.length ?? 0) + (delta.reasoning_content?.length ?? 0) +
-        (delta.refusal?.length ?? 0);
+      // What an estimate counts (core/text/estimate.ts): text, reasoning, tool arguments.
+      this.outputChars += (delta.content?.length ?? 0) +
+        ((delta.reasoning_content ?? delta.reasoning)?.length ?? 0) + (delta.refusal?.length ?? 0);
       for (const call of delta.tool_calls ?? []) {
-        this.outputChars += (call.function?.name?.length ?? 0) +
-          (call.function?.arguments?.length ?? 0);
+        this.outputChars += call.function?.arguments?.length ?? 0;
       }
     }
     if (chunk.usage) this.usage = convertOpenAIChatUsage(chunk.usage);

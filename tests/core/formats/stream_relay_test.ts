@@ -72,7 +72,7 @@ Deno.test("OpenAIChatStreamRelay counts content and tool-call argument character
       }],
     }),
   );
-  assertEquals(relay.outputChars, 7);
+  assertEquals(relay.outputChars, 6, "tool arguments, not the name");
   assertEquals(relay.completed, false);
 });
 
@@ -100,4 +100,18 @@ Deno.test("OpenAIChatStreamRelay cuts OpenAI's trailing usage:null out of the te
     '{"id":"c","meta":{"usage":1},"choices":[]}',
   );
   assertEquals(relay.outputChars, '"usage":null}'.length);
+});
+
+Deno.test("OpenAIChatStreamRelay: usage alone is not the end of a stream; a finish reason then usage is", () => {
+  const relay = new OpenAIChatStreamRelay({
+    clientWantsUsage: true,
+    upstreamModel: "up",
+    publicModel: "up",
+  });
+  relay.relay(chunk({ choices: [{ index: 0, delta: { content: "Echo: hi" } }] }));
+  relay.relay(chunk({ choices: [], usage: { prompt_tokens: 90, completion_tokens: 50 } }));
+  assertEquals(relay.completed, false, "a stream may still break after an early usage chunk");
+  relay.relay(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
+  relay.relay(chunk({ choices: [], usage: { prompt_tokens: 90, completion_tokens: 50 } }));
+  assertEquals(relay.completed, true, "an upstream that leaves out [DONE]");
 });

@@ -89,3 +89,41 @@ Deno.test("pumpSse() sends the events of one upstream read as one chunk, and wai
   await reader.cancel();
   assertEquals(outcomes, ["client_disconnect"]);
 });
+
+Deno.test("pumpSse() ends a connection that breaks after the answer's end as completed, before it as upstream_error", async () => {
+  for (
+    const [events, outcome] of [[["a", "end"], "completed"], [
+      ["a", "usage"],
+      "upstream_error",
+    ]] as const
+  ) {
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < events.length) controller.enqueue(encoder.encode(`data: ${events[next++]}\n\n`));
+        else controller.error(new Error("connection reset"));
+      },
+    });
+    const call = new UpstreamCall(5_000, new AbortController().signal);
+    const upstream = sseEvents(body);
+    const first = await upstream.read();
+    const outcomes: StreamOutcome[] = [];
+    let ended = false;
+    const stream = pumpSse({ first: first.value!, events: upstream, call }, {
+      frame: (event) => {
+        if (event.data === "end") ended = true;
+        return `data: ${event.data}\n\n`;
+      },
+      completed: () => ended,
+      errorFrame: () => "data: broken\n\n",
+      endFrame: () => "data: closed\n\n",
+      finish: (outcome) => outcomes.push(outcome),
+    });
+    const text = await readText(stream);
+    assertEquals(outcomes, [outcome]);
+    assertOk(
+      text.endsWith(outcome === "completed" ? "data: closed\n\n" : "data: broken\n\n"),
+      text,
+    );
+  }
+});
