@@ -20,6 +20,7 @@ import { IMAGE_TASKS } from "./workers/image_task.ts";
 import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/sweeps.ts";
+import type { Resolver } from "./core/webhooks/public_address.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -143,7 +144,13 @@ async function applyConfig(
 /** Starts the gateway with `settings`; used by main and by the tests. */
 export async function startGateway(
   settings: Settings,
-  options: { quiet?: boolean; platform?: Platform; crons?: boolean } = {},
+  options: {
+    quiet?: boolean;
+    platform?: Platform;
+    crons?: boolean;
+    /** Name resolution of the webhook SSRF guard (tests give their own; default: DNS). */
+    webhookResolve?: Resolver;
+  } = {},
 ): Promise<RunningGateway> {
   const platform = options.platform ??
     detectPlatform((name) => Deno.env.get(name), { ffprobePath: settings.ffprobePath });
@@ -205,6 +212,7 @@ export async function startGateway(
       maxAttempts: settings.webhookMaxAttempts,
       // Its own tasks' ends wake it at once; the poll finds other instances' work and due retries.
       pollMs: Math.max(settings.taskPollMs, WEBHOOK_MIN_POLL_MS),
+      resolve: options.webhookResolve,
     },
   });
   counted.metrics = gateway.metrics;

@@ -21,6 +21,7 @@ import { DeliveryStore, writeOutboxEvent } from "./webhooks/delivery_store.ts";
 import { DeliveryWorker } from "./webhooks/delivery_worker.ts";
 import { Webhooks } from "./webhooks/webhook_service.ts";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "./version.ts";
+import type { Resolver } from "./webhooks/public_address.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -68,6 +69,8 @@ export interface WebhookOptions {
   maxAttempts: number;
   /** How often the webhook worker looks for work when nothing wakes it. */
   pollMs: number;
+  /** Name resolution of the SSRF guard; the attempt connects to what it answered (default: DNS). */
+  resolve?: Resolver;
 }
 
 export interface VideoOptions {

@@ -12,6 +12,7 @@ import {
   timeRangeSelector,
 } from "../kv/list_options.ts";
 import { timeOrderedId } from "../util/ids.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 /** Who made a change: `admin_token`, `console:<session id>` or `config:<file>`. */
 export type AuditActor = "admin_token" | `console:${string}` | `config:${string}`;
@@ -86,7 +87,9 @@ export class AuditLog {
       at: new Date().toISOString(),
       ...input,
     };
-    await this.#kv.set(kvKeys.auditRecord(record.id), record, { expireIn: this.#retentionMs });
+    await withKvRetry(() =>
+      this.#kv.set(kvKeys.auditRecord(record.id), record, { expireIn: this.#retentionMs })
+    );
     return record;
   }
 

@@ -477,6 +477,7 @@ export class Ledger {
       }
       atomic.check(current).set(kvKeys.balance(keyId), view.balance);
       try {
+        // kv-locked: caught below; the batch is read fresh and written again.
         const committed = await atomic.commit();
         if (committed.ok) {
           this.#balances.set(keyId, {

@@ -29,6 +29,7 @@ import {
 import { sentFields } from "../util/patch_schema.ts";
 import { validate } from "../util/validate.ts";
 import type { z } from "zod";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 export const REFRESH_MS = 2_000;
 
@@ -142,9 +143,9 @@ export class Registry {
 
   async #commit(atomic: Deno.AtomicOperation): Promise<void> {
     atomic.set(kvKeys.catalogVersion(), Date.now());
-    const result = await atomic.commit();
+    const result = await withKvRetry(() => atomic.commit());
     if (!result.ok) throw new GatewayError("conflict", 409, "The record changed meanwhile; retry");
-    await this.reload();
+    await withKvRetry(() => this.reload());
   }
 
   /** Refuses an admin change to a record the config file rewrites at every boot. */

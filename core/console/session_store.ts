@@ -10,6 +10,7 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import { randomBase62, sha256Hex } from "../util/ids.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 3600_000;
 
@@ -65,7 +66,9 @@ export class ConsoleSessionStore {
     const id = randomBase62(43);
     const idHash = await sha256Hex(id);
     const stored: StoredSession = { role, csrf: randomBase62(32), expires_at: now + this.ttlMs };
-    await this.#kv.set(kvKeys.consoleSession(idHash), stored, { expireIn: this.ttlMs });
+    await withKvRetry(() =>
+      this.#kv.set(kvKeys.consoleSession(idHash), stored, { expireIn: this.ttlMs })
+    );
     return {
       id,
       label: idHash.slice(0, 16),
@@ -92,7 +95,8 @@ export class ConsoleSessionStore {
 
   /** Ends the session (sign-out); ending an unknown one does nothing. */
   async delete(id: string): Promise<void> {
-    await this.#kv.delete(kvKeys.consoleSession(await sha256Hex(id)));
+    const key = kvKeys.consoleSession(await sha256Hex(id));
+    await withKvRetry(() => this.#kv.delete(key));
   }
 
   /** Keeps `secret` (of `owner`, a key id) sealed in session `id` until `takeFlash` reads it. */
@@ -108,7 +112,9 @@ export class ConsoleSessionStore {
     );
     const flash = { for: owner, iv: toBase64(iv), data: toBase64(new Uint8Array(sealed)) };
     const expireIn = Math.max(1, entry.value.expires_at - Date.now());
-    await this.#kv.atomic().check(entry).set(key, { ...entry.value, flash }, { expireIn }).commit();
+    await withKvRetry(() =>
+      this.#kv.atomic().check(entry).set(key, { ...entry.value, flash }, { expireIn }).commit()
+    );
   }
 
   /**
@@ -122,7 +128,9 @@ export class ConsoleSessionStore {
     if (!entry.value || !flash || flash.for !== owner) return null;
     const { flash: _taken, ...rest } = entry.value;
     const expireIn = Math.max(1, entry.value.expires_at - Date.now());
-    const result = await this.#kv.atomic().check(entry).set(key, rest, { expireIn }).commit();
+    const result = await withKvRetry(() =>
+      this.#kv.atomic().check(entry).set(key, rest, { expireIn }).commit()
+    );
     if (!result.ok) return null; // another request took it first
     const plain = await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: fromBase64(flash.iv) },

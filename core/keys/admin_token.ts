@@ -5,6 +5,7 @@
 
 import { constantTimeEqual, randomBase62, sha256Hex } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 /** The admin token's hash, and the new token itself when this boot generated it. */
 export async function loadAdminToken(
@@ -16,7 +17,9 @@ export async function loadAdminToken(
   if (stored.value) return { hash: stored.value };
   const token = `gw-admin-${randomBase62(40)}`;
   const hash = await sha256Hex(token);
-  const result = await kv.atomic().check(stored).set(kvKeys.adminTokenHash(), hash).commit();
+  const result = await withKvRetry(() =>
+    kv.atomic().check(stored).set(kvKeys.adminTokenHash(), hash).commit()
+  );
   if (!result.ok) return loadAdminToken(kv);
   return { hash, generated: token };
 }

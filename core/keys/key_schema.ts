@@ -5,6 +5,9 @@ import { unitsSchema } from "../billing/price_schema.ts";
 import { SPEND_PERIODS, type SpendLimits, type SpendPeriod } from "../billing/spend_windows.ts";
 import { patchShape } from "../util/patch_schema.ts";
 
+/** The form of the owner a key without one has; no chosen owner may take it. */
+const KEY_OWNER = /^key:/i;
+
 const keyFields = {
   name: z.string().min(1).max(200),
   group: z.string().min(1).max(100).default("default"),
@@ -29,9 +32,12 @@ const keyFields = {
   enabled: z.boolean().default(true),
   /**
    * Who the key belongs to: keys with the same owner see each other's tasks. Null means the
-   * key is its own owner.
+   * key is its own owner (`key:<id>`, a form an admin cannot choose: see `ownerOf`).
    */
-  owner: z.string().min(1).max(200).nullable().default(null),
+  owner: z.string().min(1).max(200).refine(
+    (owner) => !KEY_OWNER.test(owner),
+    "owner must not start with 'key:': that form is the owner of a key without one, and naming it would show that key's tasks; choose another name",
+  ).nullable().default(null),
   /** Refuse (400) what a converting channel would drop, instead of naming it in a header. */
   strict_fields: z.boolean().default(false),
 };
@@ -94,9 +100,13 @@ export interface KeyRecord {
   updated_at: string;
 }
 
-/** The owner of `key`'s tasks and media: its `owner`, else the key itself. */
+/**
+ * The owner of `key`'s tasks and media: its `owner`, else the key itself. An owner of the
+ * reserved `key:` form (stored before the schema refused it) counts as none, so it can never
+ * name another key's tasks.
+ */
 export function ownerOf(key: Pick<KeyRecord, "id" | "owner">): string {
-  return key.owner ?? `key:${key.id}`;
+  return key.owner && !KEY_OWNER.test(key.owner) ? key.owner : `key:${key.id}`;
 }
 
 /** What a key spent (or holds) in the current UTC windows, and when it was last used. */

@@ -125,7 +125,7 @@ export class KeyStore {
     if (now - (this.#lastUseWritten.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     if (this.#lastUseWritten.size >= CACHE_LIMIT) this.#lastUseWritten.clear();
     this.#lastUseWritten.set(id, now);
-    const write = this.#kv.set(kvKeys.keyLastUsed(id), now).catch(() => {});
+    const write = withKvRetry(() => this.#kv.set(kvKeys.keyLastUsed(id), now)).catch(() => {});
     this.#options.track?.(write);
   }
 
@@ -143,12 +143,14 @@ export class KeyStore {
       created_at: now,
       updated_at: now,
     };
-    const result = await this.#kv.atomic()
-      .check({ key: kvKeys.apiKey(record.id), versionstamp: null })
-      .check({ key: kvKeys.apiKeyByHash(hash), versionstamp: null })
-      .set(kvKeys.apiKey(record.id), record)
-      .set(kvKeys.apiKeyByHash(hash), record.id)
-      .commit();
+    const result = await withKvRetry(() =>
+      this.#kv.atomic()
+        .check({ key: kvKeys.apiKey(record.id), versionstamp: null })
+        .check({ key: kvKeys.apiKeyByHash(hash), versionstamp: null })
+        .set(kvKeys.apiKey(record.id), record)
+        .set(kvKeys.apiKeyByHash(hash), record.id)
+        .commit()
+    );
     if (!result.ok) throw new GatewayError("conflict", 409, "Key id collision; retry");
     if (balance > 0) await this.#ledger.credit(record.id, balance, { note: "opening balance" });
     return { ...publicKey(record, balance), key: secret };
@@ -205,14 +207,18 @@ export class KeyStore {
   }
 
   async update(id: string, patch: z.infer<typeof keyPatchSchema>) {
-    const entry = await this.#record(id);
-    const record: KeyRecord = {
-      ...entry.value!,
-      ...sentFields(patch),
-      updated_at: new Date().toISOString(),
-    };
-    const result = await this.#kv.atomic().check(entry).set(kvKeys.apiKey(id), record).commit();
-    if (!result.ok) throw new GatewayError("conflict", 409, "The key changed meanwhile; retry");
+    // The read is retried with the commit: a locked read is as passing as a locked commit.
+    const record = await withKvRetry(async () => {
+      const entry = await this.#record(id);
+      const record: KeyRecord = {
+        ...entry.value!,
+        ...sentFields(patch),
+        updated_at: new Date().toISOString(),
+      };
+      const result = await this.#kv.atomic().check(entry).set(kvKeys.apiKey(id), record).commit();
+      if (!result.ok) throw new GatewayError("conflict", 409, "The key changed meanwhile; retry");
+      return record;
+    });
     this.#cache.delete(record.hash);
     if (record.previous_secret) this.#cache.delete(record.previous_secret.hash);
     return (await this.#views([record]))[0];
@@ -291,7 +297,7 @@ export class KeyStore {
         atomic.check({ key: rotationKey, versionstamp: null })
           .set(rotationKey, stored, { expireIn: ROTATION_IDEMPOTENCY_MS });
       }
-      // Two processes on one local KV file: SQLite's lock is a passing conflict, as in the ledger.
+      // kv-locked: two processes on one local KV file: a passing conflict, as in the ledger.
       const committed = await atomic.commit().catch((error) => {
         if (isKvLocked(error)) return { ok: false };
         throw error;
@@ -326,15 +332,18 @@ export class KeyStore {
 
   /** Deletes the key; its balance and ledger stay for the record. */
   async delete(id: string): Promise<void> {
-    const entry = await this.#record(id);
-    const previous = entry.value!.previous_secret;
-    const atomic = this.#kv.atomic().check(entry)
-      .delete(kvKeys.apiKey(id))
-      .delete(kvKeys.apiKeyByHash(entry.value!.hash));
-    if (previous) atomic.delete(kvKeys.apiKeyByHash(previous.hash));
-    await atomic.commit();
-    this.#cache.delete(entry.value!.hash);
-    if (previous) this.#cache.delete(previous.hash);
+    const record = await withKvRetry(async () => {
+      const entry = await this.#record(id);
+      const previous = entry.value!.previous_secret;
+      const atomic = this.#kv.atomic().check(entry)
+        .delete(kvKeys.apiKey(id))
+        .delete(kvKeys.apiKeyByHash(entry.value!.hash));
+      if (previous) atomic.delete(kvKeys.apiKeyByHash(previous.hash));
+      await atomic.commit();
+      return entry.value!;
+    });
+    this.#cache.delete(record.hash);
+    if (record.previous_secret) this.#cache.delete(record.previous_secret.hash);
   }
 
   /** Resolves a presented secret to its usable key record, or throws the matching 401/403. */

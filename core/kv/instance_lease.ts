@@ -48,7 +48,7 @@ export class InstanceLease {
   /** Gives the lease up (a graceful stop: this instance's work is done). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#kv.delete(kvKeys.instance(this.id)).catch(() => {});
+    await withKvRetry(() => this.#kv.delete(kvKeys.instance(this.id))).catch(() => {});
   }
 }
 

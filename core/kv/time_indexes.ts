@@ -5,6 +5,7 @@
  */
 
 import { kvKeys } from "./kv_keys.ts";
+import { withKvRetry } from "./kv_retry.ts";
 
 const MUTATIONS_PER_COMMIT = 500;
 
@@ -16,7 +17,7 @@ export async function buildTimeIndexes(kv: Deno.Kv): Promise<void> {
   const add = async (key: Deno.KvKey, value: string) => {
     atomic.set(key, value);
     if (++pending < MUTATIONS_PER_COMMIT) return;
-    await atomic.commit();
+    await withKvRetry(() => atomic.commit());
     atomic = kv.atomic();
     pending = 0;
   };
@@ -29,5 +30,5 @@ export async function buildTimeIndexes(kv: Deno.Kv): Promise<void> {
     await add(kvKeys.taskByTime(entry.value.submit_time * 1000, entry.value.id), entry.value.id);
   }
   atomic.set(kvKeys.timeIndexesBuilt(), new Date().toISOString());
-  await atomic.commit();
+  await withKvRetry(() => atomic.commit());
 }

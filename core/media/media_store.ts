@@ -257,13 +257,13 @@ export class MediaStore {
 
   /** Deletes an object (its record first, so it is never served half-deleted). */
   async delete(record: MediaRecord): Promise<void> {
-    await this.#kv.delete(kvKeys.media(record.id));
+    await withKvRetry(() => this.#kv.delete(kvKeys.media(record.id)));
     for (let first = 0; first < record.chunks; first += CHUNKS_PER_COMMIT) {
       const atomic = this.#kv.atomic();
       for (let index = first; index < Math.min(record.chunks, first + CHUNKS_PER_COMMIT); index++) {
         atomic.delete(kvKeys.mediaChunk(record.id, index));
       }
-      await atomic.commit();
+      await withKvRetry(() => atomic.commit());
     }
   }
 

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { redactSecrets } from "../util/redact.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 export const REFRESH_MS = 5_000;
 /** How long a captured request stays readable. */
@@ -113,7 +114,7 @@ export class BodyCaptures {
       started_at: new Date(now).toISOString(),
       until: new Date(now + ms).toISOString(),
     };
-    await this.#kv.set(kvKeys.captureSwitch(keyId), record, { expireIn: ms });
+    await withKvRetry(() => this.#kv.set(kvKeys.captureSwitch(keyId), record, { expireIn: ms }));
     this.#active.set(keyId, now + ms);
     return record;
   }
@@ -121,7 +122,7 @@ export class BodyCaptures {
   /** Stops capturing `keyId`; returns whether it was on. */
   async disable(keyId: string): Promise<boolean> {
     const was = this.isOn(keyId);
-    await this.#kv.delete(kvKeys.captureSwitch(keyId));
+    await withKvRetry(() => this.#kv.delete(kvKeys.captureSwitch(keyId)));
     this.#active.delete(keyId);
     return was;
   }
@@ -134,9 +135,11 @@ export class BodyCaptures {
 
   /** Stores a captured request for CAPTURE_RETENTION_MS. */
   async write(record: CapturedRequest): Promise<void> {
-    await this.#kv.set(kvKeys.capturedRequest(record.request_id), record, {
-      expireIn: CAPTURE_RETENTION_MS,
-    });
+    await withKvRetry(() =>
+      this.#kv.set(kvKeys.capturedRequest(record.request_id), record, {
+        expireIn: CAPTURE_RETENTION_MS,
+      })
+    );
   }
 
   /** A captured request, or null (never captured, or past its retention). */

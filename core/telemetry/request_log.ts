@@ -19,6 +19,7 @@ import {
 } from "./usage_rollups.ts";
 import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 import { recordOf, storedRecord } from "./request_log_record.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -295,7 +296,7 @@ export class RequestLog {
     }
     addRollups(atomic, batch.filter((entry) => !entry.task_pending));
     for (const write of health) atomic.set(write.key, write.value, { expireIn: write.expireIn });
-    const result = await atomic.commit();
+    const result = await withKvRetry(() => atomic.commit());
     if (!result.ok) throw new Error("request log commit refused");
   }
 
@@ -345,7 +346,7 @@ export class RequestLog {
         atomic.set(index.key, index.value, { expireIn: this.#retentionMs });
       }
       addRollups(atomic, [next]);
-      if ((await atomic.commit().catch(() => ({ ok: false }))).ok) return;
+      if ((await withKvRetry(() => atomic.commit()).catch(() => ({ ok: false }))).ok) return;
     }
     this.#onDrop();
     console.error(JSON.stringify({ msg: "request log record not completed", request_id: id }));

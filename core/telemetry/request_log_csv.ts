@@ -1,4 +1,13 @@
-/** Request-log records as CSV rows (RFC 4180: CRLF line ends, fields quoted when needed). Pure. */
+/**
+ * Request-log records as CSV rows (RFC 4180: CRLF line ends, fields quoted when needed). Pure.
+ *
+ * Many fields are chosen by clients (model names, ignored field names, routes), and a spreadsheet
+ * runs a cell that starts with `=`, `+`, `-`, `@`, tab or CR as a formula. Such a text cell is
+ * written as OWASP's CSV-injection guidance says: a single quote before it, and the cell quoted,
+ * so it opens as text. Numbers the record holds as numbers (latency, tokens, cost) are written as
+ * they are: a JavaScript number's text is only digits, a sign, a point and an exponent, never a
+ * formula, and `-5` stays a number a spreadsheet can sum.
+ */
 
 import type { RequestLogEntry } from "./request_log.ts";
 
@@ -28,13 +37,21 @@ export const CSV_COLUMNS = [
   "ignored_fields",
 ] as const;
 
-/** One field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+/** What a spreadsheet may read as the start of a formula (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. Text that could
+ * start a formula gets a leading `'` and is quoted; a number is written as it is.
+ */
 export function csvField(value: unknown): string {
+  if (typeof value === "number") return String(value);
   const text = value === null || value === undefined
     ? ""
     : Array.isArray(value)
     ? value.join(",")
     : String(value);
+  if (FORMULA_START.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

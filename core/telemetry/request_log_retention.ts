@@ -9,6 +9,7 @@ import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
 import { indexKeysEverOf } from "./request_log_indexes.ts";
 import { recordOf } from "./request_log_record.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 /** Deletes per commit: a record and its index keys (five at most) are deleted together. */
 const DELETES_PER_COMMIT = 500;
@@ -38,11 +39,11 @@ export async function sweepRequestLog(
     deleted++;
     pending += 1 + indexes.length;
     if (pending >= DELETES_PER_COMMIT - 6) {
-      await atomic.commit();
+      await withKvRetry(() => atomic.commit());
       atomic = kv.atomic();
       pending = 0;
     }
   }
-  if (pending) await atomic.commit();
+  if (pending) await withKvRetry(() => atomic.commit());
   return deleted;
 }

@@ -30,7 +30,8 @@ import {
   taskEventTypes,
 } from "./task_event.ts";
 import { newMessageId, webhookHeaders } from "./signing.ts";
-import { deliveryAddressProblem, type Resolver } from "./public_address.ts";
+import { deliveryAddress, type Resolver } from "./public_address.ts";
+import { postWebhook } from "./webhook_post.ts";
 
 export interface DeliveryWorkerOptions {
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE. */
@@ -311,7 +312,7 @@ export class DeliveryWorker {
     return await this.#sources.deliveries.record(claimed, { attempt, status, nextAt });
   }
 
-  /** POSTs the delivery to its receiver; never follows a redirect. */
+  /** POSTs the delivery to the address checked for its receiver; never follows a redirect. */
   async #post(delivery: Delivery): Promise<AttemptOutcome> {
     let endpoint: StoredEndpoint;
     try {
@@ -324,30 +325,27 @@ export class DeliveryWorker {
     }
     const url = delivery.callback_url ?? endpoint.url;
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
-    const refused = await deliveryAddressProblem(url, {
+    const target = await deliveryAddress(url, {
       allowPrivate: this.#options.allowPrivate,
       resolve: this.#options.resolve,
       signal,
     });
-    if (refused) return { error: `address refused: ${refused}` };
+    if ("problem" in target) return { error: `address refused: ${target.problem}` };
     const headers = await webhookHeaders(await this.#sources.endpoints.secretsOf(endpoint), {
       id: delivery.webhook_id,
       timestamp: Math.floor(Date.now() / 1000),
       body: delivery.body,
     });
-    const response = await fetch(url, {
-      method: "POST",
+    const status = await postWebhook(new URL(url), {
       headers: {
         ...headers,
         "content-type": "application/json",
         "user-agent": this.#options.userAgent,
       },
       body: delivery.body,
-      redirect: "manual",
       signal,
+      address: target.address,
     });
-    await response.body?.cancel().catch(() => {});
-    const status = response.status;
     if (status >= 200 && status < 300) return { status_code: status };
     if (status >= 300 && status < 400) {
       return { status_code: status, error: `answered ${status}, a redirect (never followed)` };

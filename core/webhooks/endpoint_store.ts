@@ -22,6 +22,7 @@ import {
 } from "./endpoint_schema.ts";
 import { newWebhookSecret } from "./signing.ts";
 import { webhookUrlProblem } from "./public_address.ts";
+import { withKvRetry } from "../kv/kv_retry.ts";
 
 export interface EndpointStoreOptions {
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE: private and loopback URLs are accepted. */
@@ -157,7 +158,7 @@ export class EndpointStore {
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };
-    await this.#kv.set(kvKeys.webhook(id), endpoint);
+    await withKvRetry(() => this.#kv.set(kvKeys.webhook(id), endpoint));
     return { ...endpointView(endpoint), secret };
   }
 
@@ -174,8 +175,9 @@ export class EndpointStore {
 
   /** Writes `next` over `entry` if nothing changed it meanwhile (else 409 `conflict`). */
   async #replace(entry: Deno.KvEntryMaybe<StoredEndpoint>, next: StoredEndpoint): Promise<void> {
-    const result = await this.#kv.atomic().check(entry).set(kvKeys.webhook(next.id), next)
-      .commit();
+    const result = await withKvRetry(() =>
+      this.#kv.atomic().check(entry).set(kvKeys.webhook(next.id), next).commit()
+    );
     if (!result.ok) throw new GatewayError("conflict", 409, "The record changed meanwhile; retry");
   }
 
@@ -208,7 +210,7 @@ export class EndpointStore {
   async delete(id: string): Promise<void> {
     const endpoint = await this.get(id);
     this.#refuseIfManaged(endpoint, "delete");
-    await this.#kv.delete(kvKeys.webhook(id));
+    await withKvRetry(() => this.#kv.delete(kvKeys.webhook(id)));
   }
 
   /**

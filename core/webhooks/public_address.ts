@@ -4,7 +4,8 @@
  * unique-local (fc00::/7), unspecified, multicast, broadcast and the IPv4 addresses that IPv6
  * embeds (mapped, NAT64), and the names `localhost` and `*.localhost`. A URL is checked when it
  * is registered (its literal) and again before every attempt (every address its name resolves
- * to), so a name that later points inside is still refused. GATEWAY_WEBHOOK_ALLOW_PRIVATE=1
+ * to), so a name that later points inside is still refused; the attempt then connects to the
+ * address checked, never to a second lookup's (DNS rebinding). GATEWAY_WEBHOOK_ALLOW_PRIVATE=1
  * lifts the guard (tests, receivers on a private network).
  */
 
@@ -136,28 +137,39 @@ export const resolveWithDns: Resolver = async (host, signal) => {
 };
 
 /**
- * Why `url` may not be sent to now, or null: the literal checks, then (for a name) every address
- * it resolves to must be public. A name that does not resolve is a failed attempt too.
+ * Where a delivery to `url` connects now, or why it may not be sent. The literal checks first;
+ * then a name is resolved once and every address it has must be public; the answer is the first,
+ * and the POST connects to it (webhook_post.ts), so a second lookup can never bring it somewhere
+ * else (DNS rebinding). A literal host is its own address. With private addresses allowed there is
+ * nothing to check: `address` is null and the system's resolver decides, as for any request. A
+ * name that does not resolve is a failed attempt too.
  */
-export async function deliveryAddressProblem(
+export async function deliveryAddress(
   url: string,
   options: { allowPrivate: boolean; resolve?: Resolver; signal?: AbortSignal },
-): Promise<string | null> {
+): Promise<{ address: string | null } | { problem: string }> {
   const problem = webhookUrlProblem(url, options);
-  if (problem || options.allowPrivate) return problem;
+  if (problem) return { problem };
+  if (options.allowPrivate) return { address: null };
   const host = new URL(url).hostname.replace(/\.$/, "");
-  if (isIpLiteral(host)) return null;
+  if (isIpLiteral(host)) return { address: host.replace(/^\[|\]$/g, "") };
   let addresses: string[];
   try {
     addresses = await (options.resolve ?? resolveWithDns)(host, options.signal);
   } catch (error) {
-    return `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`;
+    return {
+      problem: `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
+  if (addresses.length === 0) return { problem: `cannot resolve ${host}: no address` };
   for (const address of addresses) {
     const refused = privateAddressProblem(address);
     if (refused) {
-      return `${host} resolves to ${address}, ${refused} (set GATEWAY_WEBHOOK_ALLOW_PRIVATE=1 to allow)`;
+      return {
+        problem:
+          `${host} resolves to ${address}, ${refused} (set GATEWAY_WEBHOOK_ALLOW_PRIVATE=1 to allow)`,
+      };
     }
   }
-  return null;
+  return { address: addresses[0] };
 }

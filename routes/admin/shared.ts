@@ -2,7 +2,8 @@
 
 import type { Context } from "hono";
 import { GatewayError } from "../../core/errors.ts";
-import { cursorRefusal, cursorShapeProblem, type ListOptions } from "../../core/kv/list_options.ts";
+import { cursorRefusal, type ListOptions } from "../../core/kv/list_options.ts";
+import { openCursor, sealCursor } from "../../core/kv/list_cursor.ts";
 import type { AppEnv } from "../middleware.ts";
 import {
   hasIdShape,
@@ -43,9 +44,10 @@ export function timeParam(url: URL, name: string): number | undefined {
 export function listOptions(url: URL): ListOptions {
   const limit = queryInteger(url, "limit", { min: 1, max: 1000, fallback: 50 });
   const order = queryChoice(url, "order", { allowed: ["asc", "desc"], fallback: "desc" })!;
-  const cursor = queryValue(url, "cursor") || undefined;
-  const shapeProblem = cursor === undefined ? undefined : cursorShapeProblem(cursor);
-  if (shapeProblem) throw invalidQueryParameter("cursor", shapeProblem);
+  const given = queryValue(url, "cursor") || undefined;
+  const opened = given === undefined ? undefined : openCursor(given);
+  if (opened && "problem" in opened) throw invalidCursor(opened.problem);
+  const cursor = opened?.inner;
   const since = timeParam(url, "since");
   const until = timeParam(url, "until");
   if (since !== undefined && until !== undefined && since > until) {
@@ -63,15 +65,30 @@ export function keyFilter(url: URL): string | undefined {
   return key;
 }
 
-/** Reads a list, turning KV's refusal of the cursor into a 400 naming it. */
-export async function listed<T>(options: ListOptions, read: () => Promise<T>): Promise<T> {
+/** 400 `invalid_cursor`: `?cursor=` is not one this API gave for this list. */
+function invalidCursor(why: string): GatewayError {
+  return new GatewayError("invalid_cursor", 400, `The query parameter 'cursor' ${why}`, {
+    param: "cursor",
+  });
+}
+
+/**
+ * Reads a page of a list whose options came from `listOptions`: KV's refusal of the cursor is a
+ * 400 naming it, and the page's cursor is sealed (core/kv/list_cursor.ts) for the client.
+ */
+export async function listed<T extends { cursor: string | null }>(
+  options: ListOptions,
+  read: () => Promise<T>,
+): Promise<T> {
+  let page: T;
   try {
-    return await read();
+    page = await read();
   } catch (error) {
     const refusal = options.cursor === undefined ? undefined : cursorRefusal(error);
-    if (refusal) throw invalidQueryParameter("cursor", refusal);
+    if (refusal) throw invalidCursor(refusal);
     throw error;
   }
+  return { ...page, cursor: page.cursor === null ? null : sealCursor(page.cursor) };
 }
 
 export const keyNotFound = (id: string) =>

@@ -18,6 +18,11 @@ export const ADMIN_ERROR_CODES: readonly AdminErrorCode[] = [
   },
   { code: "invalid_json", status: 400, meaning: "the body is not UTF-8 JSON, or nests too deep" },
   {
+    code: "invalid_cursor",
+    status: 400,
+    meaning: "`cursor` is not one this list gave (cut short, changed or made up)",
+  },
+  {
     code: "invalid_amount",
     status: 400,
     meaning: "a credit amount is not a whole number of units in range",

@@ -2,6 +2,7 @@
 
 import { type RunningGateway, startGateway } from "../../main.ts";
 import { readSettings } from "../../core/settings.ts";
+import type { Resolver } from "../../core/webhooks/public_address.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
@@ -41,6 +42,7 @@ export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_inp
 
 export async function startTestGateway(
   env: Record<string, string> = {},
+  options: { webhookResolve?: Resolver } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
   const kvPath = `${dir}/gateway.kv`;
@@ -54,7 +56,7 @@ export async function startTestGateway(
       ...env,
     })[name]
   );
-  const running = await startGateway(settings, { quiet: true });
+  const running = await startGateway(settings, { quiet: true, ...options });
   const url = running.url;
 
   const admin = async (method: string, path: string, body?: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * A webhook receiver on 127.0.0.1, as a client would run one: it records every request with
+ * A webhook receiver on 127.0.0.1 (or where told, over TLS if told), as a client would run one: it records every request with
  * its headers and body, and answers as told (`mode`): 200, a status, or hang until closed.
  */
 
@@ -26,7 +26,17 @@ export interface WebhookReceiver extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-export function startWebhookReceiver(mode: ReceiverMode = { kind: "ok" }): WebhookReceiver {
+/** Where the receiver listens: `hostname` (default 127.0.0.1), and over TLS with `cert`/`key`. */
+export interface ReceiverListen {
+  hostname?: string;
+  cert?: string;
+  key?: string;
+}
+
+export function startWebhookReceiver(
+  mode: ReceiverMode = { kind: "ok" },
+  listen: ReceiverListen = {},
+): WebhookReceiver {
   const received: ReceivedWebhook[] = [];
   const closing = new AbortController();
   const receiver = {
@@ -35,7 +45,13 @@ export function startWebhookReceiver(mode: ReceiverMode = { kind: "ok" }): Webho
     mode,
   } as WebhookReceiver;
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {}, signal: closing.signal },
+    {
+      hostname: listen.hostname ?? "127.0.0.1",
+      port: 0,
+      onListen: () => {},
+      signal: closing.signal,
+      ...(listen.cert && listen.key ? { cert: listen.cert, key: listen.key } : {}),
+    },
     async (request) => {
       const body = await request.text();
       received.push({
@@ -54,7 +70,7 @@ export function startWebhookReceiver(mode: ReceiverMode = { kind: "ok" }): Webho
       return new Response("ok");
     },
   );
-  receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;
+  receiver.url = `${listen.cert ? "https" : "http"}://127.0.0.1:${server.addr.port}/hook`;
   receiver.waitFor = async (count, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     while (received.length < count && Date.now() < deadline) {

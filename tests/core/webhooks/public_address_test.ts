@@ -2,7 +2,7 @@
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import {
-  deliveryAddressProblem,
+  deliveryAddress,
   privateAddressProblem,
   webhookUrlProblem,
 } from "../../../core/webhooks/public_address.ts";
@@ -66,27 +66,39 @@ Deno.test("webhookUrlProblem() refuses private literals, localhost names, odd sc
   assertEquals(webhookUrlProblem("http://127.0.0.1:9000/hook", { allowPrivate: true }), null);
 });
 
-Deno.test("deliveryAddressProblem() refuses a name that resolves to any private address", async () => {
+Deno.test("deliveryAddress() refuses a name that resolves to any private address, and answers the one it checked", async () => {
   const resolve = (host: string) =>
     Promise.resolve(host === "inside.example" ? ["93.184.216.34", "10.0.0.7"] : ["93.184.216.34"]);
-  const problem = await deliveryAddressProblem("https://inside.example/hook", {
+  const inside = await deliveryAddress("https://inside.example/hook", {
     allowPrivate: false,
     resolve,
   });
-  assertOk(problem?.includes("resolves to 10.0.0.7"), problem ?? "");
+  assertOk("problem" in inside && inside.problem.includes("resolves to 10.0.0.7"));
   assertEquals(
-    await deliveryAddressProblem("https://outside.example/hook", { allowPrivate: false, resolve }),
-    null,
+    await deliveryAddress("https://outside.example/hook", { allowPrivate: false, resolve }),
+    { address: "93.184.216.34" },
   );
-  const unresolved = await deliveryAddressProblem("https://nowhere.example/", {
+  assertEquals(
+    await deliveryAddress("https://[2606:4700::1111]:8443/hook", { allowPrivate: false, resolve }),
+    { address: "2606:4700::1111" },
+  );
+  const unresolved = await deliveryAddress("https://nowhere.example/", {
     allowPrivate: false,
     resolve: () => Promise.reject(new Error("no such name")),
   });
-  assertOk(unresolved?.includes("cannot resolve nowhere.example"));
+  assertOk(
+    "problem" in unresolved && unresolved.problem.includes("cannot resolve nowhere.example"),
+  );
+  const empty = await deliveryAddress("https://nowhere.example/", {
+    allowPrivate: false,
+    resolve: () => Promise.resolve([]),
+  });
+  assertOk("problem" in empty && empty.problem.includes("cannot resolve"));
   let asked = false;
-  await deliveryAddressProblem("https://inside.example/", {
+  const allowed = await deliveryAddress("https://inside.example/", {
     allowPrivate: true,
     resolve: () => (asked = true, Promise.resolve([])),
   });
+  assertEquals(allowed, { address: null });
   assertEquals(asked, false, "no resolution when private addresses are allowed");
 });

