@@ -50,7 +50,10 @@
  * stream for ffprobe, so it is listed as one); a Xing/Info/VBRI header is looked for in the frame
  * right after them, as mp3dec.c does, and the audio starts at the first frame followed by a frame
  * with the same header (its resync):
- *   - A Xing/Info header with a frame count, or a VBRI header: frames × samples per frame / rate.
+ *   - A Xing/Info header with a frame count, or a VBRI header: frames × samples per frame / rate,
+ *     unless the frames present last more than 0.25 s longer (a forged count: ffprobe 5.1
+ *     believes it, a 1.75 s file counted as 5 frames reads 0.13 s; the ffprobe reader counts the
+ *     frames in process too).
  *     ffprobe's format duration does NOT subtract LAME's encoder delay and padding: the stream's
  *     start time moves by the delay and its end with it, so end − start is the whole frame count
  *     (a 2 s tone at 16 kHz is 58 frames of 576 samples: 2.088 s).
@@ -76,7 +79,11 @@
 
 import type { ProbedMedia } from "./ffprobe.ts";
 import { parseWithMp4box, type Trak } from "./mp4box_parse.ts";
-import { longestPlausible, trackSampleSeconds } from "./mp4_sample_lengths.ts";
+import {
+  ENCODER_SLACK_SECONDS,
+  longestPlausible,
+  trackSampleSeconds,
+} from "./mp4_sample_lengths.ts";
 import { ProbeError } from "./probe_error.ts";
 import { readWavLayout, WAV_TYPES } from "./wav_layout.ts";
 
@@ -101,7 +108,7 @@ const MP4_TYPES = new Set([
   "audio/x-m4a",
   "audio/m4a",
 ]);
-const MP3_TYPES = new Set(["audio/mpeg", "audio/mp3", "audio/x-mpeg", "audio/mpeg3"]);
+export const MP3_TYPES = new Set(["audio/mpeg", "audio/mp3", "audio/x-mpeg", "audio/mpeg3"]);
 
 function readDuration(bytes: Uint8Array, contentType: string): ProbedMedia {
   const type = contentType.split(";")[0].trim().toLowerCase();
@@ -659,6 +666,9 @@ function readMp3(bytes: Uint8Array): ProbedMedia {
     const ticks = (BigInt(header.frames) * BigInt(frame.samplesPerFrame) * MP3_TIME_BASE) /
       BigInt(frame.sampleRate);
     micros = rescale(ticks, MICROS, MP3_TIME_BASE);
+    // The count is a field the client writes: frames present beyond it outvote it.
+    const counted = rescale(BigInt(scan.samples), MICROS, BigInt(frame.sampleRate));
+    if (Number(counted - micros) / 1e6 > ENCODER_SLACK_SECONDS) micros = counted;
   } else if (scan.cbr && scan.bitrate) {
     const ticks = rescale(
       BigInt(bytes.length - audioStart),

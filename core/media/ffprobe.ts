@@ -17,10 +17,12 @@
  * duration from the movie header alone, a field the client writes. probeMediaBytes and
  * probeMediaFile, the gateway's ways in, also read in process what ffprobe does not show: the
  * sample tables of every MP4 track (an audio track's forged headers hide its samples from
- * ffprobe), and a WAV's chunks (wav_layout.ts refuses the WAVs ffprobe would measure by their
- * byte rate field), so they give what the in-process reader gives.
+ * ffprobe), an MP3's frames (ffprobe believes its Xing/VBRI frame count), and a WAV's chunks
+ * (wav_layout.ts refuses the WAVs ffprobe would measure by their byte rate field), so they give
+ * what the in-process reader gives.
  */
 
+import { MP3_TYPES, readDurationFromBytes } from "./duration_reader.ts";
 import { ProbeError } from "./probe_error.ts";
 import { longestPlausible, moovSampleSeconds } from "./mp4_sample_lengths.ts";
 import { isWav, readWavLayout, WAV_HEADER_BYTES } from "./wav_layout.ts";
@@ -172,9 +174,28 @@ async function inspect(
     readWavLayout(await readAt(0, Math.min(size, WAV_HEADER_BYTES)), size);
     return { seek: true, samples: [] };
   }
+  if (isMp3(contentType)) return { seek: true, samples: await mp3Frames(readAt, size) };
   if (!mayPipe(contentType)) return { seek: true, samples: [] };
   const { pipe, moov } = await mp4Layout(readAt, size);
   return { seek: !pipe, samples: moov ? moovSampleSeconds(moov) : [] };
+}
+
+function isMp3(contentType: string): boolean {
+  return MP3_TYPES.has(contentType.split(";")[0].trim().toLowerCase());
+}
+
+/**
+ * The seconds an MP3's frames last, as the in-process reader counts them (its Xing/VBRI frame
+ * count is a field the client writes); none where that reader refuses the file.
+ */
+async function mp3Frames(readAt: ReadAt, size: number): Promise<number[]> {
+  try {
+    const read = await readDurationFromBytes(await readAt(0, size), { contentType: "audio/mpeg" });
+    return [read.seconds];
+  } catch (error) {
+    if (error instanceof ProbeError) return [];
+    throw error;
+  }
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * Reference files whose duration fields lie (tests/fixtures/media/forged_*, made by
- * make_fixtures.sh): a real 60 s video whose headers say 2 s is refused as 60 s long, a real 15 s
- * video whose movie header says 2 s is billed 15 s, and WAVs that ffprobe would measure by a
- * field the client wrote (a cut data chunk, a forged byte rate) are refused; nothing is charged
- * for a refusal. Run with each reader: in process (no ffprobe), and ffprobe where there is one.
+ * make_fixtures.sh): a real 60 s video whose headers say 2 s is refused as 60 s long; a real 15 s
+ * video whose movie header says 2 s is billed 15 s, and an MP3 whose Xing header undercounts its
+ * frames is billed by its frames; WAVs that ffprobe would measure by a field the client wrote (a
+ * cut data chunk, a forged byte rate) are refused. Nothing is charged for a refusal. Run with each
+ * reader: in process (no ffprobe), and ffprobe where there is one.
  */
 
 import { assertNothingCharged } from "../../helpers/assert_money.ts";
@@ -52,6 +53,12 @@ const REFUSED: Array<{ file: string; field: string; code: string; message: RegEx
   },
 ];
 
+/** Forged files within the limits, and the seconds billed with `duration` 5. */
+const BILLED = [
+  { file: "forged_mvhd_15s.mp4", field: "video", billed: 20 },
+  { file: "forged_xing_mp3.mp3", field: "audio", billed: 6.75 },
+];
+
 async function forgedReferences(env: Record<string, string>, reader: string): Promise<void> {
   await using s = await setupVideo({ env });
   const opening = await s.gw.balance(s.keyId);
@@ -68,17 +75,23 @@ async function forgedReferences(env: Record<string, string>, reader: string): Pr
   assertEquals(s.ark.creates, 0);
   await assertNothingCharged(s, opening, { untouched: true });
 
-  // A real 15 s video whose movie header says 2 s: within the limits, billed its 15 s.
-  const response = await s.submit(BASE, [
-    { field: "video", bytes: mediaFixture("forged_mvhd_15s.mp4"), filename: "v.mp4" },
-  ]);
-  const body = await response.json();
-  assertEquals(response.status, 200, `${reader}: ${JSON.stringify(body)}`);
-  assertEquals(response.headers.get("x-gateway-duration-reader"), reader);
-  assertEquals(response.headers.get("x-gateway-billed-seconds"), "20");
-  assertEquals(response.headers.get("x-gateway-cost-units"), String(20 * PER_SECOND));
-  assertEquals((await s.waitForTask(body.id)).status, "SUCCESS");
-  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), opening - 20 * PER_SECOND);
+  // Forged files within the limits are billed by their samples: a real 15 s video whose movie
+  // header says 2 s, and a 1.75 s MP3 whose Xing header counts 5 of its 67 frames (0.13 s).
+  let spent = 0;
+  for (const { file, field, billed } of BILLED) {
+    const files = [{ field, bytes: mediaFixture(file), filename: file }];
+    if (field === "audio") files.unshift({ field: "image_1", bytes: PNG, filename: "a.png" });
+    const response = await s.submit(BASE, files);
+    const body = await response.json();
+    assertEquals(response.status, 200, `${reader}, ${file}: ${JSON.stringify(body)}`);
+    assertEquals(response.headers.get("x-gateway-duration-reader"), reader);
+    assertEquals(response.headers.get("x-gateway-billed-seconds"), String(billed), file);
+    const cost = Math.ceil(billed * PER_SECOND);
+    assertEquals(response.headers.get("x-gateway-cost-units"), String(cost), file);
+    assertEquals((await s.waitForTask(body.id)).status, "SUCCESS");
+    spent += cost;
+  }
+  assertEquals(await s.gw.assertLedgerInvariant(s.keyId), opening - spent);
 }
 
 Deno.test(
