@@ -72,7 +72,9 @@ export function readWavLayout(head: Uint8Array, size = head.length): WavLayout {
   let data: { offset: number; size: number; open: boolean } | undefined;
   let offset = 12;
   while (offset + 8 <= size) {
-    if (offset + 8 > head.length) {
+    // Chunks after the data may lie anywhere; the data must start where the ffprobe reader reads.
+    if (offset + 8 > Math.min(head.length, data ? Infinity : WAV_HEADER_BYTES)) {
+      if (data) break;
       throw new ProbeError(
         `the WAV file's data chunk does not start in its first ${WAV_HEADER_BYTES} bytes`,
       );
