@@ -17,8 +17,10 @@
  *     microseconds rounding to nearest (libavformat/mov.c, mov_read_mvhd). This is the container's
  *     duration also where a track is longer or shorter than another (audio longer than the
  *     video), has an edit list or an empty edit: muxers write there the longest track's edited
- *     duration. A movie header duration of 0 gives ffprobe 0 s, which probeMedia refuses: so
- *     does the reader. (mp4box's `duration / timescale` is this value before the rounding.)
+ *     duration. (mp4box's `duration / timescale` is this value before the rounding.) The
+ *     header is a field the client writes, so the tracks' samples outvote it when they last
+ *     longer by more than a little (mp4_sample_lengths.ts: a forged 2 s header on 60 s of video
+ *     reads 60 s, as the ffprobe reader says too); a header of 0 then gives the samples' length.
  *   - A moov whose mvex has a trex (a fragmented file): ffmpeg drops the movie header's duration
  *     (mov_read_trex) and derives it from the streams (demux.c, update_stream_timings): the
  *     largest of each stream's duration and of (latest stream end − earliest stream start).
@@ -40,14 +42,18 @@
  * rounded up to whole bytes (wavdec.c); seconds = samples / rate, rounded to the microsecond.
  * RF64/BW64 take the data size from ds64. A data chunk whose size is 0 or 0xFFFFFFFF (written to
  * a pipe) runs to the end of the file. Refused: other codecs (ADPCM, MP3 in WAV, …: ffprobe
- * estimates those from a bit rate) and a data chunk longer than the bytes present (ffprobe
- * reports what is there).
+ * estimates those from a bit rate), and what wav_layout.ts refuses for both readers: a data
+ * chunk longer than the bytes present, an open-ended one whose byte rate is not the samples'
+ * (ffprobe would estimate either from the byte rate field).
  *
  * MP3 (MPEG audio, read here): ID3v2 tags are skipped (every APIC picture in them is a `video`
  * stream for ffprobe, so it is listed as one); a Xing/Info/VBRI header is looked for in the frame
  * right after them, as mp3dec.c does, and the audio starts at the first frame followed by a frame
  * with the same header (its resync):
- *   - A Xing/Info header with a frame count, or a VBRI header: frames × samples per frame / rate.
+ *   - A Xing/Info header with a frame count, or a VBRI header: frames × samples per frame / rate,
+ *     unless the frames present last more than 0.25 s longer (a forged count: ffprobe 5.1
+ *     believes it, a 1.75 s file counted as 5 frames reads 0.13 s; the ffprobe reader counts the
+ *     frames in process too).
  *     ffprobe's format duration does NOT subtract LAME's encoder delay and padding: the stream's
  *     start time moves by the delay and its end with it, so end − start is the whole frame count
  *     (a 2 s tone at 16 kHz is 58 frames of 576 samples: 2.088 s).
@@ -71,8 +77,15 @@
  * from the size (1.541 s vs ffprobe's 1.557 s with an ID3v1 tag on a 64 kb/s file).
  */
 
-import { createFile, Log, MP4BoxBuffer } from "mp4box";
-import { type ProbedMedia, ProbeError } from "./ffprobe.ts";
+import type { ProbedMedia } from "./ffprobe.ts";
+import { parseWithMp4box, type Trak } from "./mp4box_parse.ts";
+import {
+  ENCODER_SLACK_SECONDS,
+  longestPlausible,
+  trackSampleSeconds,
+} from "./mp4_sample_lengths.ts";
+import { ProbeError } from "./probe_error.ts";
+import { readWavLayout, WAV_TYPES } from "./wav_layout.ts";
 
 export interface ReadDurationOptions {
   /** The content type sniffed from the bytes: video/mp4, video/quicktime, audio/wav, audio/mpeg … */
@@ -95,8 +108,7 @@ const MP4_TYPES = new Set([
   "audio/x-m4a",
   "audio/m4a",
 ]);
-const WAV_TYPES = new Set(["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"]);
-const MP3_TYPES = new Set(["audio/mpeg", "audio/mp3", "audio/x-mpeg", "audio/mpeg3"]);
+export const MP3_TYPES = new Set(["audio/mpeg", "audio/mp3", "audio/x-mpeg", "audio/mpeg3"]);
 
 function readDuration(bytes: Uint8Array, contentType: string): ProbedMedia {
   const type = contentType.split(";")[0].trim().toLowerCase();
@@ -192,25 +204,6 @@ function streamKind(handler: string): string {
   }
 }
 
-function parseWithMp4box(bytes: Uint8Array) {
-  const file = createFile();
-  const problems: string[] = [];
-  // mp4box prints parse errors on the console; collect them for the error message instead. The
-  // parse below is synchronous, so no other caller sees the swapped logger.
-  const logError = Log.error;
-  Log.error = (module: string, message?: string) => void problems.push(`${module}: ${message}`);
-  file.onError = (module: string, message: string) => void problems.push(`${module}: ${message}`);
-  try {
-    file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.slice().buffer, 0), true);
-    file.flush();
-  } catch (error) {
-    problems.push((error as Error).message);
-  } finally {
-    Log.error = logError;
-  }
-  return { file, problems };
-}
-
 function readMp4(bytes: Uint8Array): ProbedMedia {
   const boxes = topLevelBoxes(bytes);
   if (!boxes.some((box) => box.type === "moov")) {
@@ -231,9 +224,10 @@ function readMp4(bytes: Uint8Array): ProbedMedia {
 
   if (!fragmented) {
     const timescale = BigInt(moov.mvhd.timescale > 0 ? moov.mvhd.timescale : 1);
-    const seconds = ticksToSeconds(BigInt(moov.mvhd.duration), timescale);
+    const header = ticksToSeconds(BigInt(moov.mvhd.duration), timescale);
+    const seconds = longestPlausible(header, trackSampleSeconds(traks, moov.mvhd.timescale));
     return {
-      seconds: requirePositive(seconds, "the movie header's duration is 0"),
+      seconds: requirePositive(seconds, "neither its movie header nor its samples last"),
       streams,
       formatName: MP4_FORMAT_NAME,
     };
@@ -302,8 +296,6 @@ interface StreamTiming {
   /** Where the next fragment without a tfdt begins. */
   running: bigint;
 }
-
-type Trak = NonNullable<ReturnType<typeof createFile>["moov"]>["traks"][number];
 
 /** A track's timing from the moov alone (mov_read_mdhd, mov_read_elst, mov_build_index). */
 function trackTiming(trak: Trak, kind: string, movieTimescale: bigint): StreamTiming | undefined {
@@ -397,72 +389,8 @@ function fourcc(bytes: Uint8Array, offset: number): string {
 }
 
 function readWav(bytes: Uint8Array): ProbedMedia {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 12) {
-    throw new ProbeError(
-      `the WAV file is truncated: ${bytes.length} bytes, not even a RIFF header`,
-    );
-  }
-  const riff = fourcc(bytes, 0);
-  if (!["RIFF", "RF64", "BW64"].includes(riff) || fourcc(bytes, 8) !== "WAVE") {
-    throw new ProbeError("the file is not a WAV file (no RIFF/WAVE header)");
-  }
-  // RF64/BW64 (EBU 3306, ITU-R BS.2088): the sizes that do not fit 32 bits are in a ds64 chunk.
-  let ds64DataSize: number | undefined;
-  if (riff !== "RIFF") {
-    if (bytes.length < 44 || fourcc(bytes, 12) !== "ds64" || view.getUint32(16, true) < 24) {
-      throw new ProbeError(`the ${riff} WAV file has no ds64 chunk (truncated or corrupt)`);
-    }
-    ds64DataSize = Number(view.getBigUint64(28, true));
-  }
-  let format: { tag: number; channels: number; rate: number; bits: number } | undefined;
-  let data: { offset: number; size: number } | undefined;
-  let offset = 12;
-  while (offset + 8 <= bytes.length) {
-    const id = fourcc(bytes, offset);
-    let size = view.getUint32(offset + 4, true);
-    const body = offset + 8;
-    if (id === "data") {
-      if (ds64DataSize !== undefined && size === 0xffffffff) size = ds64DataSize;
-      // 0 or 0xFFFFFFFF: written without seeking back (a pipe); the data runs to the end.
-      const open = size === 0 || size === 0xffffffff;
-      if (!open && body + size > bytes.length) {
-        throw new ProbeError(
-          `the WAV file is truncated: its data chunk declares ${size} bytes, ` +
-            `${bytes.length - body} are present`,
-        );
-      }
-      data = { offset: body, size: open ? bytes.length - body : size };
-      if (open) break;
-    } else if (id === "fmt ") {
-      if (size < 16 || body + 16 > bytes.length) {
-        throw new ProbeError("the WAV file is truncated or corrupt: its fmt chunk is too short");
-      }
-      let tag = view.getUint16(body, true);
-      if (tag === 0xfffe && size >= 40 && body + 26 <= bytes.length) {
-        tag = view.getUint16(body + 24, true); // WAVE_FORMAT_EXTENSIBLE: the sub-format's tag
-      }
-      format = {
-        tag,
-        channels: view.getUint16(body + 2, true),
-        rate: view.getUint32(body + 4, true),
-        bits: view.getUint16(body + 14, true),
-      };
-    }
-    offset = body + size + (size & 1);
-  }
-  if (!format) throw new ProbeError("the WAV file has no fmt chunk (truncated or corrupt)");
-  if (!data) throw new ProbeError("the WAV file has no data chunk (truncated or corrupt)");
-  // ffmpeg's PCM codec for the tag and bit depth: integer sizes round up to whole bytes; float is
-  // 32 or 64 bits; A-law and µ-law are 8 bits.
-  let bits: number;
-  if (format.tag === 1 && format.bits > 0 && format.bits <= 64) {
-    bits = Math.ceil(format.bits / 8) * 8;
-  } else if (format.tag === 3 && (format.bits === 32 || format.bits === 64)) {
-    bits = format.bits;
-  } else if (format.tag === 6 || format.tag === 7) {
-    bits = 8;
-  } else {
+  const { format, dataBytes } = readWavLayout(bytes);
+  if (format.pcmBits === undefined) {
     throw new ProbeError(
       `the WAV file's encoding (format tag 0x${format.tag.toString(16)}, ${format.bits} bits) is ` +
         "not PCM; only PCM WAV durations are read in process",
@@ -471,7 +399,7 @@ function readWav(bytes: Uint8Array): ProbedMedia {
   if (format.channels === 0 || format.rate === 0) {
     throw new ProbeError("the WAV file's fmt chunk has no channels or no sample rate");
   }
-  const samples = (BigInt(data.size) * 8n) / (BigInt(format.channels) * BigInt(bits));
+  const samples = (BigInt(dataBytes) * 8n) / (BigInt(format.channels) * BigInt(format.pcmBits));
   return {
     seconds: requirePositive(ticksToSeconds(samples, BigInt(format.rate)), "no samples"),
     streams: ["audio"],
@@ -738,6 +666,9 @@ function readMp3(bytes: Uint8Array): ProbedMedia {
     const ticks = (BigInt(header.frames) * BigInt(frame.samplesPerFrame) * MP3_TIME_BASE) /
       BigInt(frame.sampleRate);
     micros = rescale(ticks, MICROS, MP3_TIME_BASE);
+    // The count is a field the client writes: frames present beyond it outvote it.
+    const counted = rescale(BigInt(scan.samples), MICROS, BigInt(frame.sampleRate));
+    if (Number(counted - micros) / 1e6 > ENCODER_SLACK_SECONDS) micros = counted;
   } else if (scan.cbr && scan.bitrate) {
     const ticks = rescale(
       BigInt(bytes.length - audioStart),

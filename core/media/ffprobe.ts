@@ -10,7 +10,22 @@
  *   - WAV and MP3: a file. Their duration comes from the file's size (data bytes over the byte
  *     rate; an MP3 without a frame count by its bit rate), which a pipe does not have: ffprobe
  *     answers N/A.
+ *
+ * The seconds are the longest of ffprobe's format duration and what its streams say (each
+ * video/audio stream's end, and a video's frame count over its average frame rate, which comes
+ * from its sample table), counted as mp4_sample_lengths.ts says: ffprobe 5.1 takes an MP4's format
+ * duration from the movie header alone, a field the client writes. probeMediaBytes and
+ * probeMediaFile, the gateway's ways in, also read in process what ffprobe does not show: the
+ * sample tables of every MP4 track (an audio track's forged headers hide its samples from
+ * ffprobe), an MP3's frames (ffprobe believes its Xing/VBRI frame count), and a WAV's chunks
+ * (wav_layout.ts refuses the WAVs ffprobe would measure by their byte rate field), so they give
+ * what the in-process reader gives.
  */
+
+import { MP3_TYPES, readDurationFromBytes } from "./duration_reader.ts";
+import { ProbeError } from "./probe_error.ts";
+import { longestPlausible, moovSampleSeconds } from "./mp4_sample_lengths.ts";
+import { isWav, readWavLayout, WAV_HEADER_BYTES } from "./wav_layout.ts";
 
 export interface ProbedMedia {
   /** Seconds, as the container reports it. */
@@ -20,13 +35,7 @@ export interface ProbedMedia {
   formatName: string;
 }
 
-/** Why a duration could not be read; the request is refused and nothing is charged. */
-export class ProbeError extends Error {
-  constructor(message: string, readonly unavailable = false) {
-    super(message);
-    this.name = "ProbeError";
-  }
-}
+export { ProbeError };
 
 export const PROBE_TIMEOUT_MS = 15_000;
 
@@ -34,7 +43,7 @@ const PROBE_ARGS = [
   "-v",
   "error",
   "-show_entries",
-  "format=duration,format_name:stream=codec_type",
+  "format=duration,format_name:stream=codec_type,start_time,duration,nb_frames,avg_frame_rate",
   "-of",
   "json",
 ];
@@ -50,7 +59,8 @@ export function probeMedia(
   path: string,
   options: ProbeOptions = {},
 ): Promise<ProbedMedia> {
-  return runProbe(ffprobePath, { path }, options.timeoutMs ?? PROBE_TIMEOUT_MS);
+  return runProbe(ffprobePath, { path }, options.timeoutMs ?? PROBE_TIMEOUT_MS)
+    .then((answer) => settle(answer, []));
 }
 
 export interface ProbeBytesOptions extends ProbeOptions {
@@ -72,14 +82,15 @@ export async function probeMediaBytes(
   options: ProbeBytesOptions,
 ): Promise<ProbedMedia> {
   const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
-  if (!(await needsSeeking(bytes, options.contentType))) {
-    return await runProbe(ffprobePath, { stdin: bytes }, timeoutMs);
+  const { seek, samples } = await inspect(bytesReader(bytes), bytes.length, options.contentType);
+  if (!seek) return settle(await runProbe(ffprobePath, { stdin: bytes }, timeoutMs), samples);
+  if (options.path) {
+    return settle(await runProbe(ffprobePath, { path: options.path }, timeoutMs), samples);
   }
-  if (options.path) return await runProbe(ffprobePath, { path: options.path }, timeoutMs);
   const path = await Deno.makeTempFile({ dir: options.tempDir, prefix: "gateway-probe-" });
   try {
     await Deno.writeFile(path, bytes);
-    return await runProbe(ffprobePath, { path }, timeoutMs);
+    return settle(await runProbe(ffprobePath, { path }, timeoutMs), samples);
   } finally {
     await Deno.remove(path).catch(() => {});
   }
@@ -95,10 +106,12 @@ export async function probeMediaFile(
   options: ProbeOptions & { contentType: string },
 ): Promise<ProbedMedia> {
   const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
-  if (await needsSeeking(path, options.contentType)) {
-    return await runProbe(ffprobePath, { path }, timeoutMs);
-  }
-  return await runProbe(ffprobePath, { stdinFile: path }, timeoutMs);
+  const { seek, samples } = await withFile(
+    path,
+    (readAt, size) => inspect(readAt, size, options.contentType),
+  );
+  const input = seek ? { path } : { stdinFile: path };
+  return settle(await runProbe(ffprobePath, input, timeoutMs), samples);
 }
 
 const MP4_TYPES = new Set(["video/mp4", "video/quicktime", "video/x-m4v", "audio/mp4"]);
@@ -118,15 +131,23 @@ export async function needsSeeking(
   contentType: string,
 ): Promise<boolean> {
   if (!mayPipe(contentType)) return true;
-  if (typeof media !== "string") {
-    return await fragmentedOrOdd(
-      media.length,
-      (at, length) => Promise.resolve(media.subarray(at, at + length)),
-    );
-  }
-  using file = await Deno.open(media);
+  const { pipe } = typeof media === "string"
+    ? await withFile(media, mp4Layout)
+    : await mp4Layout(bytesReader(media), media.length);
+  return !pipe;
+}
+
+type ReadAt = (at: number, length: number) => Promise<Uint8Array>;
+
+function bytesReader(bytes: Uint8Array): ReadAt {
+  return (at, length) => Promise.resolve(bytes.subarray(at, at + length));
+}
+
+/** Runs `use` with a reader of the file at `path`, closed afterwards. */
+async function withFile<T>(path: string, use: (readAt: ReadAt, size: number) => Promise<T>) {
+  using file = await Deno.open(path);
   const size = (await file.stat()).size;
-  return await fragmentedOrOdd(size, async (at, length) => {
+  return await use(async (at, length) => {
     await file.seek(at, Deno.SeekMode.Start);
     const buffer = new Uint8Array(length);
     let filled = 0;
@@ -136,24 +157,63 @@ export async function needsSeeking(
       filled += read;
     }
     return buffer.subarray(0, filled);
-  });
+  }, size);
 }
 
-type ReadAt = (at: number, length: number) => Promise<Uint8Array>;
+/**
+ * What is read in process before ffprobe runs: whether ffprobe needs a file rather than a pipe,
+ * and the seconds an MP4's tracks' samples last. A WAV ffprobe would measure by a header field
+ * is refused here (ProbeError).
+ */
+async function inspect(
+  readAt: ReadAt,
+  size: number,
+  contentType: string,
+): Promise<{ seek: boolean; samples: number[] }> {
+  if (isWav(contentType)) {
+    readWavLayout(await readAt(0, Math.min(size, WAV_HEADER_BYTES)), size);
+    return { seek: true, samples: [] };
+  }
+  if (isMp3(contentType)) return { seek: true, samples: await mp3Frames(readAt, size) };
+  if (!mayPipe(contentType)) return { seek: true, samples: [] };
+  const { pipe, moov } = await mp4Layout(readAt, size);
+  return { seek: !pipe, samples: moov ? moovSampleSeconds(moov) : [] };
+}
 
-/** True for a fragmented MP4 (a moof, or an mvex in the moov), no moov, or a broken structure. */
-async function fragmentedOrOdd(size: number, readAt: ReadAt): Promise<boolean> {
+function isMp3(contentType: string): boolean {
+  return MP3_TYPES.has(contentType.split(";")[0].trim().toLowerCase());
+}
+
+/**
+ * The seconds an MP3's frames last, as the in-process reader counts them (its Xing/VBRI frame
+ * count is a field the client writes); none where that reader refuses the file.
+ */
+async function mp3Frames(readAt: ReadAt, size: number): Promise<number[]> {
+  try {
+    const read = await readDurationFromBytes(await readAt(0, size), { contentType: "audio/mpeg" });
+    return [read.seconds];
+  } catch (error) {
+    if (error instanceof ProbeError) return [];
+    throw error;
+  }
+}
+
+/**
+ * An MP4's moov box (when it has one and no fragments) and whether ffprobe may read it from a
+ * pipe: not when it is fragmented (a moof, or an mvex in the moov), has no moov, or a broken
+ * structure.
+ */
+async function mp4Layout(
+  readAt: ReadAt,
+  size: number,
+): Promise<{ pipe: boolean; moov?: Uint8Array }> {
   const top = await boxesIn(readAt, 0, size);
-  if (!top) return true;
-  const moov = top.find((box) => box.type === "moov");
-  if (!moov || top.some((box) => box.type === "moof")) return true;
-  const body = await readAt(moov.start + moov.header, moov.size - moov.header);
-  const inMoov = await boxesIn(
-    (at, length) => Promise.resolve(body.subarray(at, at + length)),
-    0,
-    body.length,
-  );
-  return !inMoov || inMoov.some((box) => box.type === "mvex");
+  const moov = top?.find((box) => box.type === "moov");
+  if (!top || !moov || top.some((box) => box.type === "moof")) return { pipe: false };
+  const box = await readAt(moov.start, moov.size);
+  const inMoov = await boxesIn(bytesReader(box), moov.header, box.length);
+  if (!inMoov || inMoov.some((child) => child.type === "mvex")) return { pipe: false };
+  return { pipe: true, moov: box };
 }
 
 interface Box {
@@ -189,11 +249,19 @@ async function boxesIn(readAt: ReadAt, from: number, to: number): Promise<Box[] 
 
 type ProbeInput = { path: string } | { stdin: Uint8Array } | { stdinFile: string };
 
+/** What ffprobe answered: its format duration, and the seconds its video/audio streams say. */
+interface FfprobeAnswer {
+  formatSeconds: number;
+  streamSeconds: number[];
+  streams: string[];
+  formatName: string;
+}
+
 async function runProbe(
   ffprobePath: string,
   input: ProbeInput,
   timeoutMs: number,
-): Promise<ProbedMedia> {
+): Promise<FfprobeAnswer> {
   const signal = AbortSignal.timeout(timeoutMs);
   let output: Deno.CommandOutput;
   try {
@@ -247,20 +315,53 @@ async function runProbe(
   }
   let parsed: {
     format?: { duration?: string; format_name?: string };
-    streams?: Array<{ codec_type?: string }>;
+    streams?: FfprobeStream[];
   };
   try {
     parsed = JSON.parse(new TextDecoder().decode(output.stdout));
   } catch {
     throw new ProbeError("ffprobe gave an answer that is not JSON");
   }
-  const seconds = Number(parsed.format?.duration);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new ProbeError("the file has no readable duration");
-  }
+  const streams = parsed.streams ?? [];
   return {
-    seconds,
-    streams: (parsed.streams ?? []).map((stream) => stream.codec_type ?? "unknown"),
+    formatSeconds: Number(parsed.format?.duration),
+    streamSeconds: streams.flatMap(streamSeconds),
+    streams: streams.map((stream) => stream.codec_type ?? "unknown"),
     formatName: parsed.format?.format_name ?? "",
   };
+}
+
+interface FfprobeStream {
+  codec_type?: string;
+  start_time?: string;
+  duration?: string;
+  nb_frames?: string;
+  avg_frame_rate?: string;
+}
+
+/**
+ * What one stream says it lasts: where it ends (start + duration, both after the edit list), and
+ * for a video its frame count over its average frame rate (ffmpeg takes both from the sample
+ * table, before the edit list).
+ */
+function streamSeconds(stream: FfprobeStream): number[] {
+  if (stream.codec_type !== "video" && stream.codec_type !== "audio") return [];
+  const seconds: number[] = [];
+  const start = Number(stream.start_time);
+  const duration = Number(stream.duration);
+  if (Number.isFinite(duration)) seconds.push((Number.isFinite(start) ? start : 0) + duration);
+  const [num, den] = (stream.avg_frame_rate ?? "").split("/").map(Number);
+  const frames = Number(stream.nb_frames);
+  if (stream.codec_type === "video" && frames > 0 && num > 0 && den > 0) {
+    seconds.push(Math.round(frames * den / num * 1e6) / 1e6);
+  }
+  return seconds;
+}
+
+/** The seconds to bill: the longest plausible of ffprobe's answer and the samples read here. */
+function settle(answer: FfprobeAnswer, samples: readonly number[]): ProbedMedia {
+  const header = Number.isFinite(answer.formatSeconds) ? answer.formatSeconds : 0;
+  const seconds = longestPlausible(header, [...answer.streamSeconds, ...samples]);
+  if (!(seconds > 0)) throw new ProbeError("the file has no readable duration");
+  return { seconds, streams: answer.streams, formatName: answer.formatName };
 }

@@ -11,9 +11,14 @@ export interface DurationRow {
   ffprobeSeconds: number | null;
   formatName: string | null;
   streams: string[];
-  /** duration: the in-process reader gives ffprobe's seconds; refuse: it throws; frames: readerSeconds. */
-  reader: "duration" | "refuse" | "frames";
+  /**
+   * duration: the in-process reader gives ffprobe's seconds; refuse: it throws; frames:
+   * readerSeconds (the frame count); samples: a forged file, both readers give readerSeconds.
+   */
+  reader: "duration" | "refuse" | "frames" | "samples";
   readerSeconds?: number;
+  /** The gateway refuses the file with ffprobe as well (ffprobe would believe a forged field). */
+  bothRefuse?: boolean;
   bytes: number;
   description: string;
 }

@@ -16,8 +16,8 @@ interface FixtureRow {
   ffprobeSeconds: number | null;
   formatName: string | null;
   streams: string[];
-  /** duration: same as ffprobe to the ms; refuse: ProbeError; frames: readerSeconds. */
-  reader: "duration" | "refuse" | "frames";
+  /** duration: same as ffprobe to the ms; refuse: ProbeError; frames, samples: readerSeconds. */
+  reader: "duration" | "refuse" | "frames" | "samples";
   readerSeconds?: number;
   bytes: number;
   description: string;
@@ -60,6 +60,8 @@ const REFUSALS: Record<string, RegExp> = {
   "truncated_mp3.mp3": /MP3 file is truncated/,
   "truncated_mp3_vbr.mp3": /MP3 file is truncated/,
   "wav_adpcm.wav": /not PCM/,
+  "forged_rate_wav_pipe.wav":
+    /byte rate \(1024000\) is not its sample rate × channels × sample size \(32000\)/,
 };
 
 async function assertRefused(bytes: Uint8Array, contentType: string, reason: RegExp) {
@@ -84,7 +86,7 @@ for (const [file, row] of Object.entries(table.files)) {
     const read = await readDurationFromBytes(await fixture(file), {
       contentType: contentTypeOf(file),
     });
-    const expected = row.reader === "frames" ? row.readerSeconds! : row.ffprobeSeconds!;
+    const expected = row.readerSeconds ?? row.ffprobeSeconds!;
     assertEquals(
       billedMs(read.seconds),
       billedMs(expected),
@@ -98,7 +100,12 @@ for (const [file, row] of Object.entries(table.files)) {
 Deno.test("durations.json lists every fixture in the folder and nothing else", async () => {
   const files: string[] = [];
   for await (const entry of Deno.readDir(DIR)) {
-    if (entry.isFile && !["README.md", "durations.json", "make_fixtures.sh"].includes(entry.name)) {
+    if (
+      entry.isFile &&
+      !["README.md", "durations.json", "make_fixtures.sh", "forge_durations.ts"].includes(
+        entry.name,
+      )
+    ) {
       files.push(entry.name);
     }
   }
@@ -157,14 +164,28 @@ Deno.test("readDurationFromBytes: MP4 takes the movie header's duration, as ffpr
   // mvhd: version+flags (4), creation (4), modification (4), timescale (4), duration (4).
   const longer = patchBox(mp4, "mvhd", 16, 2345);
   assertEquals((await readDurationFromBytes(longer, { contentType: "video/mp4" })).seconds, 2.345);
-  const timescale = patchBox(patchBox(mp4, "mvhd", 12, 600), "mvhd", 16, 1021);
+  const timescale = patchBox(patchBox(mp4, "mvhd", 12, 600), "mvhd", 16, 1190);
   assertEquals(
     (await readDurationFromBytes(timescale, { contentType: "video/mp4" })).seconds,
-    1.701667,
+    1.983333,
   );
-  // ffprobe 5.1 reports 0 s for a movie header duration of 0, which probeMedia refuses.
+  // ffprobe 5.1's format duration is 0 s for a movie header duration of 0; the samples say 2 s.
   const zero = patchBox(mp4, "mvhd", 16, 0);
-  await assertRefused(zero, "video/mp4", /no readable duration/);
+  assertEquals((await readDurationFromBytes(zero, { contentType: "video/mp4" })).seconds, 2);
+});
+
+Deno.test("readDurationFromBytes: MP4 samples count when they outlast the header by over 0.25 s", async () => {
+  // mp4_faststart: 2 s of video (10240 ticks a second) and AAC (1,024 priming samples at
+  // 22,050 Hz, trimmed by the edit list). The movie header's timescale is 1000.
+  const mp4 = await fixture("mp4_faststart.mp4");
+  const read = async (bytes: Uint8Array) =>
+    (await readDurationFromBytes(bytes, { contentType: "video/mp4" })).seconds;
+  // Within the slack, the header stands (what ffprobe 5.1 reports).
+  assertEquals(await read(patchBox(mp4, "mvhd", 16, 1800)), 1.8);
+  // Beyond it, the longest track's samples (the audio's, less its 1,024 priming samples).
+  assertEquals(await read(patchBox(mp4, "mvhd", 16, 1700)), 2);
+  // A header longer than the samples is believed: the client pays for what it says.
+  assertEquals(await read(patchBox(mp4, "mvhd", 16, 9000)), 9);
 });
 
 Deno.test("readDurationFromBytes: junk after the last MP4 box is ignored", async () => {

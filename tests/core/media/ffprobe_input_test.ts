@@ -19,6 +19,10 @@ Deno.test("needsSeeking: a pipe only for MP4/MOV without fragments, from bytes o
     if (!fromBytes) piped.push(file);
   }
   assertEquals(piped.sort(), [
+    "forged_audio_60s.mp4",
+    "forged_headers_60s.mp4",
+    "forged_mvhd_15s.mp4",
+    "forged_mvhd_60s.mp4",
     "mov_3s.mov",
     "mov_faststart.mov",
     "mov_phone.mov",

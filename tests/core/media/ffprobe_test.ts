@@ -29,19 +29,39 @@ import { tempDir } from "../../helpers/temp_dir.ts";
 
 const ffprobe = await findFfprobe();
 
+/** The files whose duration fields were forged, or that the gateway refuses with ffprobe too. */
+function forged(file: string): boolean {
+  const row = DURATIONS.files[file];
+  return row.reader === "samples" || row.bothRefuse === true;
+}
+
+/**
+ * What the gateway's ffprobe reader gives for `file`: ffprobe's seconds, but the samples' for a
+ * forged file, and a refusal where the table says both readers refuse.
+ */
+function gatewaySeconds(file: string): number | null {
+  const row = DURATIONS.files[file];
+  if (row.bothRefuse) return null;
+  return row.reader === "samples" ? row.readerSeconds! : row.ffprobeSeconds;
+}
+
 /** Differences between what ffprobe answered and the table, one line each. */
-function compare(file: string, probed: ProbedMedia | ProbeError): string[] {
+function compare(
+  file: string,
+  probed: ProbedMedia | ProbeError,
+  expected = DURATIONS.files[file].ffprobeSeconds,
+): string[] {
   const row = DURATIONS.files[file];
   if (probed instanceof ProbeError) {
     if (probed.unavailable) return [`${file}: ${probed.message}`];
-    return row.ffprobeSeconds === null ? [] : [`${file}: refused (${probed.message})`];
+    return expected === null ? [] : [`${file}: refused (${probed.message})`];
   }
-  if (row.ffprobeSeconds === null) {
+  if (expected === null) {
     return [`${file}: the table says refused, ffprobe reads ${probed.seconds} s`];
   }
   const out: string[] = [];
-  if (Math.round(probed.seconds * 1000) !== Math.round(row.ffprobeSeconds * 1000)) {
-    out.push(`${file}: ffprobe ${probed.seconds} s, table ${row.ffprobeSeconds} s`);
+  if (Math.round(probed.seconds * 1000) !== Math.round(expected * 1000)) {
+    out.push(`${file}: ffprobe ${probed.seconds} s, table ${expected} s`);
   }
   if (JSON.stringify(probed.streams) !== JSON.stringify(row.streams)) {
     out.push(`${file}: streams ${probed.streams}, table ${row.streams}`);
@@ -75,7 +95,9 @@ function agreement(differences: string[]): void {
 
 ffprobe.test("ffprobe agrees with durations.json on every media fixture", async (path) => {
   const differences: string[] = [];
-  for (const file of Object.keys(DURATIONS.files)) {
+  // The forged files: ffprobe alone believes some of their fields (the table's seconds are its
+  // format duration); the gateway's ways in, below, measure their samples.
+  for (const file of Object.keys(DURATIONS.files).filter((file) => !forged(file))) {
     differences.push(
       ...compare(file, await settled(probeMedia(path, new URL(file, MEDIA_DIR).pathname))),
     );
@@ -84,7 +106,7 @@ ffprobe.test("ffprobe agrees with durations.json on every media fixture", async 
 });
 
 ffprobe.test(
-  "ffprobe as the gateway runs it (a pipe for MP4/MOV without fragments, else a file) agrees too",
+  "ffprobe as the gateway runs it (a pipe for MP4/MOV without fragments, else a file) agrees too, measuring forged files by their samples",
   async (path) => {
     await using dir = await tempDir();
     const differences: string[] = [];
@@ -95,10 +117,14 @@ ffprobe.test(
         contentType,
         tempDir: dir.path,
       }));
-      differences.push(...compare(file, fromBytes));
+      differences.push(...compare(file, fromBytes, gatewaySeconds(file)));
       const onDisk = new URL(file, MEDIA_DIR).pathname;
       differences.push(
-        ...compare(file, await settled(probeMediaFile(path, onDisk, { contentType }))),
+        ...compare(
+          file,
+          await settled(probeMediaFile(path, onDisk, { contentType })),
+          gatewaySeconds(file),
+        ),
       );
     }
     agreement(differences);
