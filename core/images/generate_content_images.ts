@@ -20,6 +20,7 @@ import { imageAnswerHeaders, IMAGES_REMEDY, settleImagesLater } from "./image_se
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
+import { checkInlineImages } from "./inline_images.ts";
 import { type SizeTier, tierOfImageSize, variantTierProblem } from "./size_tiers.ts";
 
 interface Part {
@@ -136,6 +137,7 @@ export async function serveGenerateContentImages(
       "generationConfig.responseModalities",
     );
   }
+  await checkInlineImages(request.contents);
   const job = imageJobOfGenerateContent(model, request);
   checkVariantImageSize(model, request.generationConfig?.imageConfig?.imageSize);
   if (job.n < 1 || job.n > 10) {
