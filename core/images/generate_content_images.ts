@@ -21,7 +21,7 @@ import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
 import { checkInlineImages } from "./inline_images.ts";
-import { type SizeTier, tierOfImageSize, variantTierProblem } from "./size_tiers.ts";
+import { type SizeTier, tierOfImageSize, variantTierProblem } from "../jobs/image_size_tiers.ts";
 
 interface Part {
   text?: string;

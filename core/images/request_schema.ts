@@ -4,7 +4,7 @@ import { z } from "zod";
 import { invalidRequest } from "../errors.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { sizeProblem } from "./sizes.ts";
-import { variantSizeProblem } from "./size_tiers.ts";
+import { variantSizeProblem } from "../jobs/image_size_tiers.ts";
 
 export const DEFAULT_IMAGE_MODEL = "gen-image-2";
 export const MAX_PROMPT_CHARS = 1000;

@@ -7,7 +7,7 @@
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import { parseSize } from "../jobs/image_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
-import { modelSizeTier, type SizeTier, sizeTier } from "../images/size_tiers.ts";
+import { modelSizeTier, type SizeTier, sizeTier } from "../jobs/image_size_tiers.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
 export function geminiIgnoredImageFields(job: ImageJob): string[] {

@@ -5,7 +5,7 @@
  * upstream draws is what the variant is priced for.
  */
 
-import { parseSize } from "../jobs/image_job.ts";
+import { parseSize } from "./image_job.ts";
 
 export type SizeTier = "1K" | "2K" | "4K";
 
