@@ -20,7 +20,8 @@ import {
 } from "../core/images/request_schema.ts";
 import { imageTaskView } from "../core/tasks/task_views.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
-import { readJsonBody, readLimitedBytes, validate } from "./validation.ts";
+import { readJsonBody, validate } from "./validation.ts";
+import { type MultipartFile, readMultipartEntries } from "./multipart_body.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { idParam } from "./params.ts";
 import { callbackNeedsTask, callbackUrlOf } from "./callback_url.ts";
@@ -79,18 +80,15 @@ async function answer(
   return c.json(result.body, 200, headers);
 }
 
-async function fileOf(value: FormDataEntryValue, field: string): Promise<InputImage> {
+function fileOf(value: string | MultipartFile, field: string): InputImage {
   if (typeof value === "string") {
     throw invalidRequest(`${field} must be a file upload, not a text field`, field);
   }
-  return {
-    bytes: new Uint8Array(await value.arrayBuffer()),
-    mimeType: "image/png",
-    filename: value.name || `${field}.png`,
-  };
+  return { bytes: value.bytes, mimeType: "image/png", filename: value.filename || `${field}.png` };
 }
 
-async function readForm(c: Context<AppEnv>): Promise<FormData> {
+/** The edit's multipart parts in order (at most MAX_MULTIPART_PARTS, see multipart_body.ts). */
+async function readForm(c: Context<AppEnv>): Promise<Array<[string, string | MultipartFile]>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^multipart\/form-data/i.test(type)) {
     throw invalidRequest(
@@ -99,13 +97,21 @@ async function readForm(c: Context<AppEnv>): Promise<FormData> {
       "invalid_content_type",
     );
   }
-  const bytes = await readLimitedBytes(c.req.raw, MAX_EDIT_BODY_BYTES);
-  try {
-    return await new Response(bytes, { headers: { "content-type": type } }).formData();
-  } catch {
-    throw invalidRequest("The multipart body could not be parsed", undefined, "invalid_multipart");
-  }
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (declared > MAX_EDIT_BODY_BYTES) throw editTooLarge();
+  return await readMultipartEntries(c.req.raw, {
+    maxFileBytes: MAX_EDIT_BODY_BYTES,
+    maxTotalBytes: MAX_EDIT_BODY_BYTES,
+    fileTooLarge: editTooLarge,
+  });
 }
+
+const editTooLarge = () =>
+  new GatewayError(
+    "request_too_large",
+    413,
+    `The request body is larger than the limit of ${MAX_EDIT_BODY_BYTES} bytes`,
+  );
 
 const imageTaskNotFound = (taskId: string) =>
   new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
@@ -145,8 +151,8 @@ export function imageRoutes(gateway: Gateway) {
     const form = await readForm(c);
     const text: Record<string, string> = {};
     const ignored: string[] = [];
-    const callbackUrl = callbackUrlOf(form.get("callback_url") ?? undefined);
-    for (const [name, value] of form.entries()) {
+    const callbackUrl = callbackUrlOf(form.find(([name]) => name === "callback_url")?.[1]);
+    for (const [name, value] of form) {
       if (name === "image" || name === "image[]" || name === "mask") continue;
       if (name === "callback_url") continue;
       if (typeof value !== "string") {
@@ -156,12 +162,12 @@ export function imageRoutes(gateway: Gateway) {
       else ignored.push(name);
     }
     const fields = validate(editFieldsSchema, text);
-    const images = await Promise.all(
-      [...form.getAll("image"), ...form.getAll("image[]")].map((value) => fileOf(value, "image")),
-    );
-    const masks = form.getAll("mask");
+    const images = form.filter(([name]) => name === "image").concat(
+      form.filter(([name]) => name === "image[]"),
+    ).map(([, value]) => fileOf(value, "image"));
+    const masks = form.filter(([name]) => name === "mask");
     if (masks.length > 1) throw invalidRequest("Send at most one mask", "mask");
-    const mask = masks.length ? await fileOf(masks[0], "mask") : undefined;
+    const mask = masks.length ? fileOf(masks[0][1], "mask") : undefined;
     checkEditInputs(images, mask);
     const job: ImageJob = {
       action: "edits",

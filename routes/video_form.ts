@@ -5,13 +5,6 @@
  * may be written (Deno Deploy without file writes) the parts are held in memory instead.
  */
 
-import {
-  MaxFileSizeExceededError,
-  MaxPartsExceededError,
-  MaxTotalSizeExceededError,
-  MultipartParseError,
-  parseMultipartRequest,
-} from "@remix-run/multipart-parser";
 import { createHash } from "node:crypto";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import {
@@ -22,10 +15,7 @@ import {
   SNIFF_BYTES,
 } from "../core/video/reference_media.ts";
 import type { UploadedFile } from "../core/video/video_service.ts";
-import { idleLimitedRequest } from "./body_idle.ts";
-
-const MAX_PARTS = 32;
-const MAX_TEXT_FIELD_BYTES = 64 * 1024;
+import { multipartParts } from "./multipart_body.ts";
 
 /** The largest file of each kind any model accepts (default: the reference defaults). */
 export type ReferenceByteLimits = Record<ReferenceKind, number>;
@@ -63,31 +53,6 @@ async function writePart(
   return { head: head.subarray(0, headLength), sha256: hash.digest("hex") };
 }
 
-function parseError(error: unknown, maxFileBytes: number): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error instanceof MaxFileSizeExceededError) {
-    return new GatewayError(
-      "file_too_large",
-      413,
-      `A file is larger than ${megabytes(maxFileBytes)} MB, the largest reference accepted`,
-    );
-  }
-  if (error instanceof MaxTotalSizeExceededError) {
-    return new GatewayError("request_too_large", 413, "The multipart body is too large");
-  }
-  if (error instanceof MaxPartsExceededError) {
-    return invalidRequest(`Send at most ${MAX_PARTS} form fields`, undefined, "invalid_multipart");
-  }
-  if (error instanceof MultipartParseError) {
-    return invalidRequest(
-      `The multipart body could not be parsed: ${error.message}`,
-      undefined,
-      "invalid_multipart",
-    );
-  }
-  return invalidRequest("The request body could not be read", undefined, "invalid_multipart");
-}
-
 /**
  * Parses the body of `request`; throws a 4xx naming the field for any malformed part. `limits`
  * bound each file before the model is known (the model's own limits are checked later). Files go
@@ -118,19 +83,21 @@ export async function readVideoUpload(
     },
   };
   try {
-    const parts = parseMultipartRequest(idleLimitedRequest(request), {
-      maxFileSize: maxFileBytes,
-      maxParts: MAX_PARTS,
-      maxTotalSize: maxTotalBytes,
+    const parts = multipartParts(request, {
+      maxFileBytes,
+      maxTotalBytes,
+      fileTooLarge: () =>
+        new GatewayError(
+          "file_too_large",
+          413,
+          `A file is larger than ${megabytes(maxFileBytes)} MB, the largest reference accepted`,
+        ),
     });
     for await (const part of parts) {
       const name = part.name ?? "";
       if (!part.isFile) {
         if (name in REFERENCE_FIELDS) {
           throw invalidRequest(`${name} must be a file upload, not a text field`, name);
-        }
-        if (part.size > MAX_TEXT_FIELD_BYTES) {
-          throw invalidRequest(`${name} is longer than ${MAX_TEXT_FIELD_BYTES} bytes`, name);
         }
         if (name in upload.fields) throw invalidRequest(`Send ${name} once`, name);
         upload.fields[name] = part.text;
@@ -160,7 +127,8 @@ export async function readVideoUpload(
     }
   } catch (error) {
     await upload[Symbol.asyncDispose]();
-    throw parseError(error, maxFileBytes);
+    if (error instanceof GatewayError) throw error;
+    throw invalidRequest("The request body could not be read", undefined, "invalid_multipart");
   }
   return upload;
 }

@@ -23,6 +23,7 @@ import { failureCost } from "../core/billing/video_price.ts";
 import type { VideoTaskInput } from "../core/video/video_service.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 import { logTaskEnd } from "./task_log.ts";
+import { resultUrlProblem } from "../core/media/result_url.ts";
 
 /** Submissions tried (each over every channel) before the task fails. */
 const MAX_SUBMIT_RUNS = 5;
@@ -216,8 +217,12 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
     return;
   }
   switch (state.state) {
-    case "succeeded":
+    case "succeeded": {
+      // A result URL that is not http(s) is never stored or linked: the task fails, refunded.
+      const problem = resultUrlProblem(state.videoUrl);
+      if (problem) return await fail(gateway, task, run.workerId, problem);
       return await succeed(gateway, task, run.workerId, state.videoUrl);
+    }
     case "failed":
       return await fail(gateway, task, run.workerId, state.reason);
     default:

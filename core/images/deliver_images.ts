@@ -3,7 +3,7 @@
  * for as `url` is stored in the media store and served at a hosted URL; a URL asked for as
  * `b64_json` is fetched — only from the channel's own host or the configured allowlist, with
  * size and time limits — and encoded; a URL asked for as `url` is passed on as the upstream gave
- * it. Every image the gateway handles in bytes is judged from them: its type is what its bytes
+ * it, when it is http(s) (any other scheme is not delivered). Every image the gateway handles in bytes is judged from them: its type is what its bytes
  * are, never the upstream's label, and bytes that are not an image of a hosted type (HTML, SVG,
  * text, an unknown format) are not delivered.
  */
@@ -13,6 +13,7 @@ import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "../jobs/image_job.ts";
 import { hostedExtension, MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
+import { resultUrlProblem } from "../media/result_url.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 
@@ -73,7 +74,7 @@ function fromDataUrlOrBase64(
   b64: string,
   fallbackType: string,
 ): { bytes: Uint8Array<ArrayBuffer>; claimed: string } | null {
-  const dataUrl = /^data:([^;,]+);base64,(.*)$/s.exec(b64);
+  const dataUrl = /^data:([^;,]+);base64,(.*)$/is.exec(b64);
   const bytes = decodeBase64(dataUrl ? dataUrl[2] : b64);
   return bytes && bytes.length ? { bytes, claimed: dataUrl?.[1] ?? fallbackType } : null;
 }
@@ -87,13 +88,10 @@ export async function fetchImage(
   fetchableHosts: ReadonlySet<string>,
   signal?: AbortSignal,
 ): Promise<ImageBytes> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error("the upstream returned an invalid image URL");
-  }
-  if (!/^https?:$/.test(parsed.protocol) || !fetchableHosts.has(parsed.host)) {
+  const problem = resultUrlProblem(url);
+  if (problem) throw new Error(problem);
+  const parsed = new URL(url);
+  if (!fetchableHosts.has(parsed.host)) {
     throw new Error(`image host ${parsed.host} is not the channel's host nor on the allowlist`);
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
@@ -141,6 +139,8 @@ export async function deliverImages(
     try {
       const revised = image.revisedPrompt ? { revised_prompt: image.revisedPrompt } : {};
       if (format === "url" && image.url !== undefined) {
+        const problem = resultUrlProblem(image.url);
+        if (problem) throw new Error(problem);
         items.push({ url: image.url, ...revised });
         continue;
       }

@@ -37,7 +37,8 @@ function checked<T>(run: () => T, what: string, param: string): T {
   }
 }
 
-function readChecked(bytes: Uint8Array, what: string, param: string) {
+/** Reads a PNG under 4 MB, or a 400 about `param` naming `what` and the problem. */
+export function readChecked(bytes: Uint8Array, what: string, param: string) {
   if (bytes.length >= MAX_EDIT_FILE_BYTES) {
     throw invalidRequest(
       `${what} is ${bytes.length.toLocaleString("en")} bytes; it must be smaller than 4 MB`,

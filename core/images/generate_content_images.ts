@@ -20,6 +20,8 @@ import { imageAnswerHeaders, IMAGES_REMEDY, settleImagesLater } from "./image_se
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
+import { checkInlineImages } from "./inline_images.ts";
+import { type SizeTier, tierOfImageSize, variantTierProblem } from "../jobs/image_size_tiers.ts";
 
 interface Part {
   text?: string;
@@ -46,12 +48,22 @@ export interface GenerateContentAnswer {
 const LANDSCAPE = new Set(["3:2", "4:3", "5:4", "16:9", "21:9"]);
 const PORTRAIT = new Set(["2:3", "3:4", "4:5", "9:16"]);
 
-/** The images-API size for a Gemini aspect ratio: the listed size of that orientation. */
-function sizeForAspect(aspectRatio: string | undefined): string {
-  if (aspectRatio === "1:1") return "1024x1024";
-  if (aspectRatio && LANDSCAPE.has(aspectRatio)) return "1536x1024";
-  if (aspectRatio && PORTRAIT.has(aspectRatio)) return "1024x1536";
-  return "auto";
+/** The listed images-API sizes of each tier, by orientation. */
+const TIER_SIZES: Record<SizeTier, { square: string; landscape: string; portrait: string }> = {
+  "1K": { square: "1024x1024", landscape: "1536x1024", portrait: "1024x1536" },
+  "2K": { square: "2048x2048", landscape: "2048x1152", portrait: "1152x2048" },
+  "4K": { square: "2880x2880", landscape: "3840x2160", portrait: "2160x3840" },
+};
+
+/**
+ * The images-API size for a Gemini aspect ratio and `imageSize`: the size of that orientation in
+ * that tier (1K when only the ratio is given; `auto` when neither is).
+ */
+function sizeForImageConfig(aspectRatio: string | undefined, tier: SizeTier | undefined): string {
+  const sizes = TIER_SIZES[tier ?? "1K"];
+  if (aspectRatio && LANDSCAPE.has(aspectRatio)) return sizes.landscape;
+  if (aspectRatio && PORTRAIT.has(aspectRatio)) return sizes.portrait;
+  return aspectRatio === "1:1" || tier ? sizes.square : "auto";
 }
 
 /** The image job a generate-content request describes. */
@@ -61,6 +73,7 @@ export function imageJobOfGenerateContent(
 ): ImageJob {
   const userParts = request.contents.filter((content) => content.role !== "model")
     .flatMap((content) => content.parts);
+  const imageConfig = request.generationConfig?.imageConfig;
   const prompt = userParts.map((part) => part.text ?? "").filter(Boolean).join("\n");
   if (!prompt) throw invalidRequest("contents carry no text instruction for the image", "contents");
   const images: InputImage[] = userParts.filter((part) => part.inlineData).map((part, index) => {
@@ -76,10 +89,19 @@ export function imageJobOfGenerateContent(
     model,
     prompt,
     n: request.generationConfig?.candidateCount ?? 1,
-    size: sizeForAspect(request.generationConfig?.imageConfig?.aspectRatio),
+    size: sizeForImageConfig(imageConfig?.aspectRatio, tierOfImageSize(imageConfig?.imageSize)),
     quality: "auto",
     images,
   };
+}
+
+/**
+ * Refuses an `imageSize` above the tier of a model whose name carries one: on a `gemini` channel
+ * the body goes upstream as it came, so the variant's price must cover what it asks Gemini for.
+ */
+function checkVariantImageSize(model: string, imageSize: string | undefined): void {
+  const problem = variantTierProblem(model, tierOfImageSize(imageSize), `imageSize '${imageSize}'`);
+  if (problem) throw invalidRequest(problem, "generationConfig.imageConfig.imageSize");
 }
 
 /** The request as it came, on an upstream that speaks generate-content natively. */
@@ -115,7 +137,9 @@ export async function serveGenerateContentImages(
       "generationConfig.responseModalities",
     );
   }
+  await checkInlineImages(request.contents);
   const job = imageJobOfGenerateContent(model, request);
+  checkVariantImageSize(model, request.generationConfig?.imageConfig?.imageSize);
   if (job.n < 1 || job.n > 10) {
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }

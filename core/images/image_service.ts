@@ -19,7 +19,7 @@ import {
   undeliverable,
 } from "./image_generation.ts";
 import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
-import { checkUserLength } from "./request_schema.ts";
+import { checkUserLength, checkVariantSize } from "./request_schema.ts";
 import { imageReceipt, receiptOf } from "../billing/receipt.ts";
 import type { ImagePrice } from "../billing/image_price.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
@@ -82,6 +82,7 @@ export async function serveImages(
 ): Promise<ImagesAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
   const { job, format } = input;
+  checkVariantSize(job.model, job.size);
   const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
   const bill = new RequestBill(gateway.ledger, {
@@ -216,6 +217,7 @@ export async function submitImageTask(
 ): Promise<ImageSubmission> {
   const { gateway, key, publicUrl } = scope;
   const { job, format, idempotencyKey } = request;
+  checkVariantSize(job.model, job.size);
   const { model, unitPrice } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
   const callback = request.callbackUrl === undefined

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { invalidRequest } from "../errors.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { sizeProblem } from "./sizes.ts";
+import { variantSizeProblem } from "../jobs/image_size_tiers.ts";
 
 export const DEFAULT_IMAGE_MODEL = "gen-image-2";
 export const MAX_PROMPT_CHARS = 1000;
@@ -94,6 +95,15 @@ export function checkUserLength(
       "user",
     );
   }
+}
+
+/**
+ * Refuses a size above the tier that `model`'s name carries (400 naming `param`): a variant name
+ * must not buy a larger image at a smaller price.
+ */
+export function checkVariantSize(model: string, size: string, param = "size"): void {
+  const problem = variantSizeProblem(model, size);
+  if (problem) throw invalidRequest(problem, param);
 }
 
 export type GenerationRequest = z.infer<typeof generationRequestSchema>;

@@ -7,6 +7,7 @@
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import { parseSize } from "../jobs/image_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
+import { modelSizeTier, type SizeTier, sizeTier } from "../jobs/image_size_tiers.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
 export function geminiIgnoredImageFields(job: ImageJob): string[] {
@@ -23,7 +24,7 @@ export function geminiImageBody(job: ImageJob): Record<string, unknown> {
   for (const image of job.images) {
     parts.push({ inlineData: { mimeType: image.mimeType, data: base64(image.bytes) } });
   }
-  const imageConfig = geminiImageConfig(job.size, modelSizeClass(job.model));
+  const imageConfig = geminiImageConfig(job.size, modelSizeTier(job.model));
   return {
     contents: [{ role: "user", parts }],
     generationConfig: {
@@ -110,7 +111,7 @@ const GEMINI_RATIOS: Array<[string, number]> = [
  */
 export function geminiImageConfig(
   size: string,
-  modelSizeClass?: "1K" | "2K" | "4K",
+  modelSizeClass?: SizeTier,
 ): { aspectRatio?: string; imageSize?: string } {
   const dimensions = parseSize(size);
   if (!dimensions) return modelSizeClass ? { imageSize: modelSizeClass } : {};
@@ -121,13 +122,5 @@ export function geminiImageConfig(
       best = candidate;
     }
   }
-  const edge = Math.max(dimensions.width, dimensions.height);
-  const imageSize = edge <= 1024 ? "1K" : edge <= 2048 ? "2K" : "4K";
-  return { aspectRatio: best[0], imageSize };
-}
-
-/** The size class a model name carries (`gen-image-2-4k` → `4K`). */
-export function modelSizeClass(model: string): "1K" | "2K" | "4K" | undefined {
-  const match = /-(1k|2k|4k)$/i.exec(model);
-  return match ? (match[1].toUpperCase() as "1K" | "2K" | "4K") : undefined;
+  return { aspectRatio: best[0], imageSize: sizeTier(size) };
 }

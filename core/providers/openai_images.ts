@@ -63,6 +63,9 @@ export function readOpenAIImagesAnswer(text: string): UpstreamImage[] {
     const revisedPrompt = typeof item.revised_prompt === "string" ? item.revised_prompt : undefined;
     if (typeof item.b64_json === "string" && item.b64_json) {
       images.push({ b64: item.b64_json, mimeType: "image/png", revisedPrompt });
+    } else if (typeof item.url === "string" && /^data:/i.test(item.url)) {
+      // A data URL is the image itself: decoded and judged by its bytes, never linked.
+      images.push({ b64: item.url, mimeType: "image/png", revisedPrompt });
     } else if (typeof item.url === "string" && item.url) {
       images.push({ url: item.url, mimeType: "image/png", revisedPrompt });
     }

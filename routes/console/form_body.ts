@@ -1,25 +1,58 @@
-/** The body of a console form (URL-encoded), read once and at most 64 KB. */
+/** The body of a console form (URL-encoded or multipart), read once and at most 64 KB. */
 
 import type { Context } from "hono";
 import { GatewayError } from "../../core/errors.ts";
+import { readLimitedBytes } from "../validation.ts";
+import { readMultipartEntries } from "../multipart_body.ts";
 
 const MAX_FORM_BYTES = 64 * 1024;
 
-/** The form's fields; a field given twice keeps its last value. Hono caches the parse. */
-export async function readForm(c: Context): Promise<Record<string, string>> {
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > MAX_FORM_BYTES) {
-    throw new GatewayError("payload_too_large", 413, `A console form is at most 64 KB`);
+/** Each request's form, read once: the CSRF check and the handler both ask for it. */
+const forms = new WeakMap<Request, Promise<Record<string, string>>>();
+
+const tooLarge = () =>
+  new GatewayError("payload_too_large", 413, `A console form is at most 64 KB`);
+
+async function parseForm(request: Request): Promise<Record<string, string>> {
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (length > MAX_FORM_BYTES) throw tooLarge();
+  const type = request.headers.get("content-type") ?? "";
+  if (/^multipart\/form-data/i.test(type)) {
+    // The shared multipart reader: at most MAX_MULTIPART_PARTS parts, stopped at the first over.
+    const entries = await readMultipartEntries(request, {
+      maxFileBytes: MAX_FORM_BYTES,
+      maxTotalBytes: MAX_FORM_BYTES,
+      fileTooLarge: tooLarge,
+    }).catch((error) => {
+      if (error instanceof GatewayError && error.status === 413) throw tooLarge();
+      if (error instanceof GatewayError && error.status === 408) throw error;
+      throw new GatewayError("invalid_form", 400, "The form's body could not be read");
+    });
+    return Object.fromEntries(
+      entries.map(([name, value]) => [name, typeof value === "string" ? value : ""]),
+    );
   }
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded|^multipart\/form-data/i.test(type)) return {};
-  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  if (!/^application\/x-www-form-urlencoded/i.test(type)) return {};
+  // Read under the cap whether or not a length was declared (a chunked body declares none).
+  const bytes = await readLimitedBytes(request, MAX_FORM_BYTES).catch((error) => {
+    if (error instanceof GatewayError && error.status === 413) throw tooLarge();
+    throw error;
+  });
+  let text: string;
   try {
-    body = await c.req.parseBody();
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new GatewayError("invalid_form", 400, "The form's body could not be read");
   }
-  return Object.fromEntries(
-    Object.entries(body).map(([name, value]) => [name, typeof value === "string" ? value : ""]),
-  );
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** The form's fields; a field given twice keeps its last value. */
+export function readForm(c: Context): Promise<Record<string, string>> {
+  let form = forms.get(c.req.raw);
+  if (!form) {
+    form = parseForm(c.req.raw);
+    forms.set(c.req.raw, form);
+  }
+  return form;
 }

@@ -58,6 +58,8 @@ export interface ArkVideoUpstreamOptions {
   plan?: (body: ArkCreatedTask["body"]) => ArkTaskPlan;
   /** Milliseconds each poll answer waits (to see polls overlap). */
   pollDelayMs?: number;
+  /** The `content.video_url` of a succeeded task in place of a download (e.g. `javascript:…`). */
+  resultUrl?: string;
 }
 
 export interface ArkVideoUpstream extends AsyncDisposable {
@@ -221,7 +223,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
         model: task.body.model,
         status,
         content: status === "succeeded"
-          ? { video_url: `${state.origin}/files/${id}.mp4` }
+          ? { video_url: options.resultUrl ?? `${state.origin}/files/${id}.mp4` }
           : undefined,
         error: status === "failed"
           ? {

@@ -55,6 +55,8 @@ export interface OpenAIImagesUpstreamOptions {
    * as some relays do).
    */
   answer?: "b64_json" | "url" | "data_url";
+  /** The `url` every image is answered with in place of a download (e.g. `javascript:…`). */
+  resultUrl?: string;
   /** Most images returned per request, whatever `n` asks for. Default 10. */
   maxImagesPerRequest?: number;
   /** Adds `revised_prompt` to each item. */
@@ -426,7 +428,8 @@ export function startOpenAIImagesUpstream(
       state.images.set(id, png);
       const item: Record<string, string> = {};
       const mode = options.answer ?? "b64_json";
-      if (mode === "url") item.url = `${state.origin}/files/${id}.png`;
+      if (options.resultUrl !== undefined) item.url = options.resultUrl;
+      else if (mode === "url") item.url = `${state.origin}/files/${id}.png`;
       else if (mode === "data_url") item.b64_json = `data:image/png;base64,${encodeBase64(png)}`;
       else item.b64_json = encodeBase64(png);
       if (options.revisedPrompt) item.revised_prompt = `A detailed rendering of: ${prompt}`;

@@ -1,6 +1,7 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { sizeProblem } from "../../../core/images/sizes.ts";
-import { geminiImageConfig, modelSizeClass } from "../../../core/providers/gemini_images.ts";
+import { geminiImageConfig } from "../../../core/providers/gemini_images.ts";
+import { modelSizeTier } from "../../../core/jobs/image_size_tiers.ts";
 import { imageCost, imageUnitPrice } from "../../../core/billing/image_price.ts";
 import { parseRange } from "../../../core/media/media_store.ts";
 
@@ -21,11 +22,13 @@ Deno.test("sizeProblem: listed sizes pass; custom sizes name the rule they break
 
 Deno.test("geminiImageConfig: nearest aspect ratio and size class; model size class on auto", () => {
   assertEquals(geminiImageConfig("1024x1024"), { aspectRatio: "1:1", imageSize: "1K" });
-  assertEquals(geminiImageConfig("1536x1024"), { aspectRatio: "3:2", imageSize: "2K" });
+  // 1536x1024 (1.57 MP) is a 1K size: Gemini's classes are pixel budgets (see core/jobs/image_size_tiers.ts).
+  assertEquals(geminiImageConfig("1536x1024"), { aspectRatio: "3:2", imageSize: "1K" });
+  assertEquals(geminiImageConfig("2048x1152"), { aspectRatio: "16:9", imageSize: "2K" });
   assertEquals(geminiImageConfig("2160x3840"), { aspectRatio: "9:16", imageSize: "4K" });
   assertEquals(geminiImageConfig("auto"), {});
-  assertEquals(geminiImageConfig("auto", modelSizeClass("gen-image-2-2k")), { imageSize: "2K" });
-  assertEquals(modelSizeClass("gen-image-2"), undefined);
+  assertEquals(geminiImageConfig("auto", modelSizeTier("gen-image-2-2k")), { imageSize: "2K" });
+  assertEquals(modelSizeTier("gen-image-2"), undefined);
 });
 
 Deno.test("image prices: the most specific tier wins, then per_image", () => {
