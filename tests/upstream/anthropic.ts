@@ -422,12 +422,13 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     event("message_stop", {});
     return frameStream(frames, {
       fault: fault as StreamFault | undefined,
-      errorFrame: `event: error\ndata: ${
-        JSON.stringify({
-          type: "error",
-          error: { type: "overloaded_error", message: "Overloaded" },
-        })
-      }\n\n`,
+      errorFrame: (message) =>
+        `event: error\ndata: ${
+          JSON.stringify({
+            type: "error",
+            error: { type: "overloaded_error", message: message ?? "Overloaded" },
+          })
+        }\n\n`,
       delayMs: options.chunkDelayMs,
       signal: req.signal,
     });

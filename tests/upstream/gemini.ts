@@ -414,14 +414,20 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const list = blocks(answer, model);
     if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
     return frameStream(list.map((block) => `data: ${JSON.stringify(block)}\r\n\r\n`), {
-      fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream"
+      fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream" ||
+          fault?.kind === "oversized_event"
         ? fault
         : undefined,
-      errorFrame: `data: ${
-        JSON.stringify({
-          error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
-        })
-      }\r\n\r\n`,
+      errorFrame: (message) =>
+        `data: ${
+          JSON.stringify({
+            error: {
+              code: 503,
+              message: message ?? "The model is overloaded.",
+              status: "UNAVAILABLE",
+            },
+          })
+        }\r\n\r\n`,
       signal: req.signal,
     });
   });

@@ -7,6 +7,7 @@
  */
 
 import {
+  oversizedFrame,
   pieces,
   script,
   type ScriptInput,
@@ -17,7 +18,10 @@ import {
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
-  | { kind: "in_stream_error"; afterChunks: number }
+  /** An error chunk in place of chunk `afterChunks`, with `message` if given. */
+  | { kind: "in_stream_error"; afterChunks: number; message?: string }
+  /** Chunk `afterChunks` sent with `bytes` of JSON whitespace inside it (oversizedFrame). */
+  | { kind: "oversized_event"; afterChunks: number; bytes: number }
   | { kind: "malformed" }
   | { kind: "hang" }
   | { kind: "no_usage" };
@@ -350,7 +354,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
               `data: ${
                 JSON.stringify({
                   error: {
-                    message: "Simulated overload",
+                    message: fault.message ?? "Simulated overload",
                     type: "server_error",
                     param: null,
                     code: "overloaded",
@@ -361,7 +365,10 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             controller.close();
             return;
           }
-          const frame = `data: ${JSON.stringify(item)}\n\n`;
+          let frame = `data: ${JSON.stringify(item)}\n\n`;
+          if (fault?.kind === "oversized_event" && sent === fault.afterChunks) {
+            frame = oversizedFrame(frame, fault.bytes);
+          }
           const cut = Math.max(1, Math.floor(frame.length / 2) + (sent % 7));
           controller.enqueue(encoder.encode(frame.slice(0, cut)));
           controller.enqueue(encoder.encode(frame.slice(cut)));

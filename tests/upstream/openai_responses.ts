@@ -328,15 +328,16 @@ export function startOpenAIResponsesUpstream(
     event(`response.${finalStatus}`, { response: response(finalStatus, true) });
     return frameStream(frames, {
       fault: fault as StreamFault | undefined,
-      errorFrame: `event: error\ndata: ${
-        JSON.stringify({
-          type: "error",
-          sequence_number: 99,
-          code: "server_error",
-          message: "Simulated overload",
-          param: null,
-        })
-      }\n\n`,
+      errorFrame: (message) =>
+        `event: error\ndata: ${
+          JSON.stringify({
+            type: "error",
+            sequence_number: 99,
+            code: "server_error",
+            message: message ?? "Simulated overload",
+            param: null,
+          })
+        }\n\n`,
       signal: req.signal,
     });
   });

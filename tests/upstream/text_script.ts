@@ -115,10 +115,25 @@ export function simulatorOnError(error: unknown): Response {
   return new Response("Internal Server Error", { status: 500 });
 }
 
-/** Faults every simulated text stream can show. */
+/**
+ * Faults every simulated text stream can show. `in_stream_error`: the format's error event in
+ * place of frame `afterFrames`, with `message` (a test may make it quote the caller's key) in
+ * place of the simulator's own. `oversized_event`: frame `afterFrames` sent with `bytes` of JSON
+ * whitespace inside it — still the same valid event, only huge.
+ */
 export type StreamFault =
   | { kind: "die_mid_stream"; afterFrames: number }
-  | { kind: "in_stream_error"; afterFrames: number };
+  | { kind: "in_stream_error"; afterFrames: number; message?: string }
+  | { kind: "oversized_event"; afterFrames: number; bytes: number };
+
+/**
+ * `frame` (`data: {…}` with an optional `event:` line before it) with `bytes` spaces after the
+ * data's opening brace: whitespace JSON allows, so the event means what it meant.
+ */
+export function oversizedFrame(frame: string, bytes: number): string {
+  const at = frame.indexOf("data: {") + "data: {".length;
+  return frame.slice(0, at) + " ".repeat(bytes) + frame.slice(at);
+}
 
 /**
  * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
@@ -128,7 +143,8 @@ export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
-    errorFrame?: string;
+    /** The format's error event carrying `message`. */
+    errorFrame?: (message: string | undefined) => string;
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -138,12 +154,15 @@ export function frameStream(
   let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      for (const [sent, frame] of frames.entries()) {
+      for (const [sent, planned] of frames.entries()) {
         if (cancelled || options.signal.aborted) return;
+        let frame = planned;
         const fault = options.fault;
-        if (fault && sent === fault.afterFrames) {
+        if (fault?.kind === "oversized_event" && sent === fault.afterFrames) {
+          frame = oversizedFrame(frame, fault.bytes);
+        } else if (fault && sent === fault.afterFrames) {
           if (fault.kind === "in_stream_error") {
-            controller.enqueue(encoder.encode(options.errorFrame ?? ""));
+            controller.enqueue(encoder.encode(options.errorFrame?.(fault.message) ?? ""));
             controller.close();
             return;
           }
