@@ -20,7 +20,7 @@ import { INBOUND, send } from "../../helpers/text_inbound.ts";
 const percent = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
 
 /** The key as an upstream might quote it: whole, split, spaced out, percent-encoded. */
-export function keyForms(key: string): string[] {
+function keyForms(key: string): string[] {
   const chars = [...key];
   return [
     key,
@@ -37,7 +37,7 @@ export function keyForms(key: string): string[] {
  * Whether `text` shows `key`'s letters and digits in order with nothing but other characters
  * between them, read as sent, with JSON escapes undone, or with percent-escapes undone.
  */
-export function revealsKey(text: string, key: string): boolean {
+function revealsKey(text: string, key: string): boolean {
   const skeleton = (value: string) => value.replace(/[^A-Za-z0-9]/g, "");
   const jsonUnescaped = (value: string) =>
     value.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)))
