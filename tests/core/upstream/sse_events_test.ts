@@ -101,10 +101,15 @@ for (const bytes of [true, false]) {
     const max = 16 * 1024;
     let cancelled = false;
     let sent = 0;
-    // One event, then an endless data line: nothing but the cap ends it.
+    // One event, then a 100 KB data line (cut off: without the cap the reads just end).
     const stream = new ReadableStream<Uint8Array>({
       ...(bytes ? { type: "bytes" as const } : {}),
       pull(controller) {
+        if (sent > 100) {
+          controller.close();
+          (controller as ReadableByteStreamController).byobRequest?.respond(0);
+          return;
+        }
         const text = sent === 0 ? "data: first\n\ndata: " : "x".repeat(1000);
         controller.enqueue(encoder.encode(text));
         sent++;
