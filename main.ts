@@ -199,6 +199,7 @@ export async function startGateway(
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,
       media: settings.upstreamMediaMaxBytes,
+      event: settings.upstreamEventMaxBytes,
     },
     video: {
       pollMinMs: settings.videoPollMinMs,

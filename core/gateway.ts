@@ -55,8 +55,11 @@ export interface GatewayOptions {
   instanceLeaseMs: number;
   /** Longest pause allowed between two chunks of a client's request body (then 408). */
   clientIdleMs: number;
-  /** Largest non-stream answers read from upstreams: text, and images or video tasks. */
-  upstreamMaxBytes: { text: number; media: number };
+  /**
+   * Largest non-stream answers read from upstreams (text, and images or video tasks), and the
+   * largest event of an upstream text stream.
+   */
+  upstreamMaxBytes: { text: number; media: number; event: number };
   video: VideoOptions;
   webhooks: WebhookOptions;
 }
@@ -92,7 +95,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   ffprobePath: "ffprobe",
   runFfprobe: true,
   tempFiles: true,
-  upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024 },
+  upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024, event: 8 * 1024 * 1024 },
   clientIdleMs: 30_000,
   instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },

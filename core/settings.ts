@@ -39,6 +39,8 @@ export interface Settings {
   upstreamTextMaxBytes: number;
   /** The largest answer read from an image (or video-task) upstream. */
   upstreamMediaMaxBytes: number;
+  /** The largest event of an upstream text stream; a larger one breaks the stream. */
+  upstreamEventMaxBytes: number;
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE=1: webhooks may go to private and loopback addresses. */
   webhookAllowPrivate: boolean;
   /** One webhook attempt's timeout. */
@@ -94,6 +96,9 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     instanceLeaseMs: positiveNumber(get, "GATEWAY_INSTANCE_LEASE_MS", 60_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,
+    upstreamEventMaxBytes: Math.ceil(
+      positiveNumber(get, "GATEWAY_UPSTREAM_EVENT_MAX_MB", 8) * MIB,
+    ),
     webhookAllowPrivate: get("GATEWAY_WEBHOOK_ALLOW_PRIVATE") === "1",
     webhookTimeoutMs: positiveNumber(get, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
     webhookRetryBaseMs: positiveNumber(get, "GATEWAY_WEBHOOK_RETRY_BASE_MS", 5_000),

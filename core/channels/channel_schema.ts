@@ -31,10 +31,23 @@ const betaPattern = headerToken("an anthropic_betas entry").refine(
   "an anthropic_betas entry may have '*' only at its end",
 );
 
+/**
+ * Whether `url` has no `user:password@` part. Refused rather than sealed: a channel's upstream
+ * credential has one place, `keys`, and a URL goes into records, logs and answers in clear.
+ */
+function withoutCredentials(url: string): boolean {
+  const parsed = URL.parse(url);
+  return parsed !== null && parsed.username === "" && parsed.password === "";
+}
+
 const channelFields = {
   name: z.string().min(1).max(200),
   type: z.enum(CHANNEL_TYPES),
-  base_url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")),
+  base_url: z.url({ protocol: /^https?$/ }).refine(
+    withoutCredentials,
+    "a base_url cannot hold credentials (user:password@): a URL is shown, audited and logged; " +
+      "put the upstream's key in keys, which are sealed",
+  ).transform((url) => url.replace(/\/+$/, "")),
   keys: z.array(z.string().min(1)).min(1),
   models: z.array(z.string().min(1)).min(1),
   model_map: z.record(z.string(), z.string().min(1)).default({}),

@@ -42,6 +42,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
         hints: scope.clientHints,
         maxOutput: bill.maxOutput,
         maxBytes: gateway.options.upstreamMaxBytes.text,
+        maxEventBytes: gateway.options.upstreamMaxBytes.event,
         signal,
         trace,
       }),

@@ -8,6 +8,7 @@ import { CODECS } from "../formats/codecs.ts";
 import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
+import { StreamRedactor } from "../upstream/stream_redactor.ts";
 import type { TokenUsage } from "../billing/usage.ts";
 import type { TextInbound } from "./inbound.ts";
 import { PassThroughStream } from "./pass_through.ts";
@@ -115,8 +116,12 @@ export function streamAnswer(
     : inbound.format === "openai-chat"
     ? chatRelay(attempt, inbound)
     : passThroughRelay(attempt, inbound);
+  // Every relay reads the upstream's events cleaned of the channel's keys.
+  const redactor = new StreamRedactor(channel.keys);
   const stream = pumpSse(attempt, {
     ...relay.handlers,
+    frame: (event) => relay.handlers.frame(redactor.event(event)),
+    errorFrame: (message) => relay.handlers.errorFrame(redactor.message(message)),
     finish(outcome) {
       // A broken stream is free, whatever usage the upstream sent before it broke; one the
       // upstream let go silent is billed for what came.

@@ -131,6 +131,8 @@ export async function attemptText(
     hints: ClientHints;
     maxOutput: number;
     maxBytes: number;
+    /** The largest stream event read; a larger one fails the attempt or breaks the stream. */
+    maxEventBytes: number;
     signal: AbortSignal;
     trace: AttemptTrace;
   },
@@ -172,7 +174,7 @@ export async function attemptText(
         retryable: true,
       });
     }
-    const events = sseEvents(response.body);
+    const events = sseEvents(response.body, { maxEventBytes: options.maxEventBytes });
     const first = await events.read();
     if (first.done) {
       throw new UpstreamAttemptError("bad_answer: the upstream stream ended before any event", {

@@ -27,11 +27,14 @@ export interface FailoverOptions {
   log?: AttemptRecord[];
 }
 
-/** `url` without query or fragment. */
-export function urlWithoutQuery(url: string | undefined): string | null {
+/**
+ * `url` as an attempt's record keeps it: without query, fragment or `user:password@` (a channel
+ * stored before base_url refused credentials may still have them).
+ */
+export function loggedUrl(url: string | undefined): string | null {
   if (!url) return null;
   const cut = url.search(/[?#]/);
-  return cut === -1 ? url : url.slice(0, cut);
+  return (cut === -1 ? url : url.slice(0, cut)).replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, "$1");
 }
 
 /**
@@ -54,7 +57,7 @@ export async function withFailover<T>(
       options.metrics.add("gateway_upstream_attempts_total", { channel: channel.id, outcome });
       options.log?.push({
         channel_id: channel.id,
-        url: urlWithoutQuery(trace.url),
+        url: loggedUrl(trace.url),
         outcome,
         ...(failure && {
           error_class: failure.errorClass,

@@ -6,6 +6,7 @@
  */
 
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
+import { UpstreamAttemptError } from "./attempt.ts";
 
 /** The events of one SSE body. */
 export interface SseEvents {
@@ -23,6 +24,9 @@ export interface SseEvents {
 /** The buffer each read fills: a fetch body's default reads hold 64 KiB per waiting stream. */
 const READ_BYTES = 4096;
 
+/** The largest event read when the caller sets none (GATEWAY_UPSTREAM_EVENT_MAX_MB's default). */
+export const DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024;
+
 const DONE: ReadableStreamReadDoneResult<never> = Object.freeze({ done: true, value: undefined });
 
 class SseEventReader implements SseEvents {
@@ -33,8 +37,12 @@ class SseEventReader implements SseEvents {
   #queue: EventSourceMessage[] = [];
   #parser: EventSourceParser;
   #ended = false;
+  #maxEventBytes: number;
+  /** Bytes fed to the parser since it last gave an event: what it may be holding. */
+  #pendingBytes = 0;
 
-  constructor(body: ReadableStream<Uint8Array>) {
+  constructor(body: ReadableStream<Uint8Array>, maxEventBytes: number) {
+    this.#maxEventBytes = maxEventBytes;
     try {
       this.#byob = body.getReader({ mode: "byob" });
       this.#buffer = new Uint8Array(READ_BYTES);
@@ -63,10 +71,27 @@ class SseEventReader implements SseEvents {
         this.#ended = true;
         this.#parser.feed(this.#decoder.decode());
       } else {
+        const queued = this.#queue.length;
         this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
+        // An event ended inside this chunk: what follows it is less than the chunk, so counted
+        // from zero the cap holds to within one read.
+        this.#pendingBytes = this.#queue.length > queued ? 0 : this.#pendingBytes + chunk.length;
+        if (this.#pendingBytes > this.#maxEventBytes) await this.#tooLarge();
       }
     }
     return { done: false, value: this.#queue.shift()! };
+  }
+
+  /** Stops at an event over the cap: the parser would hold all of it. */
+  async #tooLarge(): Promise<never> {
+    this.#ended = true;
+    this.#queue.length = 0;
+    this.#parser.reset({ consume: false });
+    await (this.#byob ?? this.#plain!).cancel().catch(() => {});
+    throw new UpstreamAttemptError(
+      `too_large: an event of the upstream's stream is larger than ${this.#maxEventBytes} bytes`,
+      { retryable: true, errorClass: "too_large" },
+    );
   }
 
   take(): EventSourceMessage | undefined {
@@ -80,7 +105,14 @@ class SseEventReader implements SseEvents {
   }
 }
 
-/** Reads `body` as SSE events. */
-export function sseEvents(body: ReadableStream<Uint8Array>): SseEvents {
-  return new SseEventReader(body);
+/**
+ * Reads `body` as SSE events. An event longer than `maxEventBytes` (counted in bytes received
+ * since the event before it, to within one read) makes `read()` throw `too_large`, having
+ * cancelled the body: the stream is broken, never buffered whole.
+ */
+export function sseEvents(
+  body: ReadableStream<Uint8Array>,
+  { maxEventBytes = DEFAULT_MAX_EVENT_BYTES }: { maxEventBytes?: number } = {},
+): SseEvents {
+  return new SseEventReader(body, maxEventBytes);
 }

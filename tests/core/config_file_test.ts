@@ -97,3 +97,11 @@ Deno.test("parseConfig() refuses a webhook secret that is not whsec_, naming the
   );
   assertEquals(refused("sk-x"), "gateway.json: webhooks[0].secret: must start with 'whsec_'");
 });
+
+Deno.test("parseConfig() refuses a base_url holding user:password@, naming it, not the password", () => {
+  const withCredentials = structuredClone(valid);
+  withCredentials.channels[0].base_url = "https://user:Pa55wordOfTheUpstream@api.example.com/v1";
+  const message = messageOf(JSON.stringify(withCredentials));
+  assertEquals(message.startsWith("gateway.json: channels[0].base_url:"), true, message);
+  assertEquals(message.includes("Pa55word"), false, message);
+});

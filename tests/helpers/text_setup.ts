@@ -52,9 +52,14 @@ interface TextChannel {
 async function startTextGateway(
   stack: AsyncDisposableStack,
   channels: TextChannel[],
-  options: { balance: number; key?: Record<string, unknown>; model?: Record<string, unknown> },
+  options: {
+    balance: number;
+    key?: Record<string, unknown>;
+    model?: Record<string, unknown>;
+    env?: Record<string, string>;
+  },
 ): Promise<{ gw: TestGateway; keyId: string; key: string }> {
-  const gw = stack.use(await startTestGateway());
+  const gw = stack.use(await startTestGateway(options.env));
   for (const channel of channels) {
     await gw.putModel(channel.model, { kind: "text", price: TEST_TEXT_PRICE, ...options.model });
     await gw.addChannel({
@@ -153,9 +158,25 @@ export interface TextSetup extends TextGatewaySetup {
   count(type: TextChannelType): number;
 }
 
-/** `cachedTokens` (default CACHED_TOKENS): what each simulator reports read from its cache. */
+/** The upstream key of each channel `setupText()` makes. */
+export const UPSTREAM_KEY_OF: Record<TextChannelType, string> = {
+  openai: "sk-upstream-test",
+  "openai-responses": "sk-upstream-test",
+  anthropic: "sk-ant-upstream-test",
+  gemini: "gemini-upstream-test",
+};
+
+/**
+ * `cachedTokens` (default CACHED_TOKENS): what each simulator reports read from its cache;
+ * `env`: the gateway's environment settings beside the test defaults.
+ */
 export async function setupText(
-  options: { balance?: number; cachedTokens?: number; cacheWriteTokens?: number } = {},
+  options: {
+    balance?: number;
+    cachedTokens?: number;
+    cacheWriteTokens?: number;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TextSetup> {
   await using stack = new AsyncDisposableStack();
   const cachedTokens = options.cachedTokens ?? CACHED_TOKENS;
@@ -166,21 +187,22 @@ export async function setupText(
   );
   const gemini = stack.use(startGeminiUpstream({ cachedTokens }));
   const channels = ([
-    ["openai", chat.baseUrl, "sk-upstream-test"],
-    ["openai-responses", responses.baseUrl, "sk-upstream-test"],
-    ["anthropic", anthropic.baseUrl, "sk-ant-upstream-test"],
-    ["gemini", gemini.baseUrl, "gemini-upstream-test"],
-  ] as const).map(([type, baseUrl, key]) => ({
+    ["openai", chat.baseUrl],
+    ["openai-responses", responses.baseUrl],
+    ["anthropic", anthropic.baseUrl],
+    ["gemini", gemini.baseUrl],
+  ] as const).map(([type, baseUrl]) => ({
     type,
     name: type,
     baseUrl,
-    key,
+    key: UPSTREAM_KEY_OF[type],
     model: MODEL_OF[type],
     upstreamModel: `${MODEL_OF[type]}-upstream`,
   }));
   const { gw, keyId, key } = await startTextGateway(stack, channels, {
     balance: options.balance ?? 100_000_000,
     model: { max_output_tokens: 2048 },
+    env: options.env,
   });
   const bodies = {
     openai: () => chat.requests,

@@ -436,12 +436,13 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
           usage: { output_tokens: answer.usage.output },
         })
       }\n\n`,
-      errorFrame: `event: error\ndata: ${
-        JSON.stringify({
-          type: "error",
-          error: { type: "overloaded_error", message: "Overloaded" },
-        })
-      }\n\n`,
+      errorFrame: (message) =>
+        `event: error\ndata: ${
+          JSON.stringify({
+            type: "error",
+            error: { type: "overloaded_error", message: message ?? "Overloaded" },
+          })
+        }\n\n`,
       delayMs: options.chunkDelayMs,
       signal: req.signal,
     });

@@ -430,18 +430,23 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     if (!sse) return Response.json(list); // streamGenerateContent without alt=sse: a JSON array
     return frameStream(list.map((block) => `data: ${JSON.stringify(block)}\r\n\r\n`), {
       fault: fault?.kind === "in_stream_error" || fault?.kind === "die_mid_stream" ||
-          fault?.kind === "usage_then_break"
+          fault?.kind === "usage_then_break" || fault?.kind === "oversized_event"
         ? fault
         : undefined,
       // Usage metadata without a finish reason, as a chunk mid-answer may carry it.
       usageFrame: `data: ${
         JSON.stringify({ usageMetadata: answer.usageMetadata, modelVersion: model })
       }\r\n\r\n`,
-      errorFrame: `data: ${
-        JSON.stringify({
-          error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
-        })
-      }\r\n\r\n`,
+      errorFrame: (message) =>
+        `data: ${
+          JSON.stringify({
+            error: {
+              code: 503,
+              message: message ?? "The model is overloaded.",
+              status: "UNAVAILABLE",
+            },
+          })
+        }\r\n\r\n`,
       signal: req.signal,
     });
   });

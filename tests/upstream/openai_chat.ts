@@ -8,6 +8,7 @@
 
 import {
   MALFORMED_FRAME,
+  oversizedFrame,
   pieces,
   script,
   type ScriptInput,
@@ -19,7 +20,10 @@ import {
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
   | { kind: "die_mid_stream"; afterChunks: number }
-  | { kind: "in_stream_error"; afterChunks: number }
+  /** An error chunk in place of chunk `afterChunks`, with `message` if given. */
+  | { kind: "in_stream_error"; afterChunks: number; message?: string }
+  /** Chunk `afterChunks` sent with `bytes` of JSON whitespace inside it (oversizedFrame). */
+  | { kind: "oversized_event"; afterChunks: number; bytes: number }
   /** A usage chunk (as the stream's last would be) in place of chunk `afterChunks`, then a break. */
   | { kind: "usage_then_break"; afterChunks: number; how?: StreamBreak }
   | { kind: "malformed" }
@@ -126,11 +130,17 @@ function errorBody(status: number, message: string, param: string | null = null)
 }
 
 const encoder = new TextEncoder();
-const IN_STREAM_ERROR_FRAME = `data: ${
-  JSON.stringify({
-    error: { message: "Simulated overload", type: "server_error", param: null, code: "overloaded" },
-  })
-}\n\n`;
+const inStreamErrorFrame = (message?: string) =>
+  `data: ${
+    JSON.stringify({
+      error: {
+        message: message ?? "Simulated overload",
+        type: "server_error",
+        param: null,
+        code: "overloaded",
+      },
+    })
+  }\n\n`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the simulator on a free loopback port. */
@@ -386,7 +396,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             ));
             if (fault.how === "error_event" || fault.how === "malformed") {
               controller.enqueue(encoder.encode(
-                fault.how === "malformed" ? MALFORMED_FRAME : IN_STREAM_ERROR_FRAME,
+                fault.how === "malformed" ? MALFORMED_FRAME : inStreamErrorFrame(),
               ));
               controller.close();
               return;
@@ -396,11 +406,14 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             return;
           }
           if (fault?.kind === "in_stream_error" && sent === fault.afterChunks) {
-            controller.enqueue(encoder.encode(IN_STREAM_ERROR_FRAME));
+            controller.enqueue(encoder.encode(inStreamErrorFrame(fault.message)));
             controller.close();
             return;
           }
-          const frame = `data: ${JSON.stringify(item)}\n\n`;
+          let frame = `data: ${JSON.stringify(item)}\n\n`;
+          if (fault?.kind === "oversized_event" && sent === fault.afterChunks) {
+            frame = oversizedFrame(frame, fault.bytes);
+          }
           const cut = Math.max(1, Math.floor(frame.length / 2) + (sent % 7));
           controller.enqueue(encoder.encode(frame.slice(0, cut)));
           controller.enqueue(encoder.encode(frame.slice(cut)));

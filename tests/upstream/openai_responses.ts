@@ -343,15 +343,16 @@ export function startOpenAIResponsesUpstream(
           response: { ...response("in_progress", false), usage },
         })
       }\n\n`,
-      errorFrame: `event: error\ndata: ${
-        JSON.stringify({
-          type: "error",
-          sequence_number: 99,
-          code: "server_error",
-          message: "Simulated overload",
-          param: null,
-        })
-      }\n\n`,
+      errorFrame: (message) =>
+        `event: error\ndata: ${
+          JSON.stringify({
+            type: "error",
+            sequence_number: 99,
+            code: "server_error",
+            message: message ?? "Simulated overload",
+            param: null,
+          })
+        }\n\n`,
       signal: req.signal,
     });
   });

@@ -121,10 +121,16 @@ export function simulatorOnError(error: unknown): Response {
   return new Response("Internal Server Error", { status: 500 });
 }
 
-/** Faults every simulated text stream can show. */
+/**
+ * Faults every simulated text stream can show. `in_stream_error`: the format's error event in
+ * place of frame `afterFrames`, with `message` (a test may make it quote the caller's key) in
+ * place of the simulator's own. `oversized_event`: frame `afterFrames` sent with `bytes` of JSON
+ * whitespace inside it — still the same valid event, only huge.
+ */
 export type StreamFault =
   | { kind: "die_mid_stream"; afterFrames: number }
-  | { kind: "in_stream_error"; afterFrames: number }
+  | { kind: "in_stream_error"; afterFrames: number; message?: string }
+  | { kind: "oversized_event"; afterFrames: number; bytes: number }
   /**
    * The format's usage frame in place of frame `afterFrames`, then the stream breaks: a dropped
    * connection, the in-stream error event, or a malformed frame and the end.
@@ -138,6 +144,15 @@ export type StreamBreak = "drop" | "error_event" | "malformed";
 export const MALFORMED_FRAME = 'data: {"truncated": [\n\n';
 
 /**
+ * `frame` (`data: {…}` with an optional `event:` line before it) with `bytes` spaces after the
+ * data's opening brace: whitespace JSON allows, so the event means what it meant.
+ */
+export function oversizedFrame(frame: string, bytes: number): string {
+  const at = frame.indexOf("data: {") + "data: {".length;
+  return frame.slice(0, at) + " ".repeat(bytes) + frame.slice(at);
+}
+
+/**
  * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
  * deliver it), with `errorFrame`, a dropped connection, or `usageFrame` and then a break in
  * place of frame `afterFrames`.
@@ -146,8 +161,9 @@ export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
-    errorFrame?: string;
     usageFrame?: string;
+    /** The format's error event carrying `message`. */
+    errorFrame?: (message: string | undefined) => string;
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -157,19 +173,24 @@ export function frameStream(
   let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      for (const [sent, frame] of frames.entries()) {
+      for (const [sent, planned] of frames.entries()) {
         if (cancelled || options.signal.aborted) return;
+        let frame = planned;
         const fault = options.fault;
-        if (fault && sent === fault.afterFrames) {
+        if (fault?.kind === "oversized_event" && sent === fault.afterFrames) {
+          frame = oversizedFrame(frame, fault.bytes);
+        } else if (fault && sent === fault.afterFrames) {
           if (fault.kind === "in_stream_error") {
-            controller.enqueue(encoder.encode(options.errorFrame ?? ""));
+            controller.enqueue(encoder.encode(options.errorFrame?.(fault.message) ?? ""));
             controller.close();
             return;
           }
           if (fault.kind === "usage_then_break") {
             controller.enqueue(encoder.encode(options.usageFrame ?? ""));
             if (fault.how === "error_event" || fault.how === "malformed") {
-              const last = fault.how === "malformed" ? MALFORMED_FRAME : options.errorFrame ?? "";
+              const last = fault.how === "malformed"
+                ? MALFORMED_FRAME
+                : options.errorFrame?.(undefined) ?? "";
               controller.enqueue(encoder.encode(last));
               controller.close();
               return;

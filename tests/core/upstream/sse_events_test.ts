@@ -1,5 +1,6 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { sseEvents } from "../../../core/upstream/sse_events.ts";
+import { UpstreamAttemptError } from "../../../core/upstream/attempt.ts";
 
 const encoder = new TextEncoder();
 
@@ -93,3 +94,48 @@ Deno.test("sseEvents().take() gives the events already parsed, without reading m
   assertEquals((await events.read()).value?.data, "c");
   assertOk((await events.read()).done);
 });
+
+for (const bytes of [true, false]) {
+  const kind = bytes ? "byte stream" : "plain stream";
+  Deno.test(`sseEvents (${kind}): an event over maxEventBytes throws too_large and cancels the body`, async () => {
+    const max = 16 * 1024;
+    let cancelled = false;
+    let sent = 0;
+    // One event, then a 100 KB data line (cut off: without the cap the reads just end).
+    const stream = new ReadableStream<Uint8Array>({
+      ...(bytes ? { type: "bytes" as const } : {}),
+      pull(controller) {
+        if (sent > 100) {
+          controller.close();
+          (controller as ReadableByteStreamController).byobRequest?.respond(0);
+          return;
+        }
+        const text = sent === 0 ? "data: first\n\ndata: " : "x".repeat(1000);
+        controller.enqueue(encoder.encode(text));
+        sent++;
+      },
+      cancel() {
+        cancelled = true;
+      },
+    } as UnderlyingDefaultSource<Uint8Array>);
+    const events = sseEvents(stream, { maxEventBytes: max });
+    assertEquals((await events.read()).value?.data, "first");
+    const error = await events.read().then(() => undefined, (error) => error);
+    assertOk(error instanceof UpstreamAttemptError, String(error));
+    assertEquals(error.errorClass, "too_large");
+    assertOk(cancelled, "the body was cancelled");
+    // The cap, one read past it, and what the body stream pulls ahead.
+    assertOk(sent * 1000 <= max + 4 * 1000, `read ${sent} KB for a ${max / 1024} KiB cap`);
+    assertOk((await events.read()).done);
+  });
+
+  Deno.test(`sseEvents (${kind}): many events adding up past maxEventBytes are read`, async () => {
+    const event = `data: ${"y".repeat(900)}\n\n`;
+    const chunks = Array.from({ length: 100 }, () => encoder.encode(event));
+    const stream = body(chunks, bytes);
+    const events = sseEvents(stream, { maxEventBytes: 2048 });
+    let count = 0;
+    for (let next = await events.read(); !next.done; next = await events.read()) count++;
+    assertEquals(count, 100);
+  });
+}
