@@ -1,8 +1,9 @@
 /**
  * Image models behind the generate-content interface. On a `gemini` channel the request is
- * passed through untouched but the model name, and the answer is returned as the upstream gave
- * it; on an `openai-images` channel the text parts become the prompt, `inlineData` images make it
- * an edit, and the images come back as `inlineData` parts. Billed per image delivered.
+ * passed through untouched but the model name (and a variant's `imageSize`, see
+ * withVariantImageSize), and the answer is returned as the upstream gave it; on an
+ * `openai-images` channel the text parts become the prompt, `inlineData` images make it an edit,
+ * and the images come back as `inlineData` parts. Billed per image delivered.
  */
 
 import { decodeBase64, encodeBase64 } from "../util/base64.ts";
@@ -21,7 +22,12 @@ import type { ImageJob, InputImage } from "../jobs/image_job.ts";
 import { imageBytes } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
 import { checkInlineImages } from "./inline_images.ts";
-import { type SizeTier, tierOfImageSize, variantTierProblem } from "../jobs/image_size_tiers.ts";
+import {
+  modelSizeTier,
+  type SizeTier,
+  tierOfImageSize,
+  variantTierProblem,
+} from "../jobs/image_size_tiers.ts";
 
 interface Part {
   text?: string;
@@ -104,6 +110,24 @@ function checkVariantImageSize(model: string, imageSize: string | undefined): vo
   if (problem) throw invalidRequest(problem, "generationConfig.imageConfig.imageSize");
 }
 
+/**
+ * The request with the tier of a variant's name (`gen-image-2-4k` → `4K`) as its `imageSize` when
+ * it names none: the variant's price is for that tier, so that is what the upstream is asked for
+ * (Gemini would otherwise draw its default, 1K).
+ */
+export function withVariantImageSize(
+  model: string,
+  request: GenerateContentRequest,
+): GenerateContentRequest {
+  const tier = modelSizeTier(model);
+  const config = request.generationConfig;
+  if (!tier || config?.imageConfig?.imageSize !== undefined) return request;
+  return {
+    ...request,
+    generationConfig: { ...config, imageConfig: { ...config?.imageConfig, imageSize: tier } },
+  };
+}
+
 /** The request as it came, on an upstream that speaks generate-content natively. */
 async function passThrough(
   channel: Channel,
@@ -128,7 +152,8 @@ export async function serveGenerateContentImages(
   input: { model: string; request: GenerateContentRequest },
 ): Promise<GenerateContentAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
-  const { model, request } = input;
+  const { model } = input;
+  const request = withVariantImageSize(model, input.request);
   const maxBytes = gateway.options.upstreamMaxBytes.media;
   const modalities = request.generationConfig?.responseModalities ?? [];
   if (!modalities.map((value) => value.toUpperCase()).includes("IMAGE")) {

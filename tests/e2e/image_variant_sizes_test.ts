@@ -261,4 +261,41 @@ for (const type of ["openai-images", "gemini"] as ImageChannelType[]) {
       }
     },
   );
+
+  Deno.test(
+    `generateContent image variant without imageSize on ${type}: the upstream is asked for the variant's tier`,
+    serverTest,
+    async () => {
+      await using s = await setupAllVariants(type);
+      const sizes = { "1K": "1536x1024", "2K": "2048x1152", "4K": "3840x2160" };
+      for (const [model, price, modelTier] of MODELS) {
+        if (!modelTier) continue;
+        const response = await postJson(
+          s.gw,
+          `/v1beta/models/${model}:generateContent`,
+          null,
+          {
+            contents: [{ role: "user", parts: [{ text: "a kite" }] }],
+            generationConfig: {
+              responseModalities: ["IMAGE"],
+              imageConfig: { aspectRatio: "16:9" },
+            },
+          },
+          { "x-goog-api-key": s.key },
+        );
+        const body = await response.json();
+        assertEquals(response.status, 200, `${model}: ${JSON.stringify(body)}`);
+        assertEquals(response.headers.get("x-gateway-cost-units"), String(price), model);
+        if (type === "gemini") {
+          const sent = s.gemini!.requests.at(-1)!.body.generationConfig as {
+            imageConfig: { aspectRatio: string; imageSize: string };
+          };
+          assertEquals(sent.imageConfig, { aspectRatio: "16:9", imageSize: modelTier }, model);
+        } else {
+          const size = sizes[modelTier as keyof typeof sizes];
+          assertEquals(s.openai!.requests.at(-1)!.body.size, size, model);
+        }
+      }
+    },
+  );
 }
