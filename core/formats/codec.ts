@@ -18,6 +18,13 @@ export interface EncoderOptions {
   includeUsage: boolean;
   /** Gemini: SSE or one JSON array. */
   framing: GeminiFraming;
+  /** Responses: the client's request, whose settings the response object repeats. */
+  body?: Json;
+  /**
+   * Responses: the sequence number of the encoder's first event, when it continues a stream
+   * that another wrote (an error after a relayed upstream's events).
+   */
+  nextSequence?: number;
 }
 
 export interface FormatCodec {
@@ -27,7 +34,8 @@ export interface FormatCodec {
     target: { model: string; defaultMaxTokens: number },
   ): { body: Json; ignored: DroppableName[] };
   decodeResponse(answer: Json): NeutralResponse;
-  encodeResponse(answer: NeutralResponse, model: string): Json;
+  /** `request` is the client's body (responses: its settings are repeated in the answer). */
+  encodeResponse(answer: NeutralResponse, model: string, request?: Json): Json;
   /** Usage of a whole answer of this format. */
   usageOf(answer: Json): NeutralUsage | undefined;
   /** Renames the model in a whole answer of this format (pass-through). */

@@ -170,6 +170,8 @@ export interface StreamDecoder {
    * no event carries: Gemini candidates beyond the first, relayed as they came.
    */
   readonly otherAnswersChars?: number;
+  /** Responses: the sequence number an event added after the last one seen takes. */
+  readonly nextSequence?: number;
 }
 
 /** Writes neutral events as a client format's stream frames. */

@@ -59,5 +59,7 @@ export function jsonAnswer(
     usage: neutral.usage,
     outputChars: outputCharsOfParts(neutral.parts),
   });
-  return JSON.stringify(CODECS[inbound.format].encodeResponse(neutral, inbound.model));
+  return JSON.stringify(
+    CODECS[inbound.format].encodeResponse(neutral, inbound.model, inbound.body),
+  );
 }

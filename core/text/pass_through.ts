@@ -98,7 +98,10 @@ export class PassThroughStream {
       const error = JSON.stringify({ error: { code: 500, message, status: "INTERNAL" } });
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }
-    return CODECS[this.#format].streamEncoder("", { includeUsage: false, framing: this.#framing })
-      .error(message, code);
+    return CODECS[this.#format].streamEncoder("", {
+      includeUsage: false,
+      framing: this.#framing,
+      nextSequence: this.decoder.nextSequence,
+    }).error(message, code);
   }
 }

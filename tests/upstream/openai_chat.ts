@@ -49,6 +49,11 @@ export interface SimulatedUpstreamOptions {
   callTools?: string[];
   /** Output tokens reported beyond those written (see ScriptInput.extraOutputTokens). */
   extraOutputTokens?: number;
+  /**
+   * Streams parallel tool calls interleaved, as the chat format allows: every call's first
+   * chunk, then their argument pieces in turn (call 0, call 1, call 0, …).
+   */
+  interleaveToolCalls?: boolean;
 }
 
 export interface SimulatedUpstream extends AsyncDisposable {
@@ -340,23 +345,30 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         chunks.push(chunk({ content: answer.content.slice(i, i + size) }));
       }
     }
-    answer.calls.forEach((call, index) => {
-      chunks.push(chunk({
+    const callStart = (call: { id: string; name: string }, index: number) =>
+      chunk({
         tool_calls: [{
           index,
           id: call.id,
           type: "function",
           function: { name: call.name, arguments: "" },
         }],
-      }));
-      for (let i = 0; i < call.arguments.length; i += 5) {
-        chunks.push(
-          chunk({
-            tool_calls: [{ index, function: { arguments: call.arguments.slice(i, i + 5) } }],
-          }),
-        );
+      });
+    const argumentChunks = (call: { arguments: string }, index: number) =>
+      pieces(call.arguments, 5).map((piece) =>
+        chunk({ tool_calls: [{ index, function: { arguments: piece } }] })
+      );
+    if (options.interleaveToolCalls) {
+      chunks.push(...answer.calls.map(callStart));
+      const each = answer.calls.map(argumentChunks);
+      for (let turn = 0; each.some((list) => turn < list.length); turn++) {
+        for (const list of each) if (turn < list.length) chunks.push(list[turn]);
       }
-    });
+    } else {
+      answer.calls.forEach((call, index) => {
+        chunks.push(callStart(call, index), ...argumentChunks(call, index));
+      });
+    }
     chunks.push(chunk({}, answer.finish));
     if (answer.choices > 1) {
       const one = chunks.splice(0);

@@ -14,7 +14,13 @@ export function encodeChatResponse(answer: NeutralResponse, model: string): Json
     .map((part) => (part as { text: string }).text).join("");
   const calls = answer.parts.filter((part) => part.type === "tool_call");
   const images = answer.parts.filter((part) => part.type === "image");
-  const message: Json = { role: "assistant", content: text || (calls.length ? null : "") };
+  // `refusal` is required (nullable) in OpenAI's definition; a converted refusal is text here.
+  const message: Json = {
+    role: "assistant",
+    content: text || (calls.length ? null : ""),
+    refusal: null,
+    annotations: [],
+  };
   if (reasoning) message.reasoning_content = reasoning;
   if (calls.length) {
     message.tool_calls = calls.map((call) => ({

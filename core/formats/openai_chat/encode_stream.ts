@@ -55,7 +55,8 @@ export class ChatStreamEncoder implements StreamEncoder {
     if (this.#started) return "";
     this.#started = true;
     this.#id = id.startsWith("chatcmpl") ? id : `chatcmpl-${id}`;
-    return this.#chunk({ role: "assistant", content: "" });
+    // As OpenAI's first chunk: the role, empty content and no refusal.
+    return this.#chunk({ role: "assistant", content: "", refusal: null });
   }
 
   encode(event: NeutralEvent): string {

@@ -14,6 +14,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   completed = false;
   usage: NeutralUsage | undefined;
   error: string | undefined;
+  /** The sequence number after the last event's, for an event the gateway adds to the stream. */
+  nextSequence = 0;
   #callByOutput = new Map<number, { index: number; streamed: boolean }>();
 
   decode(event: string | undefined, data: string): NeutralEvent[] {
@@ -22,6 +24,10 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       payload = JSON.parse(data);
     } catch {
       return [];
+    }
+    const sequence = payload?.sequence_number;
+    if (typeof sequence === "number" && sequence >= this.nextSequence) {
+      this.nextSequence = sequence + 1;
     }
     // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
     // comparing one costs less than hashing it (bench/stream_cpu.ts).

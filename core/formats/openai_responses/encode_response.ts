@@ -3,6 +3,7 @@
 import { argumentsObject, type NeutralPart, type NeutralResponse } from "../neutral.ts";
 import { newItemId } from "./_ids.ts";
 import { responseObject } from "./_response_object.ts";
+import { requestSettings } from "./_request_settings.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -36,7 +37,7 @@ function itemOf(part: NeutralPart): Json | undefined {
         type: "message",
         status: "completed",
         role: "assistant",
-        content: [{ type: "output_text", text: part.text, annotations: [] }],
+        content: [{ type: "output_text", text: part.text, annotations: [], logprobs: [] }],
       };
     case "reasoning":
       return {
@@ -77,8 +78,12 @@ function itemOf(part: NeutralPart): Json | undefined {
   }
 }
 
-/** A neutral answer as a response object for the client. */
-export function encodeResponsesResponse(answer: NeutralResponse, model: string): Json {
+/** A neutral answer as a response object for the client, repeating its request's settings. */
+export function encodeResponsesResponse(
+  answer: NeutralResponse,
+  model: string,
+  request?: Json,
+): Json {
   const incomplete = answer.stop === "length" || answer.stop === "content_filter";
   return responseObject({
     id: answer.id.startsWith("resp_") ? answer.id : `resp_${answer.id}`,
@@ -86,6 +91,7 @@ export function encodeResponsesResponse(answer: NeutralResponse, model: string):
     model,
     status: incomplete ? "incomplete" : "completed",
     output: outputItems(answer.parts),
+    settings: requestSettings(request),
     stop: answer.stop,
     usage: answer.usage,
   });

@@ -5,6 +5,7 @@ import { stopWithCalls } from "../neutral.ts";
 import { handlersByType } from "../_dispatch.ts";
 import { newItemId } from "./_ids.ts";
 import { responseObject } from "./_response_object.ts";
+import { type RequestSettings, requestSettings } from "./_request_settings.ts";
 import { freeformInput } from "./encode_response.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -17,19 +18,36 @@ interface OpenItem {
   outputIndex: number;
 }
 
-/** Writes a responses stream for a client, in the order the official SDK's helpers expect. */
+/** A tool call that came while another was streaming: its first event and its arguments. */
+interface HeldCall {
+  first: Event<"tool_call">;
+  arguments: string;
+}
+
+/**
+ * Writes a responses stream for a client, in the order the official SDK's helpers expect: one
+ * output item at a time (added, its deltas, done), as OpenAI streams them.
+ */
 export class ResponsesStreamEncoder implements StreamEncoder {
-  #sequence = 0;
+  #sequence: number;
   #id = newItemId("resp");
   #created = Math.floor(Date.now() / 1000);
   #model: string;
+  #settings: RequestSettings;
   #started = false;
   #output: Json[] = [];
   #text: OpenItem | undefined;
   #reasoning: OpenItem | undefined;
-  #calls = new Map<number, OpenItem>();
-  /** The JSON arguments of open free-form calls, whose input is read from them at the end. */
-  #freeformArguments = new Map<OpenItem, string>();
+  /** The tool call streaming now, and the upstream's index of it. */
+  #call: OpenItem | undefined;
+  #callIndex = -1;
+  /**
+   * Calls whose events came while another call was streaming (an upstream may interleave the
+   * deltas of parallel calls), by index in arrival order: each follows when the one before ends.
+   */
+  #heldCalls = new Map<number, HeldCall>();
+  /** The JSON arguments of an open free-form call, whose input is read from them at the end. */
+  #freeformArguments = "";
   #stop: StopReason | undefined;
   #usage: NeutralUsage | undefined;
   readonly #handlers = handlersByType<NeutralEvent, string>({
@@ -49,8 +67,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     },
   });
 
-  constructor(model: string) {
+  /**
+   * `body` is the client's request, whose settings the response object repeats; `nextSequence`
+   * the first event's sequence number (0 unless this continues another writer's stream).
+   */
+  constructor(model: string, options: { body?: Json; nextSequence?: number } = {}) {
     this.#model = model;
+    this.#settings = requestSettings(options.body);
+    this.#sequence = options.nextSequence ?? 0;
   }
 
   #event(type: string, fields: Json): string {
@@ -66,6 +90,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       model: this.#model,
       status,
       output: status === "in_progress" ? [] : this.#output,
+      settings: this.#settings,
       stop: this.#stop,
       usage: status === "in_progress" ? undefined : this.#usage,
     });
@@ -109,28 +134,32 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
   }
 
+  /** Ends the streaming call, then streams each held one in turn. */
   #closeCalls(): string {
     let out = "";
-    for (const open of this.#calls.values()) {
-      open.item.status = "completed";
-      if (open.item.type === "custom_tool_call") {
-        out += this.#closeFreeformCall(open);
-        continue;
-      }
-      if (!open.item.arguments) open.item.arguments = "{}";
-      out += this.#event("response.function_call_arguments.done", {
-        item_id: open.item.id,
-        output_index: open.outputIndex,
-        arguments: open.item.arguments,
-      }) +
-        this.#event("response.output_item.done", {
-          output_index: open.outputIndex,
-          item: open.item,
-        });
+    while (this.#call) {
+      out += this.#closeCall(this.#call);
+      this.#call = undefined;
+      const next = this.#heldCalls.entries().next();
+      if (next.done) break;
+      const [index, held] = next.value;
+      this.#heldCalls.delete(index);
+      out += this.#openCall(held.first) + this.#appendArguments(held.arguments);
     }
-    this.#calls.clear();
-    this.#freeformArguments.clear();
     return out;
+  }
+
+  #closeCall(open: OpenItem): string {
+    open.item.status = "completed";
+    if (open.item.type === "custom_tool_call") return this.#closeFreeformCall(open);
+    if (!open.item.arguments) open.item.arguments = "{}";
+    return this.#event("response.function_call_arguments.done", {
+      item_id: open.item.id,
+      name: open.item.name,
+      output_index: open.outputIndex,
+      arguments: open.item.arguments,
+    }) +
+      this.#event("response.output_item.done", { output_index: open.outputIndex, item: open.item });
   }
 
   /**
@@ -139,7 +168,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    */
   #closeFreeformCall(open: OpenItem): string {
     const at = { item_id: open.item.id, output_index: open.outputIndex };
-    open.item.input = freeformInput(this.#freeformArguments.get(open) ?? "");
+    open.item.input = freeformInput(this.#freeformArguments);
+    this.#freeformArguments = "";
     return (open.item.input
       ? this.#event("response.custom_tool_call_input.delta", { ...at, delta: open.item.input })
       : "") +
@@ -170,7 +200,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       type: "message",
       status: "in_progress",
       role: "assistant",
-      content: [{ type: "output_text", text: "", annotations: [] }],
+      content: [{ type: "output_text", text: "", annotations: [], logprobs: [] }],
     });
     const { item, outputIndex } = this.#text;
     return this.#event("response.output_item.added", {
@@ -180,7 +210,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       item_id: item.id,
       output_index: outputIndex,
       content_index: 0,
-      part: { type: "output_text", text: "", annotations: [] },
+      part: { type: "output_text", text: "", annotations: [], logprobs: [] },
     });
   }
 
@@ -225,33 +255,38 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #onToolCall(event: Event<"tool_call">): string {
-    let out = this.#start();
-    let open = this.#calls.get(event.index);
-    if (!open) {
-      out += this.#closeText() + this.#closeReasoning();
-      open = this.#openCall(event);
-      out += this.#event("response.output_item.added", {
-        output_index: open.outputIndex,
-        item: { ...open.item },
-      });
+    const out = this.#start();
+    if (this.#call && this.#callIndex === event.index) {
+      return out + this.#appendArguments(event.arguments);
     }
-    if (!event.arguments) return out;
-    if (open.item.type === "custom_tool_call") {
-      this.#freeformArguments.set(
-        open,
-        (this.#freeformArguments.get(open) ?? "") + event.arguments,
-      );
+    if (this.#call) {
+      const held = this.#heldCalls.get(event.index);
+      if (held) held.arguments += event.arguments;
+      else this.#heldCalls.set(event.index, { first: event, arguments: event.arguments });
       return out;
     }
-    open.item.arguments += event.arguments;
-    return out + this.#event("response.function_call_arguments.delta", {
+    return out + this.#closeText() + this.#closeReasoning() + this.#openCall(event) +
+      this.#appendArguments(event.arguments);
+  }
+
+  /** Arguments of the streaming call: a delta, or kept for the end (a free-form call). */
+  #appendArguments(args: string): string {
+    const open = this.#call!;
+    if (!args) return "";
+    if (open.item.type === "custom_tool_call") {
+      this.#freeformArguments += args;
+      return "";
+    }
+    open.item.arguments += args;
+    return this.#event("response.function_call_arguments.delta", {
       item_id: open.item.id,
       output_index: open.outputIndex,
-      delta: event.arguments,
+      delta: args,
     });
   }
 
-  #openCall(event: Event<"tool_call">): OpenItem {
+  /** Opens `event`'s call as the streaming one. */
+  #openCall(event: Event<"tool_call">): string {
     const namespace = event.namespace !== undefined ? { namespace: event.namespace } : {};
     const open = this.#open(
       event.freeform
@@ -274,12 +309,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           ...namespace,
         },
     );
-    this.#calls.set(event.index, open);
-    return open;
+    this.#call = open;
+    this.#callIndex = event.index;
+    return this.#event("response.output_item.added", {
+      output_index: open.outputIndex,
+      item: { ...open.item },
+    });
   }
 
   #onImage(event: Event<"image">): string {
-    const out = this.#start() + this.#closeText() + this.#closeReasoning();
+    const out = this.#start() + this.#closeText() + this.#closeReasoning() + this.#closeCalls();
     const open = this.#open({
       id: newItemId("ig"),
       type: "image_generation_call",

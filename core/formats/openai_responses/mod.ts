@@ -25,5 +25,5 @@ export const openAIResponsesCodec: FormatCodec = {
   usageOf: (answer) => responsesUsage(answer?.usage),
   renameModel: (answer, model) => void (answer.model = model),
   streamDecoder: () => new ResponsesStreamDecoder(),
-  streamEncoder: (model) => new ResponsesStreamEncoder(model),
+  streamEncoder: (model, options) => new ResponsesStreamEncoder(model, options),
 };

@@ -60,7 +60,7 @@ Deno.test("chat encoder: role first, tool calls by index with id only on the fir
   const out = frames(events.map((event) => encoder.encode(event)).join("") + encoder.end());
   // deno-lint-ignore no-explicit-any
   const chunks = out.map((frame) => frame.data as any);
-  assertEquals(chunks[0].choices[0].delta, { role: "assistant", content: "" });
+  assertEquals(chunks[0].choices[0].delta, { role: "assistant", content: "", refusal: null });
   const calls = chunks.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
   assertEquals(calls.map((c: { index: number; id?: string }) => [c.index, c.id]), [[0, "c0"], [
     0,
