@@ -5,6 +5,7 @@ import { stopWithCalls } from "../neutral.ts";
 import { handlersByType } from "../_dispatch.ts";
 import { newMessageId } from "./_ids.ts";
 import { ANTHROPIC_STOP } from "./_stop.ts";
+import { anthropicStreamErrorType } from "./error_types.ts";
 import { encodeAnthropicUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -160,7 +161,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       }) + this.#event("message_stop", {});
   }
 
-  error(message: string, _code: string): string {
-    return this.#event("error", { error: { type: "api_error", message } });
+  error(message: string, code: string): string {
+    return this.#event("error", { error: { type: anthropicStreamErrorType(code), message } });
   }
 }
