@@ -117,6 +117,10 @@ Deno.test(
       assertAnthropicError(error, 504, "timeout_error", "hang");
     }
     s.upstream.fault = undefined;
+    // The request log has the status the client got, beside the gateway's code.
+    await s.gw.settle();
+    const [record] = (await s.gw.admin("GET", "/admin/requests?limit=1")).body.data;
+    assertEquals([record.status, record.error_code], [504, "upstream_unavailable"]);
     await assertNothingCharged(s, 10_000_000);
   },
 );
