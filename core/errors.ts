@@ -20,6 +20,19 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** Whether a client may retry the same request. Sets `x-should-retry`. */
   retryable?: boolean;
+  /**
+   * How the last upstream attempt failed, when the error is an upstream failure: its status (in
+   * standard terms: Anthropic's 529 is a 503) and error class. Envelopes that tell an overloaded
+   * or timed-out upstream apart from other failures read it (Anthropic's 529 and 504).
+   */
+  upstream?: UpstreamFailure;
+}
+
+/** The last upstream attempt's failure behind a gateway error. */
+export interface UpstreamFailure {
+  status?: number;
+  /** `timeout`, `http_503`, `connect_refused`, … (core/telemetry/request_log.ts). */
+  errorClass: string;
 }
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
@@ -42,6 +55,7 @@ export class GatewayError extends Error {
   readonly param?: string;
   readonly headers: Record<string, string>;
   readonly retryable?: boolean;
+  readonly upstream?: UpstreamFailure;
 
   constructor(code: string, status: number, message: string, options: GatewayErrorOptions = {}) {
     super(message);
@@ -52,6 +66,7 @@ export class GatewayError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.retryable = options.retryable;
+    this.upstream = options.upstream;
   }
 }
 

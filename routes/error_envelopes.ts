@@ -2,6 +2,7 @@
 
 import type { ClientInterface } from "../core/keys/credentials.ts";
 import type { ErrorKind, GatewayError } from "../core/errors.ts";
+import { anthropicErrorOf } from "../core/formats/anthropic/error_types.ts";
 
 const OPENAI_TYPES: Record<ErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -14,19 +15,6 @@ const OPENAI_TYPES: Record<ErrorKind, string> = {
   upstream: "api_error",
   unavailable: "api_error",
   internal: "server_error",
-};
-
-const ANTHROPIC_TYPES: Record<ErrorKind, string> = {
-  invalid_request: "invalid_request_error",
-  authentication: "authentication_error",
-  permission: "permission_error",
-  not_found: "not_found_error",
-  payment_required: "billing_error",
-  request_too_large: "request_too_large",
-  rate_limit: "rate_limit_error",
-  upstream: "api_error",
-  unavailable: "overloaded_error",
-  internal: "api_error",
 };
 
 const GEMINI_STATUSES: Record<ErrorKind, string> = {
@@ -51,7 +39,7 @@ export function errorBody(
     case "anthropic":
       return {
         type: "error",
-        error: { type: ANTHROPIC_TYPES[error.kind], message: error.message, code: error.code },
+        error: { type: anthropicErrorOf(error).type, message: error.message, code: error.code },
         request_id: requestId,
       };
     case "gemini":
@@ -94,7 +82,7 @@ export function errorResponse(
   if (clientInterface === "anthropic") headers.set("request-id", requestId);
   if (error.retryable !== undefined) headers.set("x-should-retry", String(error.retryable));
   return new Response(JSON.stringify(errorBody(clientInterface, { error, requestId })), {
-    status: error.status,
+    status: clientInterface === "anthropic" ? anthropicErrorOf(error).status : error.status,
     headers,
   });
 }

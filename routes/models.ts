@@ -38,12 +38,25 @@ function openAIModel(model: CatalogModel) {
   };
 }
 
+/**
+ * Every field of the Anthropic SDK's `ModelInfo` (none is optional): the limits from the catalog
+ * where it has them (a text model's `context_window` and `max_output_tokens`), else null, as the
+ * type allows; the gateway knows no capabilities, line or retirement of a model.
+ */
 function anthropicModel(model: CatalogModel) {
+  const text = model.kind === "text";
   return {
     type: "model",
     id: model.id,
     display_name: model.display_name ?? model.id,
     created_at: model.created_at,
+    max_input_tokens: text ? model.context_window ?? null : null,
+    max_tokens: text ? model.max_output_tokens ?? null : null,
+    capabilities: null,
+    lifecycle: "active",
+    line: null,
+    deprecated_at: null,
+    retires_at: null,
   };
 }
 

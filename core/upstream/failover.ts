@@ -119,6 +119,6 @@ function finalError(
     502,
     `No channel could serve the request; the last, '${channel.id}', failed with ` +
       `${failure.errorClass}: ${failure.message.replace(/^[a-z_]+: /, "")}`,
-    { headers },
+    { headers, upstream: { status: failure.status, errorClass: failure.errorClass } },
   );
 }

@@ -22,3 +22,11 @@ export const ANTHROPIC_STOP: Record<StopReason, string> = {
   tool_calls: "tool_use",
   content_filter: "refusal",
 };
+
+/**
+ * `stop_details` beside a stop reason: a refusal's details (a converted answer does not know the
+ * category), else null.
+ */
+export function anthropicStopDetails(stop: StopReason) {
+  return stop === "content_filter" ? { type: "refusal", category: null, explanation: null } : null;
+}

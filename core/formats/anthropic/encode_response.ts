@@ -3,7 +3,7 @@
 import type { NeutralResponse } from "../neutral.ts";
 import { argumentsObject } from "../neutral.ts";
 import { newMessageId } from "./_ids.ts";
-import { ANTHROPIC_STOP } from "./_stop.ts";
+import { ANTHROPIC_STOP, anthropicStopDetails } from "./_stop.ts";
 import { encodeAnthropicUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -35,6 +35,9 @@ export function encodeAnthropicResponse(answer: NeutralResponse, model: string):
     content,
     stop_reason: ANTHROPIC_STOP[answer.stop],
     stop_sequence: null,
+    stop_details: anthropicStopDetails(answer.stop),
+    container: null,
+    diagnostics: null,
     usage: encodeAnthropicUsage(
       answer.usage ?? { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0 },
     ),

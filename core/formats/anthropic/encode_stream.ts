@@ -4,13 +4,16 @@ import type { NeutralEvent, NeutralUsage, StopReason, StreamEncoder } from "../n
 import { stopWithCalls } from "../neutral.ts";
 import { handlersByType } from "../_dispatch.ts";
 import { newMessageId } from "./_ids.ts";
-import { ANTHROPIC_STOP } from "./_stop.ts";
-import { encodeAnthropicUsage } from "./_usage.ts";
+import { ANTHROPIC_STOP, anthropicStopDetails } from "./_stop.ts";
+import { anthropicStreamErrorType } from "./error_types.ts";
+import { encodeAnthropicDeltaUsage, encodeAnthropicUsage } from "./_usage.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 type Event<T extends NeutralEvent["type"]> = Extract<NeutralEvent, { type: T }>;
+
+const NO_USAGE: NeutralUsage = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0 };
 
 type OpenBlock = { kind: "text" | "thinking" | "tool_use"; index: number; call?: number };
 
@@ -60,12 +63,10 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: {
-          input_tokens: 0,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-          output_tokens: 0,
-        },
+        stop_details: null,
+        container: null,
+        diagnostics: null,
+        usage: encodeAnthropicUsage(NO_USAGE),
       },
     }) + this.#event("ping", {});
   }
@@ -152,15 +153,20 @@ export class AnthropicStreamEncoder implements StreamEncoder {
 
   end(): string {
     const stop = stopWithCalls(this.#stop ?? "stop", this.#calls.size > 0);
-    const usage = this.#usage ?? { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0 };
+    const usage = this.#usage ?? NO_USAGE;
     return this.#start() + this.#close() +
       this.#event("message_delta", {
-        delta: { stop_reason: ANTHROPIC_STOP[stop], stop_sequence: null },
-        usage: encodeAnthropicUsage(usage),
+        delta: {
+          stop_reason: ANTHROPIC_STOP[stop],
+          stop_sequence: null,
+          stop_details: anthropicStopDetails(stop),
+          container: null,
+        },
+        usage: encodeAnthropicDeltaUsage(usage),
       }) + this.#event("message_stop", {});
   }
 
-  error(message: string, _code: string): string {
-    return this.#event("error", { error: { type: "api_error", message } });
+  error(message: string, code: string): string {
+    return this.#event("error", { error: { type: anthropicStreamErrorType(code), message } });
   }
 }

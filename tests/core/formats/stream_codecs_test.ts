@@ -43,7 +43,7 @@ Deno.test("anthropic encoder: blocks in order, each event named, stop upgraded t
   ], [3, "tool_use"]]);
   const delta = out.find((f) => f.event === "message_delta")!.data as {
     delta: { stop_reason: string };
-    usage: Record<string, number>;
+    usage: Record<string, number | null>;
   };
   assertEquals(delta.delta.stop_reason, "tool_use");
   assertEquals(delta.usage, {
@@ -51,6 +51,8 @@ Deno.test("anthropic encoder: blocks in order, each event named, stop upgraded t
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 4,
     output_tokens: 5,
+    output_tokens_details: null,
+    server_tool_use: null,
   });
   assertEquals(kinds.at(-1), "message_stop");
 });
