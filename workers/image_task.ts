@@ -1,7 +1,8 @@
 /**
  * Runs one image task: the same generation as the synchronous path, results always hosted.
  * A failure that another run may fix is retried (at most MAX_ATTEMPTS runs, a run lost with its
- * process included); any other failure ends the task as failed and releases its hold.
+ * process included); any other failure ends the task as failed and releases its hold. Each
+ * upstream attempt counts in its channel's health as a request's attempt does.
  */
 
 import { GatewayError } from "../core/errors.ts";
@@ -21,6 +22,7 @@ import type { TaskKind, TaskRun } from "./task_worker.ts";
 import { logTaskEnd } from "./task_log.ts";
 import { imageReceipt } from "../core/billing/receipt.ts";
 import type { ImagePrice } from "../core/billing/image_price.ts";
+import type { AttemptRecord } from "../core/telemetry/request_log.ts";
 
 export const MAX_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 2_000;
@@ -74,7 +76,12 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       mask: task.input.mask ? await loadInput(gateway, task.input.mask) : undefined,
     };
     const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
-    const { result, channel } = await runImageJob(gateway, order, { job, signal: run.signal });
+    const attempts: AttemptRecord[] = [];
+    const { result, channel } = await runImageJob(gateway, order, {
+      job,
+      signal: run.signal,
+      log: attempts,
+    }).finally(() => gateway.requestLog.countAttempts(attempts));
     const delivered = await deliverImages(gateway, result.images.slice(0, job.n), {
       format: "url",
       target: {

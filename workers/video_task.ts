@@ -4,7 +4,9 @@
  * polls grow from GATEWAY_VIDEO_POLL_MIN_MS by 1.5 times up to GATEWAY_VIDEO_POLL_MAX_MS, and
  * many tasks are polled at once (the worker runs up to its concurrency in parallel). A task ends
  * as SUCCESS (the hold is settled) or FAILURE (refunded by the model's policy, in full for
- * per-second models) in one commit under the worker's lease, so it happens exactly once.
+ * per-second models) in one commit under the worker's lease, so it happens exactly once. Each
+ * submission attempt counts in its channel's health as a request's attempt does; polls do not
+ * (they read work already counted).
  */
 
 import type { Channel } from "../core/channels/channel_schema.ts";
@@ -17,6 +19,7 @@ import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
 import { UpstreamAttemptError } from "../core/upstream/attempt.ts";
 import { type AttemptTrace, withFailover } from "../core/upstream/failover.ts";
 import { callUpstream } from "../core/upstream/call.ts";
+import type { AttemptRecord } from "../core/telemetry/request_log.ts";
 import type { UpstreamVideoState, VideoReference } from "../core/jobs/video_job.ts";
 import { extensionOf } from "../core/video/reference_media.ts";
 import { failureCost } from "../core/billing/video_price.ts";
@@ -155,6 +158,7 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
     eligibleChannels(gateway.registry.channels, { model: task.model, group: task.input.group })
       .filter((channel) => servesKind(channel, "video")),
   );
+  const attempts: AttemptRecord[] = [];
   try {
     if (order.length === 0) {
       throw new GatewayError("no_available_channel", 503, "no enabled channel serves the model");
@@ -166,8 +170,9 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         maxAttempts: 1 + gateway.options.maxRetries,
         signal: run.signal,
         metrics: gateway.metrics,
+        log: attempts,
       },
-    );
+    ).finally(() => gateway.requestLog.countAttempts(attempts));
     await gateway.tasks.reschedule(task.id, {
       workerId: run.workerId,
       at: nextCheck(gateway, task),

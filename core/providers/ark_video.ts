@@ -2,7 +2,8 @@
  * The `ark-video` upstream: ModelArk's content-generation task API. A task is created with
  * `POST {base_url}/contents/generations/tasks` (base_url ends in `/api/v3`, as the Ark SDK takes
  * it) and read with `GET …/tasks/{id}`. References go in the `content` array as URLs the upstream
- * fetches, each with its role; resolution, ratio and duration are top-level parameters.
+ * fetches, each with its role; resolution, ratio and duration are top-level parameters. A channel
+ * test lists tasks (`GET …/tasks?page_size=1`).
  */
 
 import { jsonOrNull } from "../util/json_or_null.ts";
@@ -67,6 +68,30 @@ export function buildArkPoll({ channel, apiKey }: UpstreamTarget, upstreamId: st
   };
 }
 
+/**
+ * The channel test's call: the first page of one task from the task list, filtered by the model
+ * (keys with custom permissions list only with a model named). It is the task API the gateway
+ * uses, read with the channel's key, and it makes no task: a create, even cancelled at once, may
+ * start and bill a video, and Ark cancels only queued tasks.
+ */
+export function buildArkProbe({ channel, apiKey, model }: UpstreamTarget): UpstreamRequest {
+  const query = new URLSearchParams({ page_num: "1", page_size: "1", "filter.model": model });
+  return {
+    url: `${channel.base_url}/contents/generations/tasks?${query}`,
+    init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
+  };
+}
+
+/** A task-list answer is `{items: [...], total}`; anything else is not Ark's task API. */
+export function readArkProbe(text: string): void {
+  const answer = jsonOrNull(text);
+  if (!answer || !Array.isArray(answer.items)) {
+    throw new UpstreamAttemptError("The upstream's task list answer has no items", {
+      retryable: true,
+    });
+  }
+}
+
 /** A task-query answer in neutral terms. */
 export function readArkTask(text: string): UpstreamVideoState {
   const task = jsonOrNull(text);
@@ -113,5 +138,10 @@ export const arkVideoProvider: Provider = {
     readCreated: readCreatedTaskId,
     poll: buildArkPoll,
     readTask: readArkTask,
+    probe: {
+      call: "list tasks of the model, page size 1 (no task made)",
+      request: buildArkProbe,
+      read: readArkProbe,
+    },
   },
 };

@@ -3,6 +3,7 @@
  * `POST {base_url}/video/generations` as multipart with the reference files re-sent, and
  * `GET {base_url}/video/generations/{id}`. The submission carries `Idempotency-Key: <task id>`,
  * so a retried submission after a crash finds the task it already made instead of a second one.
+ * A channel test reads `GET {base_url}/models/{model}`.
  */
 
 import { jsonOrNull } from "../util/json_or_null.ts";
@@ -54,6 +55,27 @@ export function buildGatewayVideoPoll(
   };
 }
 
+/**
+ * The channel test's call: the model as the other gateway shows it to this key
+ * (`GET {base_url}/models/{model}`). It proves the key, the address and that the key may use the
+ * model there, and makes no task (a task there is a billed video).
+ */
+export function buildGatewayVideoProbe(
+  { channel, apiKey, model }: UpstreamTarget,
+): UpstreamRequest {
+  return {
+    url: `${channel.base_url}/models/${encodeURIComponent(model)}`,
+    init: { method: "GET", headers: { authorization: `Bearer ${apiKey}` } },
+  };
+}
+
+/** The model's answer carries its id; anything else is not a gateway's model route. */
+export function readGatewayVideoProbe(text: string): void {
+  if (typeof jsonOrNull(text)?.id !== "string") {
+    throw new UpstreamAttemptError("The upstream's model answer has no id", { retryable: true });
+  }
+}
+
 export function readGatewayVideoTask(text: string): UpstreamVideoState {
   const data = jsonOrNull(text)?.data;
   if (!data || typeof data.status !== "string") {
@@ -92,5 +114,10 @@ export const gatewayVideoProvider: Provider = {
     readCreated: readCreatedTaskId,
     poll: buildGatewayVideoPoll,
     readTask: readGatewayVideoTask,
+    probe: {
+      call: "read the model on the other gateway (no task made)",
+      request: buildGatewayVideoProbe,
+      read: readGatewayVideoProbe,
+    },
   },
 };

@@ -72,6 +72,14 @@ export interface VideoProvider {
   readCreated(text: string): string;
   poll(target: UpstreamTarget, upstreamId: string): UpstreamRequest;
   readTask(text: string): UpstreamVideoState;
+  /** A channel test: a real call that proves the key and the address and makes no task. */
+  probe: {
+    /** The call, in words, for the test's answer. */
+    call: string;
+    request(target: UpstreamTarget): UpstreamRequest;
+    /** Throws when the answer is not what this upstream gives to a working key. */
+    read(text: string): void;
+  };
 }
 
 export interface Provider {

@@ -1,5 +1,6 @@
 /**
- * Channel health from the upstream attempts the request log already records: per channel and
+ * Channel health from the upstream attempts the request log already records, and from those of
+ * the task worker (image and video task submissions) and channel tests: per channel and
  * 5-minute bucket, successes, failures, a latency histogram and the last error. Counted in memory
  * when the request log writes a batch (never per request), and written in that batch's commit as
  * one record per channel, bucket and instance (so instances never contend); readers add the
@@ -75,7 +76,7 @@ export class ChannelHealth {
   #instanceId: string;
   /** Counts of this instance by `channel\tbucket`, for buckets still in the window. */
   #counts = new Map<string, HealthCounts>();
-  /** Attempts noted outside the request log (channel tests), counted at the next write. */
+  /** Attempts noted outside request records (task work, channel tests), counted at the next write. */
   #noted: TimedAttempt[] = [];
 
   constructor(kv: Deno.Kv, options: { instanceId: string }) {
@@ -83,7 +84,7 @@ export class ChannelHealth {
     this.#instanceId = options.instanceId;
   }
 
-  /** Counts an attempt that has no request log entry (a channel test) at the next write. */
+  /** Counts an attempt that has no request log entry (task work, a channel test) at the next write. */
   note(attempt: AttemptRecord): void {
     this.#noted.push({ attempt, atMs: Date.now() });
   }

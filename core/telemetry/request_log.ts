@@ -230,6 +230,19 @@ export class RequestLog {
     }, FLUSH_MS);
   }
 
+  /**
+   * Counts upstream attempts that belong to no request record (the task worker's submissions and
+   * generations) in channel health, written with the next batch, within FLUSH_MS.
+   */
+  countAttempts(attempts: readonly AttemptRecord[]): void {
+    if (!this.#health || attempts.length === 0) return;
+    for (const attempt of attempts) this.#health.note(attempt);
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.flush();
+    }, FLUSH_MS);
+  }
+
   /** Writes every queued entry now. */
   flush(): Promise<void> {
     clearTimeout(this.#timer);

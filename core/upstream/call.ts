@@ -20,7 +20,7 @@ export interface CallOptions {
   signal: AbortSignal;
   /** How this upstream writes its errors. */
   errors: ErrorDialect;
-  /** Receives the URL, for the attempt's record. */
+  /** Receives the URL and the answer's HTTP status, for the attempt's record. */
   trace?: AttemptTrace;
   /** The largest whole answer read (`callUpstream`); larger is a failed attempt. */
   maxBytes?: number;
@@ -48,6 +48,7 @@ export async function openUpstream(
       redirect: "manual",
       signal: call.signal,
     });
+    if (options.trace) options.trace.status = response.status;
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       throw new UpstreamAttemptError(

@@ -1,7 +1,8 @@
 /**
  * Failover across channels: a failure before any byte reached the client moves to the next
  * channel, never the same one twice; each attempt is recorded (channel, URL without query,
- * outcome, error class, latency) and counted in `gateway_upstream_attempts_total`.
+ * outcome, the upstream's HTTP status whether it passed or failed, error class, latency) and
+ * counted in `gateway_upstream_attempts_total`.
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
@@ -14,6 +15,8 @@ import { UpstreamAttemptError } from "./attempt.ts";
 export interface AttemptTrace {
   /** The URL the attempt called; set by the attempt before it calls. */
   url?: string;
+  /** The upstream's HTTP status, once an answer came (a success's too). */
+  status?: number;
 }
 
 export interface FailoverOptions {
@@ -54,16 +57,15 @@ export async function withFailover<T>(
     const trace: AttemptTrace = {};
     const startedAt = performance.now();
     const record = (outcome: "ok" | "failed", failure?: UpstreamAttemptError) => {
+      const status = failure?.status ?? trace.status;
       options.metrics.add("gateway_upstream_attempts_total", { channel: channel.id, outcome });
       options.log?.push({
         channel_id: channel.id,
         url: loggedUrl(trace.url),
         outcome,
-        ...(failure && {
-          error_class: failure.errorClass,
-          status: failure.status,
-          error: failure.message,
-        }),
+        ...(failure && { error_class: failure.errorClass }),
+        ...(status !== undefined && { status }),
+        ...(failure && { error: failure.message }),
         latency_ms: Math.round((performance.now() - startedAt) * 100) / 100,
       });
     };

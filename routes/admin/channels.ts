@@ -3,9 +3,9 @@
 import { Hono } from "hono";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../core/gateway.ts";
-import { channelProbeSchema, probeChannel } from "../../core/text/probe_channel.ts";
 import type { AppEnv } from "../middleware.ts";
 import { validate } from "../validation.ts";
+import { channelProbeSchema, testChannel } from "./channel_test.ts";
 import { adminBody, channelId, listed, listOptions, optionalAdminBody } from "./shared.ts";
 
 export function adminChannelRoutes(gateway: Gateway) {
@@ -52,7 +52,7 @@ export function adminChannelRoutes(gateway: Gateway) {
     const input = validate(channelProbeSchema, await optionalAdminBody(c.req.raw));
     const channel = await gateway.registry.openChannel(id);
     return c.json(
-      await probeChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
+      await testChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
     );
   });
   app.delete("/admin/channels/:id", async (c) => {

@@ -41,11 +41,6 @@ export const ADMIN_ERROR_CODES: readonly AdminErrorCode[] = [
   { code: "last_upstream_key", status: 400, meaning: "the change would leave a channel no key" },
   { code: "model_not_on_channel", status: 400, meaning: "the channel tested does not serve it" },
   {
-    code: "channel_test_unsupported",
-    status: 400,
-    meaning: "channel tests are for text channels",
-  },
-  {
     code: "invalid_webhook_url",
     status: 400,
     meaning: "a webhook URL is not absolute http(s), or points at a private or loopback address",

@@ -21,7 +21,7 @@ import {
 } from "../../core/formats/anthropic/request_schema.ts";
 import { editFieldsSchema, generationRequestSchema } from "../../core/images/request_schema.ts";
 import { videoFieldsSchema } from "../../core/video/request_schema.ts";
-import { channelProbeSchema } from "../../core/text/probe_channel.ts";
+import { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
 import { captureInputSchema } from "../../core/telemetry/body_capture.ts";
 import { generateContentRequestSchema } from "../generate_content.ts";
 import {
@@ -453,10 +453,10 @@ const ADMIN_ROUTES: ApiRoute[] = [
   admin({
     method: "post",
     path: "/admin/channels/{id}/test",
-    summary: "One minimal real request through a text channel; never billed",
+    summary: "One minimal real call through a channel, by the model's kind; never billed",
     body: { name: "ChannelTest", schema: channelProbeSchema },
     answers: {
-      "200": json("{ok, status, latency_ms, error_class?, error?, model, channel_id}"),
+      "200": json("{ok, status, latency_ms, error_class?, error?, model, channel_id, call}"),
     },
   }),
   admin({

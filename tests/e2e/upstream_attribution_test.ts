@@ -181,3 +181,32 @@ Deno.test(
     assertEquals(record.upstream_attempts[1].error_class, undefined);
   },
 );
+
+Deno.test(
+  "upstream attribution: a successful attempt records its upstream status (200) as a failed one does (503)",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    const live = (await s.gw.admin("GET", "/admin/channels")).body.data[0].id;
+    await using failing = startOpenAIChatUpstream();
+    failing.fault = { kind: "status", status: 503 };
+    const busy = await s.gw.addChannel({
+      name: "busy",
+      base_url: failing.baseUrl,
+      models: [MODEL],
+      priority: 1,
+    });
+    const response = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    assertEquals(response.status, 200);
+    await response.body?.cancel();
+    const record = await lastRequest(s);
+    assertEquals(
+      record.upstream_attempts.map((a: { channel_id: string; outcome: string; status: number }) => [
+        a.channel_id,
+        a.outcome,
+        a.status,
+      ]),
+      [[busy.id, "failed", 503], [live, "ok", 200]],
+    );
+  },
+);

@@ -2,7 +2,8 @@
  * A simulated ModelArk content-generation task upstream (`ark-video`), as the public API
  * documents it: `POST /api/v3/contents/generations/tasks` with `model`, a `content` array (one
  * `text` item, then `image_url` / `video_url` / `audio_url` items with their roles) and the
- * `resolution`, `ratio`, `duration` parameters, answering `{id}`; `GET …/tasks/{id}` answering
+ * `resolution`, `ratio`, `duration` parameters, answering `{id}`; `GET …/tasks?page_size=…&
+ * filter.model=…` answering `{items, total}`; `GET …/tasks/{id}` answering
  * the task with `status` queued → running → succeeded | failed (with `error`), `content.video_url`
  * and `usage`. Errors use Ark's envelope `{error: {code, message, param, type}}`.
  *
@@ -14,8 +15,8 @@
  */
 
 export type ArkFault =
-  | { on: "create" | "poll"; kind: "status"; status: number; code?: string }
-  | { on: "create" | "poll"; kind: "malformed" };
+  | { on: "create" | "poll" | "list"; kind: "status"; status: number; code?: string }
+  | { on: "create" | "poll" | "list"; kind: "malformed" };
 
 export interface ArkTaskPlan {
   queuedPolls?: number;
@@ -69,6 +70,8 @@ export interface ArkVideoUpstream extends AsyncDisposable {
   tasks: Map<string, ArkCreatedTask>;
   creates: number;
   pollRequests: number;
+  /** The query of each task-list request (`GET …/tasks?page_size=…&filter.model=…`). */
+  listQueries: URLSearchParams[];
   /** Most polls in flight at once. */
   maxConcurrentPolls: number;
   faults: ArkFault[];
@@ -109,6 +112,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     tasks: new Map(),
     creates: 0,
     pollRequests: 0,
+    listQueries: [],
     maxConcurrentPolls: 0,
     faults: [],
     options,
@@ -116,7 +120,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     [Symbol.asyncDispose]: () => state.close(),
   };
 
-  const takeFault = (on: "create" | "poll") => {
+  const takeFault = (on: ArkFault["on"]) => {
     const index = state.faults.findIndex((fault) => fault.on === on);
     return index < 0 ? undefined : state.faults.splice(index, 1)[0];
   };
@@ -198,6 +202,25 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     return Response.json({ id });
   }
 
+  /** The task list, newest first, filtered by `filter.model` and paged by `page_size`. */
+  function list(query: URLSearchParams): Response {
+    state.listQueries.push(query);
+    const fault = takeFault("list");
+    if (fault) return faultAnswer(fault);
+    const model = query.get("filter.model");
+    const size = Number(query.get("page_size") ?? 10);
+    const matching = [...state.tasks.values()].reverse()
+      .filter((task) => !model || task.body.model === model);
+    return Response.json({
+      items: matching.slice(0, size).map((task) => ({
+        id: task.id,
+        model: task.body.model,
+        status: "queued",
+      })),
+      total: matching.length,
+    });
+  }
+
   async function poll(id: string): Promise<Response> {
     state.pollRequests++;
     inFlight++;
@@ -258,6 +281,9 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     }
     if (request.method === "POST" && url.pathname === "/api/v3/contents/generations/tasks") {
       return create(request);
+    }
+    if (request.method === "GET" && url.pathname === "/api/v3/contents/generations/tasks") {
+      return list(url.searchParams);
     }
     const match = /^\/api\/v3\/contents\/generations\/tasks\/([^/]+)$/.exec(url.pathname);
     if (request.method === "GET" && match) return poll(decodeURIComponent(match[1]));

@@ -9,12 +9,12 @@ import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts
 import { describeKeyHint } from "../../../core/channels/key_hint.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
+import { channelNotFound } from "../../admin/shared.ts";
 import {
   type ChannelProbeResult,
   channelProbeSchema,
-  probeChannel,
-} from "../../../core/text/probe_channel.ts";
-import { channelNotFound } from "../../admin/shared.ts";
+  testChannel,
+} from "../../admin/channel_test.ts";
 import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
 import { channelKeysPatchOf, channelPatchOf } from "../channel_form.ts";
@@ -72,6 +72,8 @@ function TestResult({ result }: { result: ChannelProbeResult }) {
       <dl class="facts">
         <dt>Model</dt>
         <dd>{result.model}</dd>
+        <dt>Call</dt>
+        <dd>{result.call}</dd>
         <dt>Result</dt>
         <dd class={result.ok ? "ok" : "bad"}>{result.ok ? "ok" : "failed"}</dd>
         <dt>Upstream status</dt>
@@ -213,6 +215,11 @@ async function channelDetailPage(
       </section>
       <section class="card" aria-labelledby="test-heading">
         <h2 id="test-heading">Test</h2>
+        <p class="muted">
+          One minimal real call of the model's kind, never billed by the gateway: a text model gets
+          one short turn; an image model draws one 1024x1024 image (which the upstream bills); a
+          video model gets a call that makes no task.
+        </p>
         {test ? <TestResult result={test} /> : null}
         <form method="post" action={`/console/channels/${id}/test`} class="row">
           <CsrfField session={c.get("session")} />
@@ -317,7 +324,7 @@ export function channelDetailPages(gateway: Gateway) {
     try {
       const input = validate(channelProbeSchema, { model: form.model || undefined });
       const channel = await gateway.registry.openChannel(id);
-      test = await probeChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal });
+      test = await testChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal });
     } catch (error) {
       if (error instanceof GatewayError && error.status === 400) {
         return channelDetailPage(gateway, { c, id, problem: error.message });

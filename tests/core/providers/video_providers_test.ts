@@ -1,7 +1,15 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { buildArkCreate, buildArkPoll, readArkTask } from "../../../core/providers/ark_video.ts";
+import {
+  buildArkCreate,
+  buildArkPoll,
+  buildArkProbe,
+  readArkProbe,
+  readArkTask,
+} from "../../../core/providers/ark_video.ts";
 import {
   buildGatewayVideoCreate,
+  buildGatewayVideoProbe,
+  readGatewayVideoProbe,
   readGatewayVideoTask,
 } from "../../../core/providers/gateway_video.ts";
 import type { Channel } from "../../../core/channels/channel_schema.ts";
@@ -131,4 +139,37 @@ Deno.test("gateway-video: multipart with the files and an Idempotency-Key; state
     state: "failed",
     reason: "upstream: nope",
   });
+});
+
+Deno.test("channel test calls: Ark lists one task of the model, a chained gateway reads the model", () => {
+  const ark = buildArkProbe(target);
+  assertEquals(ark.init.method, "GET");
+  assertEquals(
+    ark.url,
+    "https://ark.example/api/v3/contents/generations/tasks?page_num=1&page_size=1&filter.model=seedance",
+  );
+  readArkProbe('{"items":[],"total":0}');
+  for (const text of ['{"error":{"code":"NotFound"}}', "<html>", '{"items":{}}']) {
+    let thrown: unknown;
+    try {
+      readArkProbe(text);
+    } catch (error) {
+      thrown = error;
+    }
+    assertOk(thrown instanceof UpstreamAttemptError, text);
+  }
+  const next = buildGatewayVideoProbe({
+    channel: { base_url: "https://next.example/v1" } as Channel,
+    apiKey: "sk",
+    model: "vid/2 x",
+  });
+  assertEquals(next.url, "https://next.example/v1/models/vid%2F2%20x");
+  readGatewayVideoProbe('{"id":"vid-2","object":"model"}');
+  let thrown: unknown;
+  try {
+    readGatewayVideoProbe('{"object":"list","data":[]}');
+  } catch (error) {
+    thrown = error;
+  }
+  assertOk(thrown instanceof UpstreamAttemptError);
 });
