@@ -33,6 +33,10 @@ export function idleLimitedRequest(request: Request): Request {
   const idleMs = bodyIdleMs(request);
   if (idleMs === undefined || !request.body) return request;
   return new Request(request, {
-    body: idleGuarded(request.body, { idleMs, onIdle: () => bodyIdleError(idleMs) }),
+    body: idleGuarded(request.body, {
+      idleMs,
+      onIdle: () => bodyIdleError(idleMs),
+      keepSource: true,
+    }),
   });
 }
