@@ -11,6 +11,9 @@ const WRITABLE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** What a header-list item keeps as it is: visible ASCII but `%` (the escape) and `,` (the separator). */
 const KEPT = /^[\x21-\x24\x26-\x2b\x2d-\x7e]*$/;
 
+/** An IMF-fixdate, the HTTP-date form senders write (RFC 9110 §5.6.7). */
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** Longest `x-gateway-ignored-fields` value; past it the rest is counted, not named. */
 export const MAX_HEADER_LIST_CHARS = 4_096;
 
@@ -43,25 +46,23 @@ export function headerListItem(text: string): string {
 
 /**
  * A comma-separated list header of `items`, each encoded by `headerListItem`, at most
- * `maxChars` long: the items that do not fit are counted in a last item `+N more` (its space
- * tells it from a name, whose spaces are encoded).
+ * `maxChars` long: when they do not all fit, the first that do are followed by a last item
+ * `+N more` counting the others (its space tells it from a name, whose spaces are encoded).
  */
 export function headerList(items: readonly string[], maxChars = MAX_HEADER_LIST_CHARS): string {
+  const encoded = items.map(headerListItem);
+  const total = encoded.reduce((sum, item) => sum + item.length, 0) + encoded.length - 1;
+  if (total <= maxChars) return encoded.join(",");
   const kept: string[] = [];
   let length = 0;
-  for (const [index, item] of items.entries()) {
-    const encoded = headerListItem(item);
-    const left = items.length - index;
-    // Room for this item and, unless it is the last, for the `,+N more` that may follow it.
-    const tail = left > 1 ? `,+${left - 1} more`.length : 0;
-    if (length + (kept.length ? 1 : 0) + encoded.length + tail > maxChars) {
-      kept.push(`+${left} more`);
-      break;
-    }
-    kept.push(encoded);
-    length += (kept.length > 1 ? 1 : 0) + encoded.length;
+  for (const item of encoded) {
+    const next = length + (kept.length ? 1 : 0) + item.length;
+    const more = `,+${encoded.length - kept.length - 1} more`;
+    if (next + more.length > maxChars) break;
+    kept.push(item);
+    length = next;
   }
-  return kept.join(",");
+  return [...kept, `+${encoded.length - kept.length} more`].join(",");
 }
 
 /**
@@ -72,7 +73,7 @@ export function retryAfterValue(value: string | null | undefined): string | unde
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d{1,10}$/.test(text)) return text;
-  if (!isWritableHeaderValue(text) || text.length > 64) return undefined;
+  if (!HTTP_DATE.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isFinite(at) ? new Date(at).toUTCString() : undefined;
 }
