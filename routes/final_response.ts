@@ -6,14 +6,16 @@
  *   text go through core/util/header_value.ts; should one still slip through, it is dropped here
  *   and logged, and the answer goes out without it.
  * - An answer given before the request body was read to its end (413 for a body over the limit,
- *   408 for a client that stalled) says `connection: close`, and the connection is closed once
- *   it is written. Deno 2.9 does that only if the body is still open when the answer goes out
- *   and cancelled after: cancelled before, it reads the rest of the body (however large, however
- *   slowly sent) and then serves the next request on that connection. So the body readers
- *   release the body instead of cancelling it, and it is cancelled here, after the answer.
+ *   408 for a client that stalled, a multipart body the parser gave up on) says
+ *   `connection: close`, and the connection is closed once it is written. Deno 2.9 does that
+ *   only if the body is still open when the answer goes out and is cancelled after: cancelled
+ *   before, Deno reads the rest of the body (however large, however slowly sent) and then serves
+ *   the next request on that connection. So the body readers release the body instead of
+ *   cancelling it, and it is cancelled here, after the answer.
  */
 
 import { isWritableHeaderValue } from "../core/util/header_value.ts";
+import { bodyAbandoned, releaseBodyGuard } from "./body_idle.ts";
 
 /** Statuses the gateway answers before it has read the whole body. */
 const EARLY_STATUSES = new Set([408, 413]);
@@ -33,7 +35,7 @@ export function finalResponse(
   for (const [name, value] of response.headers) {
     if (!isWritableHeaderValue(value)) (unwritable ??= []).push(name);
   }
-  const early = EARLY_STATUSES.has(response.status);
+  const early = EARLY_STATUSES.has(response.status) || bodyAbandoned(request);
   if (!unwritable && !early) return response;
   if (unwritable) {
     console.error(
@@ -56,6 +58,7 @@ export function finalResponse(
 /** Holds `request`'s body open until the answer is out, then cancels it. */
 function cancelBodyAfterAnswer(request: Request, info: ServeInfo | undefined): void {
   let reader: ReadableStreamDefaultReader<Uint8Array>;
+  releaseBodyGuard(request);
   try {
     const body = request.body;
     if (!body || body.locked) return;

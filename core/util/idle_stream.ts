@@ -3,15 +3,17 @@
 /**
  * `source`, erroring with `onIdle()`'s error once `idleMs` pass without a chunk. A slow client
  * can then hold a request (and what it has sent so far) only that long between two chunks.
- * With `keepSource`, giving up (idle, or this stream cancelled) releases `source` rather than
- * cancelling it: its owner ends it later (a client's body: routes/final_response.ts).
+ * With `keepSource`, giving up (idle, this stream cancelled, or `release` aborted) releases
+ * `source` rather than cancelling it: its owner ends it later (a client's body:
+ * routes/final_response.ts).
  */
 export function idleGuarded(
   source: ReadableStream<Uint8Array>,
-  { idleMs, onIdle, keepSource = false }: {
+  { idleMs, onIdle, keepSource = false, release }: {
     idleMs: number;
     onIdle: () => Error;
     keepSource?: boolean;
+    release?: AbortSignal;
   },
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
@@ -24,6 +26,7 @@ export function idleGuarded(
     }
     return Promise.resolve();
   };
+  release?.addEventListener("abort", () => giveUp(), { once: true });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -210,3 +210,38 @@ Deno.test(
     assertEquals(await gw.assertLedgerInvariant(id), 1_000);
   },
 );
+
+Deno.test(
+  "early answers: a multipart body over the part cap is a 400 with connection: close, and the connection ends",
+  serverTest,
+  async () => {
+    await using gw = await startTestGateway();
+    const { id, key } = await gw.createKey({ balance: 1_000 });
+    for (const path of ["/v1/images/edits", "/v1/video/generations"]) {
+      const boundary = "cap-test";
+      const parts = Array.from(
+        { length: 40 },
+        (_, index) =>
+          `--${boundary}\r\ncontent-disposition: form-data; name="f${index}"\r\n\r\nx\r\n`,
+      ).join("");
+      // The body declares more than it sends: the client then waits, as a slow upload would.
+      const { connection, reader } = await sendHead(
+        gw.url,
+        `POST ${path} HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${key}\r\n` +
+          `content-type: multipart/form-data; boundary=${boundary}\r\n` +
+          `content-length: ${parts.length + 1_000_000}\r\n\r\n${parts}`,
+      );
+      try {
+        const answer = await reader.answer();
+        assertEquals(answer.status, 400, `${path}: ${answer.body}`);
+        assertClose(answer, path);
+        assertOk(answer.body.includes("invalid_multipart"), answer.body);
+        const after = await restUntilClosed(reader, path);
+        assertEquals(after, "", `${path}: answered again on that connection: ${after}`);
+      } finally {
+        connection.close();
+      }
+    }
+    assertEquals(await gw.assertLedgerInvariant(id), 1_000);
+  },
+);
