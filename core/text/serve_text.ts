@@ -69,10 +69,11 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
   });
 
   context.logsLater = true;
-  // Set here, before the settle can log the request, whichever path serves the answer.
-  context.ignoredFields = attempt.ignored;
   const headers: Record<string, string> = { "x-gateway-channel": channel.id };
   if (attempt.ignored.length) headers["x-gateway-ignored-fields"] = headerList(attempt.ignored);
+  // Set here, before the settle can log the request, whichever path serves the answer; as the
+  // header gives them, as the middleware reads them for every other route.
+  context.ignoredFields = headers["x-gateway-ignored-fields"]?.split(",") ?? [];
   if (attempt.kind === "json") {
     const body = jsonAnswer(attempt, { inbound, channel, bill });
     capture?.answered(body, channel.keys);
