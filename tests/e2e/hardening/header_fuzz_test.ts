@@ -300,6 +300,8 @@ function routeRequests(taskIds: { image?: string; video?: string }) {
     { method: "GET", path: `/v1/video/generations/${taskIds.video ?? "task_missing"}` },
     { method: "GET", path: "/v1/me" },
     { method: "GET", path: "/v1/me/usage" },
+    { method: "GET", path: "/v1/me/requests" },
+    { method: "GET", path: "/v1/me/ledger" },
     { method: "GET", path: "/media/med_missing.png" },
   ] as Array<{ method: string; path: string; body?: Uint8Array; type?: string }>;
 }
