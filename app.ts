@@ -18,6 +18,7 @@ import { meRoutes } from "./routes/me.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
 import { consoleRoutes } from "./routes/console/mod.ts";
 import { chatFastPath } from "./routes/chat_fast_path.ts";
+import { finalResponse } from "./routes/final_response.ts";
 import {
   AuthThrottle,
   type AuthThrottleOptions,
@@ -82,16 +83,13 @@ export function createApp(
     })
   );
   app.onError((error, c) => renderError(gateway, { error, c }));
-  if (options.fastPath !== false) {
+  const honoFetch = app.fetch;
+  const fast = options.fastPath !== false ? chatFastPath(gateway) : undefined;
+  app.fetch = async (request, env, executionCtx) => {
     // The fast path sees each request first; what it does not take goes to Hono unchanged.
-    const fast = chatFastPath(gateway);
-    const honoFetch = app.fetch;
-    app.fetch = (request, env, executionCtx) => {
-      const served = fast(request);
-      return served
-        ? served.then((response) => response ?? honoFetch(request, env, executionCtx))
-        : honoFetch(request, env, executionCtx);
-    };
-  }
+    const served = fast?.(request);
+    const response = (served && await served) ?? await honoFetch(request, env, executionCtx);
+    return finalResponse(response, request, env);
+  };
   return app;
 }

@@ -8,6 +8,8 @@ import { GatewayError } from "../core/errors.ts";
 import { idleGuarded } from "../core/util/idle_stream.ts";
 
 const idleMsOfRequest = new WeakMap<Request, number>();
+const abandonedBodies = new WeakSet<Request>();
+const guardReleases = new WeakMap<Request, AbortController>();
 
 /** Notes that `request`'s body may pause at most `idleMs` between two chunks. */
 export function limitBodyIdle(request: Request, idleMs: number): void {
@@ -32,7 +34,32 @@ export function bodyIdleMs(request: Request): number | undefined {
 export function idleLimitedRequest(request: Request): Request {
   const idleMs = bodyIdleMs(request);
   if (idleMs === undefined || !request.body) return request;
+  const release = new AbortController();
+  guardReleases.set(request, release);
   return new Request(request, {
-    body: idleGuarded(request.body, { idleMs, onIdle: () => bodyIdleError(idleMs) }),
+    body: idleGuarded(request.body, {
+      idleMs,
+      onIdle: () => bodyIdleError(idleMs),
+      keepSource: true,
+      release: release.signal,
+    }),
   });
+}
+
+/** Lets go of `request`'s body where `idleLimitedRequest` still holds it (a reader gave up). */
+export function releaseBodyGuard(request: Request): void {
+  guardReleases.get(request)?.abort();
+}
+
+/**
+ * Notes that the gateway stopped reading `request`'s body before its end (a multipart part over
+ * a cap): its answer closes the connection, as a 408 or 413 does (routes/final_response.ts).
+ */
+export function abandonBody(request: Request): void {
+  abandonedBodies.add(request);
+}
+
+/** Whether `abandonBody` was called for `request`. */
+export function bodyAbandoned(request: Request): boolean {
+  return abandonedBodies.has(request);
 }

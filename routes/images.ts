@@ -25,6 +25,7 @@ import { type MultipartFile, readMultipartEntries } from "./multipart_body.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { idParam } from "./params.ts";
 import { callbackNeedsTask, callbackUrlOf } from "./callback_url.ts";
+import { headerList } from "../core/util/header_value.ts";
 
 /** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
 const MAX_EDIT_BODY_BYTES = 70 * 1024 * 1024;
@@ -48,10 +49,10 @@ async function answer(
   const { job, format, ignoredFields, callbackUrl } = request;
   const context = c.get("context");
   context.model = job.model;
-  const ignored = ignoredFields.length
-    ? { "x-gateway-ignored-fields": ignoredFields.join(",") }
-    : undefined;
   if (wantsTask(c)) {
+    const ignored = ignoredFields.length
+      ? { "x-gateway-ignored-fields": headerList(ignoredFields) }
+      : undefined;
     const { task, replayed } = await submitImageTask(c.get("scope"), {
       job,
       format,
@@ -69,15 +70,8 @@ async function answer(
     );
   }
   if (callbackUrl !== undefined) throw callbackNeedsTask();
-  const result = await serveImages(c.get("scope"), { job, format });
-  const headers = { ...result.headers };
-  if (ignored) {
-    headers["x-gateway-ignored-fields"] = [
-      ...ignoredFields,
-      ...(result.headers["x-gateway-ignored-fields"]?.split(",") ?? []),
-    ].join(",");
-  }
-  return c.json(result.body, 200, headers);
+  const result = await serveImages(c.get("scope"), { job, format, ignoredFields });
+  return c.json(result.body, 200, result.headers);
 }
 
 function fileOf(value: string | MultipartFile, field: string): InputImage {

@@ -14,6 +14,7 @@ import {
 import { invalidRequest } from "../core/errors.ts";
 import { anthropicInbound } from "../core/text/inbound.ts";
 import { countMessageTokens } from "../core/text/count_tokens.ts";
+import { headerList } from "../core/util/header_value.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { textHandler } from "./text_answer.ts";
 import { readJsonBody, validate } from "./validation.ts";
@@ -45,7 +46,7 @@ export function messagesRoutes(gateway: Gateway) {
     c.get("context").model = request.model;
     const result = await countMessageTokens(c.get("scope"), request);
     const headers: Record<string, string> = { "x-gateway-token-count": result.source };
-    if (result.ignored.length) headers["x-gateway-ignored-fields"] = result.ignored.join(",");
+    if (result.ignored.length) headers["x-gateway-ignored-fields"] = headerList(result.ignored);
     return c.json(result.body, 200, headers);
   });
   return app;

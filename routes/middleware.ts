@@ -23,7 +23,7 @@ import { checkPathParams } from "./params.ts";
 
 export type AppEnv = {
   /** What Deno.serve passes beside the request (absent when the app is called directly). */
-  Bindings: { remoteAddr?: Deno.Addr } | undefined;
+  Bindings: { remoteAddr?: Deno.Addr; completed?: Promise<void> } | undefined;
   Variables: {
     /** The client's address (the peer, or x-forwarded-for behind a trusted proxy). */
     clientAddress: string;

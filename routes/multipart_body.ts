@@ -15,7 +15,7 @@ import {
   parseMultipartRequest,
 } from "@remix-run/multipart-parser";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
-import { idleLimitedRequest } from "./body_idle.ts";
+import { abandonBody, idleLimitedRequest } from "./body_idle.ts";
 
 /** The most parts (files and text fields together) a multipart body may have. */
 export const MAX_MULTIPART_PARTS = 32;
@@ -84,6 +84,7 @@ export async function* multipartParts(
       yield part;
     }
   } catch (error) {
+    abandonBody(request);
     throw partsError(error, limits);
   }
 }

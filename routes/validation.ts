@@ -183,6 +183,7 @@ export async function readLimitedBytes(
   return await readLimited(request.body, {
     maxBytes,
     tooLarge,
+    keepStream: true,
     ...(idleMs !== undefined && { idleMs, onIdle: () => bodyIdleError(idleMs) }),
   });
 }

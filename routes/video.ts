@@ -20,6 +20,7 @@ import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { readVideoUpload } from "./video_form.ts";
 import { idParam } from "./params.ts";
 import { callbackUrlOf } from "./callback_url.ts";
+import { headerList } from "../core/util/header_value.ts";
 
 /** Headers saying what a task was charged. */
 function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string> {
@@ -61,7 +62,7 @@ export function videoRoutes(gateway: Gateway) {
     });
     if (!replayed) c.get("context").durationReader = task.input.duration_reader ?? null;
     const headers = billingHeaders(task);
-    if (ignored.length) headers["x-gateway-ignored-fields"] = ignored.join(",");
+    if (ignored.length) headers["x-gateway-ignored-fields"] = headerList(ignored);
     if (replayed) headers["x-gateway-idempotent-replay"] = "true";
     return c.json({ id: task.id, status: "IN_PROGRESS" }, 200, headers);
   });

@@ -6,6 +6,7 @@
 import type { Gateway } from "../gateway.ts";
 import type { MediaRecord } from "../media/media_store.ts";
 import { randomBase62 } from "../util/ids.ts";
+import { headerList } from "../util/header_value.ts";
 import { ownerOf } from "../keys/key_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import type { RequestScope } from "../scope.ts";
@@ -45,7 +46,7 @@ export function imageAnswerHeaders(
     "x-gateway-channel": channelId,
     "x-gateway-billed-images": String(count),
     "x-gateway-cost-units": String(cost),
-    ...(ignoredFields.length ? { "x-gateway-ignored-fields": ignoredFields.join(",") } : {}),
+    ...(ignoredFields.length ? { "x-gateway-ignored-fields": headerList(ignoredFields) } : {}),
   };
 }
 
@@ -75,10 +76,13 @@ export function settleImagesLater(
   })());
 }
 
-/** Serves `job` synchronously: the answer is `{created, data[]}` in `format`. */
+/**
+ * Serves `job` synchronously: the answer is `{created, data[]}` in `format`. `ignoredFields`
+ * (the request's fields no image request takes) are named with those the channel dropped.
+ */
 export async function serveImages(
   scope: RequestScope,
-  input: { job: ImageJob; format: ResponseFormat },
+  input: { job: ImageJob; format: ResponseFormat; ignoredFields?: string[] },
 ): Promise<ImagesAnswer> {
   const { gateway, context, key, signal, publicUrl } = scope;
   const { job, format } = input;
@@ -102,7 +106,7 @@ export async function serveImages(
       log: context.upstreamAttempts,
     });
     channelId = channel.id;
-    ignoredFields = result.ignoredFields;
+    ignoredFields = [...input.ignoredFields ?? [], ...result.ignoredFields];
     await bill.confirmed();
     delivered = await deliverImages(gateway, result.images.slice(0, job.n), {
       format,

@@ -7,6 +7,7 @@
 import { resolveModel } from "../channels/model_access.ts";
 import type { RequestScope } from "../scope.ts";
 import { withFailover } from "../upstream/failover.ts";
+import { headerList } from "../util/header_value.ts";
 import type { TextInbound } from "./inbound.ts";
 import { jsonAnswer } from "./json_answer.ts";
 import { streamAnswer } from "./stream_answer.ts";
@@ -68,10 +69,11 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
   });
 
   context.logsLater = true;
-  // Set here, before the settle can log the request, whichever path serves the answer.
-  context.ignoredFields = attempt.ignored;
   const headers: Record<string, string> = { "x-gateway-channel": channel.id };
-  if (attempt.ignored.length) headers["x-gateway-ignored-fields"] = attempt.ignored.join(",");
+  if (attempt.ignored.length) headers["x-gateway-ignored-fields"] = headerList(attempt.ignored);
+  // Set here, before the settle can log the request, whichever path serves the answer; as the
+  // header gives them, as the middleware reads them for every other route.
+  context.ignoredFields = headers["x-gateway-ignored-fields"]?.split(",") ?? [];
   if (attempt.kind === "json") {
     const body = jsonAnswer(attempt, { inbound, channel, bill });
     capture?.answered(body, channel.keys);

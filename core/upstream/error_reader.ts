@@ -1,5 +1,6 @@
 /** Reads an upstream's error answer into an attempt error, one dialect per provider family. */
 
+import { retryAfterValue } from "../util/header_value.ts";
 import { readLimited } from "../util/read_limited.ts";
 import { redactSecrets } from "../util/redact.ts";
 import { isRetryableStatus, UpstreamAttemptError } from "./attempt.ts";
@@ -70,7 +71,7 @@ export async function readUpstreamError(
     // A refused credential is the gateway's problem, never the client's 4xx.
     status: credentialRefused && status !== 401 && status !== 403 ? 502 : status,
     upstreamCode: code,
-    retryAfter: response.headers.get("retry-after") ?? undefined,
+    retryAfter: retryAfterValue(response.headers.get("retry-after")),
     errorClass: `http_${response.status}`,
   });
 }

@@ -3,12 +3,30 @@
 /**
  * `source`, erroring with `onIdle()`'s error once `idleMs` pass without a chunk. A slow client
  * can then hold a request (and what it has sent so far) only that long between two chunks.
+ * With `keepSource`, giving up (idle, this stream cancelled, or `release` aborted) releases
+ * `source` rather than cancelling it: its owner ends it later (a client's body:
+ * routes/final_response.ts).
  */
 export function idleGuarded(
   source: ReadableStream<Uint8Array>,
-  { idleMs, onIdle }: { idleMs: number; onIdle: () => Error },
+  { idleMs, onIdle, keepSource = false, release }: {
+    idleMs: number;
+    onIdle: () => Error;
+    keepSource?: boolean;
+    release?: AbortSignal;
+  },
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  const giveUp = (reason?: unknown) => {
+    if (!keepSource) return reader.cancel(reason);
+    try {
+      reader.releaseLock();
+    } catch {
+      // released already
+    }
+    return Promise.resolve();
+  };
+  release?.addEventListener("abort", () => giveUp(), { once: true });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -20,14 +38,14 @@ export function idleGuarded(
         if (done) controller.close();
         else controller.enqueue(value);
       } catch (error) {
-        reader.cancel().catch(() => {});
+        giveUp().catch(() => {});
         controller.error(error);
       } finally {
         clearTimeout(timer);
       }
     },
     cancel(reason) {
-      return reader.cancel(reason);
+      return giveUp(reason);
     },
   }, { highWaterMark: 0 });
 }

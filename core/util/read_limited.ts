@@ -5,21 +5,27 @@ import { Deadline } from "./deadline.ts";
 
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
-  { maxBytes, tooLarge, idleMs, onIdle }: {
+  { maxBytes, tooLarge, idleMs, onIdle, keepStream = false }: {
     maxBytes: number;
     tooLarge: () => Error;
     /** Longest wait for the next chunk; then `onIdle()`'s error. */
     idleMs?: number;
     onIdle?: () => Error;
+    /**
+     * On giving up (too large, idle), release the stream rather than cancel it: its owner ends
+     * it later (a client's body, cancelled once the answer is out: routes/final_response.ts).
+     */
+    keepStream?: boolean;
   },
 ): Promise<Uint8Array<ArrayBuffer>> {
   const reader = stream.getReader();
+  const giveUp = () => keepStream ? reader.releaseLock() : reader.cancel().catch(() => {});
   let idleError: Error | undefined;
-  // One timer for the whole read, moved at each chunk; on expiry the cancel ends the pending
-  // read as "done", which the error set first tells apart from the body's end.
+  // One timer for the whole read, moved at each chunk; on expiry the cancel (or release) ends
+  // the pending read, which the error set first tells apart from the body's end.
   const idle = idleMs === undefined ? undefined : new Deadline(idleMs, () => {
     idleError = onIdle!();
-    reader.cancel().catch(() => {});
+    giveUp();
   });
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -33,7 +39,7 @@ export async function readLimited(
       idle?.touch();
       size += value.length;
       if (size > maxBytes) {
-        await reader.cancel();
+        await giveUp();
         throw tooLarge();
       }
       chunks.push(value);

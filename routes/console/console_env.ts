@@ -42,9 +42,14 @@ export function isHttps(gateway: Gateway, url: URL): boolean {
   return url.protocol === "https:" || gateway.options.publicUrl?.startsWith("https:") === true;
 }
 
-/** A console path to return to after sign-in; anything else (another site) becomes /console. */
+/**
+ * A console path to return to after sign-in; anything else (another site) becomes /console. It
+ * goes into a `location` header, so only visible ASCII is taken (a console link is
+ * percent-encoded): a CR LF, a control character, a space or non-ASCII text is dropped, never
+ * written into the header.
+ */
 export function safeNext(next: string | undefined | null): string {
-  return next && /^\/console(\/[^\\]*)?(\?.*)?$/.test(next) && !next.startsWith("//")
+  return next && /^\/console(\/[^\\]*)?(\?.*)?$/.test(next) && /^[\x21-\x7e]+$/.test(next)
     ? next
     : "/console";
 }

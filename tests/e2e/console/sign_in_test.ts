@@ -227,3 +227,45 @@ Deno.test(
     assertEquals(response.status, 200);
   },
 );
+
+Deno.test(
+  "console: a next with CR LF, another control character or non-ASCII text is dropped for /console, never a 500",
+  serverTest,
+  async () => {
+    await using gw = await startTestGateway();
+    const nexts = [
+      "/console/keys\r\nset-cookie: stolen=1",
+      "/console/\r\nx",
+      "/console/keys?x=\r\nset-cookie: stolen=1",
+      "/console/\u0001",
+      "/console/\u007f",
+      "/console/\u0000",
+      "/console/keys\tx",
+      "/console/模",
+      "/console/keys x",
+    ];
+    for (const next of nexts) {
+      const what = JSON.stringify(next);
+      // Signed out: the sign-in page keeps where to go next in its form.
+      const signedOut = consoleClient(gw.url);
+      const page = await signedOut.get(`/console/sign-in?next=${encodeURIComponent(next)}`);
+      const html = await page.text();
+      assertEquals(page.status, 200, `${what}: ${html.slice(0, 200)}`);
+      assertOk(html.includes('name="next" value="/console"'), `${what}: the form's next`);
+      // Signing in with it, and being signed in already, redirect to /console.
+      const response = await signedOut.post("/console/sign-in", { token: ADMIN_TOKEN, next }, {
+        csrf: null,
+      });
+      await response.body?.cancel();
+      assertEquals([response.status, response.headers.get("location")], [303, "/console"], what);
+      const signedIn = consoleClient(gw.url);
+      await (await signedIn.signIn(ADMIN_TOKEN)).body?.cancel();
+      const again = await signedIn.get(`/console/sign-in?next=${encodeURIComponent(next)}`);
+      await again.body?.cancel();
+      assertEquals([again.status, again.headers.get("location")], [303, "/console"], what);
+      const theme = await signedIn.post("/console/theme", { theme: "dark", next });
+      await theme.body?.cancel();
+      assertEquals([theme.status, theme.headers.get("location")], [303, "/console"], what);
+    }
+  },
+);

@@ -33,9 +33,23 @@ Deno.test("formatUnits() shows units as currency with six decimals", () => {
 Deno.test("safeNext() keeps console paths and turns anything else into /console", () => {
   assertEquals(safeNext("/console/keys?sort=spend"), "/console/keys?sort=spend");
   for (
-    const bad of ["https://evil.example", "//evil.example", "/admin/keys", "/consolex", "", null]
+    const bad of [
+      "https://evil.example",
+      "//evil.example",
+      "/admin/keys",
+      "/consolex",
+      "",
+      null,
+      "/console/\r\nset-cookie: x=1",
+      "/console?a=\r\nb",
+      "/console/\u0001",
+      "/console/\u007f",
+      "/console/a b",
+      "/console/\t",
+      "/console/é",
+    ]
   ) {
-    assertEquals(safeNext(bad), "/console", String(bad));
+    assertEquals(safeNext(bad), "/console", JSON.stringify(bad));
   }
 });
 
