@@ -1,11 +1,12 @@
 /**
- * Turns what an upstream returned into what the client asked for. Base64 (or a data URL) asked
- * for as `url` is stored in the media store and served at a hosted URL; a URL asked for as
- * `b64_json` is fetched — only from the channel's own host or the configured allowlist, with
- * size and time limits — and encoded; a URL asked for as `url` is passed on as the upstream gave
- * it, when it is http(s) (any other scheme is not delivered). Every image the gateway handles in bytes is judged from them: its type is what its bytes
- * are, never the upstream's label, and bytes that are not an image of a hosted type (HTML, SVG,
- * text, an unknown format) are not delivered.
+ * Turns what an upstream returned into what the client asked for. Base64 or a data URL (in
+ * `b64_json` or in `url`: the provider reads both as the image itself) is hosted for `url` and
+ * decoded for `b64_json`; a URL asked for as `b64_json` is fetched — only from the channel's own
+ * host or the configured allowlist, with size and time limits — and encoded; a URL asked for as
+ * `url` is passed on as the upstream gave it, when it is http(s) (any other scheme is not
+ * delivered). Every image the gateway handles in bytes is judged from them: its type is what its
+ * bytes are, never the upstream's label, and bytes that are not an image of a hosted type (HTML,
+ * SVG, text, an unknown format) are not delivered.
  */
 
 import { decodeBase64, encodeBase64 } from "../util/base64.ts";
@@ -14,6 +15,7 @@ import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "../jobs/image_job.ts";
 import { hostedExtension, MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
 import { resultUrlProblem } from "../media/result_url.ts";
+import { decodeDataUrl, isDataUrl } from "../media/data_url.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 
@@ -70,13 +72,19 @@ export async function judgeImage(
   );
 }
 
+/** Base64, or a data: URL (base64 or percent-encoded, with or without parameters). */
 function fromDataUrlOrBase64(
   b64: string,
   fallbackType: string,
 ): { bytes: Uint8Array<ArrayBuffer>; claimed: string } | null {
-  const dataUrl = /^data:([^;,]+);base64,(.*)$/is.exec(b64);
-  const bytes = decodeBase64(dataUrl ? dataUrl[2] : b64);
-  return bytes && bytes.length ? { bytes, claimed: dataUrl?.[1] ?? fallbackType } : null;
+  if (isDataUrl(b64)) {
+    const decoded = decodeDataUrl(b64);
+    return decoded?.bytes.length
+      ? { bytes: decoded.bytes, claimed: decoded.declaredType || fallbackType }
+      : null;
+  }
+  const bytes = decodeBase64(b64);
+  return bytes?.length ? { bytes, claimed: fallbackType } : null;
 }
 
 /**
@@ -118,7 +126,9 @@ export async function imageBytes(
 ): Promise<ImageBytes> {
   if (image.b64 !== undefined) {
     const decoded = fromDataUrlOrBase64(image.b64, image.mimeType);
-    if (!decoded) throw new Error("the upstream returned image data that is not base64");
+    if (!decoded) {
+      throw new Error("the upstream returned image data that is neither base64 nor a data URL");
+    }
     return await judgeImage(decoded.bytes, decoded.claimed);
   }
   return await fetchImage(image.url!, target.fetchableHosts, target.signal);
