@@ -16,6 +16,7 @@ import type { UpstreamImage } from "../jobs/image_job.ts";
 import { hostedExtension, MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
 import { resultUrlProblem } from "../media/result_url.ts";
 import { decodeDataUrl, isDataUrl } from "../media/data_url.ts";
+import { networkProblem } from "../upstream/attempt.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 
@@ -103,17 +104,33 @@ export async function fetchImage(
     throw new Error(`image host ${parsed.host} is not the channel's host nor on the allowlist`);
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const response = await fetch(parsed, {
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    redirect: "error",
-  });
+  const tooLarge = new Error("the image is larger than 20 MB");
+  // The runtime's fetch errors quote the URL with its query (often a signed token): the client
+  // is told what kind of failure it was, in the gateway's words.
+  const failed = (error: unknown) =>
+    error === tooLarge ? error : new Error(
+      timeout.aborted
+        ? `fetching the image from ${parsed.host} took longer than ${FETCH_TIMEOUT_MS / 1000} s`
+        : `the image could not be fetched from ${parsed.host}: ${networkProblem(error).message}`,
+    );
+  let response: Response;
+  try {
+    response = await fetch(parsed, {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      redirect: "error",
+    });
+  } catch (error) {
+    throw failed(error);
+  }
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new Error(`fetching the image answered HTTP ${response.status}`);
   }
   const bytes = await readLimited(response.body, {
     maxBytes: FETCH_LIMIT_BYTES,
-    tooLarge: () => new Error("the image is larger than 20 MB"),
+    tooLarge: () => tooLarge,
+  }).catch((error) => {
+    throw failed(error);
   });
   const claimed = response.headers.get("content-type")?.split(";")[0].trim() || undefined;
   return await judgeImage(bytes, claimed);
