@@ -9,10 +9,19 @@
 import { assertNothingCharged } from "../../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { findFfprobe } from "../../helpers/external_tools.ts";
-import { serverTest } from "../../helpers/gateway.ts";
+import { ADMIN_TOKEN, serverTest } from "../../helpers/gateway.ts";
+import { spawnGateway } from "../../helpers/gateway_process.ts";
+import { tempDir } from "../../helpers/temp_dir.ts";
+import { startArkVideoUpstream } from "../../upstream/ark_video.ts";
 import { mediaFixture } from "../../helpers/media_tools.ts";
 import { solidPng } from "../../helpers/png_fixtures.ts";
-import { setupVideo, type VideoFile } from "../../helpers/video_setup.ts";
+import {
+  adminOf,
+  provisionVideo,
+  setupVideo,
+  videoClient,
+  type VideoFile,
+} from "../../helpers/video_setup.ts";
 
 const ffprobe = await findFfprobe();
 const PNG = solidPng(8, 8, [1, 2, 3, 255]);
@@ -133,6 +142,36 @@ Deno.test(
 ffprobe.test(
   "unreadable references: a 400 in the gateway's words, no path or tool output, read with ffprobe",
   (path) => unreadableReferences({ FFPROBE_PATH: path }, "ffprobe"),
+  serverTest,
+);
+
+ffprobe.test(
+  "unreadable references: ffprobe's words and the upload's temp path go to the server log only",
+  async (path) => {
+    await using ark = startArkVideoUpstream();
+    await using dir = await tempDir();
+    await using gateway = await spawnGateway({
+      GATEWAY_KV: `${dir.path}/g.kv`,
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_LOG_REQUESTS: "0",
+      FFPROBE_PATH: path,
+    });
+    const { key } = await provisionVideo(adminOf(gateway.url, ADMIN_TOKEN), ark.baseUrl);
+    const response = await videoClient(gateway.url, key).submit(BASE, [
+      { field: "video", bytes: mediaFixture("corrupt_mp4.mp4"), filename: "clip.mp4" },
+    ]);
+    const text = await response.text();
+    assertEquals(response.status, 400, text);
+    const requestId = JSON.parse(text).error.request_id ?? response.headers.get("x-request-id");
+    const logged = gateway.lines.filter((line) => line.startsWith("{")).map((line) =>
+      JSON.parse(line)
+    )
+      .find((line) => line.msg === "reference duration unreadable");
+    assertOk(logged, gateway.lines.join("\n"));
+    assertEquals([logged.request_id, logged.field], [requestId, "video"]);
+    assertOk(/^ffprobe exited with \d+: .*gateway-upload-/s.test(logged.detail), logged.detail);
+    assertOk(!text.includes("gateway-upload") && !text.includes("ffprobe"), text);
+  },
   serverTest,
 );
 
