@@ -10,6 +10,7 @@
  */
 
 import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { GatewayError } from "../errors.ts";
 import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "../jobs/image_job.ts";
@@ -54,6 +55,24 @@ export function hostedMediaUrl(
   return `${publicUrl}/media/${id}.${hostedExtension(mimeType) ?? "bin"}`;
 }
 
+/** Why an image is not delivered, in the gateway's own words: the client is told. */
+export class UndeliverableImage extends Error {
+  override name = "UndeliverableImage";
+}
+
+/**
+ * The client's reason an image was not delivered: the gateway's own words, or for anything else
+ * (a KV or library error, whose text may name internals) a plain sentence, the error logged.
+ */
+export function undeliverableReason(error: unknown): string {
+  if (error instanceof UndeliverableImage || error instanceof GatewayError) return error.message;
+  console.error(JSON.stringify({
+    msg: "image delivery failed",
+    error: error instanceof Error ? error.stack : String(error),
+  }));
+  return "the gateway could not store or encode the image (an internal error; it was logged)";
+}
+
 /** The image formats delivered, by name, for messages. */
 const IMAGE_FORMATS = "PNG, JPEG, WebP, GIF, BMP or TIFF";
 
@@ -68,7 +87,7 @@ export async function judgeImage(
   const sniffed = await sniffMedia(bytes.subarray(0, MEDIA_SNIFF_BYTES));
   if (sniffed.contentType?.startsWith("image/")) return { bytes, mimeType: sniffed.contentType };
   const label = claimed && claimed !== sniffed.seen ? ` (labelled ${claimed})` : "";
-  throw new Error(
+  throw new UndeliverableImage(
     `the upstream's image is ${sniffed.seen}${label}, not an image (${IMAGE_FORMATS})`,
   );
 }
@@ -98,17 +117,19 @@ export async function fetchImage(
   signal?: AbortSignal,
 ): Promise<ImageBytes> {
   const problem = resultUrlProblem(url);
-  if (problem) throw new Error(problem);
+  if (problem) throw new UndeliverableImage(problem);
   const parsed = new URL(url);
   if (!fetchableHosts.has(parsed.host)) {
-    throw new Error(`image host ${parsed.host} is not the channel's host nor on the allowlist`);
+    throw new UndeliverableImage(
+      `image host ${parsed.host} is not the channel's host nor on the allowlist`,
+    );
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const tooLarge = new Error("the image is larger than 20 MB");
+  const tooLarge = new UndeliverableImage("the image is larger than 20 MB");
   // The runtime's fetch errors quote the URL with its query (often a signed token): the client
   // is told what kind of failure it was, in the gateway's words.
   const failed = (error: unknown) =>
-    error === tooLarge ? error : new Error(
+    error === tooLarge ? error : new UndeliverableImage(
       timeout.aborted
         ? `fetching the image from ${parsed.host} took longer than ${FETCH_TIMEOUT_MS / 1000} s`
         : `the image could not be fetched from ${parsed.host}: ${networkProblem(error).message}`,
@@ -124,7 +145,7 @@ export async function fetchImage(
   }
   if (!response.ok || !response.body) {
     await response.body?.cancel();
-    throw new Error(`fetching the image answered HTTP ${response.status}`);
+    throw new UndeliverableImage(`fetching the image answered HTTP ${response.status}`);
   }
   const bytes = await readLimited(response.body, {
     maxBytes: FETCH_LIMIT_BYTES,
@@ -144,7 +165,9 @@ export async function imageBytes(
   if (image.b64 !== undefined) {
     const decoded = fromDataUrlOrBase64(image.b64, image.mimeType);
     if (!decoded) {
-      throw new Error("the upstream returned image data that is neither base64 nor a data URL");
+      throw new UndeliverableImage(
+        "the upstream returned image data that is neither base64 nor a data URL",
+      );
     }
     return await judgeImage(decoded.bytes, decoded.claimed);
   }
@@ -167,7 +190,7 @@ export async function deliverImages(
       const revised = image.revisedPrompt ? { revised_prompt: image.revisedPrompt } : {};
       if (format === "url" && image.url !== undefined) {
         const problem = resultUrlProblem(image.url);
-        if (problem) throw new Error(problem);
+        if (problem) throw new UndeliverableImage(problem);
         items.push({ url: image.url, ...revised });
         continue;
       }
@@ -185,7 +208,7 @@ export async function deliverImages(
         });
       }
     } catch (error) {
-      failures.push(error instanceof Error ? error.message : String(error));
+      failures.push(undeliverableReason(error));
     }
   }
   return { items, failures };
