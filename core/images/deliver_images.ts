@@ -1,19 +1,23 @@
 /**
- * Turns what an upstream returned into what the client asked for. Base64 (or a data URL) asked
- * for as `url` is stored in the media store and served at a hosted URL; a URL asked for as
- * `b64_json` is fetched — only from the channel's own host or the configured allowlist, with
- * size and time limits — and encoded; a URL asked for as `url` is passed on as the upstream gave
- * it, when it is http(s) (any other scheme is not delivered). Every image the gateway handles in bytes is judged from them: its type is what its bytes
- * are, never the upstream's label, and bytes that are not an image of a hosted type (HTML, SVG,
- * text, an unknown format) are not delivered.
+ * Turns what an upstream returned into what the client asked for. Base64 or a data URL (in
+ * `b64_json` or in `url`: the provider reads both as the image itself) is hosted for `url` and
+ * decoded for `b64_json`; a URL asked for as `b64_json` is fetched — only from the channel's own
+ * host or the configured allowlist, with size and time limits — and encoded; a URL asked for as
+ * `url` is passed on as the upstream gave it, when it is http(s) (any other scheme is not
+ * delivered). Every image the gateway handles in bytes is judged from them: its type is what its
+ * bytes are, never the upstream's label, and bytes that are not an image of a hosted type (HTML,
+ * SVG, text, an unknown format) are not delivered.
  */
 
 import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { GatewayError } from "../errors.ts";
 import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
 import type { UpstreamImage } from "../jobs/image_job.ts";
 import { hostedExtension, MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
 import { resultUrlProblem } from "../media/result_url.ts";
+import { decodeDataUrl, isDataUrl } from "../media/data_url.ts";
+import { networkProblem } from "../upstream/attempt.ts";
 
 export type ResponseFormat = "url" | "b64_json";
 
@@ -51,6 +55,24 @@ export function hostedMediaUrl(
   return `${publicUrl}/media/${id}.${hostedExtension(mimeType) ?? "bin"}`;
 }
 
+/** Why an image is not delivered, in the gateway's own words: the client is told. */
+export class UndeliverableImage extends Error {
+  override name = "UndeliverableImage";
+}
+
+/**
+ * The client's reason an image was not delivered: the gateway's own words, or for anything else
+ * (a KV or library error, whose text may name internals) a plain sentence, the error logged.
+ */
+export function undeliverableReason(error: unknown): string {
+  if (error instanceof UndeliverableImage || error instanceof GatewayError) return error.message;
+  console.error(JSON.stringify({
+    msg: "image delivery failed",
+    error: error instanceof Error ? error.stack : String(error),
+  }));
+  return "the gateway could not store or encode the image (an internal error; it was logged)";
+}
+
 /** The image formats delivered, by name, for messages. */
 const IMAGE_FORMATS = "PNG, JPEG, WebP, GIF, BMP or TIFF";
 
@@ -65,18 +87,24 @@ export async function judgeImage(
   const sniffed = await sniffMedia(bytes.subarray(0, MEDIA_SNIFF_BYTES));
   if (sniffed.contentType?.startsWith("image/")) return { bytes, mimeType: sniffed.contentType };
   const label = claimed && claimed !== sniffed.seen ? ` (labelled ${claimed})` : "";
-  throw new Error(
+  throw new UndeliverableImage(
     `the upstream's image is ${sniffed.seen}${label}, not an image (${IMAGE_FORMATS})`,
   );
 }
 
+/** Base64, or a data: URL (base64 or percent-encoded, with or without parameters). */
 function fromDataUrlOrBase64(
   b64: string,
   fallbackType: string,
 ): { bytes: Uint8Array<ArrayBuffer>; claimed: string } | null {
-  const dataUrl = /^data:([^;,]+);base64,(.*)$/is.exec(b64);
-  const bytes = decodeBase64(dataUrl ? dataUrl[2] : b64);
-  return bytes && bytes.length ? { bytes, claimed: dataUrl?.[1] ?? fallbackType } : null;
+  if (isDataUrl(b64)) {
+    const decoded = decodeDataUrl(b64);
+    return decoded?.bytes.length
+      ? { bytes: decoded.bytes, claimed: decoded.declaredType || fallbackType }
+      : null;
+  }
+  const bytes = decodeBase64(b64);
+  return bytes?.length ? { bytes, claimed: fallbackType } : null;
 }
 
 /**
@@ -89,23 +117,41 @@ export async function fetchImage(
   signal?: AbortSignal,
 ): Promise<ImageBytes> {
   const problem = resultUrlProblem(url);
-  if (problem) throw new Error(problem);
+  if (problem) throw new UndeliverableImage(problem);
   const parsed = new URL(url);
   if (!fetchableHosts.has(parsed.host)) {
-    throw new Error(`image host ${parsed.host} is not the channel's host nor on the allowlist`);
+    throw new UndeliverableImage(
+      `image host ${parsed.host} is not the channel's host nor on the allowlist`,
+    );
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const response = await fetch(parsed, {
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    redirect: "error",
-  });
+  const tooLarge = new UndeliverableImage("the image is larger than 20 MB");
+  // The runtime's fetch errors quote the URL with its query (often a signed token): the client
+  // is told what kind of failure it was, in the gateway's words.
+  const failed = (error: unknown) =>
+    error === tooLarge ? error : new UndeliverableImage(
+      timeout.aborted
+        ? `fetching the image from ${parsed.host} took longer than ${FETCH_TIMEOUT_MS / 1000} s`
+        : `the image could not be fetched from ${parsed.host}: ${networkProblem(error).message}`,
+    );
+  let response: Response;
+  try {
+    response = await fetch(parsed, {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      redirect: "error",
+    });
+  } catch (error) {
+    throw failed(error);
+  }
   if (!response.ok || !response.body) {
     await response.body?.cancel();
-    throw new Error(`fetching the image answered HTTP ${response.status}`);
+    throw new UndeliverableImage(`fetching the image answered HTTP ${response.status}`);
   }
   const bytes = await readLimited(response.body, {
     maxBytes: FETCH_LIMIT_BYTES,
-    tooLarge: () => new Error("the image is larger than 20 MB"),
+    tooLarge: () => tooLarge,
+  }).catch((error) => {
+    throw failed(error);
   });
   const claimed = response.headers.get("content-type")?.split(";")[0].trim() || undefined;
   return await judgeImage(bytes, claimed);
@@ -118,7 +164,11 @@ export async function imageBytes(
 ): Promise<ImageBytes> {
   if (image.b64 !== undefined) {
     const decoded = fromDataUrlOrBase64(image.b64, image.mimeType);
-    if (!decoded) throw new Error("the upstream returned image data that is not base64");
+    if (!decoded) {
+      throw new UndeliverableImage(
+        "the upstream returned image data that is neither base64 nor a data URL",
+      );
+    }
     return await judgeImage(decoded.bytes, decoded.claimed);
   }
   return await fetchImage(image.url!, target.fetchableHosts, target.signal);
@@ -140,7 +190,7 @@ export async function deliverImages(
       const revised = image.revisedPrompt ? { revised_prompt: image.revisedPrompt } : {};
       if (format === "url" && image.url !== undefined) {
         const problem = resultUrlProblem(image.url);
-        if (problem) throw new Error(problem);
+        if (problem) throw new UndeliverableImage(problem);
         items.push({ url: image.url, ...revised });
         continue;
       }
@@ -158,7 +208,7 @@ export async function deliverImages(
         });
       }
     } catch (error) {
-      failures.push(error instanceof Error ? error.message : String(error));
+      failures.push(undeliverableReason(error));
     }
   }
   return { items, failures };

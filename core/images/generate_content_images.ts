@@ -19,7 +19,7 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { attemptImageJob, fetchableHostsFor, resolveImageModel } from "./image_generation.ts";
 import { imageAnswerHeaders, IMAGES_REMEDY, settleImagesLater } from "./image_service.ts";
 import type { ImageJob, InputImage } from "../jobs/image_job.ts";
-import { imageBytes } from "./deliver_images.ts";
+import { imageBytes, undeliverableReason } from "./deliver_images.ts";
 import type { RequestScope } from "../scope.ts";
 import { checkInlineImages } from "./inline_images.ts";
 import {
@@ -195,8 +195,7 @@ export async function serveGenerateContentImages(
         const parts = [];
         for (const image of result.images.slice(0, job.n)) {
           const { bytes, mimeType } = await imageBytes(image, target).catch((error) => {
-            const message = error instanceof Error ? error.message : String(error);
-            throw new UpstreamAttemptError(message, { retryable: true });
+            throw new UpstreamAttemptError(undeliverableReason(error), { retryable: true });
           });
           parts.push({ inlineData: { mimeType, data: encodeBase64(bytes) } });
         }

@@ -116,7 +116,9 @@ function readDuration(bytes: Uint8Array, contentType: string): ProbedMedia {
   if (MP4_TYPES.has(type)) return readMp4(bytes);
   if (WAV_TYPES.has(type)) return readWav(bytes);
   if (MP3_TYPES.has(type)) return readMp3(bytes);
-  throw new ProbeError(`durations of '${contentType}' files are not read in process`);
+  throw new ProbeError(`durations of '${type}' files cannot be read here`, {
+    problem: "unsupported",
+  });
 }
 
 // --- Rescaling as libavutil does it (av_rescale_rnd with AV_ROUND_NEAR_INF, non-negative) -------
@@ -134,7 +136,9 @@ function ticksToSeconds(ticks: bigint, timescale: bigint): number {
 }
 
 function requirePositive(seconds: number, what: string): number {
-  if (!(seconds > 0)) throw new ProbeError(`the file has no readable duration (${what})`);
+  if (!(seconds > 0)) {
+    throw new ProbeError(`the file has no readable duration (${what})`, { problem: "no_duration" });
+  }
   return seconds;
 }
 
@@ -149,13 +153,13 @@ function topLevelBoxes(bytes: Uint8Array): Array<{ type: string; start: number; 
   let offset = 0;
   while (offset < bytes.length) {
     if (bytes.length - offset < 8) {
-      if (offset === 0) throw new ProbeError("the file is not an MP4/MOV file (too short)");
+      if (offset === 0) throw new ProbeError("the file is not an MP4 or MOV file (too short)");
       break; // a few stray bytes after the last box
     }
     const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8));
     if (!/^[\x20-\x7e\xa9]{4}$/.test(type)) {
       if (offset === 0) {
-        throw new ProbeError("the file is not an MP4/MOV file (it does not start with a box)");
+        throw new ProbeError("the file is not an MP4 or MOV file (it does not start with a box)");
       }
       break; // junk after the last box (padding some writers leave): ffmpeg ignores it too
     }
@@ -163,7 +167,7 @@ function topLevelBoxes(bytes: Uint8Array): Array<{ type: string; start: number; 
     let header = 8;
     if (size === 1) {
       if (bytes.length - offset < 16) {
-        throw new ProbeError(`the MP4/MOV file is truncated inside the header of '${type}'`);
+        throw new ProbeError(`the MP4 or MOV file is truncated inside the header of '${type}'`);
       }
       size = Number(view.getBigUint64(offset + 8));
       header = 16;
@@ -172,12 +176,12 @@ function topLevelBoxes(bytes: Uint8Array): Array<{ type: string; start: number; 
     }
     if (size < header) {
       throw new ProbeError(
-        `the MP4/MOV file is corrupt: box '${type}' at byte ${offset} has size ${size}`,
+        `the MP4 or MOV file is corrupt: box '${type}' at byte ${offset} has size ${size}`,
       );
     }
     if (offset + size > bytes.length) {
       throw new ProbeError(
-        `the MP4/MOV file is truncated: box '${type}' at byte ${offset} declares ${size} bytes, ` +
+        `the MP4 or MOV file is truncated: box '${type}' at byte ${offset} declares ${size} bytes, ` +
           `${bytes.length - offset} are present`,
       );
     }
@@ -208,15 +212,15 @@ function readMp4(bytes: Uint8Array): ProbedMedia {
   const boxes = topLevelBoxes(bytes);
   if (!boxes.some((box) => box.type === "moov")) {
     throw new ProbeError(
-      "the MP4/MOV file has no moov box (its index): it is incomplete or not a movie file",
+      "the MP4 or MOV file has no moov box (its index): it is incomplete or not a movie file",
     );
   }
   const { file, problems } = parseWithMp4box(bytes);
   const moov = file.moov;
   if (!moov?.mvhd) {
-    throw new ProbeError(
-      `the MP4/MOV file's moov box could not be read${problems.length ? ` (${problems[0]})` : ""}`,
-    );
+    throw new ProbeError("the MP4 or MOV file's moov box (its index) is damaged", {
+      detail: problems.length ? `mp4box: ${problems.slice(0, 3).join("; ")}` : undefined,
+    });
   }
   const traks = moov.traks ?? [];
   const streams = traks.map((trak) => streamKind(trak.mdia?.hdlr?.handler ?? ""));
@@ -393,7 +397,8 @@ function readWav(bytes: Uint8Array): ProbedMedia {
   if (format.pcmBits === undefined) {
     throw new ProbeError(
       `the WAV file's encoding (format tag 0x${format.tag.toString(16)}, ${format.bits} bits) is ` +
-        "not PCM; only PCM WAV durations are read in process",
+        "not PCM; only PCM WAV durations can be read here",
+      { problem: "unsupported" },
     );
   }
   if (format.channels === 0 || format.rate === 0) {

@@ -298,20 +298,32 @@ async function runProbe(
     output = await child.output();
     await writing;
   } catch (error) {
+    const detail = String((error as Error).message ?? error);
     if (error instanceof Deno.errors.NotFound) {
-      throw new ProbeError(`ffprobe was not found at '${ffprobePath}'`, true);
+      throw new ProbeError(`ffprobe was not found at '${ffprobePath}'`, {
+        unavailable: true,
+        detail,
+      });
     }
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      throw new ProbeError(`ffprobe may not be run here: ${(error as Error).message}`, true);
+      throw new ProbeError("ffprobe may not be run here", { unavailable: true, detail });
     }
-    throw new ProbeError(`ffprobe did not finish: ${(error as Error).message}`);
+    throw new ProbeError("reading the file failed", {
+      detail: `ffprobe did not finish: ${detail}`,
+    });
   }
   if (signal.aborted) {
-    throw new ProbeError(`ffprobe did not finish within ${timeoutMs} ms`);
+    throw new ProbeError(`reading the file took longer than ${timeoutMs / 1000} s`, {
+      detail: `ffprobe killed after ${timeoutMs} ms`,
+    });
   }
   if (!output.success) {
-    const detail = new TextDecoder().decode(output.stderr).trim().split("\n").pop() ?? "";
-    throw new ProbeError(`the file could not be read as media${detail ? ` (${detail})` : ""}`);
+    // ffprobe's words (they name the file it read, a temp path) go to the log only.
+    throw new ProbeError("damaged, incomplete, or not the format its first bytes say", {
+      detail: `ffprobe exited with ${output.code}: ${
+        new TextDecoder().decode(output.stderr).trim().slice(-500)
+      }`,
+    });
   }
   let parsed: {
     format?: { duration?: string; format_name?: string };
@@ -320,7 +332,11 @@ async function runProbe(
   try {
     parsed = JSON.parse(new TextDecoder().decode(output.stdout));
   } catch {
-    throw new ProbeError("ffprobe gave an answer that is not JSON");
+    throw new ProbeError("reading the file failed", {
+      detail: `ffprobe's answer is not JSON: ${
+        new TextDecoder().decode(output.stdout).slice(0, 200)
+      }`,
+    });
   }
   const streams = parsed.streams ?? [];
   return {
@@ -362,6 +378,8 @@ function streamSeconds(stream: FfprobeStream): number[] {
 function settle(answer: FfprobeAnswer, samples: readonly number[]): ProbedMedia {
   const header = Number.isFinite(answer.formatSeconds) ? answer.formatSeconds : 0;
   const seconds = longestPlausible(header, [...answer.streamSeconds, ...samples]);
-  if (!(seconds > 0)) throw new ProbeError("the file has no readable duration");
+  if (!(seconds > 0)) {
+    throw new ProbeError("the file has no readable duration", { problem: "no_duration" });
+  }
   return { seconds, streams: answer.streams, formatName: answer.formatName };
 }

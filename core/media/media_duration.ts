@@ -76,6 +76,7 @@ export class DurationReaders {
           msg: "duration reader",
           reader: "in-process",
           why: error.cause.message,
+          detail: error.cause.detail,
         });
         this.#chosen = Promise.resolve("in-process");
       }

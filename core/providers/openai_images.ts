@@ -5,6 +5,7 @@
  */
 
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import { isDataUrl } from "../media/data_url.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
@@ -63,7 +64,7 @@ export function readOpenAIImagesAnswer(text: string): UpstreamImage[] {
     const revisedPrompt = typeof item.revised_prompt === "string" ? item.revised_prompt : undefined;
     if (typeof item.b64_json === "string" && item.b64_json) {
       images.push({ b64: item.b64_json, mimeType: "image/png", revisedPrompt });
-    } else if (typeof item.url === "string" && /^data:/i.test(item.url)) {
+    } else if (typeof item.url === "string" && isDataUrl(item.url)) {
       // A data URL is the image itself: decoded and judged by its bytes, never linked.
       images.push({ b64: item.url, mimeType: "image/png", revisedPrompt });
     } else if (typeof item.url === "string" && item.url) {

@@ -84,16 +84,22 @@ export function networkFailure(error: unknown, call: UpstreamCall): UpstreamAtte
       errorClass: "client_closed",
     });
   }
+  const { errorClass, message } = networkProblem(error);
+  return new UpstreamAttemptError(`${errorClass}: ${message}`, { retryable: true, errorClass });
+}
+
+/**
+ * The class of a fetch that threw, and its description in the gateway's words (the raw error
+ * may quote the URL with its query, and is the runtime's text, not the client's).
+ */
+export function networkProblem(
+  error: unknown,
+): { errorClass: UpstreamErrorClass; message: string } {
   const text = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : "";
   for (const [pattern, errorClass, message] of NETWORK_CLASSES) {
-    if (pattern.test(text)) {
-      return new UpstreamAttemptError(`${errorClass}: ${message}`, { retryable: true, errorClass });
-    }
+    if (pattern.test(text)) return { errorClass, message };
   }
-  return new UpstreamAttemptError("network: the upstream could not be reached", {
-    retryable: true,
-    errorClass: "network",
-  });
+  return { errorClass: "network", message: "the upstream could not be reached" };
 }
 
 /**

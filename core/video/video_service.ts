@@ -14,6 +14,7 @@ import { resolveModel } from "../channels/model_access.ts";
 import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
 import { idempotentTaskId, replayOf, requestDigest } from "../tasks/idempotency.ts";
 import { checkReferenceFile, REFERENCE_FIELDS, type ReferenceKind } from "./reference_media.ts";
+import { unreadableReference } from "./unreadable_reference.ts";
 import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
@@ -105,7 +106,7 @@ async function checkFiles(files: UploadedFile[], rules: VideoRules): Promise<Che
 async function probeDurations(
   gateway: Gateway,
   files: CheckedFile[],
-  rules: VideoRules,
+  { rules, requestId }: { rules: VideoRules; requestId: string },
 ): Promise<DurationReaderName | null> {
   const timed = files.filter((file) => file.kind !== "image");
   if (timed.length === 0) return null;
@@ -119,12 +120,21 @@ async function probeDurations(
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     const file = timed[error.index];
-    throw new GatewayError(
-      "media_duration_unreadable",
-      400,
-      `The duration of ${file.field} could not be read: ${error.message}`,
-      { param: file.field },
-    );
+    // The tool's own words (a temp path, ffprobe's stderr) are for the operator only.
+    gateway.options.log?.({
+      msg: "reference duration unreadable",
+      request_id: requestId,
+      field: file.field,
+      problem: error.cause.problem,
+      reason: error.cause.message,
+      detail: error.cause.detail,
+    });
+    const { minSeconds, maxSeconds } = rules.reference[file.kind];
+    throw unreadableReference(file.field, {
+      kind: file.kind,
+      error: error.cause,
+      seconds: { min: minSeconds, max: maxSeconds },
+    });
   }
   for (const [index, file] of timed.entries()) {
     const probed = read.media[index];
@@ -264,7 +274,7 @@ export async function submitVideoTask(
   const checked = await checkFiles(files, rules);
   // Durations are billed on per-second models, so those always read them.
   const durationReader = rules.probeReferences || !isPerTask(price)
-    ? await probeDurations(gateway, checked, rules)
+    ? await probeDurations(gateway, checked, { rules, requestId: scope.context.id })
     : null;
   const billed = {
     durationSeconds: request.duration,

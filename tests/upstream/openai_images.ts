@@ -52,9 +52,9 @@ export interface OpenAIImagesUpstreamOptions {
   /**
    * How images are returned: "b64_json" (gpt-image, default), "url" (DALL·E style, served by
    * this simulator under /files/), "data_url" (a `data:image/png;base64,…` string in `b64_json`,
-   * as some relays do).
+   * as some relays do), "data_url_in_url" (that data URL in `url`, as other relays do).
    */
-  answer?: "b64_json" | "url" | "data_url";
+  answer?: "b64_json" | "url" | "data_url" | "data_url_in_url";
   /** The `url` every image is answered with in place of a download (e.g. `javascript:…`). */
   resultUrl?: string;
   /** Most images returned per request, whatever `n` asks for. Default 10. */
@@ -431,6 +431,7 @@ export function startOpenAIImagesUpstream(
       if (options.resultUrl !== undefined) item.url = options.resultUrl;
       else if (mode === "url") item.url = `${state.origin}/files/${id}.png`;
       else if (mode === "data_url") item.b64_json = `data:image/png;base64,${encodeBase64(png)}`;
+      else if (mode === "data_url_in_url") item.url = `data:image/png;base64,${encodeBase64(png)}`;
       else item.b64_json = encodeBase64(png);
       if (options.revisedPrompt) item.revised_prompt = `A detailed rendering of: ${prompt}`;
       return item;

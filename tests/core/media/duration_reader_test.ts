@@ -49,7 +49,7 @@ function billedMs(seconds: number): number {
 
 /** Why each refused fixture is refused: the message must say so. */
 const REFUSALS: Record<string, RegExp> = {
-  "garbage.bin": /not an MP4\/MOV file/,
+  "garbage.bin": /not an MP4 or MOV file/,
   "corrupt_mp4.mp4": /no moov box/,
   "truncated_mp4_moov.mp4": /truncated: box 'moov'/,
   "truncated_mp4_mdat.mp4": /truncated: box 'mdat'/,
@@ -127,21 +127,21 @@ Deno.test("the corpus stays small: under 2 MB in all", async () => {
 
 Deno.test("readDurationFromBytes: garbage is refused whatever content type it claims", async () => {
   const garbage = await fixture("garbage.bin");
-  await assertRefused(garbage, "video/mp4", /not an MP4\/MOV file/);
-  await assertRefused(garbage, "video/quicktime", /not an MP4\/MOV file/);
+  await assertRefused(garbage, "video/mp4", /not an MP4 or MOV file/);
+  await assertRefused(garbage, "video/quicktime", /not an MP4 or MOV file/);
   await assertRefused(garbage, "audio/wav", /not a WAV file/);
   await assertRefused(garbage, "audio/mpeg", /no MPEG audio frame/);
 });
 
 Deno.test("readDurationFromBytes: a file of another format than its content type is refused", async () => {
-  await assertRefused(await fixture("wav_2500ms.wav"), "video/mp4", /not an MP4\/MOV file/);
+  await assertRefused(await fixture("wav_2500ms.wav"), "video/mp4", /not an MP4 or MOV file/);
   await assertRefused(await fixture("mp4_3s.mp4"), "audio/wav", /not a WAV file/);
   await assertRefused(await fixture("mp4_3s.mp4"), "audio/mpeg", /no MPEG audio frame/);
 });
 
 Deno.test("readDurationFromBytes: empty files, unknown content types", async () => {
   await assertRefused(new Uint8Array(0), "video/mp4", /empty/);
-  await assertRefused(await fixture("mp4_3s.mp4"), "image/png", /not read in process/);
+  await assertRefused(await fixture("mp4_3s.mp4"), "image/png", /cannot be read here/);
   // Content types are matched without their parameters and case.
   const read = await readDurationFromBytes(await fixture("wav_2500ms.wav"), {
     contentType: "Audio/WAV; codecs=1",

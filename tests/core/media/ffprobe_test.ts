@@ -152,7 +152,9 @@ ffprobe.test("the temp file is removed after an answer, an error and a kill", as
     tempDir: dir.path,
     timeoutMs: 1,
   }));
-  assertOk(killed instanceof ProbeError && /did not finish/.test(killed.message), String(killed));
+  assertOk(killed instanceof ProbeError, String(killed));
+  assertOk(/took longer|failed/.test(killed.message), killed.message);
+  assertOk(/ffprobe (killed|did not finish)/.test(killed.detail ?? ""), killed.detail);
   assertEquals(left(), []);
   // A pipe makes no file at all, also when ffprobe is killed.
   const mp4 = mediaFixture("mp4_3s.mp4");
@@ -171,8 +173,12 @@ ffprobe.test("probeMedia: durations and stream kinds of real files; corrupt file
   assertEquals([mp4.seconds, mp4.streams], [3, ["video"]]);
   const wav = await probeMedia(path, new URL("wav_2500ms.wav", MEDIA_DIR).pathname);
   assertEquals([wav.seconds, wav.streams], [2.5, ["audio"]]);
-  const corrupt = await settled(probeMedia(path, new URL("corrupt_mp4.mp4", MEDIA_DIR).pathname));
+  const corruptPath = new URL("corrupt_mp4.mp4", MEDIA_DIR).pathname;
+  const corrupt = await settled(probeMedia(path, corruptPath));
   assertOk(corrupt instanceof ProbeError && !corrupt.unavailable, String(corrupt));
+  // ffprobe's words name the file it read: they are the log's detail, never the message.
+  assertEquals([corrupt.problem, corrupt.message.includes("/")], ["not_media", false]);
+  assertOk(corrupt.detail?.includes(corruptPath), corrupt.detail);
 });
 
 ffprobe.test("DurationReaders: ffprobe while it is there, in process once it is gone", async (path) => {
