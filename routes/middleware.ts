@@ -138,8 +138,10 @@ export function failedRequest(context: RequestContext, error: unknown): Response
       error: error instanceof Error ? error.stack : String(error),
     }));
   }
-  context.finish({ status: gatewayError.status, errorCode: gatewayError.code });
-  return errorResponse(context.interface, { error: gatewayError, requestId: context.id });
+  const response = errorResponse(context.interface, { error: gatewayError, requestId: context.id });
+  // The status the client got (Google's envelope has its own for some errors).
+  context.finish({ status: response.status, errorCode: gatewayError.code });
+  return response;
 }
 
 /**
