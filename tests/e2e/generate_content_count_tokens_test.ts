@@ -1,7 +1,7 @@
 /**
  * countTokens (POST /v1beta/models/{m}:countTokens and /v1/models/{m}:countTokens) with
  * @google/genai 2.x and 3.x on every text channel type: counted by the upstream where the channel
- * can (gemini :countTokens, anthropic count_tokens), else estimated; both request forms
+ * can (gemini :countTokens, anthropic count_tokens, openai-responses input_tokens), else estimated; both request forms
  * (`contents`, `generateContentRequest`) as the API takes them; a CountTokensResponse; never billed.
  */
 
@@ -23,7 +23,7 @@ const ESTIMATE = Math.ceil(WORDS.length / 4) + 4;
 
 const SOURCE: Record<string, "upstream" | "estimate"> = {
   openai: "estimate",
-  "openai-responses": "estimate",
+  "openai-responses": "upstream",
   anthropic: "upstream",
   gemini: "upstream",
 };
@@ -78,7 +78,13 @@ Deno.test(
     });
     assertEquals(s.anthropic.requests.at(-1)?.path, "/v1/messages/count_tokens");
     assertEquals(s.anthropic.requests.at(-1)?.body.max_tokens, undefined);
-    assertEquals(s.count("openai") + s.count("openai-responses"), 0);
+    const responses = s.responses.requests.at(-1)!;
+    assertEquals(responses.path, "/v1/responses/input_tokens");
+    assertEquals(responses.body, {
+      model: "m-responses-upstream",
+      input: [{ role: "user", content: [{ type: "input_text", text: WORDS }] }],
+    });
+    assertEquals(s.count("openai"), 0);
     await s.gw.settle();
     await assertNothingCharged(s, 100_000_000, { untouched: true });
   },
