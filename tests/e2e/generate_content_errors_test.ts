@@ -177,7 +177,7 @@ Deno.test(
       [
         "upstream 5xx",
         () => {
-          s.gemini.fault = { kind: "status", status: 500 };
+          s.gemini.fault = { kind: "status", status: 503 };
           return generate(s, model, "generateContent");
         },
         "UNAVAILABLE",
@@ -222,11 +222,29 @@ Deno.test(
       assertEquals(status, 400);
       assertGoogleError(body, "FAILED_PRECONDITION", "sdk balance");
     }
-    s.gemini.fault = { kind: "status", status: 503 };
-    for (const ai of sdks(s)) {
-      const { status, body } = await sdkError(ai.models.generateContent({ model, contents: "hi" }));
-      assertEquals(status, 503);
-      assertGoogleError(body, "UNAVAILABLE", "sdk upstream 503");
+    for (
+      const [upstream, status, name] of [[503, 503, "UNAVAILABLE"], [
+        429,
+        429,
+        "RESOURCE_EXHAUSTED",
+      ]] as const
+    ) {
+      s.gemini.fault = { kind: "status", status: upstream, retryAfter: "3" };
+      for (const ai of sdks(s)) {
+        const error = await sdkError(ai.models.generateContent({ model, contents: "hi" }));
+        assertEquals(error.status, status);
+        assertGoogleError(error.body, name, `sdk upstream ${upstream}`);
+        if (upstream === 429) {
+          // The upstream's retry-after reaches the client as a RetryInfo too.
+          assertOk(
+            error.body.error.details.some((detail: Json) =>
+              detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo" &&
+              detail.retryDelay === "3s"
+            ),
+            JSON.stringify(error.body),
+          );
+        }
+      }
     }
     s.gemini.fault = undefined;
 
