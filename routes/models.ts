@@ -52,7 +52,7 @@ function anthropicModel(model: CatalogModel) {
  * there ("Image generation and edits. Groups: default, images."). Of the three list shapes only
  * Google's has a description (OpenAI's Model and Anthropic's ModelInfo have none).
  */
-export function describedWithGroups(model: Pick<CatalogModel, "description" | "groups">): string {
+function describedWithGroups(model: Pick<CatalogModel, "description" | "groups">): string {
   const text = model.description.trim();
   const groups = `Groups: ${model.groups.join(", ")}.`;
   if (!text) return groups;
