@@ -63,6 +63,16 @@ export const countTokensRequestSchema = z.looseObject({
     model: z.string().optional(),
   }).optional(),
 }).superRefine((body, ctx) => {
+  // As the API: other fields (systemInstruction, tools, …) are refused, not silently left out.
+  for (const field of Object.keys(body)) {
+    if (field === "contents" || field === "generateContentRequest") continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [field],
+      message: `'${field}' is not a countTokens field; send the whole request as ` +
+        `generateContentRequest to count its ${field} too`,
+    });
+  }
   if ((body.contents === undefined) === (body.generateContentRequest === undefined)) {
     ctx.addIssue({
       code: "custom",

@@ -121,6 +121,11 @@ Deno.test(
       {},
       { contents: [] },
       { generateContentRequest: { contents: [{ parts: [] }] } },
+      // Google's Developer API takes no top-level systemInstruction (Vertex AI does).
+      {
+        contents: whole.generateContentRequest.contents,
+        systemInstruction: { parts: [{ text: "x" }] },
+      },
     ];
     for (const body of bad) {
       const response = await count(s, MODEL_OF.gemini, body);
