@@ -3,6 +3,7 @@
 import type { ClientInterface } from "../core/keys/credentials.ts";
 import type { ErrorKind, GatewayError } from "../core/errors.ts";
 import { anthropicErrorOf } from "../core/formats/anthropic/error_types.ts";
+import { geminiErrorBody } from "../core/formats/gemini/error_body.ts";
 
 const OPENAI_TYPES: Record<ErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -17,18 +18,17 @@ const OPENAI_TYPES: Record<ErrorKind, string> = {
   internal: "server_error",
 };
 
-const GEMINI_STATUSES: Record<ErrorKind, string> = {
-  invalid_request: "INVALID_ARGUMENT",
-  authentication: "UNAUTHENTICATED",
-  permission: "PERMISSION_DENIED",
-  not_found: "NOT_FOUND",
-  payment_required: "FAILED_PRECONDITION",
-  request_too_large: "INVALID_ARGUMENT",
-  rate_limit: "RESOURCE_EXHAUSTED",
-  upstream: "UNAVAILABLE",
-  unavailable: "UNAVAILABLE",
-  internal: "INTERNAL",
-};
+/** Google's envelope of `error`, with the HTTP status its google code maps to. */
+function geminiError(error: GatewayError, requestId: string) {
+  const retryAfter = Number(error.headers["retry-after"]);
+  return geminiErrorBody({
+    httpStatus: error.status,
+    message: error.message,
+    code: error.code,
+    requestId,
+    retryAfterSeconds: Number.isInteger(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+  });
+}
 
 /** The JSON body of `error` in `clientInterface`'s envelope. */
 export function errorBody(
@@ -43,19 +43,7 @@ export function errorBody(
         request_id: requestId,
       };
     case "gemini":
-      return {
-        error: {
-          code: error.status,
-          message: error.message,
-          status: GEMINI_STATUSES[error.kind],
-          details: [{
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            reason: error.code,
-            domain: "gateway",
-            metadata: { request_id: requestId },
-          }],
-        },
-      };
+      return geminiError(error, requestId).body;
     default:
       return {
         error: {
@@ -81,8 +69,15 @@ export function errorResponse(
   });
   if (clientInterface === "anthropic") headers.set("request-id", requestId);
   if (error.retryable !== undefined) headers.set("x-should-retry", String(error.retryable));
+  // Google's and Anthropic's envelopes go with statuses of their own (a 502 is Google's 503
+  // UNAVAILABLE; an overloaded upstream is Anthropic's 529).
+  const status = clientInterface === "gemini"
+    ? geminiError(error, requestId).status
+    : clientInterface === "anthropic"
+    ? anthropicErrorOf(error).status
+    : error.status;
   return new Response(JSON.stringify(errorBody(clientInterface, { error, requestId })), {
-    status: clientInterface === "anthropic" ? anthropicErrorOf(error).status : error.status,
+    status,
     headers,
   });
 }

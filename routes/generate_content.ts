@@ -1,7 +1,8 @@
 /**
- * The generate-content interface: POST /v1beta/models/{model}:generateContent and
- * :streamGenerateContent, also under /v1/models/ for newer SDKs. Text models go to any text
- * channel (converted unless the channel is `gemini`); image models to the image channels.
+ * The generate-content interface: POST /v1beta/models/{model}:generateContent,
+ * :streamGenerateContent and :countTokens, also under /v1/models/ for newer SDKs. Text models go
+ * to any text channel (converted unless the channel is `gemini`); image models to the image
+ * channels. Counting tokens is never billed.
  */
 
 import { Hono } from "hono";
@@ -19,6 +20,8 @@ import { geminiInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
 import { queryChoice } from "./params.ts";
+import { modelForKey } from "../core/channels/model_access.ts";
+import { countInputTokens } from "../core/text/count_tokens.ts";
 
 /** What a generate-content body must hold; the rest passes on as the Gemini API defines it. */
 export const generateContentRequestSchema = z.looseObject({
@@ -50,6 +53,37 @@ function checkCandidateCount(count: number | undefined): void {
   );
 }
 
+/**
+ * A countTokens body: `contents`, or a whole `generateContentRequest` (its system instruction and
+ * tools count too), never both, as the API defines CountTokensRequest.
+ */
+export const countTokensRequestSchema = z.looseObject({
+  contents: generateContentRequestSchema.shape.contents.optional(),
+  generateContentRequest: generateContentRequestSchema.extend({
+    model: z.string().optional(),
+  }).optional(),
+}).superRefine((body, ctx) => {
+  // As the API: other fields (systemInstruction, tools, …) are refused, not silently left out.
+  for (const field of Object.keys(body)) {
+    if (field === "contents" || field === "generateContentRequest") continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [field],
+      message: `'${field}' is not a countTokens field; send the whole request as ` +
+        `generateContentRequest to count its ${field} too`,
+    });
+  }
+  if ((body.contents === undefined) === (body.generateContentRequest === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["contents"],
+      message: "send either contents or generateContentRequest, not both and not neither",
+    });
+  }
+});
+
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
+
 async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   // The segment is checked (UTF-8, length) by checkPathParams and decoded once by Hono.
   const target = c.req.param("model") ?? "";
@@ -57,13 +91,14 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   const model = target.slice(0, separator).replace(/^models\//, "");
   const method = target.slice(separator + 1);
   const alt = queryChoice(c.get("url"), "alt", { allowed: ["sse", "json"], fallback: "json" });
-  if (method !== "generateContent" && method !== "streamGenerateContent") {
+  if (!METHODS.includes(method)) {
     throw new GatewayError("not_found", 404, `Unknown method '${method}'`);
   }
   const context = c.get("context");
   context.model = model;
-  const catalogEntry = gateway.registry.model(model);
-  if (catalogEntry?.kind === "video") {
+  // Unknown and disabled models are 404 and models of other groups 403, before the body is read.
+  const catalogEntry = modelForKey(gateway.registry, { key: c.get("key"), model });
+  if (catalogEntry.kind === "video") {
     throw new GatewayError(
       "unsupported_interface",
       400,
@@ -71,11 +106,10 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
       { param: "model" },
     );
   }
-  const body = validate(
-    generateContentRequestSchema,
-    await readJsonBody(c.req.raw, gateway.options.maxBodyBytes),
-  );
-  if (catalogEntry?.kind === "text") {
+  const json = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
+  if (method === "countTokens") return countTokens(c, { model, kind: catalogEntry.kind, json });
+  const body = validate(generateContentRequestSchema, json);
+  if (catalogEntry.kind === "text") {
     checkCandidateCount(body.generationConfig?.candidateCount);
     const stream = method === "streamGenerateContent";
     const framing = alt === "sse" ? "sse" : "json-array";
@@ -98,9 +132,31 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   return c.json([answer.body], 200, answer.headers);
 }
 
+/** countTokens: a CountTokensResponse, counted upstream where the model's channel can; free. */
+async function countTokens(
+  c: Context<AppEnv>,
+  { model, kind, json }: { model: string; kind: "text" | "image"; json: unknown },
+): Promise<Response> {
+  const body = validate(countTokensRequestSchema, json);
+  const { model: _named, ...request } = body.generateContentRequest ?? { contents: body.contents! };
+  const inbound = geminiInbound(request, { model, stream: false, framing: "sse" });
+  const { count, source, ignored } = await countInputTokens(c.get("scope"), inbound, { kind });
+  const headers: Record<string, string> = { "x-gateway-token-count": source };
+  if (ignored.length) headers["x-gateway-ignored-fields"] = ignored.join(",");
+  return c.json(
+    {
+      totalTokens: count.input,
+      ...(count.cached !== undefined ? { cachedContentTokenCount: count.cached } : {}),
+      ...(count.byModality ? { promptTokensDetails: count.byModality } : {}),
+    },
+    200,
+    headers,
+  );
+}
+
 export function generateContentRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  const pattern = ":model{[^/]+:(?:generateContent|streamGenerateContent)}";
+  const pattern = ":model{[^/]+:(?:generateContent|streamGenerateContent|countTokens)}";
   app.post(`/v1beta/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
   app.post(`/v1/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
   return app;

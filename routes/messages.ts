@@ -1,6 +1,6 @@
 /**
  * The messages interface: POST /v1/messages on every text channel type, and
- * POST /v1/messages/count_tokens (asked of an anthropic upstream when the model has one, else
+ * POST /v1/messages/count_tokens (asked of an upstream that counts when the model has one, else
  * estimated; never billed).
  */
 
@@ -13,7 +13,7 @@ import {
 } from "../core/formats/anthropic/request_schema.ts";
 import { invalidRequest } from "../core/errors.ts";
 import { anthropicInbound } from "../core/text/inbound.ts";
-import { countMessageTokens } from "../core/text/count_tokens.ts";
+import { countInputTokens } from "../core/text/count_tokens.ts";
 import { headerList } from "../core/util/header_value.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { textHandler } from "./text_answer.ts";
@@ -44,10 +44,12 @@ export function messagesRoutes(gateway: Gateway) {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(countTokensSchema, body);
     c.get("context").model = request.model;
-    const result = await countMessageTokens(c.get("scope"), request);
+    // A messages request but for max_tokens, which counting needs not (and the upstream refuses).
+    const inbound = anthropicInbound({ ...request, max_tokens: 1 });
+    const result = await countInputTokens(c.get("scope"), inbound);
     const headers: Record<string, string> = { "x-gateway-token-count": result.source };
     if (result.ignored.length) headers["x-gateway-ignored-fields"] = headerList(result.ignored);
-    return c.json(result.body, 200, headers);
+    return c.json({ input_tokens: result.count.input }, 200, headers);
   });
   return app;
 }

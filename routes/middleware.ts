@@ -139,7 +139,8 @@ export function failedRequest(context: RequestContext, error: unknown): Response
     }));
   }
   const response = errorResponse(context.interface, { error: gatewayError, requestId: context.id });
-  // The status the client got: an envelope may answer in its own (Anthropic's 529 for a 502).
+  // The status the client got: an envelope may answer in its own (Anthropic's 529 for a 502,
+  // Google's 503 UNAVAILABLE).
   context.finish({ status: response.status, errorCode: gatewayError.code });
   return response;
 }

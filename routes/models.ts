@@ -60,12 +60,24 @@ function anthropicModel(model: CatalogModel) {
   };
 }
 
+/**
+ * A model's description with the key groups that may use it, as the specification puts them
+ * there ("Image generation and edits. Groups: default, images."). Of the three list shapes only
+ * Google's has a description (OpenAI's Model and Anthropic's ModelInfo have none).
+ */
+function describedWithGroups(model: Pick<CatalogModel, "description" | "groups">): string {
+  const text = model.description.trim();
+  const groups = `Groups: ${model.groups.join(", ")}.`;
+  if (!text) return groups;
+  return `${text}${/[.!?]$/.test(text) ? "" : "."} ${groups}`;
+}
+
 function geminiModel(model: CatalogModel) {
   return {
     name: `models/${model.id}`,
     version: "1",
     displayName: model.display_name ?? model.id,
-    description: model.description,
+    description: describedWithGroups(model),
     inputTokenLimit: model.context_window ?? 128_000,
     outputTokenLimit: model.max_output_tokens ?? 8_192,
     supportedGenerationMethods: model.kind === "text" || model.kind === "image"

@@ -13,13 +13,14 @@ const INTERFACE_BY_KIND = {
   video: "/v1/video/generations",
 };
 
-/** The catalog entry and the ordered channels for `modelId`, or the error that says why not. */
-export function resolveModel(
+/**
+ * The enabled catalog entry `modelId` names, if `key` may use it: else a 404 (unknown or
+ * disabled) or a 403 (not in the key's group or model list).
+ */
+export function modelForKey(
   registry: Registry,
-  request: { key: KeyRecord; model: string; kind: CatalogModel["kind"] },
-): { model: CatalogModel; order: Channel[] } {
-  const { key, kind } = request;
-  const modelId = request.model;
+  { key, model: modelId }: { key: KeyRecord; model: string },
+): CatalogModel {
   const model = registry.model(modelId);
   if (!model) {
     throw new GatewayError(
@@ -39,6 +40,17 @@ export function resolveModel(
       { param: "model" },
     );
   }
+  return model;
+}
+
+/** The catalog entry and the ordered channels for `modelId`, or the error that says why not. */
+export function resolveModel(
+  registry: Registry,
+  request: { key: KeyRecord; model: string; kind: CatalogModel["kind"] },
+): { model: CatalogModel; order: Channel[] } {
+  const { key, kind } = request;
+  const modelId = request.model;
+  const model = modelForKey(registry, { key, model: modelId });
   if (model.kind !== kind) {
     throw new GatewayError(
       "wrong_model_kind",

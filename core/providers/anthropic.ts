@@ -5,6 +5,7 @@ import type { ErrorDialect } from "../upstream/error_reader.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
 
 /** The `anthropic-version` sent when neither the client nor the channel names one. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -38,6 +39,25 @@ function urlOf(channel: Channel, path: string, hints: ClientHints): string {
   return `${channel.base_url}${path}${query}`;
 }
 
+/** Fields of a messages request that count_tokens refuses ("Extra inputs are not permitted"). */
+const NOT_COUNTED = [
+  "max_tokens",
+  "stream",
+  "temperature",
+  "top_p",
+  "top_k",
+  "stop_sequences",
+  "metadata",
+  "service_tier",
+];
+
+/** A count_tokens body of a messages request. */
+function countTokensBody(request: Record<string, unknown>, model: string) {
+  const body: Record<string, unknown> = { ...request, model };
+  for (const field of NOT_COUNTED) delete body[field];
+  return body;
+}
+
 export const anthropicProvider: Provider = {
   kinds: ["text"],
   baseUrlExample: "https://api.anthropic.com",
@@ -56,14 +76,20 @@ export const anthropicProvider: Provider = {
         body,
       },
     }),
-    countTokens: (target, { body, hints }) => ({
-      url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
-      init: {
-        method: "POST",
-        headers: headers(target, { accept: "application/json", hints }),
-        body,
+    countTokens: {
+      request: (target, { request, hints }) => ({
+        url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+        init: {
+          method: "POST",
+          headers: headers(target, { accept: "application/json", hints }),
+          body: JSON.stringify(countTokensBody(request, target.model)),
+        },
+      }),
+      read: (text) => {
+        const counted = jsonOrNull(text)?.input_tokens;
+        return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
       },
-    }),
+    },
     removedHints: (channel, hints) =>
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
         .map((beta) => `anthropic-beta=${beta}`),

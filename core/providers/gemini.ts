@@ -10,7 +10,8 @@ import {
   geminiImageBody,
   readGeminiImageAnswer,
 } from "./gemini_images.ts";
-import type { Provider, UpstreamTarget } from "./provider.ts";
+import type { Provider, TokenCount, UpstreamTarget } from "./provider.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
 
 /**
  * `{error:{code, message, status}}`. Google answers a bad API key with 400 INVALID_ARGUMENT:
@@ -44,12 +45,61 @@ export function geminiRequest(
   };
 }
 
+/**
+ * A countTokens call of a GenerateContentRequest: sent whole as `generateContentRequest`, so
+ * system instructions and tools count as they would in the call itself.
+ */
+export function geminiCountTokensRequest(
+  { channel, apiKey, model }: UpstreamTarget,
+  { request }: { request: Record<string, unknown> },
+): UpstreamRequest {
+  return {
+    url: `${channel.base_url}/v1beta/models/${encodeURIComponent(model)}:countTokens`,
+    init: {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "x-goog-api-key": apiKey,
+      },
+      body: JSON.stringify({ generateContentRequest: { ...request, model: `models/${model}` } }),
+    },
+  };
+}
+
+/** The figures of a CountTokensResponse. */
+export function readGeminiTokenCount(text: string): TokenCount | undefined {
+  const answer = jsonOrNull(text);
+  const total = answer?.totalTokens;
+  if (!Number.isInteger(total) || total < 0) return undefined;
+  const cached = answer.cachedContentTokenCount;
+  const details = answer.promptTokensDetails;
+  return {
+    input: total,
+    ...(Number.isInteger(cached) ? { cached } : {}),
+    ...(Array.isArray(details)
+      ? {
+        byModality: details
+          .filter((entry) => typeof entry?.modality === "string")
+          .map((entry) => ({
+            modality: entry.modality as string,
+            tokenCount: Number.isInteger(entry.tokenCount) ? entry.tokenCount as number : 0,
+          })),
+      }
+      : {}),
+  };
+}
+
 export const geminiProvider: Provider = {
   kinds: ["text", "image"],
   baseUrlExample: "https://generativelanguage.googleapis.com",
   appendedPaths: /\/(v1|v1beta|v1alpha)(\/models.*)?$/,
   errors: GEMINI_ERRORS,
-  text: { format: "gemini", request: geminiRequest },
+  text: {
+    format: "gemini",
+    request: geminiRequest,
+    countTokens: { request: geminiCountTokensRequest, read: readGeminiTokenCount },
+  },
   image: {
     // Gemini draws one image per call: n calls, each keeping what came back.
     requests(target, job) {

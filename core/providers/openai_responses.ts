@@ -2,6 +2,21 @@
 
 import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
 import { bearerJson, type Provider } from "./provider.ts";
+import { jsonOrNull } from "../util/json_or_null.ts";
+
+/** The fields of a responses request that `POST /responses/input_tokens` takes. */
+const COUNTED_FIELDS = [
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "reasoning",
+  "text",
+  "truncation",
+  "conversation",
+  "previous_response_id",
+];
 
 export const openAIResponsesProvider: Provider = {
   kinds: ["text"],
@@ -18,5 +33,25 @@ export const openAIResponsesProvider: Provider = {
         body,
       },
     }),
+    countTokens: {
+      request: ({ channel, apiKey, model }, { request }) => ({
+        url: `${channel.base_url}/responses/input_tokens`,
+        init: {
+          method: "POST",
+          headers: bearerJson(apiKey),
+          body: JSON.stringify(
+            Object.fromEntries([
+              ["model", model],
+              ...COUNTED_FIELDS.filter((field) => request[field] !== undefined)
+                .map((field) => [field, request[field]]),
+            ]),
+          ),
+        },
+      }),
+      read: (text) => {
+        const counted = jsonOrNull(text)?.input_tokens;
+        return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
+      },
+    },
   },
 };

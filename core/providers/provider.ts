@@ -25,6 +25,30 @@ export interface UpstreamTarget {
   model: string;
 }
 
+/** A count of a request's input tokens, in the figures Google's CountTokensResponse has. */
+export interface TokenCount {
+  /** All input tokens, cached ones included. */
+  input: number;
+  /** Of those, the tokens read from a cache, when the upstream says. */
+  cached?: number;
+  /** Per modality, when the upstream says (`[{modality, tokenCount}]`). */
+  byModality?: Array<{ modality: string; tokenCount: number }>;
+}
+
+/** An upstream's token-counting call. */
+export interface TokenCounter {
+  /**
+   * The call that counts `request`, a request body of the provider's own format (the model is
+   * set by the call).
+   */
+  request(
+    target: UpstreamTarget,
+    input: { request: Record<string, unknown>; hints: ClientHints },
+  ): UpstreamRequest;
+  /** The count in the upstream's answer, or undefined when it has none. */
+  read(text: string): TokenCount | undefined;
+}
+
 export interface TextProvider {
   /** The wire format the upstream speaks. */
   format: TextFormat;
@@ -33,11 +57,8 @@ export interface TextProvider {
     target: UpstreamTarget,
     input: { stream: boolean; body: string; hints: ClientHints },
   ): UpstreamRequest;
-  /** The upstream's own token count for a messages body, where it has one. */
-  countTokens?(
-    target: UpstreamTarget,
-    input: { body: string; hints: ClientHints },
-  ): UpstreamRequest;
+  /** The upstream's own count of a request's input tokens, where it has one. */
+  countTokens?: TokenCounter;
   /** Hints this channel removes by its settings, named as `x-gateway-ignored-fields` entries. */
   removedHints?(channel: Channel, hints: ClientHints): string[];
 }

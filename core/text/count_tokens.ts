@@ -1,56 +1,62 @@
 /**
- * Token counts for the messages interface: the upstream's own count when the model has a
- * channel that counts (anthropic), else the gateway's estimate (4 characters a token, 1,600 an image).
- * The upstream gets the client's hints (`anthropic-beta`, `?beta=true`) as a messages call does.
+ * Token counts (messages `count_tokens`, Gemini `countTokens`): the upstream's own count when the
+ * model has a channel that counts (`anthropic`: /v1/messages/count_tokens, `gemini`:
+ * :countTokens), the request converted to that channel's format when it is another; else, or
+ * when that call fails, the gateway's estimate (4 characters a token, 1,600 an image). Never
+ * billed. An `anthropic` upstream gets the client's hints (`anthropic-beta`, `?beta=true`) as a
+ * messages call does.
  */
 
 import { resolveModel } from "../channels/model_access.ts";
-import { decodeAnthropicRequest } from "../formats/anthropic/mod.ts";
+import type { CatalogModel } from "../channels/catalog.ts";
+import { CODECS } from "../formats/codecs.ts";
+import type { TokenCount } from "../providers/provider.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";
-import { estimateNeutralTokens } from "./estimate.ts";
 import type { RequestScope } from "../scope.ts";
+import type { TextInbound } from "./inbound.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
+export type { TokenCount };
 
-export async function countMessageTokens(
-  scope: RequestScope,
-  body: Json,
-): Promise<{
-  body: { input_tokens: number };
+export interface CountedTokens {
+  count: TokenCount;
   source: "upstream" | "estimate";
   /** Hints the counting channel removed, as `x-gateway-ignored-fields` entries. */
   ignored: string[];
-}> {
+}
+
+/** The input tokens of `inbound`, a request of a model of `kind` (text, or image on Gemini). */
+export async function countInputTokens(
+  scope: RequestScope,
+  inbound: TextInbound,
+  { kind = "text" }: { kind?: CatalogModel["kind"] } = {},
+): Promise<CountedTokens> {
   const { gateway, key, signal, clientHints: hints } = scope;
-  const { order } = resolveModel(gateway.registry, { key, model: body.model, kind: "text" });
+  const { order } = resolveModel(gateway.registry, { key, model: inbound.model, kind });
   const channel = order.find((candidate) => providerOf(candidate).text?.countTokens);
   if (channel) {
     try {
       const provider = providerOf(channel);
-      const target = upstreamTarget(channel, body.model);
+      const { format, countTokens: counter, removedHints } = provider.text!;
+      const target = upstreamTarget(channel, inbound.model);
+      const request = format === inbound.format
+        ? inbound.body
+        : CODECS[format].encodeRequest(inbound.neutral(), {
+          model: target.model,
+          defaultMaxTokens: 1,
+        }).body;
       const text = await callUpstream(
         channel,
-        provider.text!.countTokens!(target, {
-          body: JSON.stringify({ ...body, model: target.model }),
-          hints,
-        }),
+        counter!.request(target, { request, hints }),
         { signal, errors: provider.errors },
       );
-      const counted = JSON.parse(text)?.input_tokens;
-      if (typeof counted === "number") {
-        const ignored = provider.text!.removedHints?.(channel, hints) ?? [];
-        return { body: { input_tokens: counted }, source: "upstream", ignored };
+      const count = counter!.read(text);
+      if (count) {
+        return { count, source: "upstream", ignored: removedHints?.(channel, hints) ?? [] };
       }
     } catch {
       // fall back to the estimate below
     }
   }
-  const neutral = decodeAnthropicRequest({ ...body, max_tokens: 1 });
-  return {
-    body: { input_tokens: estimateNeutralTokens(neutral) },
-    source: "estimate",
-    ignored: [],
-  };
+  return { count: { input: inbound.inputEstimate() }, source: "estimate", ignored: [] };
 }

@@ -8,6 +8,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import { CODECS } from "../formats/codecs.ts";
 import type { StreamDecoder, TextFormat } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
+import { geminiErrorBody } from "../formats/gemini/error_body.ts";
 import type { TextInbound } from "./inbound.ts";
 import { outputCharsOfEvent } from "./estimate.ts";
 
@@ -95,7 +96,7 @@ export class PassThroughStream {
   error(message: string, code: string): string {
     if (this.decoder.error !== undefined) return this.end();
     if (this.#format === "gemini" && this.#framing === "json-array") {
-      const error = JSON.stringify({ error: { code: 500, message, status: "INTERNAL" } });
+      const error = JSON.stringify(geminiErrorBody({ httpStatus: 500, message, code }).body);
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }
     return CODECS[this.#format].streamEncoder("", {

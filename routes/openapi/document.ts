@@ -126,17 +126,32 @@ const ANSWER_SCHEMAS: Record<string, Json> = {
     },
   },
   GeminiError: {
+    description: "google.rpc.Status: the HTTP status and `code` are the ones google.rpc.Code " +
+      "gives `status`",
     type: "object",
     required: ["error"],
     properties: {
       error: {
         type: "object",
-        required: ["code", "message", "status"],
+        required: ["code", "message", "status", "details"],
         properties: {
-          code: { type: "integer" },
+          code: { type: "integer", description: "The HTTP status" },
           message: string,
-          status: string,
-          details: { type: "array", items: { type: "object" } },
+          status: { ...string, description: "The google.rpc.Code name (NOT_FOUND, …)" },
+          details: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["@type"],
+              properties: {
+                "@type": string,
+                reason: {
+                  ...string,
+                  description: "google.rpc.ErrorInfo: the gateway's code in UPPER_SNAKE_CASE",
+                },
+              },
+            },
+          },
         },
       },
     },

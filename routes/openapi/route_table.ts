@@ -23,7 +23,7 @@ import { editFieldsSchema, generationRequestSchema } from "../../core/images/req
 import { videoFieldsSchema } from "../../core/video/request_schema.ts";
 import { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
 import { captureInputSchema } from "../../core/telemetry/body_capture.ts";
-import { generateContentRequestSchema } from "../generate_content.ts";
+import { countTokensRequestSchema, generateContentRequestSchema } from "../generate_content.ts";
 import {
   webhookCreateSchema,
   webhookPatchSchema,
@@ -577,6 +577,18 @@ const CLIENT_ROUTES: ApiRoute[] = [
       answers: { "200": json("a GenerateContentResponse (or a stream of them)") },
     }))
   ),
+  ...(["v1beta", "v1"] as const).map((version): ApiRoute => ({
+    method: "post",
+    path: `/${version}/models/{model}:countTokens`,
+    registeredAs: `/${version}/models/:model`,
+    tag: "gemini",
+    summary: "Count a request's input tokens (Gemini): upstream where it counts, else estimated; " +
+      "not billed",
+    security: "gemini",
+    errors: "gemini",
+    body: { name: "GeminiCountTokensRequest", schema: countTokensRequestSchema },
+    answers: { "200": json("a CountTokensResponse: {totalTokens, promptTokensDetails?}") },
+  })),
   {
     method: "post",
     path: "/v1/images/generations",

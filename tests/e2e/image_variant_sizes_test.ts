@@ -234,7 +234,7 @@ for (const type of ["openai-images", "gemini"] as ImageChannelType[]) {
             if (!allowed(modelTier, tier)) {
               assertEquals(response.status, 400, label);
               assertEquals(body.error.status, "INVALID_ARGUMENT", label);
-              assertEquals(body.error.details[0].reason, "invalid_request", label);
+              assertEquals(body.error.details[0].reason, "INVALID_REQUEST", label);
               assertOk(
                 body.error.message.startsWith(`imageSize '${tier}' is a ${tier} size`),
                 label,

@@ -90,6 +90,48 @@ Deno.test(
     assertEquals(unauthorised.status, 401);
     const body = await unauthorised.json();
     assertEquals(body.error.status, "UNAUTHENTICATED");
-    assertEquals(body.error.details[0].reason, "missing_api_key");
+    assertEquals(body.error.details[0].reason, "MISSING_API_KEY");
+  },
+);
+
+Deno.test(
+  "model descriptions name the key groups of each model, in every list shape that has a description",
+  serverTest,
+  async () => {
+    await using gw = await setup();
+    await gw.putModel("alpha", {
+      kind: "text",
+      price: TEST_TEXT_PRICE,
+      groups: ["default", "vip"],
+      description: "A general model",
+    });
+    const { key } = await gw.createKey();
+    const vip = await gw.createKey({ group: "vip" });
+    const ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
+    const descriptions: Record<string, string | undefined> = {};
+    for await (const model of await ai.models.list()) descriptions[model.name!] = model.description;
+    assertEquals(descriptions, {
+      "models/alpha": "A general model. Groups: default, vip.",
+      "models/beta": "Groups: default, vip.",
+      "models/gamma": "Groups: default, vip.",
+    });
+    assertEquals(
+      (await ai.models.get({ model: "alpha" })).description,
+      "A general model. Groups: default, vip.",
+    );
+    const vipAi = new GoogleGenAI({ apiKey: vip.key, httpOptions: { baseUrl: gw.url } });
+    assertEquals((await vipAi.models.get({ model: "vip-only" })).description, "Groups: vip.");
+    // The Gemini shape on /v1/models (Google credentials) too.
+    const v1 = await fetch(`${gw.url}/v1/models/alpha`, { headers: { "x-goog-api-key": key } });
+    assertEquals((await v1.json()).description, "A general model. Groups: default, vip.");
+    // OpenAI's Model and Anthropic's ModelInfo have no description field: none is added.
+    const openai = await fetch(`${gw.url}/v1/models/alpha`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assertEquals(Object.keys(await openai.json()).sort(), ["created", "id", "object", "owned_by"]);
+    const anthropic = await fetch(`${gw.url}/v1/models/alpha`, {
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01" },
+    });
+    assertEquals((await anthropic.json()).description, undefined);
   },
 );

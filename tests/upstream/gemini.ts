@@ -1,6 +1,5 @@
 /**
- * A simulated Gemini API upstream (`generateContent` / `streamGenerateContent`), image models for
- * now. It answers like the real API: image parts as `inlineData` (a short text part first when
+ * A simulated Gemini API upstream (`generateContent` / `streamGenerateContent` / `countTokens`). It answers like the real API: image parts as `inlineData` (a short text part first when
  * TEXT is among the response modalities), `usageMetadata` with per-modality details, errors in
  * Google's envelope, SSE as bare `data:` blocks without a terminator. It can misbehave: error
  * statuses, a hang, malformed JSON, a refusal to draw (text only), a blocked prompt. Text
@@ -21,6 +20,7 @@ import { solidPng } from "../helpers/png_fixtures.ts";
 import { type ImagePayload, payloadBytes, simulatedImageColor } from "./openai_images.ts";
 import {
   frameStream,
+  IMAGE_INPUT_TOKENS,
   script,
   type ScriptInput,
   simulatorOnError,
@@ -45,7 +45,7 @@ export interface GeminiRecordedRequest {
   /** From the x-goog-api-key header, else the ?key= query parameter. */
   apiKey: string | null;
   model: string;
-  method: "generateContent" | "streamGenerateContent";
+  method: "generateContent" | "streamGenerateContent" | "countTokens";
   body: Record<string, unknown>;
 }
 
@@ -342,7 +342,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
   }, async (req) => {
     const url = new URL(req.url);
     const route =
-      /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+      /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/
         .exec(url.pathname);
     if (req.method !== "POST" || !route) {
       return googleError(404, `Method not found: ${req.method} ${url.pathname}`, "NOT_FOUND");
@@ -385,6 +385,20 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     }
     if (parseError) {
       return googleError(400, "Invalid JSON payload received.", "INVALID_ARGUMENT");
+    }
+    if (method === "countTokens") {
+      const fault = state.faults.shift() ?? state.fault;
+      if (fault?.kind === "status") {
+        return googleError(
+          fault.status,
+          fault.message ?? defaultMessage(fault.status),
+          statusName(fault.status),
+        );
+      }
+      const counted = countTokens(model, body);
+      return typeof counted === "string"
+        ? googleError(400, counted, "INVALID_ARGUMENT")
+        : Response.json(counted);
     }
     const facts = readRequest(model, body);
     if (typeof facts === "string") return googleError(400, facts, "INVALID_ARGUMENT");
@@ -475,6 +489,40 @@ function signatureValid(part: Part): boolean {
   const call = part.functionCall as { name?: string } | undefined;
   if (call) return signature === geminiCallSignature(call.name ?? "");
   return signature === GEMINI_THOUGHT_SIGNATURE;
+}
+
+/**
+ * A CountTokensResponse, as the real API checks the request: `contents` or a
+ * `generateContentRequest` naming its model (`models/…`), not both. The count is the prompt
+ * tokens a generateContent call of the same request reports. A string is the error message.
+ */
+function countTokens(
+  model: string,
+  body: Record<string, unknown>,
+): Record<string, unknown> | string {
+  for (const field of Object.keys(body)) {
+    if (field !== "contents" && field !== "generateContentRequest") {
+      return `Invalid JSON payload received. Unknown name "${field}": Cannot find field.`;
+    }
+  }
+  const whole = body.generateContentRequest as Record<string, unknown> | undefined;
+  if ((body.contents === undefined) === (whole === undefined)) {
+    return "* CountTokensRequest: exactly one of contents and generate_content_request must be set.\n";
+  }
+  if (whole && (typeof whole.model !== "string" || !whole.model.startsWith("models/"))) {
+    return "* GenerateContentRequest.model: unexpected model name format\n";
+  }
+  const facts = readRequest(model, whole ?? { contents: body.contents });
+  if (typeof facts === "string") return facts;
+  const tokens = script(facts.text).usage.input;
+  const images = facts.inputImages * IMAGE_INPUT_TOKENS;
+  return {
+    totalTokens: tokens,
+    promptTokensDetails: [
+      { modality: "TEXT", tokenCount: tokens - images },
+      ...(images ? [{ modality: "IMAGE", tokenCount: images }] : []),
+    ],
+  };
 }
 
 /** Reads and checks a GenerateContentRequest; a string is the INVALID_ARGUMENT message. */

@@ -1,5 +1,6 @@
 /**
- * A simulated OpenAI responses upstream (`POST /v1/responses`). It checks input items as the real
+ * A simulated OpenAI responses upstream (`POST /v1/responses`, and `/v1/responses/input_tokens`,
+ * which refuses the fields it does not take, as the real API does). It checks input items as the real
  * API does (a function_call_output whose call_id matches no function_call in the input, an
  * unknown item type, a function tool without a name, a replayed reasoning item without encrypted
  * content when nothing is stored or with content it did not encrypt: 400) and answers with output
@@ -26,6 +27,8 @@ export type ResponsesFault =
   | StreamFault;
 
 export interface ResponsesRecordedRequest {
+  /** `/v1/responses`, or `/v1/responses/input_tokens`. */
+  path: string;
   authorization: string | null;
   body: Record<string, unknown>;
 }
@@ -82,6 +85,22 @@ function toolNamesOf(tools: Json[]): string[] {
       : []
   );
 }
+
+/** The body fields `POST /v1/responses/input_tokens` takes; others are refused as unknown. */
+const COUNTED_FIELDS = [
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "reasoning",
+  "text",
+  "truncation",
+  "conversation",
+  "previous_response_id",
+  "personality",
+];
 
 function read(body: Json): ScriptInput | string {
   if (typeof body.model !== "string") return "Missing required parameter: 'model'.";
@@ -179,7 +198,8 @@ export function startOpenAIResponsesUpstream(
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
-    if (req.method !== "POST" || url.pathname !== "/v1/responses") {
+    const counting = url.pathname === "/v1/responses/input_tokens";
+    if (req.method !== "POST" || (url.pathname !== "/v1/responses" && !counting)) {
       return openaiError(404, `Unknown path ${url.pathname}`);
     }
     const authorization = req.headers.get("authorization");
@@ -189,12 +209,22 @@ export function startOpenAIResponsesUpstream(
     } catch {
       return openaiError(400, "We could not parse the JSON body of your request.");
     }
-    state.requests.push({ authorization, body });
+    state.requests.push({ path: url.pathname, authorization, body });
     if (!keys.some((key) => authorization === `Bearer ${key}`)) {
       return openaiError(401, "Incorrect API key provided");
     }
+    if (counting) {
+      const unknown = Object.keys(body).find((field) => !COUNTED_FIELDS.includes(field));
+      if (unknown) return openaiError(400, `Unknown parameter: '${unknown}'.`, unknown);
+    }
     const facts = read(body);
     if (typeof facts === "string") return openaiError(400, facts);
+    if (counting) {
+      return Response.json({
+        object: "response.input_tokens",
+        input_tokens: script(facts).usage.input,
+      });
+    }
     const fault = state.faults.shift();
     if (fault?.kind === "status") {
       return openaiError(fault.status, fault.message ?? "Simulated failure");

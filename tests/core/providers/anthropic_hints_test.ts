@@ -65,9 +65,9 @@ Deno.test("anthropic provider: the channel's beta rules filter, and removedHints
     "anthropic-beta=oauth-2025-04-20",
     "anthropic-beta=context-management-2025-06-27",
   ]);
-  const counted = PROVIDERS.anthropic.text!.countTokens!(
+  const counted = PROVIDERS.anthropic.text!.countTokens!.request(
     { channel, apiKey: "sk", model: "m" },
-    { body: "{}", hints },
+    { request: {}, hints },
   );
   assertEquals(counted.url, "https://upstream.example/v1/messages/count_tokens?beta=true");
   assertEquals(new Headers(counted.init.headers).get("anthropic-beta"), "claude-code-20250219");

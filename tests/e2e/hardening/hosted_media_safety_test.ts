@@ -122,7 +122,7 @@ Deno.test(
 );
 
 Deno.test(
-  "hosted media: generateContent on openai-images answered with SVG is a 502 in the Gemini envelope, not charged",
+  "hosted media: generateContent on openai-images answered with SVG is a 503 UNAVAILABLE in the Gemini envelope, not charged",
   serverTest,
   async () => {
     await using s = await setupImages("openai-images", { openai: { payload: "svg" } });
@@ -137,9 +137,10 @@ Deno.test(
       { "x-goog-api-key": s.key },
     );
     const body = await response.json();
-    assertEquals(response.status, 502, JSON.stringify(body));
-    assertEquals(body.error.code, 502);
-    assertEquals(body.error.details[0].reason, "upstream_unavailable");
+    // The gateway's 502 is UNAVAILABLE, which google.rpc.Code sends as 503.
+    assertEquals(response.status, 503, JSON.stringify(body));
+    assertEquals(body.error.code, 503);
+    assertEquals(body.error.details[0].reason, "UPSTREAM_UNAVAILABLE");
     assertEquals(body.error.status, "UNAVAILABLE");
     assertOk(
       body.error.message.includes(

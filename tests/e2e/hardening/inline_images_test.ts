@@ -106,7 +106,7 @@ for (const type of ["gemini", "openai-images"] as ImageChannelType[]) {
         assertEquals(response.status, 400, name);
         assertEquals(body.error.status, "INVALID_ARGUMENT", name);
         assertOk(
-          ["invalid_image", "image_too_large", "invalid_request"].includes(
+          ["INVALID_IMAGE", "IMAGE_TOO_LARGE", "INVALID_REQUEST"].includes(
             body.error.details[0].reason,
           ),
           name,

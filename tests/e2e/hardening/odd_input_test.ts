@@ -402,7 +402,8 @@ function checkEnvelope(
     case "gemini":
       assertEquals(body.error.code, status);
       assertEquals(typeof body.error.status, "string");
-      return { code: body.error.details[0].reason, message: body.error.message };
+      // ErrorInfo.reason is the gateway's code in UPPER_SNAKE_CASE.
+      return { code: body.error.details[0].reason.toLowerCase(), message: body.error.message };
     default:
       assertEquals(typeof body.error.type, "string");
       return { code: body.error.code, message: body.error.message };

@@ -58,7 +58,7 @@ Deno.test(
         },
         { "x-goog-api-key": s.key },
       );
-      assertEquals(gemini.status, 502, url);
+      assertEquals(gemini.status, 503, url); // UNAVAILABLE, as google.rpc.Code sends it
       assertEquals((await gemini.json()).error.status, "UNAVAILABLE");
     }
     await assertNothingCharged(s, 10_000_000);
