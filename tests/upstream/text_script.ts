@@ -137,6 +137,10 @@ export type StreamBreak = "drop" | "error_event" | "malformed";
 /** A frame no SSE reader can make JSON of. */
 export const MALFORMED_FRAME = 'data: {"truncated": [\n\n';
 
+function frameAt(frame: string | ((sent: number) => string) | undefined, sent: number): string {
+  return typeof frame === "function" ? frame(sent) : frame ?? "";
+}
+
 /**
  * A response streaming `frames`, each written in two pieces cut at an odd offset (as TCP may
  * deliver it), with `errorFrame`, a dropped connection, or `usageFrame` and then a break in
@@ -146,8 +150,9 @@ export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
-    errorFrame?: string;
-    usageFrame?: string;
+    /** A frame, or a function of the number of frames sent before it (a sequence number). */
+    errorFrame?: string | ((sent: number) => string);
+    usageFrame?: string | ((sent: number) => string);
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -162,14 +167,16 @@ export function frameStream(
         const fault = options.fault;
         if (fault && sent === fault.afterFrames) {
           if (fault.kind === "in_stream_error") {
-            controller.enqueue(encoder.encode(options.errorFrame ?? ""));
+            controller.enqueue(encoder.encode(frameAt(options.errorFrame, sent)));
             controller.close();
             return;
           }
           if (fault.kind === "usage_then_break") {
-            controller.enqueue(encoder.encode(options.usageFrame ?? ""));
+            controller.enqueue(encoder.encode(frameAt(options.usageFrame, sent)));
             if (fault.how === "error_event" || fault.how === "malformed") {
-              const last = fault.how === "malformed" ? MALFORMED_FRAME : options.errorFrame ?? "";
+              const last = fault.how === "malformed"
+                ? MALFORMED_FRAME
+                : frameAt(options.errorFrame, sent + 1);
               controller.enqueue(encoder.encode(last));
               controller.close();
               return;
