@@ -24,7 +24,8 @@ export function responsesUsage(usage: Json): NeutralUsage | undefined {
 export function encodeResponsesUsage(usage: NeutralUsage) {
   return {
     input_tokens: usage.input_tokens,
-    input_tokens_details: { cached_tokens: usage.cached_input_tokens },
+    // Cache writes are billed as input here (as the Anthropic encoder reports them): none apart.
+    input_tokens_details: { cached_tokens: usage.cached_input_tokens, cache_write_tokens: 0 },
     output_tokens: usage.output_tokens,
     output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
     total_tokens: usage.input_tokens + usage.output_tokens,

@@ -36,7 +36,7 @@ function itemOf(part: NeutralPart): Json | undefined {
         type: "message",
         status: "completed",
         role: "assistant",
-        content: [{ type: "output_text", text: part.text, annotations: [] }],
+        content: [{ type: "output_text", text: part.text, annotations: [], logprobs: [] }],
       };
     case "reasoning":
       return {

@@ -170,7 +170,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       type: "message",
       status: "in_progress",
       role: "assistant",
-      content: [{ type: "output_text", text: "", annotations: [] }],
+      content: [{ type: "output_text", text: "", annotations: [], logprobs: [] }],
     });
     const { item, outputIndex } = this.#text;
     return this.#event("response.output_item.added", {
@@ -180,7 +180,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       item_id: item.id,
       output_index: outputIndex,
       content_index: 0,
-      part: { type: "output_text", text: "", annotations: [] },
+      part: { type: "output_text", text: "", annotations: [], logprobs: [] },
     });
   }
 
