@@ -33,6 +33,10 @@ export const KNOWN_GAPS: KnownGap[] = [
     relax: (defs) => dropRequired(defs, "ResponseFunctionCallArgumentsDoneEvent", ["name"]),
   },
   {
+    item: `${ISSUE}: Responses tool-call items stream one after another, not interleaved`,
+    check: "responses-items-one-after-another",
+  },
+  {
     item: `${ISSUE}: on pass-through, an in-stream error continues the stream's sequence_number`,
     check: "responses-sequence-number error",
   },

@@ -11,30 +11,41 @@ export const INTERFACES: Interface[] = ["chat", "responses", "messages", "genera
 export type AnswerKind = "plain" | "tools" | "thinking";
 export const ANSWER_KINDS: AnswerKind[] = ["plain", "tools", "thinking"];
 
+/** Two tools: the simulators call the first two offered, so the answer has two tool calls. */
+const TOOLS = ["get_weather", "get_time"];
+
 /** Fields added to an interface's plain request (tests/helpers/text_inbound.ts) for each kind. */
 export const ASK: Record<Interface, Record<AnswerKind, Json>> = {
   chat: {
     plain: {},
     tools: {
-      tools: [{ type: "function", function: { name: "get_weather", parameters: WEATHER_SCHEMA } }],
+      tools: TOOLS.map((name) => ({
+        type: "function",
+        function: { name, parameters: WEATHER_SCHEMA },
+      })),
     },
     thinking: { reasoning_effort: "low", max_completion_tokens: 4000 },
   },
   responses: {
     plain: {},
-    tools: { tools: [{ type: "function", name: "get_weather", parameters: WEATHER_SCHEMA }] },
+    tools: {
+      tools: TOOLS.map((name) => ({ type: "function", name, parameters: WEATHER_SCHEMA })),
+    },
     thinking: { reasoning: { effort: "low", summary: "auto" }, max_output_tokens: 4000 },
   },
   messages: {
     plain: {},
-    tools: { tools: [{ name: "get_weather", input_schema: WEATHER_SCHEMA }] },
+    tools: { tools: TOOLS.map((name) => ({ name, input_schema: WEATHER_SCHEMA })) },
     thinking: { max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 2048 } },
   },
   "generate-content": {
     plain: {},
     tools: {
       tools: [{
-        functionDeclarations: [{ name: "get_weather", parametersJsonSchema: WEATHER_SCHEMA }],
+        functionDeclarations: TOOLS.map((name) => ({
+          name,
+          parametersJsonSchema: WEATHER_SCHEMA,
+        })),
       }],
     },
     thinking: {
