@@ -129,12 +129,13 @@ Deno.test("contracts: the gateway's own refusals in each envelope", serverTest, 
       await send(s, iface, model, { headers: wrongKey }),
       `${iface}: a wrong key`,
     );
-    await checkError(
-      contracts,
-      iface,
-      await send(s, iface, "no-such-model"),
-      `${iface}: an unknown model`,
-    );
+    for (const stream of [false, true]) {
+      const unknown = await send(s, iface, "no-such-model", { stream });
+      const label = `${iface}: an unknown model${stream ? ", streamed" : ""}`;
+      const unknownStatus = unknown.status;
+      await checkError(contracts, iface, unknown, label);
+      contracts.expect(`unknown-model-404 ${iface}`, unknownStatus, 404, `${label}: not found`);
+    }
     await checkError(
       contracts,
       iface,

@@ -94,6 +94,11 @@ export const KNOWN_GAPS: KnownGap[] = [
     relax: (defs) => dropRequired(defs, "ModelInfo", ["max_input_tokens", "max_tokens"]),
   },
   {
+    item: "issue 30, the specification: generateContent / streamGenerateContent on an unknown " +
+      "model answer 404 NOT_FOUND",
+    check: "unknown-model-404 generate-content",
+  },
+  {
     item: "issue 30, the specification: countTokens is served where it is listed",
     check: "gemini-count-tokens",
   },
