@@ -51,7 +51,12 @@ for (const iface of INTERFACES) {
       for (const kind of ANSWER_KINDS) {
         for (const stream of [false, true]) {
           const label = `${iface} → ${channel}, ${kind}, ${stream ? "streamed" : "whole"}`;
-          const response = await send(s, iface, MODEL_OF[channel], stream, ASK[iface][kind]);
+          // A chat stream asked for usage ends with a usage chunk (no choices) to check too.
+          const usage = iface === "chat" && stream
+            ? { stream_options: { include_usage: true } }
+            : {};
+          const extra = { ...ASK[iface][kind], ...usage };
+          const response = await send(s, iface, MODEL_OF[channel], stream, extra);
           const read = await checkAnswer(contracts, iface, response, stream, label);
           if (iface === "responses") checkDeclaredTools(read, ASK.responses[kind].tools, label);
         }

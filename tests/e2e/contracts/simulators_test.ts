@@ -76,7 +76,9 @@ Deno.test("contracts: the text simulators' answers and stream events", serverTes
     for (const kind of ANSWER_KINDS) {
       for (const stream of [false, true]) {
         const label = `${iface} simulator, ${kind}, ${stream ? "streamed" : "whole"}`;
-        const response = await send(simulators[iface], iface, stream, ASK[iface][kind]);
+        const usage = iface === "chat" && stream ? { stream_options: { include_usage: true } } : {};
+        const extra = { ...ASK[iface][kind], ...usage };
+        const response = await send(simulators[iface], iface, stream, extra);
         await checkAnswer(contracts, iface, response, stream, label);
       }
     }
