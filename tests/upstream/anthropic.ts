@@ -337,7 +337,9 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
       input_tokens: answer.usage.input - answer.usage.cached - written,
       cache_creation_input_tokens: written,
       cache_read_input_tokens: answer.usage.cached,
+      cache_creation: { ephemeral_5m_input_tokens: written, ephemeral_1h_input_tokens: 0 },
       output_tokens: answer.usage.output,
+      service_tier: "standard",
     };
     if (!body.stream) {
       const content: Json[] = [];
@@ -436,7 +438,7 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
           usage: { output_tokens: answer.usage.output },
         })
       }\n\n`,
-      errorFrame: (message) =>
+      errorFrame: (_sent, message) =>
         `event: error\ndata: ${
           JSON.stringify({
             type: "error",

@@ -451,7 +451,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
       usageFrame: `data: ${
         JSON.stringify({ usageMetadata: answer.usageMetadata, modelVersion: model })
       }\r\n\r\n`,
-      errorFrame: (message) =>
+      errorFrame: (_sent, message) =>
         `data: ${
           JSON.stringify({
             error: {

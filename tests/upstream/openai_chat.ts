@@ -290,7 +290,11 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       });
     }
     const answer = plan(body);
-    const message: Record<string, unknown> = { role: "assistant", content: answer.content };
+    const message: Record<string, unknown> = {
+      role: "assistant",
+      content: answer.content,
+      refusal: null,
+    };
     if (answer.reasoning) message.reasoning_content = answer.reasoning;
     if (answer.calls.length) {
       message.tool_calls = answer.calls.map((call) => ({

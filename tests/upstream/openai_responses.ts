@@ -243,7 +243,7 @@ export function startOpenAIResponsesUpstream(
     const created = Math.floor(Date.now() / 1000);
     const usage = {
       input_tokens: answer.usage.input,
-      input_tokens_details: { cached_tokens: answer.usage.cached },
+      input_tokens_details: { cached_tokens: answer.usage.cached, cache_write_tokens: 0 },
       output_tokens: answer.usage.output,
       output_tokens_details: { reasoning_tokens: answer.usage.reasoning },
       total_tokens: answer.usage.input + answer.usage.output,
@@ -294,7 +294,13 @@ export function startOpenAIResponsesUpstream(
       output: withOutput ? output : [],
       parallel_tool_calls: true,
       tool_choice: body.tool_choice ?? "auto",
-      tools: body.tools ?? [],
+      // Function tools come back with the defaults the API fills in.
+      tools: (body.tools as Json[] ?? []).map((tool) =>
+        tool.type === "function" ? { description: null, strict: true, ...tool } : tool
+      ),
+      metadata: body.metadata ?? {},
+      temperature: body.temperature ?? 1,
+      top_p: body.top_p ?? 1,
       usage: withOutput ? usage : null,
     });
     const finalStatus = incomplete ? "incomplete" : "completed";
@@ -334,7 +340,7 @@ export function startOpenAIResponsesUpstream(
         const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
         event("response.content_part.added", {
           ...at,
-          part: { type: "output_text", text: "", annotations: [] },
+          part: { type: "output_text", text: "", annotations: [], logprobs: [] },
         });
         for (const piece of pieces(item.content[0].text, 3)) {
           event("response.output_text.delta", { ...at, delta: piece, logprobs: [] });
@@ -356,6 +362,7 @@ export function startOpenAIResponsesUpstream(
         event("response.function_call_arguments.done", {
           item_id: item.id,
           output_index: outputIndex,
+          name: item.name,
           arguments: item.arguments,
         });
       }
@@ -366,18 +373,19 @@ export function startOpenAIResponsesUpstream(
       fault: fault as StreamFault | undefined,
       // Usage only ever comes with the end (response.completed); a hostile upstream may send
       // it early on an in_progress event.
-      usageFrame: `event: response.in_progress\ndata: ${
-        JSON.stringify({
-          type: "response.in_progress",
-          sequence_number: 98,
-          response: { ...response("in_progress", false), usage },
-        })
-      }\n\n`,
-      errorFrame: (message) =>
+      usageFrame: (sent) =>
+        `event: response.in_progress\ndata: ${
+          JSON.stringify({
+            type: "response.in_progress",
+            sequence_number: sent,
+            response: { ...response("in_progress", false), usage },
+          })
+        }\n\n`,
+      errorFrame: (sent, message) =>
         `event: error\ndata: ${
           JSON.stringify({
             type: "error",
-            sequence_number: 99,
+            sequence_number: sent,
             code: "server_error",
             message: message ?? "Simulated overload",
             param: null,

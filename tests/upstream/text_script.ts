@@ -143,6 +143,14 @@ export type StreamBreak = "drop" | "error_event" | "malformed";
 /** A frame no SSE reader can make JSON of. */
 export const MALFORMED_FRAME = 'data: {"truncated": [\n\n';
 
+function frameAt(
+  frame: string | ((sent: number, message?: string) => string) | undefined,
+  sent: number,
+  message?: string,
+): string {
+  return typeof frame === "function" ? frame(sent, message) : frame ?? "";
+}
+
 /**
  * `frame` (`data: {…}` with an optional `event:` line before it) with `bytes` spaces after the
  * data's opening brace: whitespace JSON allows, so the event means what it meant.
@@ -161,9 +169,12 @@ export function frameStream(
   frames: string[],
   options: {
     fault?: StreamFault;
-    usageFrame?: string;
-    /** The format's error event carrying `message`. */
-    errorFrame?: (message: string | undefined) => string;
+    /**
+     * A frame, or a function of the number of frames sent before it (a sequence number) and of
+     * the fault's `message`.
+     */
+    errorFrame?: string | ((sent: number, message?: string) => string);
+    usageFrame?: string | ((sent: number) => string);
     delayMs?: number;
     signal: AbortSignal;
     onCancel?: () => void;
@@ -181,16 +192,16 @@ export function frameStream(
           frame = oversizedFrame(frame, fault.bytes);
         } else if (fault && sent === fault.afterFrames) {
           if (fault.kind === "in_stream_error") {
-            controller.enqueue(encoder.encode(options.errorFrame?.(fault.message) ?? ""));
+            controller.enqueue(encoder.encode(frameAt(options.errorFrame, sent, fault.message)));
             controller.close();
             return;
           }
           if (fault.kind === "usage_then_break") {
-            controller.enqueue(encoder.encode(options.usageFrame ?? ""));
+            controller.enqueue(encoder.encode(frameAt(options.usageFrame, sent)));
             if (fault.how === "error_event" || fault.how === "malformed") {
               const last = fault.how === "malformed"
                 ? MALFORMED_FRAME
-                : options.errorFrame?.(undefined) ?? "";
+                : frameAt(options.errorFrame, sent + 1);
               controller.enqueue(encoder.encode(last));
               controller.close();
               return;
