@@ -19,7 +19,7 @@ function closedPort(): number {
 }
 
 Deno.test(
-  "an image URL that cannot be fetched: 502 naming the host and the failure, not the URL or the runtime's text",
+  "an image URL that cannot be fetched: 502 (Gemini: 503) naming the host and the failure, not the URL or the runtime's text",
   serverTest,
   async () => {
     const host = `127.0.0.1:${closedPort()}`;
@@ -41,7 +41,8 @@ Deno.test(
       },
       { "x-goog-api-key": s.key },
     );
-    for (const [response, status] of [[asB64, 502], [gemini, 502]] as const) {
+    // Google's envelope answers a 502 with the status of its code, 503 UNAVAILABLE.
+    for (const [response, status] of [[asB64, 502], [gemini, 503]] as const) {
       const text = await response.text();
       assertEquals(response.status, status, text);
       const message: string = JSON.parse(text).error.message;
