@@ -22,6 +22,7 @@ import { DeliveryWorker } from "./webhooks/delivery_worker.ts";
 import { Webhooks } from "./webhooks/webhook_service.ts";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "./version.ts";
 import type { Resolver } from "./webhooks/public_address.ts";
+import type { KvBackend } from "./kv/kv_backend.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -113,7 +114,7 @@ const WEBHOOK_CONCURRENCY = 32;
 
 /** Everything a route or worker needs; nothing here knows about HTTP frameworks. */
 export class Gateway {
-  readonly kv: Deno.Kv;
+  readonly kv: KvBackend;
   readonly options: GatewayOptions;
   readonly ledger: Ledger;
   /** This process's lease in KV: holds carry its id, so a dead process's holds are found. */
@@ -141,7 +142,7 @@ export class Gateway {
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(kv: Deno.Kv, box: SecretBox, options: GatewayOptions) {
+  constructor(kv: KvBackend, box: SecretBox, options: GatewayOptions) {
     this.kv = kv;
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });

@@ -13,6 +13,7 @@ import {
 } from "../kv/list_options.ts";
 import { timeOrderedId } from "../util/ids.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Who made a change: `admin_token`, `console:<session id>` or `config:<file>`. */
 export type AuditActor = "admin_token" | `console:${string}` | `config:${string}`;
@@ -68,10 +69,10 @@ function matches(record: AuditRecord, filter: AuditFilter): boolean {
 
 /** Writes and lists audit records. */
 export class AuditLog {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #retentionMs: number;
 
-  constructor(kv: Deno.Kv, options: { retentionMs?: number } = {}) {
+  constructor(kv: KvBackend, options: { retentionMs?: number } = {}) {
     this.#kv = kv;
     this.#retentionMs = options.retentionMs ?? DEFAULT_AUDIT_RETENTION_MS;
   }

@@ -18,6 +18,7 @@ import { isKvLocked } from "../kv/kv_retry.ts";
 import { minuteAt, type SpendLimits, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
+import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 export type LedgerEntryType =
   | "credit"
@@ -128,7 +129,7 @@ export interface CloseOptions {
    * Runs in the commit's plan: adds its own checks and writes (e.g. a task's final state) to
    * `atomic`, or returns false to leave everything as it is. A guarded change commits alone.
    */
-  guard?: (atomic: Deno.AtomicOperation) => Promise<boolean>;
+  guard?: (atomic: KvAtomic) => Promise<boolean>;
 }
 
 /** What a hold takes. */
@@ -145,7 +146,7 @@ export interface HoldOptions {
   /** The ref is fresh (a request id), so no earlier hold of it needs to be looked for. */
   uniqueRef?: boolean;
   /** Further writes that must land in the same commit as the hold (e.g. a task record). */
-  alsoWrite?: (atomic: Deno.AtomicOperation) => void;
+  alsoWrite?: (atomic: KvAtomic) => void;
   /**
    * What else than adding credit makes the request fit, for the 402's message; it depends on
    * the request's kind (e.g. `lower max_tokens` for text). Absent: only adding credit is said.
@@ -221,7 +222,7 @@ interface BatchView {
   readLeases(): Promise<Map<string, BudgetLease>>;
   /** Sets or (null) deletes `instance`'s lease in this batch's commit; read the leases first. */
   writeLease(instance: string, lease: BudgetLease | null): void;
-  atomic: Deno.AtomicOperation;
+  atomic: KvAtomic;
 }
 
 interface CounterChange {
@@ -270,7 +271,7 @@ const MAX_BATCH = 100;
  * commit): a busy key costs one KV commit per batch, not per request.
  */
 export class Ledger {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #queues = new Map<string, QueuedChange[]>();
   /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
   #balances = new Map<string, Deno.KvEntryMaybe<number>>();
@@ -293,7 +294,7 @@ export class Ledger {
   /** This process's budget leases and the aggregated charges of its requests. */
   readonly budgets: BudgetLeases;
 
-  constructor(kv: Deno.Kv, options: { instanceId?: string; flushMs?: number } = {}) {
+  constructor(kv: KvBackend, options: { instanceId?: string; flushMs?: number } = {}) {
     this.#kv = kv;
     this.#instanceId = options.instanceId;
     this.budgets = new BudgetLeases(this, { flushMs: options.flushMs });

@@ -7,6 +7,7 @@ import { GatewayError } from "../errors.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { idTimeBound } from "../kv/list_options.ts";
 import type { BudgetLease, LedgerEntry } from "./ledger.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export interface LedgerVerification {
   key_id: string;
@@ -31,7 +32,7 @@ const VERIFY_TRIES = 5;
  * every entry, so a sum read between two equal reads of it is of one consistent state; while the
  * key keeps moving, the read is tried again (then 503).
  */
-export async function verifyLedger(kv: Deno.Kv, keyId: string): Promise<LedgerVerification> {
+export async function verifyLedger(kv: KvBackend, keyId: string): Promise<LedgerVerification> {
   for (let attempt = 0; attempt < VERIFY_TRIES; attempt++) {
     const before = await kv.get<number>(kvKeys.balance(keyId));
     let sum = 0;
@@ -118,7 +119,7 @@ export function billingOf(entries: readonly LedgerEntry[]): RefBilling {
  * the scan starts there), read until the ref is closed by a settle or release.
  */
 export async function entriesOfRef(
-  kv: Deno.Kv,
+  kv: KvBackend,
   { keyId, ref, sinceMs }: { keyId: string; ref: string; sinceMs: number },
 ): Promise<LedgerEntry[]> {
   const found: LedgerEntry[] = [];

@@ -30,6 +30,7 @@ import { sentFields } from "../util/patch_schema.ts";
 import { validate } from "../util/validate.ts";
 import type { z } from "zod";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 export const REFRESH_MS = 2_000;
 
@@ -57,7 +58,7 @@ type StoredModel = CatalogModel | { id: string; deleted: true };
 
 /** Channels and models with an in-memory snapshot for the hot path. */
 export class Registry {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #box: SecretBox;
   #options: RegistryOptions;
   #channels: Channel[] = [];
@@ -65,7 +66,7 @@ export class Registry {
   #version: Deno.KvEntryMaybe<unknown>["versionstamp"] = null;
   #timer?: ReturnType<typeof setTimeout>;
 
-  constructor(kv: Deno.Kv, box: SecretBox, options: RegistryOptions) {
+  constructor(kv: KvBackend, box: SecretBox, options: RegistryOptions) {
     this.#kv = kv;
     this.#box = box;
     this.#options = options;
@@ -141,7 +142,7 @@ export class Registry {
     if (version.versionstamp !== this.#version) await this.reload();
   }
 
-  async #commit(atomic: Deno.AtomicOperation): Promise<void> {
+  async #commit(atomic: KvAtomic): Promise<void> {
     atomic.set(kvKeys.catalogVersion(), Date.now());
     const result = await withKvRetry(() => atomic.commit());
     if (!result.ok) throw new GatewayError("conflict", 409, "The record changed meanwhile; retry");

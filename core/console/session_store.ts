@@ -11,6 +11,7 @@
 import { kvKeys } from "../kv/kv_keys.ts";
 import { randomBase62, sha256Hex } from "../util/ids.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 3600_000;
 
@@ -53,10 +54,10 @@ async function flashKey(sessionId: string): Promise<CryptoKey> {
 
 /** Creates, reads and ends console sessions. */
 export class ConsoleSessionStore {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   readonly ttlMs: number;
 
-  constructor(kv: Deno.Kv, options: { ttlMs?: number } = {}) {
+  constructor(kv: KvBackend, options: { ttlMs?: number } = {}) {
     this.#kv = kv;
     this.ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
   }

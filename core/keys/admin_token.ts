@@ -6,10 +6,11 @@
 import { constantTimeEqual, randomBase62, sha256Hex } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** The admin token's hash, and the new token itself when this boot generated it. */
 export async function loadAdminToken(
-  kv: Deno.Kv,
+  kv: KvBackend,
   fromEnv?: string,
 ): Promise<{ hash: string; generated?: string }> {
   if (fromEnv) return { hash: await sha256Hex(fromEnv) };

@@ -29,6 +29,7 @@ import {
 import { sentFields } from "../util/patch_schema.ts";
 import { SecretHashes } from "./secret_hashes.ts";
 import type { z } from "zod";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export const KEY_CACHE_MS = 5_000;
 const NEGATIVE_CACHE_MS = 1_000;
@@ -66,7 +67,7 @@ interface CachedLookup {
 
 /** Stores keys as SHA-256 hashes and resolves presented secrets to key records. */
 export class KeyStore {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #ledger: Ledger;
   #cache = new Map<string, CachedLookup>();
   #hashes = new SecretHashes();
@@ -74,7 +75,7 @@ export class KeyStore {
   /** When this instance last wrote each key's last use. */
   #lastUseWritten = new Map<string, number>();
 
-  constructor(kv: Deno.Kv, ledger: Ledger, options: KeyStoreOptions = {}) {
+  constructor(kv: KvBackend, ledger: Ledger, options: KeyStoreOptions = {}) {
     this.#kv = kv;
     this.#ledger = ledger;
     this.#options = options;

@@ -7,6 +7,7 @@
 import { timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "./kv_keys.ts";
 import { withKvRetry } from "./kv_retry.ts";
+import type { KvBackend } from "./kv_backend.ts";
 
 export interface InstanceRecord {
   id: string;
@@ -17,12 +18,12 @@ export interface InstanceRecord {
 
 export class InstanceLease {
   readonly id = timeOrderedId("inst");
-  readonly #kv: Deno.Kv;
+  readonly #kv: KvBackend;
   readonly #leaseMs: number;
   readonly #startedAt = new Date().toISOString();
   #timer?: ReturnType<typeof setInterval>;
 
-  constructor(kv: Deno.Kv, options: { leaseMs: number }) {
+  constructor(kv: KvBackend, options: { leaseMs: number }) {
     this.#kv = kv;
     this.#leaseMs = options.leaseMs;
   }
@@ -53,7 +54,7 @@ export class InstanceLease {
 }
 
 /** Whether instance `id` holds a live lease now. */
-export async function isInstanceAlive(kv: Deno.Kv, id: string): Promise<boolean> {
+export async function isInstanceAlive(kv: KvBackend, id: string): Promise<boolean> {
   const record = (await kv.get<InstanceRecord>(kvKeys.instance(id))).value;
   return record !== null && record.lease_until > Date.now();
 }

@@ -1,5 +1,7 @@
 /** Paging, order and time range of admin lists, and the KV selectors they become. */
 
+import type { KvBackendListOptions } from "./kv_backend.ts";
+
 /** How an admin list is read: newest first unless `order` is `asc`; `since`/`until` in ms. */
 export interface ListOptions {
   cursor?: string;
@@ -34,7 +36,7 @@ export function timeRangeSelector(
 }
 
 /** The KV list options for `options`. */
-export function kvListOptions(options: ListOptions): Deno.KvListOptions {
+export function kvListOptions(options: ListOptions): KvBackendListOptions {
   return { cursor: options.cursor, limit: options.limit, reverse: options.order === "desc" };
 }
 

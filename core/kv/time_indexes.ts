@@ -6,11 +6,12 @@
 
 import { kvKeys } from "./kv_keys.ts";
 import { withKvRetry } from "./kv_retry.ts";
+import type { KvBackend } from "./kv_backend.ts";
 
 const MUTATIONS_PER_COMMIT = 500;
 
 /** Indexes older records unless done before; safe to run on several instances at once. */
-export async function buildTimeIndexes(kv: Deno.Kv): Promise<void> {
+export async function buildTimeIndexes(kv: KvBackend): Promise<void> {
   if ((await kv.get(kvKeys.timeIndexesBuilt())).value) return;
   let atomic = kv.atomic();
   let pending = 0;

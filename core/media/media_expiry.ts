@@ -7,10 +7,11 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import type { MediaRecord, MediaStore } from "./media_store.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Deletes up to `limit` expired objects; returns how many it deleted. */
 export async function sweepExpiredMedia(
-  kv: Deno.Kv,
+  kv: KvBackend,
   media: MediaStore,
   options: { now?: number; limit?: number } = {},
 ): Promise<number> {

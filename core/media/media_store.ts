@@ -15,6 +15,7 @@ import { concatBytes } from "../util/bytes.ts";
 import { randomBase62 } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Bytes per chunk: under KV's 65,536-byte value limit with room for the encoding. */
 const CHUNK_BYTES = 60_000;
@@ -147,10 +148,10 @@ export interface PutOptions {
 }
 
 export class MediaStore {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #ttlMs: number;
 
-  constructor(kv: Deno.Kv, ttlMs: number) {
+  constructor(kv: KvBackend, ttlMs: number) {
     this.#kv = kv;
     this.#ttlMs = ttlMs;
   }

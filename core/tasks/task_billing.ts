@@ -2,10 +2,11 @@
 
 import { billingOf, entriesOfRef, type RefBilling } from "../billing/ledger_audit.ts";
 import type { TaskRecord } from "./task_record.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** The billing of `task`, read from its key's ledger (the admin task view, webhook payloads). */
 export async function taskBilling(
-  kv: Deno.Kv,
+  kv: KvBackend,
   task: Pick<TaskRecord, "id" | "key_id" | "submit_time">,
 ): Promise<RefBilling> {
   const entries = await entriesOfRef(kv, {

@@ -6,6 +6,7 @@
 
 import { timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
+import type { KvAtomic } from "../kv/kv_backend.ts";
 
 export type TaskStatus = "submitted" | "in_progress" | "succeeded" | "failed";
 
@@ -109,9 +110,9 @@ export function forwardOnly<T extends Pick<TaskRecord, "status" | "progress">>(
 
 /** Adds to `atomic` the writes that replace `previous` (null for a new task) by `next`. */
 export function writeTask(
-  atomic: Deno.AtomicOperation,
+  atomic: KvAtomic,
   { previous, next }: { previous: TaskRecord | null; next: TaskRecord },
-): Deno.AtomicOperation {
+): KvAtomic {
   if (previous && !isFinished(previous)) {
     atomic.delete(kvKeys.taskDue(previous.next_check_at, previous.id));
   }

@@ -11,6 +11,7 @@ import { withKvRetry } from "../kv/kv_retry.ts";
 import type { BillableKey, Ledger, LedgerEntry, SpendingLimit } from "../billing/ledger.ts";
 import { kvListOptions, type ListOptions, timeRangeSelector } from "../kv/list_options.ts";
 import { forwardOnly, isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
+import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 /** Fields a worker may change under its lease. */
 export type TaskUpdate = Partial<Omit<TaskRecord, "id" | "owner" | "key_id" | "held">>;
@@ -32,7 +33,7 @@ export interface TaskStoreOptions {
 
 /** The hook of a task's end: writes into its commit, then hears it committed. */
 export interface TaskEndHook {
-  write(atomic: Deno.AtomicOperation, task: TaskRecord): void;
+  write(atomic: KvAtomic, task: TaskRecord): void;
   committed(task: TaskRecord): void;
 }
 
@@ -58,10 +59,10 @@ export interface DueTask {
 }
 
 export class TaskStore {
-  readonly #kv: Deno.Kv;
+  readonly #kv: KvBackend;
   readonly #options: TaskStoreOptions;
 
-  constructor(kv: Deno.Kv, options: TaskStoreOptions) {
+  constructor(kv: KvBackend, options: TaskStoreOptions) {
     this.#kv = kv;
     this.#options = options;
   }
@@ -278,7 +279,7 @@ export class TaskStore {
     const ledger = this.#options.ledger;
     let applied = false;
     let ended: TaskRecord | undefined;
-    const guard = async (atomic: Deno.AtomicOperation) => {
+    const guard = async (atomic: KvAtomic) => {
       applied = false;
       const entry = await this.#leased(task.id, workerId);
       if (!entry) return false;

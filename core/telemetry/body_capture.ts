@@ -11,6 +11,7 @@ import { z } from "zod";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { redactSecrets } from "../util/redact.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export const REFRESH_MS = 5_000;
 /** How long a captured request stays readable. */
@@ -70,12 +71,12 @@ export function boundedRedacted(
 
 /** The capture switches and captured requests of the gateway. */
 export class BodyCaptures {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   /** Key id → epoch ms when its capture ends. */
   #active = new Map<string, number>();
   #timer?: ReturnType<typeof setInterval>;
 
-  constructor(kv: Deno.Kv) {
+  constructor(kv: KvBackend) {
     this.#kv = kv;
   }
 

@@ -16,6 +16,7 @@ import {
   medianLatency,
 } from "./latency_histogram.ts";
 import type { AttemptRecord, RequestLogEntry } from "./request_log.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export const HEALTH_BUCKET_MS = 5 * 60_000;
 /** How far back health looks: 12 buckets, one hour. */
@@ -72,14 +73,14 @@ function newer(a: ChannelError | null, b: ChannelError | null): ChannelError | n
 
 /** Counts attempts and reads health; one per gateway process. */
 export class ChannelHealth {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #instanceId: string;
   /** Counts of this instance by `channel\tbucket`, for buckets still in the window. */
   #counts = new Map<string, HealthCounts>();
   /** Attempts noted outside request records (task work, channel tests), counted at the next write. */
   #noted: TimedAttempt[] = [];
 
-  constructor(kv: Deno.Kv, options: { instanceId: string }) {
+  constructor(kv: KvBackend, options: { instanceId: string }) {
     this.#kv = kv;
     this.#instanceId = options.instanceId;
   }

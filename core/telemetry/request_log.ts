@@ -20,6 +20,7 @@ import {
 import type { ChannelHealth, HealthWrite } from "./channel_health.ts";
 import { recordOf, storedRecord } from "./request_log_record.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /**
  * Why an attempt failed, in words an operator can act on: the network (`connect_refused`,
@@ -178,7 +179,7 @@ export function boundEntry(entry: RequestLogEntry): RequestLogEntry {
  * the records of paid requests; what is dropped is counted.
  */
 export class RequestLog {
-  #kv: Deno.Kv;
+  #kv: KvBackend;
   #retentionMs: number;
   #toStdout: boolean;
   #pending: RequestLogEntry[] = [];
@@ -190,7 +191,7 @@ export class RequestLog {
   #health?: ChannelHealth;
 
   constructor(
-    kv: Deno.Kv,
+    kv: KvBackend,
     options: {
       retentionMs?: number;
       stdout?: boolean;

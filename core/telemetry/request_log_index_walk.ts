@@ -9,6 +9,7 @@
 
 import { idTimeBound, type ListOptions } from "../kv/list_options.ts";
 import { GROUP_SPAN_MS, idTimeOf, type IndexValue, membersOf } from "./request_log_indexes.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export interface IndexMember {
   id: string;
@@ -49,7 +50,7 @@ function selectorOf(
  * in `order` of their ids.
  */
 export async function* indexMembers(
-  kv: Deno.Kv,
+  kv: KvBackend,
   prefix: Deno.KvKey,
   options: Pick<ListOptions, "order" | "since" | "until"> & { after?: string },
 ): AsyncGenerator<IndexMember> {

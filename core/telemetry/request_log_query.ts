@@ -26,6 +26,7 @@ import {
 import { indexCursor, readRequestLogCursor } from "./request_log_cursor.ts";
 import { indexMembers, inRange } from "./request_log_index_walk.ts";
 import type { RequestLogEntry } from "./request_log.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Keys read at most per page. */
 export const SCAN_LIMIT = 2_000;
@@ -61,7 +62,7 @@ function statusMatches(status: number, wanted: string | undefined): boolean {
 
 /** One page of the log's records that match `options.filter`. */
 export async function queryRequestLog(
-  kv: Deno.Kv,
+  kv: KvBackend,
   options: ListOptions & { filter: RequestFilter; retentionMs: number },
 ): Promise<{ data: RequestLogEntry[]; cursor: string | null }> {
   const { filter, limit } = options;

@@ -10,13 +10,14 @@ import { idTimeBound } from "../kv/list_options.ts";
 import { indexKeysEverOf } from "./request_log_indexes.ts";
 import { recordOf } from "./request_log_record.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Deletes per commit: a record and its index keys (five at most) are deleted together. */
 const DELETES_PER_COMMIT = 500;
 
 /** Deletes up to `limit` records written more than `retentionMs` ago; returns how many. */
 export async function sweepRequestLog(
-  kv: Deno.Kv,
+  kv: KvBackend,
   retentionMs: number,
   options: { now?: number; limit?: number } = {},
 ): Promise<number> {

@@ -7,6 +7,7 @@
 
 import { kvKeys } from "../kv/kv_keys.ts";
 import type { RequestLogEntry } from "./request_log.ts";
+import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 export const USAGE_COUNTERS = [
   "requests",
@@ -49,7 +50,7 @@ export function rollupBucketOf(entry: RequestLogEntry): string {
 export const SUMS_PER_BUCKET = USAGE_COUNTERS.length;
 
 /** Adds to `atomic` the counter sums of `entries`, one sum per counter and distinct bucket. */
-export function addRollups(atomic: Deno.AtomicOperation, entries: readonly RequestLogEntry[]) {
+export function addRollups(atomic: KvAtomic, entries: readonly RequestLogEntry[]) {
   const buckets = new Map<string, { key: Deno.KvKey[]; counters: Record<Counter, number> }>();
   for (const entry of entries) {
     const hour = Math.floor(requestTimeOf(entry.id) / HOUR_MS) * HOUR_MS;
@@ -106,7 +107,7 @@ export interface UsageRow {
 }
 
 /** Totals per interval and group from the rollups of [from, to). */
-export async function readUsage(kv: Deno.Kv, query: UsageQuery): Promise<UsageRow[]> {
+export async function readUsage(kv: KvBackend, query: UsageQuery): Promise<UsageRow[]> {
   const from = Math.floor(query.from / HOUR_MS) * HOUR_MS;
   const to = Math.ceil(query.to / HOUR_MS) * HOUR_MS;
   const rows = new Map<string, UsageRow & { billed_ms: number }>();
@@ -160,7 +161,7 @@ const HOURS_AT_ONCE = 32;
  * so one key's are read hour by hour (`[usage, hour, key]`), never by scanning every key's.
  */
 async function* rollupEntries(
-  kv: Deno.Kv,
+  kv: KvBackend,
   { from, to, keyId }: { from: number; to: number; keyId?: string },
 ): AsyncGenerator<Deno.KvEntry<Deno.KvU64 | bigint>> {
   if (keyId === undefined) {

@@ -12,6 +12,7 @@ import { withKvRetry } from "../kv/kv_retry.ts";
 import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
 import { timeOrderedId } from "../util/ids.ts";
 import type { WebhookEventType } from "./endpoint_schema.ts";
+import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 /** How long delivery records are kept. */
 export const RETENTION_MS = 30 * 86_400_000;
@@ -84,15 +85,15 @@ function expiry(): { expireIn: number } {
 }
 
 /** Writes the outbox event of a task's end into `atomic` (the commit that ends the task). */
-export function writeOutboxEvent(atomic: Deno.AtomicOperation, taskId: string): void {
+export function writeOutboxEvent(atomic: KvAtomic, taskId: string): void {
   const id = timeOrderedId("wev");
   atomic.set(kvKeys.webhookOutbox(id), { id, task_id: taskId, fanned: 0 } satisfies OutboxEvent);
 }
 
 export class DeliveryStore {
-  readonly #kv: Deno.Kv;
+  readonly #kv: KvBackend;
 
-  constructor(kv: Deno.Kv) {
+  constructor(kv: KvBackend) {
     this.#kv = kv;
   }
 
@@ -119,7 +120,7 @@ export class DeliveryStore {
     };
   }
 
-  #writeNew(atomic: Deno.AtomicOperation, delivery: Delivery): void {
+  #writeNew(atomic: KvAtomic, delivery: Delivery): void {
     atomic.set(kvKeys.webhookDelivery(delivery.id), delivery, expiry());
     atomic.set(kvKeys.webhookDeliveryByEndpoint(delivery.endpoint_id, delivery.id), delivery.id, {
       ...expiry(),

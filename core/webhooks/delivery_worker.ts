@@ -32,6 +32,7 @@ import {
 import { newMessageId, webhookHeaders } from "./signing.ts";
 import { deliveryAddress, type Resolver } from "./public_address.ts";
 import { postWebhook } from "./webhook_post.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export interface DeliveryWorkerOptions {
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE. */
@@ -54,7 +55,7 @@ export interface DeliveryWorkerOptions {
 
 /** Where the worker reads tasks and writes deliveries. */
 export interface DeliverySources {
-  kv: Deno.Kv;
+  kv: KvBackend;
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
   tasks: TaskStore;

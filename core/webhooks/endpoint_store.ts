@@ -23,6 +23,7 @@ import {
 import { newWebhookSecret } from "./signing.ts";
 import { webhookUrlProblem } from "./public_address.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
+import type { KvBackend } from "../kv/kv_backend.ts";
 
 export interface EndpointStoreOptions {
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE: private and loopback URLs are accepted. */
@@ -40,11 +41,11 @@ export const webhookNotFound = (id: string) =>
   new GatewayError("webhook_not_found", 404, `No webhook endpoint has the id '${id}'`);
 
 export class EndpointStore {
-  readonly #kv: Deno.Kv;
+  readonly #kv: KvBackend;
   readonly #box: SecretBox;
   readonly #options: EndpointStoreOptions;
 
-  constructor(kv: Deno.Kv, box: SecretBox, options: EndpointStoreOptions) {
+  constructor(kv: KvBackend, box: SecretBox, options: EndpointStoreOptions) {
     this.#kv = kv;
     this.#box = box;
     this.#options = options;

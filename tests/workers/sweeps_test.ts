@@ -13,11 +13,12 @@ import { sweepExpiredMedia } from "../../core/media/media_expiry.ts";
 import { sweepRequestLog } from "../../core/telemetry/request_log_retention.ts";
 import { TaskWorker } from "../../workers/task_worker.ts";
 import { CRON_SCHEDULES, type Sweep, SweepLoop } from "../../workers/sweeps.ts";
+import type { KvBackend } from "../../core/kv/kv_backend.ts";
 
 const DAY = 86_400_000;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function countKeys(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+async function countKeys(kv: KvBackend, prefix: Deno.KvKey): Promise<number> {
   let count = 0;
   for await (const _ of kv.list({ prefix })) count++;
   return count;

@@ -1,0 +1,34 @@
+/**
+ * The KV conformance suite (kv_conformance.ts) against the backends the gateway runs on: the
+ * embedded KV in memory and in a file, the same behind `countingKv` (bench's op counter), and a
+ * remote KV over KV Connect (the test server standing in for denokv) when it can be found.
+ */
+
+import { runKvConformance } from "./kv_conformance.ts";
+import { countingKv } from "../../../core/kv/counting_kv.ts";
+import { findKvConnectServer, startKvConnectServer } from "../../helpers/kv_connect_server.ts";
+
+runKvConformance("embedded, :memory:", () => Deno.openKv(":memory:"), { queues: true });
+
+const dir = Deno.makeTempDirSync({ prefix: "kv_conformance_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+runKvConformance("embedded, file", () => Deno.openKv(`${dir}/conformance.kv`), { queues: true });
+
+runKvConformance(
+  "countingKv over :memory:",
+  async () => countingKv(await Deno.openKv(":memory:"), () => {}),
+  { queues: true },
+);
+
+const script = findKvConnectServer();
+if (script) {
+  const server = await startKvConnectServer(script);
+  globalThis.addEventListener("unload", () => server.stop());
+  Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+  runKvConformance("KV Connect test server", () => Deno.openKv(server.url));
+} else {
+  const reason = "the KV Connect test server (shared/tools/kv-connect-test-server.ts) was not " +
+    "found beside the checkout: set GATEWAY_KV_CONNECT_SERVER to run these";
+  console.log(`kv_conformance_test.ts: KV Connect tests ignored: ${reason}`);
+  runKvConformance("KV Connect test server", () => Deno.openKv(":memory:"), { ignore: reason });
+}
