@@ -15,7 +15,7 @@ import {
   type LatencyHistogram,
   medianLatency,
 } from "./latency_histogram.ts";
-import type { AttemptRecord, RequestLogEntry } from "./request_log.ts";
+import type { AttemptRecord, RequestLogEntry } from "./request_log_entry.ts";
 
 export const HEALTH_BUCKET_MS = 5 * 60_000;
 /** How far back health looks: 12 buckets, one hour. */

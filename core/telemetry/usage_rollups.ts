@@ -6,7 +6,7 @@
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
-import type { RequestLogEntry } from "./request_log.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 export const USAGE_COUNTERS = [
   "requests",
