@@ -219,6 +219,7 @@ export class Ledger {
       if (planned === "answered") return;
       fresh = true;
       if (planned === "needs_fresh_balance") continue;
+      // kv-locked: a lock makes commit() answer false, and this loop plans the batch again.
       if (planned === "planned" && await batch.commit(changes)) return;
       // KV was locked or the balance moved: wait a little longer each time, then plan again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
