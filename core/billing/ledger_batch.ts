@@ -1,7 +1,7 @@
 /**
  * One attempt at a group commit of the ledger: the changes queued for one key, planned in order
  * against one read of its balance and written in one atomic commit that checks that balance.
- * The ledger makes a new batch for each attempt (docs/billing.md, "The ledger").
+ * The ledger makes a new batch for each attempt.
  */
 
 import { timeOrderedId } from "../util/ids.ts";
