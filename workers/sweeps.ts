@@ -10,9 +10,9 @@
  *   - media expiry: delete hosted media past its expiry;
  *   - request-log retention: delete request log records past the retention period.
  *
- * A long-lived process runs them on one timer loop (SweepLoop). On Deno Deploy, where an instance
- * lives only while it has traffic, Deno.cron runs them as well (registerCrons), so nothing waits
- * for a request to arrive: a task's worst-case wait there is the due-task cron's interval.
+ * A long-lived process runs each on its own timer loop (SweepLoop). On Deno Deploy, where an
+ * instance lives only while it has traffic, Deno.cron runs them as well (registerCrons), so nothing
+ * waits for a request to arrive: a task's worst-case wait there is the due-task cron's interval.
  */
 
 import type { Gateway } from "../core/gateway.ts";
