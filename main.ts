@@ -7,7 +7,8 @@
 import { createApp } from "./app.ts";
 import { loadAdminToken } from "./core/keys/admin_token.ts";
 import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
-import { DEFAULT_OPTIONS, Gateway } from "./core/gateway.ts";
+import { Gateway } from "./core/gateway.ts";
+import { optionsFromSettings } from "./core/options_from_settings.ts";
 import { loadSecretBox } from "./core/channels/secret_box.ts";
 import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
 import { detectPlatform, type Platform } from "./core/platform.ts";
@@ -24,8 +25,6 @@ import type { Resolver } from "./core/webhooks/public_address.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
 const SHUTDOWN_GRACE_MS = 30_000;
-/** The webhook worker polls no more often than this, however fast the task worker polls. */
-const WEBHOOK_MIN_POLL_MS = 250;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
 
@@ -173,49 +172,18 @@ export async function startGateway(
     target.kind === "file" ? target.path : target.kind === "remote" ? target.url : ":memory:",
     settings.secretKey,
   );
-  const gateway = new Gateway(kv, box, {
-    ...DEFAULT_OPTIONS,
-    maxBodyBytes: config?.server.max_body_bytes ?? DEFAULT_OPTIONS.maxBodyBytes,
-    maxRetries: config?.server.max_retries ?? DEFAULT_OPTIONS.maxRetries,
-    requestLogRetentionMs: config?.server.request_log_retention_days
-      ? config.server.request_log_retention_days * 86_400_000
-      : undefined,
-    auditRetentionMs: config?.server.audit_retention_days
-      ? config.server.audit_retention_days * 86_400_000
-      : undefined,
-    logRequestsToStdout: settings.logRequests,
-    publicUrl: settings.publicUrl,
-    mediaTtlMs: settings.mediaTtlMs,
-    mediaFetchHosts: settings.mediaFetchHosts,
-    taskQueue: queues,
-    ffprobePath: settings.ffprobePath,
-    runFfprobe: platform.runFfprobe,
-    tempFiles: platform.tempFiles,
-    log,
-    configFile: settings.configPath,
-    clientIdleMs: settings.clientIdleMs,
-    instanceLeaseMs: settings.instanceLeaseMs,
-    metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
-    upstreamMaxBytes: {
-      text: settings.upstreamTextMaxBytes,
-      media: settings.upstreamMediaMaxBytes,
-      event: settings.upstreamEventMaxBytes,
-    },
-    video: {
-      pollMinMs: settings.videoPollMinMs,
-      pollMaxMs: settings.videoPollMaxMs,
-      timeoutMs: settings.videoTimeoutMs,
-    },
-    webhooks: {
-      allowPrivate: settings.webhookAllowPrivate,
-      timeoutMs: settings.webhookTimeoutMs,
-      retryBaseMs: settings.webhookRetryBaseMs,
-      maxAttempts: settings.webhookMaxAttempts,
-      // Its own tasks' ends wake it at once; the poll finds other instances' work and due retries.
-      pollMs: Math.max(settings.taskPollMs, WEBHOOK_MIN_POLL_MS),
-      resolve: options.webhookResolve,
-    },
-  });
+  const gateway = new Gateway(
+    kv,
+    box,
+    optionsFromSettings(settings, {
+      server: config?.server,
+      platform,
+      taskQueue: queues,
+      log,
+      metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
+      webhookResolve: options.webhookResolve,
+    }),
+  );
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
   await gateway.registry.start();

@@ -10,9 +10,9 @@
  *   - media expiry: delete hosted media past its expiry;
  *   - request-log retention: delete request log records past the retention period.
  *
- * A long-lived process runs them on one timer loop (SweepLoop). On Deno Deploy, where an instance
- * lives only while it has traffic, Deno.cron runs them as well (registerCrons), so nothing waits
- * for a request to arrive: a task's worst-case wait there is the due-task cron's interval.
+ * A long-lived process runs each on its own timer loop (SweepLoop). On Deno Deploy, where an
+ * instance lives only while it has traffic, Deno.cron runs them as well (registerCrons), so nothing
+ * waits for a request to arrive: a task's worst-case wait there is the due-task cron's interval.
  */
 
 import type { Gateway } from "../core/gateway.ts";
@@ -20,6 +20,7 @@ import { isInstanceAlive } from "../core/kv/instance_lease.ts";
 import { sweepExpiredMedia } from "../core/media/media_expiry.ts";
 import { DEFAULT_RETENTION_MS } from "../core/telemetry/request_log.ts";
 import { sweepRequestLog } from "../core/telemetry/request_log_retention.ts";
+import { PollLoop } from "../core/util/poll_loop.ts";
 import type { TaskWorker } from "./task_worker.ts";
 
 /** Holds without an instance id (written before there were any) are released after this long. */
@@ -90,60 +91,40 @@ function logFailure(name: string, error: unknown): void {
 }
 
 /**
- * Runs sweeps on one timer: each `everyMs` after its last run ended, never two runs of one sweep
- * at once. `track` keeps a running sweep alive through shutdown.
+ * Runs each sweep on its own loop: `everyMs` after its last run ended, never two runs of one
+ * sweep at once. `track` keeps a running sweep alive through shutdown.
  */
 export class SweepLoop {
-  readonly #sweeps: Array<Sweep & { everyMs: number; nextAt: number; running?: Promise<void> }>;
-  readonly #track: <T>(work: Promise<T>) => Promise<T>;
-  #timer?: ReturnType<typeof setTimeout>;
-  #stopped = false;
+  readonly #loops = new Map<SweepName, PollLoop>();
 
   constructor(sweeps: Sweep[], options: { track?: <T>(work: Promise<T>) => Promise<T> } = {}) {
-    const now = Date.now();
-    this.#sweeps = sweeps.flatMap((sweep) =>
-      sweep.everyMs === null
-        ? []
-        : [{ ...sweep, everyMs: sweep.everyMs, nextAt: now + sweep.everyMs }]
-    );
-    this.#track = options.track ?? ((work) => work);
+    for (const sweep of sweeps) {
+      if (sweep.everyMs === null) continue;
+      this.#loops.set(
+        sweep.name,
+        new PollLoop({
+          pass: () => sweep.run(),
+          intervalMs: sweep.everyMs,
+          onError: (error) => logFailure(sweep.name, error),
+          waitFirst: true,
+          track: options.track,
+        }),
+      );
+    }
   }
 
   /** Runs `name` now (also before the loop starts); resolves when that run ends. */
   async runNow(name: SweepName): Promise<void> {
-    const sweep = this.#sweeps.find((candidate) => candidate.name === name);
-    if (!sweep) return;
-    await (sweep.running ??= this.#track(
-      sweep.run().then(() => {}, (error) => logFailure(sweep.name, error)).finally(() => {
-        sweep.running = undefined;
-        sweep.nextAt = Date.now() + sweep.everyMs;
-      }),
-    ));
+    await this.#loops.get(name)?.runNow();
   }
 
   start(): void {
-    this.#schedule();
+    for (const loop of this.#loops.values()) loop.start();
   }
 
-  #schedule(): void {
-    if (this.#stopped || this.#sweeps.length === 0) return;
-    const next = Math.min(...this.#sweeps.map((sweep) => sweep.nextAt));
-    this.#timer = setTimeout(() => {
-      const now = Date.now();
-      for (const sweep of this.#sweeps) {
-        if (sweep.nextAt <= now && !sweep.running) this.runNow(sweep.name);
-        // A sweep still running is looked at again a full interval later.
-        else if (sweep.nextAt <= now) sweep.nextAt = now + sweep.everyMs;
-      }
-      this.#schedule();
-    }, Math.max(0, next - Date.now()));
-  }
-
-  /** Stops the timer and waits for running sweeps. */
+  /** Stops the loops and waits for running sweeps. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await Promise.allSettled(this.#sweeps.map((sweep) => sweep.running));
+    await Promise.allSettled([...this.#loops.values()].map((loop) => loop.stop()));
   }
 }
 

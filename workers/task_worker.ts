@@ -11,6 +11,7 @@
 import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/util/ids.ts";
 import type { TaskRecord } from "../core/tasks/task_record.ts";
+import { PollLoop } from "../core/util/poll_loop.ts";
 
 /** What a handler gets: the claimed task and a signal that fires if the lease is lost. */
 export interface TaskRun {
@@ -50,9 +51,7 @@ export class TaskWorker {
   #options: TaskWorkerOptions;
   #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #stopped = false;
-  #loop?: Promise<void>;
-  #wake?: () => void;
-  #woken = false;
+  readonly #loop: PollLoop;
 
   constructor(
     gateway: Gateway,
@@ -62,6 +61,12 @@ export class TaskWorker {
     this.#gateway = gateway;
     this.#handlers = handlers;
     this.#options = options;
+    this.#loop = new PollLoop({
+      pass: () => this.#claimDue(),
+      intervalMs: options.pollMs,
+      onError: (error) =>
+        console.error(JSON.stringify({ msg: "task claim failed", error: String(error) })),
+    });
   }
 
   start(): void {
@@ -70,20 +75,18 @@ export class TaskWorker {
         if ((message as { wake?: string })?.wake === "tasks") this.wake();
       }).catch(() => {});
     }
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   /** Looks at the due index now rather than at the next poll. */
   wake(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   /** Stops claiming, aborts running tasks and gives their leases back for the next process. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.wake();
-    await this.#loop;
+    await this.#loop.stop();
     for (const { controller } of this.#running.values()) controller.abort();
     await Promise.allSettled([...this.#running.values()].map((run) => run.done));
   }
@@ -108,26 +111,6 @@ export class TaskWorker {
       await Promise.allSettled(runs);
     }
     return started;
-  }
-
-  async #run(): Promise<void> {
-    while (!this.#stopped) {
-      this.#woken = false;
-      try {
-        await this.#claimDue();
-      } catch (error) {
-        console.error(JSON.stringify({ msg: "task claim failed", error: String(error) }));
-      }
-      if (this.#woken || this.#stopped) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#options.pollMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = undefined;
-    }
   }
 
   /** Claims what is due, up to the free places; returns the runs it started. */

@@ -14,8 +14,37 @@
  * began; the dead process's lease is returned by the orphaned-holds sweep, once.
  */
 
-import type { BillableKey, Ledger, LedgerEntry } from "./ledger.ts";
+import type { BillableKey, LedgerEntry, SpendingLimit } from "./ledger_records.ts";
 import type { ReceiptEntry } from "./receipt.ts";
+
+/**
+ * What budget leases ask of the ledger (Ledger's methods of the same names, which say what they
+ * do). Declared here so that this file does not import the ledger that owns it.
+ */
+export interface LeaseLedger {
+  takeLease(
+    keyId: string,
+    options: { limit: SpendingLimit; need: number; want: number; free?: number; remedy?: string },
+  ): Promise<LedgerEntry>;
+  extendLease(
+    keyId: string,
+    options: { limit: SpendingLimit; want: number },
+  ): Promise<LedgerEntry | null>;
+  chargeAggregated(
+    keyId: string,
+    options: {
+      cost: number;
+      requests: number;
+      through: string;
+      leaseRef?: string;
+      shortfall?: number;
+    },
+  ): Promise<{ entry: LedgerEntry; leaseKept: boolean }>;
+  returnLease(
+    keyId: string,
+    options: { ref: string; note: string; instance?: string },
+  ): Promise<LedgerEntry | null>;
+}
 
 /** How often pending costs are written (ms). */
 export const DEFAULT_FLUSH_MS = 100;
@@ -73,12 +102,12 @@ interface KeyBudget {
 }
 
 export class BudgetLeases {
-  readonly #ledger: Ledger;
+  readonly #ledger: LeaseLedger;
   readonly #flushMs: number;
   readonly #budgets = new Map<string, KeyBudget>();
   #timer?: ReturnType<typeof setTimeout>;
 
-  constructor(ledger: Ledger, options: { flushMs?: number } = {}) {
+  constructor(ledger: LeaseLedger, options: { flushMs?: number } = {}) {
     this.#ledger = ledger;
     this.#flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
   }

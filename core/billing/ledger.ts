@@ -14,65 +14,39 @@ import {
   type ListOptions,
   timeRangeSelector,
 } from "../kv/list_options.ts";
-import { isKvLocked } from "../kv/kv_retry.ts";
-import { minuteAt, type SpendLimits, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
+import { minuteAt, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
+import {
+  type BatchView,
+  type CounterChange,
+  counterValue,
+  GUARD_REFUSED,
+  LedgerBatch,
+  type LedgerCaches,
+  NEEDS_FRESH_BALANCE,
+  type Plan,
+  type PlannedEntry,
+  type QueuedChange,
+} from "./ledger_batch.ts";
+import type {
+  BudgetLease,
+  LedgerEntry,
+  OpenHold,
+  SpendCaps,
+  SpendingLimit,
+} from "./ledger_records.ts";
 
-export type LedgerEntryType =
-  | "credit"
-  | "hold"
-  | "settle"
-  | "release"
-  | "charge"
-  | "lease"
-  | "lease_return";
-
-export interface LedgerEntry {
-  id: string;
-  key_id: string;
-  type: LedgerEntryType;
-  /** Signed units: + adds to the balance, − takes from it. */
-  amount: number;
-  balance_after: number;
-  /** The request, task or credit this entry belongs to. */
-  ref: string;
-  at: string;
-  note?: string;
-  /** On settle: the full cost of the request. On an aggregated charge: what it took (−amount). */
-  cost?: number;
-  /**
-   * On settle: the part of `cost` the key's credit floor left uncollected. On an aggregated
-   * charge: what its requests' costs came to beyond `cost`, left uncollected by the floor.
-   */
-  shortfall?: number;
-  /** On an aggregated charge: how many requests' costs it sums… */
-  requests?: number;
-  /** …finished up to this moment (the costs added after it are in a later entry). */
-  through?: string;
-  /** On a lease: the units it reserved (the balance does not move). */
-  reserved?: number;
-  /** On a lease return: the units the lease still reserved and gives up. */
-  returned?: number;
-  /** On a lease, an aggregated charge of a lease or a lease return: the process. */
-  instance?: string;
-}
-
-/**
- * A process's budget lease on a key: `amount` units of the key's balance reserved for that
- * process, which admits requests against it in memory. The balance does not move; every other
- * change of the key counts the leases as spoken for, so the credit floor is never crossed.
- */
-export interface BudgetLease {
-  key_id: string;
-  instance: string;
-  /** The lease's id; its lease, aggregated charges and return entries carry it as `ref`. */
-  ref: string;
-  /** Units still reserved: leased, less the aggregated charges written since. */
-  amount: number;
-  at: string;
-}
+export type {
+  BillableKey,
+  BudgetLease,
+  LedgerEntry,
+  LedgerEntryType,
+  OpenHold,
+  SpendCaps,
+  SpendingLimit,
+} from "./ledger_records.ts";
 
 /** Units reserved by `leases`. */
 function leasedUnits(leases: Map<string, BudgetLease>): number {
@@ -81,47 +55,14 @@ function leasedUnits(leases: Map<string, BudgetLease>): number {
   return total;
 }
 
-/** An open hold, removed by exactly one settle or release. */
-export interface OpenHold {
-  key_id: string;
-  amount: number;
-  at: string;
-  /** The process that holds it (its instance lease); absent on holds written before. */
-  instance?: string;
-  /** The spend windows the hold counts in (`day:…`, `week:…`, `month:…`); absent on old holds. */
-  spend_windows?: string[];
-  /** Tokens held against the key's tokens per minute, in UTC minute `minute`. */
-  tokens?: number;
-  minute?: number;
-}
-
-/** What a key may spend: down to −credit_limit, or without limit. */
-export interface SpendingLimit {
-  unlimited: boolean;
-  credit_limit: number;
-}
-
-/** What caps a key's spending beside its balance: spend per UTC period, tokens per minute. */
-export interface SpendCaps {
-  spend_limits?: SpendLimits | null;
-  tpm?: number | null;
-}
-
 /** Whether `caps` limits anything, so that every request of the key must hold first. */
 export function hasSpendCaps(caps: SpendCaps): boolean {
   return caps.tpm != null ||
     Object.values(caps.spend_limits ?? {}).some((limit) => limit != null);
 }
 
-/** A key as billing sees it: its id, how far it may spend, and its caps. */
-export interface BillableKey extends SpendingLimit, SpendCaps {
-  id: string;
-}
-
 /** How long a minute's token counter is kept: the minute, and one more for a late settle. */
 const TOKEN_COUNTER_TTL_MS = 120_000;
-
-type PlannedEntry = Pick<LedgerEntry, "type" | "amount" | "ref"> & Partial<LedgerEntry>;
 
 /** Options of settle and release. */
 export interface CloseOptions {
@@ -152,11 +93,6 @@ export interface HoldOptions {
    * the request's kind (e.g. `lower max_tokens` for text). Absent: only adding credit is said.
    */
   remedy?: string;
-}
-
-/** A counter's number; counters are KvU64 so that they stay exact integers. */
-function counterValue(value: Deno.KvU64 | null): number {
-  return value ? Number(value.value) : 0;
 }
 
 /**
@@ -190,12 +126,6 @@ function shortfallCounter(keyId: string, shortfall: number): CounterChange[] {
   return shortfall > 0 ? [{ key: kvKeys.shortfallTotal(keyId), delta: shortfall }] : [];
 }
 
-/** Returned by a guarded plan whose guard said no: nothing at all is written. */
-const GUARD_REFUSED = Symbol("guard refused");
-
-/** Returned by a plan that must see the balance fresh from KV before it decides. */
-const NEEDS_FRESH_BALANCE = Symbol("needs fresh balance");
-
 const MAX_ATTEMPTS = 50;
 
 /**
@@ -203,60 +133,6 @@ const MAX_ATTEMPTS = 50;
  * a double no longer holds every integer, and sums would silently round.
  */
 export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
-
-/** What a plan sees: the balance so far and the open holds, with this batch's changes applied. */
-interface BatchView {
-  balance: number;
-  /** Whether `balance` came from this process's cache rather than a fresh KV read. */
-  cached: boolean;
-  readHold(ref: string): Promise<OpenHold | null>;
-  writeHold(ref: string, hold: OpenHold | null): void;
-  /** Counters (spend per window, tokens per minute) as of this batch, read from KV once. */
-  readCounters(keys: Deno.KvKey[]): Promise<number[]>;
-  /**
-   * Adds to counters in this batch's commit: a counter this batch read is set, with its expiry;
-   * one it did not read is summed, so moving a counter needs no read.
-   */
-  addToCounters(changes: CounterChange[]): Promise<void>;
-  /** The key's budget leases, by instance, as of this batch (read from KV once). */
-  readLeases(): Promise<Map<string, BudgetLease>>;
-  /** Sets or (null) deletes `instance`'s lease in this batch's commit; read the leases first. */
-  writeLease(instance: string, lease: BudgetLease | null): void;
-  atomic: KvAtomic;
-}
-
-interface CounterChange {
-  key: Deno.KvKey;
-  delta: number;
-  /** A counter that expires is always read and set (a KV sum would not keep its expiry). */
-  expireIn?: number;
-}
-
-interface CounterState {
-  key: Deno.KvKey;
-  /** The value in KV, once read. */
-  base?: number;
-  /** What this batch adds. */
-  delta: number;
-  expireIn?: number;
-}
-
-/** `delta` as a KvU64 sum operand: a negative one wraps around 2^64, which KV's sum undoes. */
-function sumOperand(delta: number): bigint {
-  return delta >= 0 ? BigInt(delta) : 2n ** 64n - BigInt(-delta);
-}
-
-type Plan = (
-  view: BatchView,
-) => Promise<PlannedEntry | null | typeof NEEDS_FRESH_BALANCE | typeof GUARD_REFUSED>;
-
-interface QueuedChange {
-  plan: Plan;
-  /** Adds its own KV checks, so it commits alone (self-hosted denokv allows 10 checks). */
-  alone: boolean;
-  resolve(entry: LedgerEntry | null): void;
-  reject(error: unknown): void;
-}
 
 /** Changes of one key committed together; bounded well under KV's 1,000 mutations per commit. */
 const MAX_BATCH = 100;
@@ -273,21 +149,13 @@ const MAX_BATCH = 100;
 export class Ledger {
   #kv: KvBackend;
   #queues = new Map<string, QueuedChange[]>();
-  /** The balance entry this process last wrote or read; a stale one fails the check and is re-read. */
-  #balances = new Map<string, Deno.KvEntryMaybe<number>>();
-  /**
-   * Holds this process committed and has not closed. On an attempt that checks a cached balance,
-   * such a hold is read from here: if anyone had closed it since, the balance would have moved
-   * and the commit's check would fail, and the retry reads KV.
-   */
-  #localHolds = new Map<string, OpenHold>();
+  readonly #caches: LedgerCaches = {
+    balances: new Map(),
+    localHolds: new Map(),
+    leases: new Map(),
+  };
   /** Units of holds queued in this process and not yet committed, per key. */
   #pendingHolds = new Map<string, number>();
-  /**
-   * Each key's leases as of a balance versionstamp: lease records change only in commits that
-   * set the balance, so they are current while that balance entry is.
-   */
-  #leases = new Map<string, { versionstamp: string; leases: Map<string, BudgetLease> }>();
 
   /** The process's instance id, written on every hold so a sweep can tell who owns it. */
   #instanceId?: string;
@@ -309,10 +177,10 @@ export class Ledger {
     keyId: string,
     fresh: boolean,
   ): Promise<{ entry: Deno.KvEntryMaybe<number>; cached: boolean }> {
-    const cached = this.#balances.get(keyId);
+    const cached = this.#caches.balances.get(keyId);
     if (cached && !fresh) return { entry: cached, cached: true };
     const entry = await this.#kv.get<number>(kvKeys.balance(keyId));
-    this.#balances.set(keyId, entry);
+    this.#caches.balances.set(keyId, entry);
     return { entry, cached: false };
   }
 
@@ -342,171 +210,19 @@ export class Ledger {
     this.#queues.delete(keyId);
   }
 
-  async #commitBatch(keyId: string, batch: QueuedChange[]): Promise<void> {
+  /** Commits `changes` as one batch, planned again on a fresh balance while its commit fails. */
+  async #commitBatch(keyId: string, changes: QueuedChange[]): Promise<void> {
     let fresh = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const { entry: current, cached } = await this.#readBalance(keyId, fresh);
-      const atomic = this.#kv.atomic();
-      const holds = new Map<string, OpenHold | null>();
-      // Counters move only in commits that also check and set the balance entry, so the check
-      // below orders them like the balance: a stale read here fails the commit.
-      const counters = new Map<string, CounterState>();
-      const counter = (key: Deno.KvKey) => {
-        const id = JSON.stringify(key);
-        let state = counters.get(id);
-        if (!state) counters.set(id, state = { key, delta: 0 });
-        return state;
-      };
-      const readCounters = async (keys: Deno.KvKey[]) => {
-        const missing = keys.filter((key) => counter(key).base === undefined);
-        for (let i = 0; i < missing.length; i += 10) {
-          const slice = missing.slice(i, i + 10);
-          const found = await this.#kv.getMany<Deno.KvU64[]>(slice);
-          found.forEach((entry, index) => counter(slice[index]).base = counterValue(entry.value));
-        }
-        return keys.map((key) => counter(key).base! + counter(key).delta);
-      };
-      let leases: Map<string, BudgetLease> | undefined;
-      const leaseWrites = new Map<string, BudgetLease | null>();
-      const readLeases = async () => {
-        if (leases) return leases;
-        const known = this.#leases.get(keyId);
-        if (known && current.versionstamp && known.versionstamp === current.versionstamp) {
-          return leases = new Map(known.leases);
-        }
-        leases = new Map();
-        const prefix = kvKeys.budgetLeasesOf(keyId);
-        for await (const entry of this.#kv.list<BudgetLease>({ prefix })) {
-          leases.set(String(entry.key[2]), entry.value);
-        }
-        return leases;
-      };
-      const view: BatchView = {
-        balance: current.value ?? 0,
-        readLeases,
-        writeLease: (instance, lease) => {
-          if (lease) leases!.set(instance, lease);
-          else leases!.delete(instance);
-          leaseWrites.set(instance, lease);
-        },
-        cached,
-        atomic,
-        readHold: async (ref) => {
-          if (holds.has(ref)) return holds.get(ref)!;
-          const local = cached ? this.#localHolds.get(ref) : undefined;
-          if (local) return local;
-          const stored = (await this.#kv.get<OpenHold>(kvKeys.openHold(ref))).value;
-          if (!stored) this.#localHolds.delete(ref);
-          return stored;
-        },
-        writeHold: (ref, hold) => void holds.set(ref, hold),
-        readCounters,
-        addToCounters: async (changes) => {
-          await readCounters(
-            changes.filter((change) => change.expireIn).map((change) => change.key),
-          );
-          for (const change of changes) {
-            const state = counter(change.key);
-            state.delta += change.delta;
-            state.expireIn ??= change.expireIn;
-          }
-        },
-      };
-      const outcomes: Array<{ entry?: LedgerEntry | null; error?: unknown }> = [];
-      let needsFresh = false;
-      let locked = false;
-      for (const change of batch) {
-        try {
-          const planned = await change.plan(view);
-          if (planned === NEEDS_FRESH_BALANCE) {
-            needsFresh = true;
-            break;
-          }
-          if (planned === GUARD_REFUSED) {
-            // A guarded change commits alone: skip the commit and answer null.
-            change.resolve(null);
-            return;
-          }
-          if (!planned) {
-            outcomes.push({ entry: null });
-            continue;
-          }
-          view.balance += planned.amount;
-          const entry: LedgerEntry = {
-            id: timeOrderedId("le"),
-            key_id: keyId,
-            balance_after: view.balance,
-            at: new Date().toISOString(),
-            ...planned,
-          };
-          atomic.set(kvKeys.ledgerEntry(keyId, entry.id), entry);
-          atomic.set(kvKeys.ledgerByTime(entry.id), keyId);
-          outcomes.push({ entry });
-        } catch (error) {
-          // A plan's read (a hold, the capped counters) met SQLite's lock: retry the batch.
-          if (isKvLocked(error)) {
-            locked = true;
-            break;
-          }
-          outcomes.push({ error });
-        }
-      }
-      if (locked) {
-        fresh = true;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
-        continue;
-      }
-      if (needsFresh) {
-        fresh = true;
-        continue;
-      }
-      for (const [ref, hold] of holds) {
-        if (hold) atomic.set(kvKeys.openHold(ref), hold);
-        else atomic.delete(kvKeys.openHold(ref));
-      }
-      for (const [instance, lease] of leaseWrites) {
-        if (lease) atomic.set(kvKeys.budgetLease(keyId, instance), lease);
-        else atomic.delete(kvKeys.budgetLease(keyId, instance));
-      }
-      for (const { key, base, delta, expireIn } of counters.values()) {
-        if (delta === 0) continue;
-        if (base === undefined) atomic.sum(key, sumOperand(delta));
-        else {
-          const value = new Deno.KvU64(BigInt(Math.max(0, base + delta)));
-          atomic.set(key, value, expireIn ? { expireIn } : {});
-        }
-      }
-      atomic.check(current).set(kvKeys.balance(keyId), view.balance);
-      try {
-        // kv-locked: caught below; the batch is read fresh and written again.
-        const committed = await atomic.commit();
-        if (committed.ok) {
-          this.#balances.set(keyId, {
-            key: [...kvKeys.balance(keyId)],
-            value: view.balance,
-            versionstamp: committed.versionstamp,
-          });
-          for (const [ref, hold] of holds) {
-            if (hold) this.#localHolds.set(ref, hold);
-            else this.#localHolds.delete(ref);
-          }
-          const known = leases ?? (current.versionstamp &&
-            this.#leases.get(keyId)?.versionstamp === current.versionstamp &&
-            this.#leases.get(keyId)!.leases);
-          if (known) {
-            this.#leases.set(keyId, { versionstamp: committed.versionstamp, leases: known });
-          } else this.#leases.delete(keyId);
-          batch.forEach((change, index) => {
-            const outcome = outcomes[index];
-            if ("error" in outcome) change.reject(outcome.error);
-            else change.resolve(outcome.entry ?? null);
-          });
-          return;
-        }
-      } catch (error) {
-        if (!isKvLocked(error)) throw error;
-      }
+      const balance = await this.#readBalance(keyId, fresh);
+      const batch = new LedgerBatch(this.#kv, keyId, balance, this.#caches);
+      const planned = await batch.plan(changes);
+      if (planned === "answered") return;
       fresh = true;
+      if (planned === "needs_fresh_balance") continue;
+      // kv-locked: a lock makes commit() answer false, and this loop plans the batch again.
+      if (planned === "planned" && await batch.commit(changes)) return;
+      // KV was locked or the balance moved: wait a little longer each time, then plan again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
     }
     throw new GatewayError("ledger_busy", 503, "The ledger is busy; retry the request", {
@@ -521,10 +237,10 @@ export class Ledger {
    */
   covers(keyId: string, { limit, amount }: { limit: SpendingLimit; amount: number }): boolean {
     if (limit.unlimited) return true;
-    const cached = this.#balances.get(keyId);
+    const cached = this.#caches.balances.get(keyId);
     if (!cached?.versionstamp) return false;
     const pending = this.#pendingHolds.get(keyId) ?? 0;
-    const leases = this.#leases.get(keyId);
+    const leases = this.#caches.leases.get(keyId);
     if (leases?.versionstamp !== cached.versionstamp) return false;
     const leased = leasedUnits(leases.leases);
     return (cached.value ?? 0) - pending - leased - amount >= -limit.credit_limit;

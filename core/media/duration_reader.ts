@@ -77,7 +77,7 @@
  * from the size (1.541 s vs ffprobe's 1.557 s with an ID3v1 tag on a 64 kb/s file).
  */
 
-import type { ProbedMedia } from "./ffprobe.ts";
+import type { ProbedMedia } from "./probed_media.ts";
 import { parseWithMp4box, type Trak } from "./mp4box_parse.ts";
 import {
   ENCODER_SLACK_SECONDS,

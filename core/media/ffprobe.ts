@@ -26,15 +26,9 @@ import { MP3_TYPES, readDurationFromBytes } from "./duration_reader.ts";
 import { ProbeError } from "./probe_error.ts";
 import { longestPlausible, moovSampleSeconds } from "./mp4_sample_lengths.ts";
 import { isWav, readWavLayout, WAV_HEADER_BYTES } from "./wav_layout.ts";
+import type { ProbedMedia } from "./probed_media.ts";
 
-export interface ProbedMedia {
-  /** Seconds, as the container reports it. */
-  seconds: number;
-  /** The kinds of stream present: `video`, `audio`, … */
-  streams: string[];
-  formatName: string;
-}
-
+export type { ProbedMedia };
 export { ProbeError };
 
 export const PROBE_TIMEOUT_MS = 15_000;

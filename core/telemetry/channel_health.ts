@@ -15,8 +15,8 @@ import {
   type LatencyHistogram,
   medianLatency,
 } from "./latency_histogram.ts";
-import type { AttemptRecord, RequestLogEntry } from "./request_log.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
+import type { AttemptRecord, RequestLogEntry } from "./request_log_entry.ts";
 
 export const HEALTH_BUCKET_MS = 5 * 60_000;
 /** How far back health looks: 12 buckets, one hour. */

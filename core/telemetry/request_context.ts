@@ -3,10 +3,10 @@
 import type { Metrics } from "./metrics.ts";
 import type { RequestLog } from "./request_log.ts";
 import type { KeyRecord } from "../keys/key_schema.ts";
-import type { RequestLogEntry } from "./request_log.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 import type { TokenUsage, UsageSource } from "../billing/usage.ts";
 import type { ClientInterface } from "../keys/credentials.ts";
-import type { AttemptRecord } from "./request_log.ts";
+import type { AttemptRecord } from "./request_log_entry.ts";
 import { interfaceName } from "./interface_name.ts";
 import type { Receipt } from "../billing/receipt.ts";
 

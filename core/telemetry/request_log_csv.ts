@@ -9,7 +9,7 @@
  * formula, and `-5` stays a number a spreadsheet can sum.
  */
 
-import type { RequestLogEntry } from "./request_log.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 /** The exported columns, in order. */
 export const CSV_COLUMNS = [

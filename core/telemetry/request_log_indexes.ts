@@ -14,7 +14,7 @@
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
-import type { RequestLogEntry } from "./request_log.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 /** Every field a query filters on, in the order it prefers an index (most selective first). */
 export const FILTER_FIELDS = ["key", "channel", "model", "status", "interface"] as const;

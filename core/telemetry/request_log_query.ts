@@ -25,8 +25,8 @@ import {
 } from "./request_log_indexes.ts";
 import { indexCursor, readRequestLogCursor } from "./request_log_cursor.ts";
 import { indexMembers, inRange } from "./request_log_index_walk.ts";
-import type { RequestLogEntry } from "./request_log.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 /** Keys read at most per page. */
 export const SCAN_LIMIT = 2_000;

@@ -7,7 +7,7 @@
  * is about 700. Records written before as objects are read as they are. Pure.
  */
 
-import type { AttemptRecord, RequestLogEntry } from "./request_log.ts";
+import type { AttemptRecord, RequestLogEntry } from "./request_log_entry.ts";
 
 /** The stored form's first element (an object record has none). */
 const FORMAT = 2;

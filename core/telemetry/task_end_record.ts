@@ -10,7 +10,7 @@ import {
   receiptOf,
   type ReceiptPricing,
 } from "../billing/receipt.ts";
-import type { RequestLogEntry } from "./request_log.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 export interface TaskEnd {
   status: "succeeded" | "failed";

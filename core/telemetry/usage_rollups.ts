@@ -6,8 +6,8 @@
  */
 
 import { kvKeys } from "../kv/kv_keys.ts";
-import type { RequestLogEntry } from "./request_log.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
+import type { RequestLogEntry } from "./request_log_entry.ts";
 
 export const USAGE_COUNTERS = [
   "requests",

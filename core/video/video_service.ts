@@ -11,13 +11,13 @@ import { ownerOf } from "../keys/key_schema.ts";
 import { type DurationReaderName, SourceError } from "../media/media_duration.ts";
 import type { MediaRecord } from "../media/media_store.ts";
 import { resolveModel } from "../channels/model_access.ts";
-import { newTaskRecord, type TaskRecord } from "../tasks/task_record.ts";
+import { newTaskRecord, type TaskCallback, type TaskRecord } from "../tasks/task_record.ts";
 import { idempotentTaskId, replayOf, requestDigest } from "../tasks/idempotency.ts";
 import { checkReferenceFile, REFERENCE_FIELDS, type ReferenceKind } from "./reference_media.ts";
 import { unreadableReference } from "./unreadable_reference.ts";
 import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { type VideoRules, videoRulesOf } from "./video_models.ts";
-import { isPerTask, videoBill, type VideoPrice } from "../billing/video_price.ts";
+import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
 
@@ -247,7 +247,41 @@ export async function submitVideoTask(
     callbackUrl?: string;
   },
 ): Promise<VideoSubmission> {
-  const { gateway, key, publicUrl } = scope;
+  const priced = await checkAndPrice(scope, input);
+  return "replayed" in priced ? priced : await storeAndSubmit(scope, priced);
+}
+
+/** A video request checked and priced: all its task needs but the reference files stored. */
+interface PricedVideo {
+  request: VideoRequest;
+  price: VideoPrice;
+  ratio: string;
+  owner: string;
+  taskId: string;
+  /** Set with an Idempotency-Key: the digest of the whole request. */
+  digest: string | null;
+  callback: TaskCallback | null;
+  files: CheckedFile[];
+  durationReader: DurationReaderName | null;
+  billed: { durationSeconds: number; referenceSeconds: number[] };
+  bill: VideoBill;
+}
+
+/**
+ * Checks the request (model, callback, prompt, ratio, files, reference durations) and prices
+ * it; or answers the task an earlier request with the same Idempotency-Key made. Nothing is
+ * stored or held here.
+ */
+async function checkAndPrice(
+  scope: RequestScope,
+  input: {
+    request: VideoRequest;
+    files: UploadedFile[];
+    idempotencyKey?: string;
+    callbackUrl?: string;
+  },
+): Promise<PricedVideo | VideoSubmission> {
+  const { gateway, key } = scope;
   const { request, files, idempotencyKey } = input;
   const { model } = resolveModel(gateway.registry, {
     key,
@@ -280,67 +314,42 @@ export async function submitVideoTask(
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
   };
-  const bill = videoBill(price, billed);
+  return {
+    request,
+    price,
+    ratio,
+    owner,
+    taskId,
+    digest,
+    callback,
+    files: checked,
+    durationReader,
+    billed,
+    bill: videoBill(price, billed),
+  };
+}
 
-  const ttlMs = Math.max(gateway.options.mediaTtlMs, gateway.options.video.timeoutMs + 3_600_000);
+/**
+ * Keeps the reference files in the media store, then holds the money and writes the task in
+ * one commit. On any failure the stored files are deleted; a task that a concurrent request
+ * with the same Idempotency-Key made meanwhile is answered instead.
+ */
+async function storeAndSubmit(scope: RequestScope, priced: PricedVideo): Promise<VideoSubmission> {
+  const { gateway, key } = scope;
+  const { price, owner, taskId, digest, request } = priced;
   const stored: MediaRecord[] = [];
   try {
-    const references: VideoReference[] = [];
-    for (const file of checked) {
-      const record = await gateway.media.putChunks(
-        file.bytes ? [file.bytes] : fileChunks(file.path!),
-        {
-          contentType: file.contentType,
-          owner: "gateway",
-          ttlMs,
-        },
-      );
-      stored.push(record);
-      references.push({
-        field: file.field,
-        kind: file.kind,
-        media_id: record.id,
-        content_type: file.contentType,
-        filename: file.filename || file.field,
-        seconds: file.seconds,
-      });
-    }
-    const task = newTaskRecord<VideoTaskInput>({
-      id: taskId,
-      kind: "video",
-      action: "generations",
-      owner,
-      key_id: key.id,
-      model: request.model,
-      progress: "20%",
-      held: bill.amount,
-      request_digest: digest,
-      request_id: scope.context.id,
-      callback,
-      input: {
-        job: {
-          model: request.model,
-          prompt: request.prompt,
-          duration: request.duration,
-          ratio,
-          references,
-        },
-        group: key.group,
-        public_url: publicUrl,
-        billed_ms: bill.billedMs,
-        refund_percent: bill.refundPercent,
-        duration_reader: durationReader,
-      },
-    });
+    const references = await storeReferences(gateway, priced.files, stored);
+    const task = videoTaskRecord(scope, priced, references);
     const hold = await gateway.tasks.create(task, {
       key,
-      idempotent: Boolean(idempotencyKey),
+      idempotent: digest !== null,
       // A per-second task costs less with a shorter duration; a fixed price does not move.
       remedy: isPerTask(price) ? undefined : "ask for a shorter duration or shorter references",
     });
     scope.context.task = {
       id: task.id,
-      receipt: receiptOf(videoReceipt(price, billed), {
+      receipt: receiptOf(videoReceipt(price, priced.billed), {
         entries: [hold],
         status: "held",
         held: task.held,
@@ -349,10 +358,77 @@ export async function submitVideoTask(
     return { task, replayed: false };
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
-    if (idempotencyKey) {
-      const earlier = await earlierTask(gateway, taskId, { owner, digest: digest!, request });
+    if (digest !== null) {
+      const earlier = await earlierTask(gateway, taskId, { owner, digest, request });
       if (earlier) return { task: earlier, replayed: true };
     }
     throw error;
   }
+}
+
+/** Puts each file in the media store (each record also into `stored`, for the clean-up). */
+async function storeReferences(
+  gateway: Gateway,
+  files: CheckedFile[],
+  stored: MediaRecord[],
+): Promise<VideoReference[]> {
+  const ttlMs = Math.max(gateway.options.mediaTtlMs, gateway.options.video.timeoutMs + 3_600_000);
+  const references: VideoReference[] = [];
+  for (const file of files) {
+    const record = await gateway.media.putChunks(
+      file.bytes ? [file.bytes] : fileChunks(file.path!),
+      {
+        contentType: file.contentType,
+        owner: "gateway",
+        ttlMs,
+      },
+    );
+    stored.push(record);
+    references.push({
+      field: file.field,
+      kind: file.kind,
+      media_id: record.id,
+      content_type: file.contentType,
+      filename: file.filename || file.field,
+      seconds: file.seconds,
+    });
+  }
+  return references;
+}
+
+/** The new task of `priced`, with its stored `references`. */
+function videoTaskRecord(
+  scope: RequestScope,
+  priced: PricedVideo,
+  references: VideoReference[],
+): TaskRecord<VideoTaskInput> {
+  const { key } = scope;
+  const { request, bill } = priced;
+  return newTaskRecord<VideoTaskInput>({
+    id: priced.taskId,
+    kind: "video",
+    action: "generations",
+    owner: priced.owner,
+    key_id: key.id,
+    model: request.model,
+    progress: "20%",
+    held: bill.amount,
+    request_digest: priced.digest,
+    request_id: scope.context.id,
+    callback: priced.callback,
+    input: {
+      job: {
+        model: request.model,
+        prompt: request.prompt,
+        duration: request.duration,
+        ratio: priced.ratio,
+        references,
+      },
+      group: key.group,
+      public_url: scope.publicUrl,
+      billed_ms: bill.billedMs,
+      refund_percent: bill.refundPercent,
+      duration_reader: priced.durationReader,
+    },
+  });
 }

@@ -33,6 +33,7 @@ import { newMessageId, webhookHeaders } from "./signing.ts";
 import { deliveryAddress, type Resolver } from "./public_address.ts";
 import { postWebhook } from "./webhook_post.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
+import { PollLoop } from "../util/poll_loop.ts";
 
 export interface DeliveryWorkerOptions {
   /** GATEWAY_WEBHOOK_ALLOW_PRIVATE. */
@@ -100,32 +101,37 @@ export class DeliveryWorker {
   readonly #options: DeliveryWorkerOptions;
   readonly #inFlight = new Map<string, Promise<unknown>>();
   #stopped = false;
-  #loop?: Promise<void>;
-  #wake?: () => void;
-  #woken = false;
+  readonly #loop: PollLoop;
 
   constructor(sources: DeliverySources, options: DeliveryWorkerOptions) {
     this.#sources = sources;
     this.#options = options;
+    this.#loop = new PollLoop({
+      pass: async () => {
+        await this.#fanOutPending();
+        await this.#claimDue();
+      },
+      intervalMs: options.pollMs,
+      onError: (error) =>
+        console.error(JSON.stringify({ msg: "webhook pass failed", error: String(error) })),
+    });
   }
 
   /** Starts the loop. */
   start(): void {
     this.#stopped = false;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   /** Reads the outbox and the due index now rather than at the next poll. */
   wake(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   /** Stops the loop and waits for attempts in flight (each ends within its timeout). */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.wake();
-    await this.#loop;
+    await this.#loop.stop();
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
@@ -137,33 +143,13 @@ export class DeliveryWorker {
     return started.length;
   }
 
-  async #run(): Promise<void> {
-    while (!this.#stopped) {
-      this.#woken = false;
-      try {
-        await this.#fanOutPending();
-        await this.#claimDue();
-      } catch (error) {
-        console.error(JSON.stringify({ msg: "webhook pass failed", error: String(error) }));
-      }
-      if (this.#woken || this.#stopped) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#options.pollMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = undefined;
-    }
-  }
-
   async #fanOutPending(): Promise<void> {
     for (const event of await this.#sources.deliveries.outbox(OUTBOX_BATCH)) {
       if (this.#stopped) return;
       try {
         const made = await this.#sources.deliveries.fanOut(event, await this.#deliveriesOf(event));
-        if (made) this.#woken = true;
+        // It made deliveries: the loop passes again at once rather than after its interval.
+        if (made) this.#loop.again();
       } catch (error) {
         console.error(JSON.stringify({
           msg: "webhook fan-out failed",

@@ -33,7 +33,7 @@ const LAYERS: string[][] = [
   ],
   ["core/upstream", "core/tasks", "core/formats", "core/webhooks", "core/config_file.ts"],
   ["core/providers"],
-  ["core/gateway.ts", "core/scope.ts"],
+  ["core/gateway.ts", "core/scope.ts", "core/options_from_settings.ts"],
   ["core/text", "core/images", "core/video"],
   ["routes", "workers"],
 ];

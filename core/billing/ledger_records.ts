@@ -1,0 +1,92 @@
+/**
+ * The records the ledger keeps in KV (its entries, open holds and budget leases) and a key as
+ * billing sees it. Its own file so the ledger's parts (the batch, budget leases) read them
+ * without importing the ledger.
+ */
+
+import type { SpendLimits } from "./spend_windows.ts";
+
+export type LedgerEntryType =
+  | "credit"
+  | "hold"
+  | "settle"
+  | "release"
+  | "charge"
+  | "lease"
+  | "lease_return";
+
+export interface LedgerEntry {
+  id: string;
+  key_id: string;
+  type: LedgerEntryType;
+  /** Signed units: + adds to the balance, − takes from it. */
+  amount: number;
+  balance_after: number;
+  /** The request, task or credit this entry belongs to. */
+  ref: string;
+  at: string;
+  note?: string;
+  /** On settle: the full cost of the request. On an aggregated charge: what it took (−amount). */
+  cost?: number;
+  /**
+   * On settle: the part of `cost` the key's credit floor left uncollected. On an aggregated
+   * charge: what its requests' costs came to beyond `cost`, left uncollected by the floor.
+   */
+  shortfall?: number;
+  /** On an aggregated charge: how many requests' costs it sums… */
+  requests?: number;
+  /** …finished up to this moment (the costs added after it are in a later entry). */
+  through?: string;
+  /** On a lease: the units it reserved (the balance does not move). */
+  reserved?: number;
+  /** On a lease return: the units the lease still reserved and gives up. */
+  returned?: number;
+  /** On a lease, an aggregated charge of a lease or a lease return: the process. */
+  instance?: string;
+}
+
+/**
+ * A process's budget lease on a key: `amount` units of the key's balance reserved for that
+ * process, which admits requests against it in memory. The balance does not move; every other
+ * change of the key counts the leases as spoken for, so the credit floor is never crossed.
+ */
+export interface BudgetLease {
+  key_id: string;
+  instance: string;
+  /** The lease's id; its lease, aggregated charges and return entries carry it as `ref`. */
+  ref: string;
+  /** Units still reserved: leased, less the aggregated charges written since. */
+  amount: number;
+  at: string;
+}
+
+/** An open hold, removed by exactly one settle or release. */
+export interface OpenHold {
+  key_id: string;
+  amount: number;
+  at: string;
+  /** The process that holds it (its instance lease); absent on holds written before. */
+  instance?: string;
+  /** The spend windows the hold counts in (`day:…`, `week:…`, `month:…`); absent on old holds. */
+  spend_windows?: string[];
+  /** Tokens held against the key's tokens per minute, in UTC minute `minute`. */
+  tokens?: number;
+  minute?: number;
+}
+
+/** What a key may spend: down to −credit_limit, or without limit. */
+export interface SpendingLimit {
+  unlimited: boolean;
+  credit_limit: number;
+}
+
+/** What caps a key's spending beside its balance: spend per UTC period, tokens per minute. */
+export interface SpendCaps {
+  spend_limits?: SpendLimits | null;
+  tpm?: number | null;
+}
+
+/** A key as billing sees it: its id, how far it may spend, and its caps. */
+export interface BillableKey extends SpendingLimit, SpendCaps {
+  id: string;
+}
