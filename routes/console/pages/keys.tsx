@@ -19,6 +19,7 @@ import { keyInputOf } from "../key_form.ts";
 import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -80,17 +81,6 @@ function Filters({ url }: { url: URL }) {
       </div>
     </form>
   );
-}
-
-/** The query string of the list without empty fields, for the curl and the next page. */
-function listQuery(url: URL, cursor?: string | null): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of url.searchParams) {
-    if (value && name !== "cursor") params.set(name, value);
-  }
-  if (cursor) params.set("cursor", cursor);
-  const text = params.toString();
-  return text ? `?${text}` : "";
 }
 
 async function keysListPage(gateway: Gateway, c: ConsoleContext) {
