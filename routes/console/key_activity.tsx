@@ -5,6 +5,7 @@
 
 import type { Gateway } from "../../core/gateway.ts";
 import { BarChart } from "./bar_chart.tsx";
+import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
 import { adminCurl, formatUnits } from "./snippets.ts";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
@@ -64,73 +65,48 @@ function KeyUsage(
         />
       </div>
       <div class="charts">
-        <div class="table-wrap">
-          <table>
-            <caption>Per day</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Tokens in / out</th>
-                <th scope="col">Spend</th>
-              </tr>
-            </thead>
-            <tbody>
-              {active.length
-                ? active.map((day) => (
-                  <tr>
-                    <td>{day.day}</td>
-                    <td>{day.requests}</td>
-                    <td>{day.input_tokens} / {day.output_tokens}</td>
-                    <td>{formatUnits(day.cost)}</td>
-                  </tr>
-                ))
-                : (
-                  <tr>
-                    <td colspan={4} class="muted">No requests in 30 days</td>
-                  </tr>
-                )}
-            </tbody>
-          </table>
-        </div>
-        <div class="table-wrap">
-          <table>
-            <caption>By model</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Tokens in / out</th>
-                <th scope="col">Spend</th>
-              </tr>
-            </thead>
-            <tbody>
-              {activity.models.length
-                ? activity.models.map((model) => (
-                  <tr>
-                    <td>
-                      <a
-                        href={`/console/requests?${new URLSearchParams({
-                          key: keyId,
-                          ...(model.name ? { model: model.name } : {}),
-                        })}`}
-                      >
-                        {model.name ?? "(no model)"}
-                      </a>
-                    </td>
-                    <td>{model.requests}</td>
-                    <td>{model.input_tokens} / {model.output_tokens}</td>
-                    <td>{formatUnits(model.cost)}</td>
-                  </tr>
-                ))
-                : (
-                  <tr>
-                    <td colspan={4} class="muted">No requests in 30 days</td>
-                  </tr>
-                )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Per day"
+          rows={active}
+          empty="No requests in 30 days"
+          emptyAsRow
+          columns={[
+            { header: "Day (UTC)", cell: (day) => day.day },
+            { header: "Requests", cell: (day) => day.requests },
+            {
+              header: "Tokens in / out",
+              cell: (day) => <>{day.input_tokens} / {day.output_tokens}</>,
+            },
+            { header: "Spend", cell: (day) => formatUnits(day.cost) },
+          ]}
+        />
+        <DataTable
+          caption="By model"
+          rows={activity.models}
+          empty="No requests in 30 days"
+          emptyAsRow
+          columns={[
+            {
+              header: "Model",
+              cell: (model) => (
+                <a
+                  href={`/console/requests?${new URLSearchParams({
+                    key: keyId,
+                    ...(model.name ? { model: model.name } : {}),
+                  })}`}
+                >
+                  {model.name ?? "(no model)"}
+                </a>
+              ),
+            },
+            { header: "Requests", cell: (model) => model.requests },
+            {
+              header: "Tokens in / out",
+              cell: (model) => <>{model.input_tokens} / {model.output_tokens}</>,
+            },
+            { header: "Spend", cell: (model) => formatUnits(model.cost) },
+          ]}
+        />
       </div>
       <CopyAsCurl
         id="curl-usage"
@@ -147,42 +123,30 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
   return (
     <section class="card" aria-labelledby="requests-heading">
       <h2 id="requests-heading">Recent requests</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Request</th>
-              <th scope="col">When</th>
-              <th scope="col">Model</th>
-              <th scope="col">Status</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {activity.requests.length
-              ? activity.requests.map((request) => (
-                <tr>
-                  <td>
-                    <a href={`/console/requests/${request.id}`}>
-                      <code>{request.id}</code>
-                    </a>
-                  </td>
-                  <td>{request.at}</td>
-                  <td>{request.model ?? "–"}</td>
-                  <td class={request.status >= 400 ? "bad" : undefined}>{request.status}</td>
-                  <td>{request.latency_ms} ms</td>
-                  <td>{formatUnits(request.cost)}</td>
-                </tr>
-              ))
-              : (
-                <tr>
-                  <td colspan={6} class="muted">No requests yet</td>
-                </tr>
-              )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={activity.requests}
+        empty="No requests yet"
+        emptyAsRow
+        columns={[
+          {
+            header: "Request",
+            cell: (request) => (
+              <a href={`/console/requests/${request.id}`}>
+                <code>{request.id}</code>
+              </a>
+            ),
+          },
+          { header: "When", cell: (request) => request.at },
+          { header: "Model", cell: (request) => request.model ?? "–" },
+          {
+            header: "Status",
+            cell: (request) => request.status,
+            cellClass: (request) => request.status >= 400 ? "bad" : undefined,
+          },
+          { header: "Latency", cell: (request) => `${request.latency_ms} ms` },
+          { header: "Cost", cell: (request) => formatUnits(request.cost) },
+        ]}
+      />
       <p>
         <a href={`/console/requests?key=${keyId}`}>All requests of this key</a>
       </p>
@@ -194,44 +158,30 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
   return (
     <section class="card" aria-labelledby="tasks-heading">
       <h2 id="tasks-heading">Recent tasks</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Submitted</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Model</th>
-              <th scope="col">Status</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {activity.tasks.length
-              ? activity.tasks.map((task) => (
-                <tr>
-                  <td>
-                    <a href={`/console/tasks/${task.id}`}>
-                      <code>{task.id}</code>
-                    </a>
-                  </td>
-                  <td>{new Date(task.submit_time * 1000).toISOString()}</td>
-                  <td>{task.kind}</td>
-                  <td>{task.model}</td>
-                  <td>{task.status} {task.progress}</td>
-                  <td>
-                    {task.cost === null ? `${formatUnits(task.held)} held` : formatUnits(task.cost)}
-                  </td>
-                </tr>
-              ))
-              : (
-                <tr>
-                  <td colspan={6} class="muted">No tasks among the newest {TASKS_LOOKED_AT}</td>
-                </tr>
-              )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={activity.tasks}
+        empty={`No tasks among the newest ${TASKS_LOOKED_AT}`}
+        emptyAsRow
+        columns={[
+          {
+            header: "Task",
+            cell: (task) => (
+              <a href={`/console/tasks/${task.id}`}>
+                <code>{task.id}</code>
+              </a>
+            ),
+          },
+          { header: "Submitted", cell: (task) => new Date(task.submit_time * 1000).toISOString() },
+          { header: "Kind", cell: (task) => task.kind },
+          { header: "Model", cell: (task) => task.model },
+          { header: "Status", cell: (task) => <>{task.status} {task.progress}</> },
+          {
+            header: "Cost",
+            cell: (task) =>
+              task.cost === null ? `${formatUnits(task.held)} held` : formatUnits(task.cost),
+          },
+        ]}
+      />
       <p>
         <a href={`/console/tasks?key=${keyId}`}>All tasks of this key</a>
       </p>

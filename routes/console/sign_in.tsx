@@ -19,6 +19,7 @@ import {
   safeNext,
   SESSION_COOKIE,
 } from "./console_env.ts";
+import { Field } from "./field.tsx";
 import { readForm } from "./form_body.ts";
 import { renderPage } from "./render.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -33,10 +34,9 @@ function SignInForm({ next, problem }: { next: string; problem?: string }) {
       </p>
       <form method="post" action="/console/sign-in">
         <input type="hidden" name="next" value={next} />
-        <label for="token">Token</label>
-        <input
-          id="token"
+        <Field
           name="token"
+          label="Token"
           type="password"
           autocomplete="current-password"
           required

@@ -1,6 +1,7 @@
 /** The fields of the New endpoint and edit forms, filled from an endpoint or a sent form. */
 
 import { TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
+import { Field } from "./field.tsx";
 
 /** What the fields show: the form's strings, as sent or as an endpoint reads. */
 export type WebhookFormValues = Record<string, string>;
@@ -34,29 +35,21 @@ export function WebhookFields(
   const newForm = Object.keys(values).length === 0;
   return (
     <div class="fields">
-      <div>
-        <label for={id("url")}>URL</label>
-        <input
-          id={id("url")}
-          name="url"
-          type="url"
-          required
-          value={values.url ?? ""}
-          aria-describedby={id("url-hint")}
-        />
-        <small id={id("url-hint")} class="muted">
-          https://… ; private and loopback addresses are refused unless the operator allows them
-        </small>
-      </div>
-      <div>
-        <label for={id("description")}>Description</label>
-        <input
-          id={id("description")}
-          name="description"
-          type="text"
-          value={values.description ?? ""}
-        />
-      </div>
+      <Field
+        name="url"
+        id={id("url")}
+        label="URL"
+        type="url"
+        required
+        value={values.url ?? ""}
+        hint="https://… ; private and loopback addresses are refused unless the operator allows them"
+      />
+      <Field
+        name="description"
+        id={id("description")}
+        label="Description"
+        value={values.description ?? ""}
+      />
       <fieldset>
         <legend>Events</legend>
         {TASK_EVENTS.map((event) => (
@@ -81,20 +74,14 @@ export function WebhookFields(
         <label class="choice">
           <input type="radio" name="scope" value="key" checked={scope === "key"} /> the key
         </label>
-        <div>
-          <label for={id("group")}>Group</label>
-          <input id={id("group")} name="group" type="text" value={values.group ?? ""} />
-        </div>
-        <div>
-          <label for={id("key_id")}>Key id</label>
-          <input
-            id={id("key_id")}
-            name="key_id"
-            type="text"
-            value={values.key_id ?? ""}
-            placeholder="key_…"
-          />
-        </div>
+        <Field name="group" id={id("group")} label="Group" value={values.group ?? ""} />
+        <Field
+          name="key_id"
+          id={id("key_id")}
+          label="Key id"
+          value={values.key_id ?? ""}
+          placeholder="key_…"
+        />
       </fieldset>
       <div>
         <label class="choice">

@@ -10,6 +10,8 @@ import type { AuditRecord } from "../../../core/audit/audit_log.ts";
 import { auditFilter } from "../../admin/audit.ts";
 import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
@@ -18,72 +20,75 @@ import { listQuery } from "../list_query.ts";
 
 function AuditRows({ records }: { records: AuditRecord[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When (UTC)</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Change</th>
-            <th scope="col">Target</th>
-            <th scope="col">Status</th>
-            <th scope="col">Before / after</th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((record) => (
-            <tr>
-              <td>{record.at}</td>
-              <td>
-                <code>{record.actor}</code>
-              </td>
-              <td>
-                <code>{record.method} {record.route}</code>
-              </td>
-              <td>
-                {record.target.kind} <code>{record.target.id ?? "—"}</code>
-              </td>
-              <td class={record.status < 400 ? "ok" : "bad"}>
-                {record.status}
-                {record.error_code ? ` ${record.error_code}` : ""}
-              </td>
-              <td>
-                <details>
-                  <summary>Show</summary>
-                  <pre>{JSON.stringify({ before: record.before, after: record.after }, null, 2)}</pre>
-                </details>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {records.length === 0 ? <p class="muted">No change matches.</p> : null}
-    </div>
+    <DataTable
+      rows={records}
+      empty="No change matches."
+      columns={[
+        { header: "When (UTC)", cell: (record) => record.at },
+        { header: "Actor", cell: (record) => <code>{record.actor}</code> },
+        {
+          header: "Change",
+          cell: (record) => <code>{record.method} {record.route}</code>,
+        },
+        {
+          header: "Target",
+          cell: (record) => (
+            <>
+              {record.target.kind} <code>{record.target.id ?? "—"}</code>
+            </>
+          ),
+        },
+        {
+          header: "Status",
+          cell: (record) => (
+            <>
+              {record.status}
+              {record.error_code ? ` ${record.error_code}` : ""}
+            </>
+          ),
+          cellClass: (record) => record.status < 400 ? "ok" : "bad",
+        },
+        {
+          header: "Before / after",
+          cell: (record) => (
+            <details>
+              <summary>Show</summary>
+              <pre>{JSON.stringify({ before: record.before, after: record.after }, null, 2)}</pre>
+            </details>
+          ),
+        },
+      ]}
+    />
   );
 }
 
 function Filters({ url }: { url: URL }) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
-  const field = (name: string, label: string, hint?: string) => (
-    <div>
-      <label for={name}>{label}</label>
-      <input
-        id={name}
-        name={name}
-        type="search"
-        value={value(name)}
-        aria-describedby={hint ? `${name}-hint` : undefined}
-      />
-      {hint ? <small id={`${name}-hint`} class="muted">{hint}</small> : null}
-    </div>
-  );
   return (
     <form method="get" action="/console/audit" class="row card" role="search">
-      {field("actor", "Actor", "admin_token, console, config, or one of them exactly")}
-      {field("target_kind", "Target kind", "key, channel, model, …")}
-      {field("target_id", "Target id")}
-      {field("since", "Since (UTC)", "e.g. 2026-11-24T10:00:00Z")}
-      {field("until", "Until (UTC)")}
+      <Field
+        name="actor"
+        label="Actor"
+        type="search"
+        value={value("actor")}
+        hint="admin_token, console, config, or one of them exactly"
+      />
+      <Field
+        name="target_kind"
+        label="Target kind"
+        type="search"
+        value={value("target_kind")}
+        hint="key, channel, model, …"
+      />
+      <Field name="target_id" label="Target id" type="search" value={value("target_id")} />
+      <Field
+        name="since"
+        label="Since (UTC)"
+        type="search"
+        value={value("since")}
+        hint="e.g. 2026-11-24T10:00:00Z"
+      />
+      <Field name="until" label="Until (UTC)" type="search" value={value("until")} />
       <div>
         <button type="submit">Filter</button>
       </div>

@@ -21,11 +21,13 @@ import { channelKeysPatchOf, channelPatchOf } from "../channel_form.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
-import { type ChannelView, HealthCells } from "./channels.tsx";
+import { type ChannelView, healthColumns } from "./channels.tsx";
 
 function channelIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -35,17 +37,7 @@ function channelIdOf(c: ConsoleContext): string {
 
 function EditForm({ c, view }: { c: ConsoleContext; view: ChannelView }) {
   const field = (name: string, label: string, value: string, hint?: string) => (
-    <div>
-      <label for={`edit-${name}`}>{label}</label>
-      <input
-        id={`edit-${name}`}
-        name={name}
-        type="text"
-        value={value}
-        aria-describedby={hint ? `edit-${name}-hint` : undefined}
-      />
-      {hint ? <small id={`edit-${name}-hint`} class="muted">{hint}</small> : null}
-    </div>
+    <Field name={name} id={`edit-${name}`} label={label} value={value} hint={hint} />
   );
   return (
     <form method="post" action={`/console/channels/${view.id}/edit`}>
@@ -120,10 +112,14 @@ function KeysSection(
       <form method="post" action={action} class="row">
         <CsrfField session={session} />
         <input type="hidden" name="action" value="add" />
-        <div>
-          <label for="add-key">Add a key</label>
-          <input id="add-key" name="key" type="password" autocomplete="off" required />
-        </div>
+        <Field
+          name="key"
+          id="add-key"
+          label="Add a key"
+          type="password"
+          autocomplete="off"
+          required
+        />
         <div>
           <button type="submit">Add key</button>
         </div>
@@ -131,17 +127,15 @@ function KeysSection(
       <form method="post" action={action}>
         <CsrfField session={session} />
         <input type="hidden" name="action" value="replace" />
-        <label for="replace-keys">Replace all keys</label>
-        <textarea
-          id="replace-keys"
+        <Field
           name="keys"
+          id="replace-keys"
+          label="Replace all keys"
           rows={3}
           autocomplete="off"
-          aria-describedby="replace-keys-hint"
+          hint="one key per line"
           required
-        >
-        </textarea>
-        <small id="replace-keys-hint" class="muted">one key per line</small>
+        />
         <p>
           <button type="submit" class="danger">Replace keys</button>
         </p>
@@ -185,23 +179,12 @@ async function channelDetailPage(
           <dt>Source</dt>
           <dd>{view.source === "config" ? "config file (changes are refused)" : "admin"}</dd>
         </dl>
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">Health over the last {health.window_minutes} minutes</caption>
-            <thead>
-              <tr>
-                <th scope="col">Success</th>
-                <th scope="col">p50</th>
-                <th scope="col">Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <HealthCells health={health} />
-              </tr>
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`Health over the last ${health.window_minutes} minutes`}
+          captionClass="muted"
+          rows={[health]}
+          columns={healthColumns((row: typeof health) => row)}
+        />
         <form method="post" action={`/console/channels/${id}/enabled`} class="row">
           <CsrfField session={c.get("session")} />
           {view.enabled
@@ -223,14 +206,13 @@ async function channelDetailPage(
         {test ? <TestResult result={test} /> : null}
         <form method="post" action={`/console/channels/${id}/test`} class="row">
           <CsrfField session={c.get("session")} />
-          <div>
-            <label for="test-model">Model</label>
-            <select id="test-model" name="model">
-              {view.models.map((model) => (
-                <option value={model} selected={test?.model === model}>{model}</option>
-              ))}
-            </select>
-          </div>
+          <Field
+            name="model"
+            id="test-model"
+            label="Model"
+            value={test?.model}
+            options={view.models.map((model) => [model, model] as const)}
+          />
           <div>
             <button type="submit">Test</button>
           </div>

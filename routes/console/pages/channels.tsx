@@ -8,6 +8,7 @@ import type { Gateway } from "../../../core/gateway.ts";
 import type { ChannelHealthView } from "../../../core/telemetry/channel_health.ts";
 import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { type Column, DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
@@ -16,60 +17,62 @@ import { adminCurl } from "../snippets.ts";
 
 export type ChannelView = Awaited<ReturnType<Gateway["registry"]["channelView"]>>;
 
-/** A success rate as a percentage, or a dash when nothing was served in the window. */
-export function HealthCells({ health }: { health: ChannelHealthView }) {
-  return (
-    <>
-      <td>
-        {health.success_rate === null
+/** The health columns: success rate (a dash when nothing was served), p50 latency, last error. */
+export function healthColumns<Row>(healthOf: (row: Row) => ChannelHealthView): Column<Row>[] {
+  return [
+    {
+      header: "Success",
+      cell: (row) => {
+        const health = healthOf(row);
+        return health.success_rate === null
           ? <span class="muted">no requests</span>
-          : `${(health.success_rate * 100).toFixed(1)}% of ${health.requests}`}
-      </td>
-      <td>{health.p50_latency_ms === null ? "—" : `${health.p50_latency_ms} ms`}</td>
-      <td>
-        {health.last_error
+          : `${(health.success_rate * 100).toFixed(1)}% of ${health.requests}`;
+      },
+    },
+    {
+      header: "p50",
+      cell: (row) => {
+        const { p50_latency_ms } = healthOf(row);
+        return p50_latency_ms === null ? "—" : `${p50_latency_ms} ms`;
+      },
+    },
+    {
+      header: "Last error",
+      cell: (row) => {
+        const health = healthOf(row);
+        return health.last_error
           ? <span class="bad">{health.last_error_at}: {health.last_error}</span>
-          : <span class="muted">none</span>}
-      </td>
-    </>
-  );
+          : <span class="muted">none</span>;
+      },
+    },
+  ];
 }
 
-function ChannelRows(
-  { channels }: { channels: Array<{ view: ChannelView; health: ChannelHealthView }> },
-) {
+type ChannelRow = { view: ChannelView; health: ChannelHealthView };
+
+function ChannelRows({ channels }: { channels: ChannelRow[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Models</th>
-            <th scope="col">Priority / weight</th>
-            <th scope="col">State</th>
-            <th scope="col">Success</th>
-            <th scope="col">p50</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {channels.map(({ view, health }) => (
-            <tr>
-              <td>
-                <a href={`/console/channels/${view.id}`}>{view.name}</a>
-              </td>
-              <td>{view.type}</td>
-              <td>{view.models.join(", ")}</td>
-              <td>{view.priority} / {view.weight}</td>
-              <td>{view.enabled ? "enabled" : <span class="bad">disabled</span>}</td>
-              <HealthCells health={health} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {channels.length === 0 ? <p class="muted">No channel yet.</p> : null}
-    </div>
+    <DataTable
+      rows={channels}
+      empty="No channel yet."
+      columns={[
+        {
+          header: "Name",
+          cell: ({ view }) => <a href={`/console/channels/${view.id}`}>{view.name}</a>,
+        },
+        { header: "Type", cell: ({ view }) => view.type },
+        { header: "Models", cell: ({ view }) => view.models.join(", ") },
+        {
+          header: "Priority / weight",
+          cell: ({ view }) => <>{view.priority} / {view.weight}</>,
+        },
+        {
+          header: "State",
+          cell: ({ view }) => view.enabled ? "enabled" : <span class="bad">disabled</span>,
+        },
+        ...healthColumns((row: ChannelRow) => row.health),
+      ]}
+    />
   );
 }
 

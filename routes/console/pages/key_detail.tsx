@@ -23,6 +23,8 @@ import { readForm } from "../form_body.ts";
 import { KeyActivitySections, readKeyActivity } from "../key_activity.tsx";
 import { KeyFacts, type KeyView, SdkSnippets } from "../key_facts.tsx";
 import { keyPatchOf } from "../key_form.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -35,10 +37,7 @@ function keyIdOf(c: ConsoleContext): string {
 
 function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
   const field = (name: string, label: string, value: string, type = "text") => (
-    <div>
-      <label for={`edit-${name}`}>{label}</label>
-      <input id={`edit-${name}`} name={name} type={type} value={value} />
-    </div>
+    <Field name={name} id={`edit-${name}`} label={label} type={type} value={value} />
   );
   return (
     <form method="post" action={`/console/keys/${keyView.id}/edit`}>
@@ -115,14 +114,8 @@ async function keyDetailPage(
         <h2 id="credit-heading">Add credit</h2>
         <form method="post" action={`/console/keys/${id}/credit`} class="row">
           <CsrfField session={session} />
-          <div>
-            <label for="amount">Amount (units)</label>
-            <input id="amount" name="amount" type="number" required />
-          </div>
-          <div>
-            <label for="note">Note</label>
-            <input id="note" name="note" type="text" />
-          </div>
+          <Field name="amount" label="Amount (units)" type="number" required />
+          <Field name="note" label="Note" />
           <div>
             <button type="submit">Add credit</button>
           </div>
@@ -145,32 +138,23 @@ async function keyDetailPage(
               formatUnits(check.balance)
             })`}
         </p>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Type</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Balance after</th>
-                <th scope="col">Reference</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ledger.data.map((entry) => (
-                <tr>
-                  <td>{entry.at}</td>
-                  <td>{entry.type}</td>
-                  <td>{formatUnits(entry.amount)}</td>
-                  <td>{formatUnits(entry.balance_after)}</td>
-                  <td>
-                    <code>{entry.ref}</code> {entry.note ?? ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={ledger.data}
+          columns={[
+            { header: "When", cell: (entry) => entry.at },
+            { header: "Type", cell: (entry) => entry.type },
+            { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
+            { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+            {
+              header: "Reference",
+              cell: (entry) => (
+                <>
+                  <code>{entry.ref}</code> {entry.note ?? ""}
+                </>
+              ),
+            },
+          ]}
+        />
         <CopyAsCurl
           id="curl-verify"
           curl={adminCurl(base, { method: "GET", path: `/admin/keys/${id}/ledger/verify` })}
@@ -184,10 +168,13 @@ async function keyDetailPage(
         </p>
         <form method="post" action={`/console/keys/${id}/rotate`} class="row">
           <CsrfField session={session} />
-          <div>
-            <label for="grace_seconds">Grace period (seconds)</label>
-            <input id="grace_seconds" name="grace_seconds" type="number" value="86400" min="0" />
-          </div>
+          <Field
+            name="grace_seconds"
+            label="Grace period (seconds)"
+            type="number"
+            value="86400"
+            min="0"
+          />
           <div>
             <button type="submit">Rotate</button>
           </div>

@@ -16,7 +16,10 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
 import { keyInputOf } from "../key_form.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -25,96 +28,59 @@ type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
 function KeyRows({ keys }: { keys: KeyView[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Group</th>
-            <th scope="col">Balance</th>
-            <th scope="col">Spent today</th>
-            <th scope="col">State</th>
-            <th scope="col">Expires</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr>
-              <td>
-                <a href={`/console/keys/${key.id}`}>{key.name}</a>
-              </td>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>{key.group}</td>
-              <td>{formatUnits(key.balance)}</td>
-              <td>{formatUnits(key.spend_today)}</td>
-              <td>{key.enabled ? "enabled" : <span class="bad">disabled</span>}</td>
-              <td>{key.expires_at ?? "never"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {keys.length === 0 ? <p class="muted">No key matches.</p> : null}
-    </div>
+    <DataTable
+      rows={keys}
+      empty="No key matches."
+      columns={[
+        { header: "Name", cell: (key) => <a href={`/console/keys/${key.id}`}>{key.name}</a> },
+        { header: "Prefix", cell: (key) => <code>{key.prefix}…</code> },
+        { header: "Group", cell: (key) => key.group },
+        { header: "Balance", cell: (key) => formatUnits(key.balance) },
+        { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
+        {
+          header: "State",
+          cell: (key) => key.enabled ? "enabled" : <span class="bad">disabled</span>,
+        },
+        { header: "Expires", cell: (key) => key.expires_at ?? "never" },
+      ]}
+    />
   );
 }
 
 function Filters({ url }: { url: URL }) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
-  const option = (name: string, option: string, label: string) => (
-    <option value={option} selected={value(name) === option}>{label}</option>
-  );
   return (
     <form method="get" action="/console/keys" class="row card" role="search">
-      <div>
-        <label for="name_prefix">Name starts with</label>
-        <input id="name_prefix" name="name_prefix" type="search" value={value("name_prefix")} />
-      </div>
-      <div>
-        <label for="group">Group</label>
-        <input id="group" name="group" type="text" value={value("group")} />
-      </div>
-      <div>
-        <label for="enabled">State</label>
-        <select id="enabled" name="enabled">
-          {option("enabled", "", "Any")}
-          {option("enabled", "true", "Enabled")}
-          {option("enabled", "false", "Disabled")}
-        </select>
-      </div>
-      <div>
-        <label for="sort">Sort by</label>
-        <select id="sort" name="sort">
-          {option("sort", "created", "Created")}
-          {option("sort", "spend", "Spent today")}
-          {option("sort", "last_used", "Last used")}
-        </select>
-      </div>
-      <div>
-        <label for="order">Order</label>
-        <select id="order" name="order">
-          {option("order", "desc", "Newest / highest first")}
-          {option("order", "asc", "Oldest / lowest first")}
-        </select>
-      </div>
+      <Field
+        name="name_prefix"
+        label="Name starts with"
+        type="search"
+        value={value("name_prefix")}
+      />
+      <Field name="group" label="Group" value={value("group")} />
+      <Field
+        name="enabled"
+        label="State"
+        value={value("enabled")}
+        options={[["", "Any"], ["true", "Enabled"], ["false", "Disabled"]]}
+      />
+      <Field
+        name="sort"
+        label="Sort by"
+        value={value("sort")}
+        options={[["created", "Created"], ["spend", "Spent today"], ["last_used", "Last used"]]}
+      />
+      <Field
+        name="order"
+        label="Order"
+        value={value("order")}
+        options={[["desc", "Newest / highest first"], ["asc", "Oldest / lowest first"]]}
+      />
       <div>
         <button type="submit">Filter</button>
       </div>
     </form>
   );
-}
-
-/** The query string of the list without empty fields, for the curl and the next page. */
-function listQuery(url: URL, cursor?: string | null): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of url.searchParams) {
-    if (value && name !== "cursor") params.set(name, value);
-  }
-  if (cursor) params.set("cursor", cursor);
-  const text = params.toString();
-  return text ? `?${text}` : "";
 }
 
 async function keysListPage(gateway: Gateway, c: ConsoleContext) {
@@ -152,18 +118,14 @@ function NewKeyForm(
   { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
 ) {
   const field = (name: string, label: string, type = "text", hint?: string) => (
-    <div>
-      <label for={name}>{label}</label>
-      <input
-        id={name}
-        name={name}
-        type={type}
-        value={fields[name] ?? ""}
-        aria-describedby={hint ? `${name}-hint` : undefined}
-        required={name === "name"}
-      />
-      {hint ? <small id={`${name}-hint`} class="muted">{hint}</small> : null}
-    </div>
+    <Field
+      name={name}
+      label={label}
+      type={type}
+      value={fields[name] ?? ""}
+      hint={hint}
+      required={name === "name"}
+    />
   );
   return (
     <form method="post" action="/console/keys" class="card">

@@ -13,6 +13,8 @@ import { type CostEstimate, costEstimate } from "../cost_estimate.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
@@ -36,66 +38,55 @@ function priceText(model: CatalogModel): string {
   return `${formatUnits(price.per_task as number)} per task`;
 }
 
+function EnabledCell({ c, model }: { c: ConsoleContext; model: CatalogModel }) {
+  return (
+    <form
+      method="post"
+      action={`/console/models/${encodeURIComponent(model.id)}/enabled`}
+      class="row"
+    >
+      <CsrfField session={c.get("session")} />
+      {model.enabled ? "enabled " : <span class="bad">disabled</span>}
+      {model.enabled
+        ? (
+          <button
+            type="submit"
+            class="quiet"
+            name="enabled"
+            value="false"
+            aria-label={`Disable ${model.id}`}
+          >
+            Disable
+          </button>
+        )
+        : (
+          <button
+            type="submit"
+            class="quiet"
+            name="enabled"
+            value="true"
+            aria-label={`Enable ${model.id}`}
+          >
+            Enable
+          </button>
+        )}
+    </form>
+  );
+}
+
 function ModelRows({ c, models }: { c: ConsoleContext; models: CatalogModel[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Groups</th>
-            <th scope="col">Price</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {models.map((model) => (
-            <tr>
-              <td>
-                <code>{model.id}</code>
-              </td>
-              <td>{model.kind}</td>
-              <td>{model.groups.join(", ")}</td>
-              <td>{priceText(model)}</td>
-              <td>
-                <form
-                  method="post"
-                  action={`/console/models/${encodeURIComponent(model.id)}/enabled`}
-                  class="row"
-                >
-                  <CsrfField session={c.get("session")} />
-                  {model.enabled ? "enabled " : <span class="bad">disabled</span>}
-                  {model.enabled
-                    ? (
-                      <button
-                        type="submit"
-                        class="quiet"
-                        name="enabled"
-                        value="false"
-                        aria-label={`Disable ${model.id}`}
-                      >
-                        Disable
-                      </button>
-                    )
-                    : (
-                      <button
-                        type="submit"
-                        class="quiet"
-                        name="enabled"
-                        value="true"
-                        aria-label={`Enable ${model.id}`}
-                      >
-                        Enable
-                      </button>
-                    )}
-                </form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      rows={models}
+      empty="No model in the catalog."
+      columns={[
+        { header: "Model", cell: (model) => <code>{model.id}</code> },
+        { header: "Kind", cell: (model) => model.kind },
+        { header: "Groups", cell: (model) => model.groups.join(", ") },
+        { header: "Price", cell: priceText },
+        { header: "State", cell: (model) => <EnabledCell c={c} model={model} /> },
+      ]}
+    />
   );
 }
 
@@ -104,34 +95,27 @@ function Calculator(
 ) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
   const field = (name: string, label: string, hint: string) => (
-    <div>
-      <label for={`cost-${name}`}>{label}</label>
-      <input
-        id={`cost-${name}`}
-        name={name}
-        type="text"
-        inputmode={name === "size" || name === "quality" ? undefined : "numeric"}
-        value={value(name)}
-        aria-describedby={`cost-${name}-hint`}
-      />
-      <small id={`cost-${name}-hint`} class="muted">{hint}</small>
-    </div>
+    <Field
+      name={name}
+      id={`cost-${name}`}
+      label={label}
+      inputmode={name === "size" || name === "quality" ? undefined : "numeric"}
+      value={value(name)}
+      hint={hint}
+    />
   );
   return (
     <section class="card" aria-labelledby="cost-heading">
       <h2 id="cost-heading">What would this cost</h2>
       <form method="get" action="/console/models#cost-heading">
         <div class="fields">
-          <div>
-            <label for="cost-model">Model</label>
-            <select id="cost-model" name="model">
-              {models.map((model) => (
-                <option value={model.id} selected={value("model") === model.id}>
-                  {model.id}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field
+            name="model"
+            id="cost-model"
+            label="Model"
+            value={value("model")}
+            options={models.map((model) => [model.id, model.id] as const)}
+          />
           {field("input_tokens", "Input tokens", "text models")}
           {field("cached_input_tokens", "Cached input tokens", "text models; part of input")}
           {field("output_tokens", "Output tokens", "text models")}
@@ -182,7 +166,6 @@ function modelsPage(gateway: Gateway, c: ConsoleContext) {
     <>
       <section class="card" aria-label="Models">
         <ModelRows c={c} models={models} />
-        {models.length === 0 ? <p class="muted">No model in the catalog.</p> : null}
       </section>
       <CopyAsCurl
         id="curl-list"

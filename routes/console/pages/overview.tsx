@@ -10,6 +10,7 @@ import type { Gateway } from "../../../core/gateway.ts";
 import type { UsageQuery } from "../../../core/telemetry/usage_rollups.ts";
 import { BarChart } from "../bar_chart.tsx";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { type Columns, DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
@@ -65,37 +66,47 @@ function RankedTable(
   },
 ) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Spend</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.length
-            ? rows.map((row) => (
-              <tr>
-                <td>
-                  <a href={link(row)}>{name(row)}</a>
-                </td>
-                <td>{row.requests}</td>
-                <td>{formatUnits(row.cost)}</td>
-              </tr>
-            ))
-            : (
-              <tr>
-                <td colspan={3} class="muted">No requests in 30 days</td>
-              </tr>
-            )}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={caption}
+      rows={rows}
+      empty="No requests in 30 days"
+      emptyAsRow
+      columns={[
+        { header: "Name", cell: (row) => <a href={link(row)}>{name(row)}</a> },
+        { header: "Requests", cell: (row) => row.requests },
+        { header: "Spend", cell: (row) => formatUnits(row.cost) },
+      ]}
+    />
   );
 }
+
+type HealthRow = Awaited<ReturnType<typeof channelHealthRows>>[number];
+
+const HEALTH_COLUMNS: Columns<HealthRow> = [
+  { header: "Channel", cell: (row) => <a href={`/console/channels/${row.id}`}>{row.name}</a> },
+  { header: "State", cell: (row) => row.enabled ? "enabled" : "disabled" },
+  { header: "Attempts (1 h)", cell: (row) => row.health.requests },
+  {
+    header: "Success",
+    cell: (row) =>
+      row.health.success_rate === null ? "–" : `${(row.health.success_rate * 100).toFixed(1)} %`,
+    cellClass: (row) =>
+      row.health.success_rate === null ? "muted" : row.health.success_rate < 0.9 ? "bad" : "ok",
+  },
+  {
+    header: "p50 latency",
+    cell: (row) => row.health.p50_latency_ms === null ? "–" : `${row.health.p50_latency_ms} ms`,
+  },
+  {
+    header: "Last error",
+    cell: (row) =>
+      row.health.last_error
+        ? `${row.health.last_error_at} ${
+          row.health.last_error_class ?? ""
+        }: ${row.health.last_error}`
+        : "–",
+  },
+];
 
 async function keyNames(gateway: Gateway, ids: readonly (string | null)[]) {
   const names = new Map<string, string>();
@@ -233,58 +244,12 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="channels-heading">
           <a href="/console/channels">Channel health</a>
         </h2>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempts (1 h)</th>
-                <th scope="col">Success</th>
-                <th scope="col">p50 latency</th>
-                <th scope="col">Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.length
-                ? channels.map((row) => (
-                  <tr>
-                    <td>
-                      <a href={`/console/channels/${row.id}`}>{row.name}</a>
-                    </td>
-                    <td>{row.enabled ? "enabled" : "disabled"}</td>
-                    <td>{row.health.requests}</td>
-                    <td
-                      class={row.health.success_rate === null
-                        ? "muted"
-                        : row.health.success_rate < 0.9
-                        ? "bad"
-                        : "ok"}
-                    >
-                      {row.health.success_rate === null
-                        ? "–"
-                        : `${(row.health.success_rate * 100).toFixed(1)} %`}
-                    </td>
-                    <td>
-                      {row.health.p50_latency_ms === null ? "–" : `${row.health.p50_latency_ms} ms`}
-                    </td>
-                    <td>
-                      {row.health.last_error
-                        ? `${row.health.last_error_at} ${
-                          row.health.last_error_class ?? ""
-                        }: ${row.health.last_error}`
-                        : "–"}
-                    </td>
-                  </tr>
-                ))
-                : (
-                  <tr>
-                    <td colspan={6} class="muted">No channels yet</td>
-                  </tr>
-                )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={channels}
+          empty="No channels yet"
+          emptyAsRow
+          columns={HEALTH_COLUMNS}
+        />
       </section>
     </>,
     { title: "Overview", copyButtons: true },

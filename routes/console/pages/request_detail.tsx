@@ -11,6 +11,7 @@ import type { Gateway } from "../../../core/gateway.ts";
 import type { AttemptRecord, RequestLogEntry } from "../../../core/telemetry/request_log.ts";
 import { selfView } from "../../me.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -103,37 +104,23 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
   return (
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Attempts</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Channel</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Status</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((attempt) => (
-              <tr>
-                <td>
-                  <code>{attempt.channel_id}</code>
-                </td>
-                <td>
-                  {attempt.outcome === "ok"
-                    ? <span class="ok">ok</span>
-                    : <span class="bad">{attempt.error_class ?? "failed"}</span>}
-                </td>
-                <td>{attempt.status ?? ""}</td>
-                <td>{attempt.latency_ms} ms</td>
-                <td>{attempt.error ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {attempts.length === 0 ? <p class="muted">No upstream was called.</p> : null}
-      </div>
+      <DataTable
+        rows={attempts}
+        empty="No upstream was called."
+        columns={[
+          { header: "Channel", cell: (attempt) => <code>{attempt.channel_id}</code> },
+          {
+            header: "Outcome",
+            cell: (attempt) =>
+              attempt.outcome === "ok"
+                ? <span class="ok">ok</span>
+                : <span class="bad">{attempt.error_class ?? "failed"}</span>,
+          },
+          { header: "Status", cell: (attempt) => attempt.status ?? "" },
+          { header: "Latency", cell: (attempt) => `${attempt.latency_ms} ms` },
+          { header: "Error", cell: (attempt) => attempt.error ?? "" },
+        ]}
+      />
     </section>
   );
 }

@@ -13,6 +13,8 @@ import { listed, listOptions } from "../../admin/shared.ts";
 import { ownRequests, selfView } from "../../me.ts";
 import { queryChoice } from "../../params.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { withUtcTimes } from "../time_range.ts";
@@ -29,95 +31,70 @@ type ListedRequest = Pick<
 
 function RequestRows({ rows, operator }: { rows: ListedRequest[]; operator: boolean }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">Model</th>
-            {operator ? <th scope="col">Key</th> : null}
-            <th scope="col">Interface</th>
-            <th scope="col">Status</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr>
-              <td>
-                <a href={`/console/requests/${row.id}`}>{row.at.replace("T", " ").slice(0, 19)}</a>
-              </td>
-              <td>{row.model ?? <span class="muted">none</span>}</td>
-              {operator
-                ? (
-                  <td>
-                    {row.key_id
-                      ? <a href={`/console/keys/${row.key_id}`}>{row.key_id}</a>
-                      : <span class="muted">none</span>}
-                  </td>
-                )
-                : null}
-              <td>{row.interface}</td>
-              <td>
-                {row.status >= 400 ? <span class="bad">{row.status}</span> : row.status}
-              </td>
-              <td>{row.latency_ms} ms</td>
-              <td>{formatUnits(row.cost)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {rows.length === 0 ? <p class="muted">No request matches.</p> : null}
-    </div>
+    <DataTable
+      rows={rows}
+      empty="No request matches."
+      columns={[
+        {
+          header: "Time (UTC)",
+          cell: (row) => (
+            <a href={`/console/requests/${row.id}`}>{row.at.replace("T", " ").slice(0, 19)}</a>
+          ),
+        },
+        { header: "Model", cell: (row) => row.model ?? <span class="muted">none</span> },
+        operator && {
+          header: "Key",
+          cell: (row) =>
+            row.key_id
+              ? <a href={`/console/keys/${row.key_id}`}>{row.key_id}</a>
+              : <span class="muted">none</span>,
+        },
+        { header: "Interface", cell: (row) => row.interface },
+        {
+          header: "Status",
+          cell: (row) => row.status >= 400 ? <span class="bad">{row.status}</span> : row.status,
+        },
+        { header: "Latency", cell: (row) => `${row.latency_ms} ms` },
+        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+      ]}
+    />
   );
 }
 
 function Filters({ url, operator }: { url: URL; operator: boolean }) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
-  const option = (name: string, option: string, label: string) => (
-    <option value={option} selected={value(name) === option}>{label}</option>
-  );
-  const text = (name: string, label: string, hint?: string) => (
-    <div>
-      <label for={name}>{label}</label>
-      <input
-        id={name}
-        name={name}
-        type="text"
-        value={value(name)}
-        placeholder={hint}
-      />
-    </div>
-  );
   return (
     <form method="get" action="/console/requests" class="card" role="search">
       <div class="fields">
-        {operator ? text("model", "Model") : null}
-        {operator ? text("key", "Key id", "key_…") : null}
-        {operator ? text("channel", "Channel id", "ch_…") : null}
         {operator
           ? (
-            <div>
-              <label for="status">Status</label>
-              <select id="status" name="status">
-                {option("status", "", "Any")}
-                {option("status", "2xx", "2xx success")}
-                {option("status", "4xx", "4xx client error")}
-                {option("status", "5xx", "5xx server error")}
-              </select>
-            </div>
-          )
-          : null}
-        {operator
-          ? (
-            <div>
-              <label for="interface">Interface</label>
-              <select id="interface" name="interface">
-                {option("interface", "", "Any")}
-                {INTERFACE_NAMES.map((name) => option("interface", name, name))}
-              </select>
-            </div>
+            <>
+              <Field name="model" label="Model" value={value("model")} />
+              <Field name="key" label="Key id" value={value("key")} placeholder="key_…" />
+              <Field
+                name="channel"
+                label="Channel id"
+                value={value("channel")}
+                placeholder="ch_…"
+              />
+              <Field
+                name="status"
+                label="Status"
+                value={value("status")}
+                options={[
+                  ["", "Any"],
+                  ["2xx", "2xx success"],
+                  ["4xx", "4xx client error"],
+                  ["5xx", "5xx server error"],
+                ]}
+              />
+              <Field
+                name="interface"
+                label="Interface"
+                value={value("interface")}
+                options={[["", "Any"], ...INTERFACE_NAMES.map((name) => [name, name] as const)]}
+              />
+            </>
           )
           : null}
         <RangeAndOrderFields url={url} />

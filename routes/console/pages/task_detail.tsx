@@ -13,6 +13,7 @@ import type { TaskRecord } from "../../../core/tasks/task_record.ts";
 import { taskBilling } from "../../../core/tasks/task_billing.ts";
 import { hasIdShape } from "../../params.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv, ownOrigin } from "../console_env.ts";
+import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
@@ -89,30 +90,15 @@ function Billing({ billing, operator }: { billing: RefBilling; operator: boolean
           )
           : null}
       </dl>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Ledger entry</th>
-              <th scope="col">Type</th>
-              <th scope="col">Amount</th>
-              <th scope="col">At (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {billing.entries.map((entry) => (
-              <tr>
-                <td>
-                  <code>{entry.id}</code>
-                </td>
-                <td>{entry.type}</td>
-                <td>{formatUnits(entry.amount)}</td>
-                <td>{entry.at}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={billing.entries}
+        columns={[
+          { header: "Ledger entry", cell: (entry) => <code>{entry.id}</code> },
+          { header: "Type", cell: (entry) => entry.type },
+          { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
+          { header: "At (UTC)", cell: (entry) => entry.at },
+        ]}
+      />
     </section>
   );
 }

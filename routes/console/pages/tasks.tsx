@@ -10,6 +10,8 @@ import type { TaskRecord } from "../../../core/tasks/task_record.ts";
 import { TASK_STATUSES, taskFilter } from "../../admin/tasks.ts";
 import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { DataTable } from "../data_table.tsx";
+import { Field } from "../field.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { withUtcTimes } from "../time_range.ts";
@@ -25,84 +27,55 @@ function timeOf(unixSeconds: number | null): string {
 
 function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Submitted (UTC)</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Model</th>
-            {operator ? <th scope="col">Key</th> : null}
-            <th scope="col">Status</th>
-            <th scope="col">Progress</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tasks.map((task) => (
-            <tr>
-              <td>
-                <a href={`/console/tasks/${task.id}`}>{timeOf(task.submit_time)}</a>
-              </td>
-              <td>{task.kind}</td>
-              <td>{task.model}</td>
-              {operator
-                ? (
-                  <td>
-                    <a href={`/console/keys/${task.key_id}`}>{task.key_id}</a>
-                  </td>
-                )
-                : null}
-              <td>
-                {task.status === "failed" ? <span class="bad">failed</span> : task.status}
-              </td>
-              <td>{task.progress}</td>
-              <td>
-                {task.cost === null ? <span class="muted">pending</span> : formatUnits(task.cost)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {tasks.length === 0 ? <p class="muted">No task matches.</p> : null}
-    </div>
+    <DataTable
+      rows={tasks}
+      empty="No task matches."
+      columns={[
+        {
+          header: "Submitted (UTC)",
+          cell: (task) => <a href={`/console/tasks/${task.id}`}>{timeOf(task.submit_time)}</a>,
+        },
+        { header: "Kind", cell: (task) => task.kind },
+        { header: "Model", cell: (task) => task.model },
+        operator && {
+          header: "Key",
+          cell: (task) => <a href={`/console/keys/${task.key_id}`}>{task.key_id}</a>,
+        },
+        {
+          header: "Status",
+          cell: (task) => task.status === "failed" ? <span class="bad">failed</span> : task.status,
+        },
+        { header: "Progress", cell: (task) => task.progress },
+        {
+          header: "Cost",
+          cell: (task) =>
+            task.cost === null ? <span class="muted">pending</span> : formatUnits(task.cost),
+        },
+      ]}
+    />
   );
 }
 
 function Filters({ url, operator }: { url: URL; operator: boolean }) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
-  const option = (name: string, option: string, label: string) => (
-    <option value={option} selected={value(name) === option}>{label}</option>
-  );
   return (
     <form method="get" action="/console/tasks" class="card" role="search">
       <div class="fields">
-        <div>
-          <label for="kind">Kind</label>
-          <select id="kind" name="kind">
-            {option("kind", "", "Any")}
-            {option("kind", "image", "Image")}
-            {option("kind", "video", "Video")}
-          </select>
-        </div>
-        <div>
-          <label for="status">Status</label>
-          <select id="status" name="status">
-            {option("status", "", "Any")}
-            {TASK_STATUSES.map((status) => option("status", status, status))}
-          </select>
-        </div>
-        <div>
-          <label for="model">Model</label>
-          <input id="model" name="model" type="text" value={value("model")} />
-        </div>
+        <Field
+          name="kind"
+          label="Kind"
+          value={value("kind")}
+          options={[["", "Any"], ["image", "Image"], ["video", "Video"]]}
+        />
+        <Field
+          name="status"
+          label="Status"
+          value={value("status")}
+          options={[["", "Any"], ...TASK_STATUSES.map((status) => [status, status] as const)]}
+        />
+        <Field name="model" label="Model" value={value("model")} />
         {operator
-          ? (
-            <div>
-              <label for="key">Key id</label>
-              <input id="key" name="key" type="text" value={value("key")} placeholder="key_…" />
-            </div>
-          )
+          ? <Field name="key" label="Key id" value={value("key")} placeholder="key_…" />
           : null}
         <RangeAndOrderFields url={url} />
       </div>

@@ -17,6 +17,7 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.
 import { consoleChange } from "../console_change.ts";
 import { DeliveryRows } from "../delivery_rows.tsx";
 import { readForm } from "../form_body.ts";
+import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
@@ -167,15 +168,17 @@ async function endpointPage(
         </p>
         <form method="post" action={`/console/webhooks/${id}/rotate`} class="row">
           <CsrfField session={session} />
-          <div>
-            <label for="grace_seconds">Old secret signs for</label>
-            <select id="grace_seconds" name="grace_seconds">
-              <option value="86400" selected>24 hours</option>
-              <option value="3600">1 hour</option>
-              <option value="604800">7 days</option>
-              <option value="0">no grace (stops at once)</option>
-            </select>
-          </div>
+          <Field
+            name="grace_seconds"
+            label="Old secret signs for"
+            value="86400"
+            options={[
+              ["86400", "24 hours"],
+              ["3600", "1 hour"],
+              ["604800", "7 days"],
+              ["0", "no grace (stops at once)"],
+            ]}
+          />
           <div>
             <button type="submit">Rotate</button>
           </div>

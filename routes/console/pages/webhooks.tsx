@@ -16,6 +16,7 @@ import { validate } from "../../validation.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
+import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
@@ -39,36 +40,32 @@ export function scopeText(endpoint: Pick<EndpointView, "key_id" | "group">) {
 
 function EndpointRows({ endpoints }: { endpoints: EndpointView[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Tasks of</th>
-            <th scope="col">Events</th>
-            <th scope="col">Callbacks</th>
-            <th scope="col">State</th>
-            <th scope="col">Source</th>
-          </tr>
-        </thead>
-        <tbody>
-          {endpoints.map((endpoint) => (
-            <tr>
-              <td>
-                <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
-                {endpoint.description ? <small class="muted">{endpoint.description}</small> : null}
-              </td>
-              <td>{scopeText(endpoint)}</td>
-              <td>{endpoint.events.join(", ")}</td>
-              <td>{endpoint.allow_task_callbacks ? "allowed" : "no"}</td>
-              <td>{endpoint.enabled ? "enabled" : <span class="bad">disabled</span>}</td>
-              <td>{endpoint.source}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {endpoints.length === 0 ? <p class="muted">No webhook endpoint yet.</p> : null}
-    </div>
+    <DataTable
+      rows={endpoints}
+      empty="No webhook endpoint yet."
+      columns={[
+        {
+          header: "URL",
+          cell: (endpoint) => (
+            <>
+              <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
+              {endpoint.description ? <small class="muted">{endpoint.description}</small> : null}
+            </>
+          ),
+        },
+        { header: "Tasks of", cell: scopeText },
+        { header: "Events", cell: (endpoint) => endpoint.events.join(", ") },
+        {
+          header: "Callbacks",
+          cell: (endpoint) => endpoint.allow_task_callbacks ? "allowed" : "no",
+        },
+        {
+          header: "State",
+          cell: (endpoint) => endpoint.enabled ? "enabled" : <span class="bad">disabled</span>,
+        },
+        { header: "Source", cell: (endpoint) => endpoint.source },
+      ]}
+    />
   );
 }
 
