@@ -92,9 +92,19 @@ export function serveRoute<Path extends string>(
   app.on(methods, [path], ...(handlers as H<AppEnv>[]));
 }
 
-/** Every route served so far, in the order first served. */
+/** Every route served so far, by any app, in the order first served. */
 export function declaredRoutes(): readonly ApiRoute[] {
   return [...DECLARED.values()];
+}
+
+/** The declared routes among `served` (an app's `routes`): what that app serves. */
+export function routesServedBy(
+  served: readonly { method: string; path: string }[],
+): readonly ApiRoute[] {
+  const registered = new Set(served.map(({ method, path }) => `${method} ${path}`));
+  return declaredRoutes().filter((route) =>
+    registered.has(`${route.method.toUpperCase()} ${honoPath(route)}`)
+  );
 }
 /** A JSON answer. */
 export const jsonAnswer = (description: string, schema?: string) => ({ description, schema });

@@ -3,8 +3,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../middleware.ts";
 import { openApiDocument } from "./document.ts";
-import { declareRoute, jsonAnswer, serveRoute } from "./declare_route.ts";
-import { declaredRoutes } from "./declare_route.ts";
+import { declareRoute, jsonAnswer, routesServedBy, serveRoute } from "./declare_route.ts";
 
 const openApiJson = declareRoute({
   method: "get",
@@ -16,12 +15,13 @@ const openApiJson = declareRoute({
   answers: { "200": jsonAnswer("the OpenAPI 3.1 document") },
 });
 
-export function openApiRoutes() {
+/** `served`: the app's routes once mounted (`app.routes`); the document lists those declared. */
+export function openApiRoutes(served: () => readonly { method: string; path: string }[]) {
   const app = new Hono<AppEnv>();
   let document: string | undefined;
   serveRoute(app, openApiJson, (c) => {
     // Built on first request, when createApp has served (and so declared) every route.
-    document ??= JSON.stringify(openApiDocument(declaredRoutes()));
+    document ??= JSON.stringify(openApiDocument(routesServedBy(served())));
     return c.body(document, 200, { "content-type": "application/json" });
   });
   return app;
