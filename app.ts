@@ -60,7 +60,7 @@ export function createApp(
     }),
   );
   app.route("/", operationRoutes(gateway, isReady));
-  app.route("/", openApiRoutes());
+  app.route("/", openApiRoutes(() => app.routes));
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", meRoutes(gateway));
   app.route("/", consoleRoutes(gateway, adminTokenHash));

@@ -22,6 +22,7 @@ import { textResponse } from "./text_answer.ts";
 import { queryChoice } from "./params.ts";
 import { modelForKey } from "../core/channels/model_access.ts";
 import { countInputTokens } from "../core/text/count_tokens.ts";
+import { type ApiRoute, declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 
 /** What a generate-content body must hold; the rest passes on as the Gemini API defines it. */
 export const generateContentRequestSchema = z.looseObject({
@@ -154,10 +155,55 @@ async function countTokens(
   );
 }
 
+const PATTERN = ":model{[^/]+:(?:generateContent|streamGenerateContent|countTokens)}";
+
+/** The three operations under `/{version}/models/`, all served by one Hono route. */
+function generateContentOperations(version: "v1beta" | "v1"): ApiRoute[] {
+  const operation = (method: string) => ({
+    method: "post" as const,
+    path: `/${version}/models/{model}:${method}`,
+    registeredAs: `/${version}/models/${PATTERN}`,
+    tag: "gemini",
+    security: "gemini" as const,
+    errors: "gemini" as const,
+  });
+  return [
+    declareRoute({
+      ...operation("generateContent"),
+      summary: "Generate content (Gemini): text, or images from an image model",
+      body: { name: "GenerateContentRequest", schema: generateContentRequestSchema },
+      answers: { "200": jsonAnswer("a GenerateContentResponse (or a stream of them)") },
+    }),
+    declareRoute({
+      ...operation("streamGenerateContent"),
+      summary: "Generate content as a stream (Gemini): a JSON array, or SSE with ?alt=sse",
+      body: { name: "GenerateContentRequest", schema: generateContentRequestSchema },
+      query: [{
+        name: "alt",
+        description: "`sse` for server-sent events",
+        schema: { type: "string", enum: ["sse", "json"] },
+      }],
+      answers: { "200": jsonAnswer("a GenerateContentResponse (or a stream of them)") },
+    }),
+    declareRoute({
+      ...operation("countTokens"),
+      summary: "Count a request's input tokens (Gemini): upstream where it counts, else " +
+        "estimated; not billed",
+      body: { name: "GeminiCountTokensRequest", schema: countTokensRequestSchema },
+      answers: { "200": jsonAnswer("a CountTokensResponse: {totalTokens, promptTokensDetails?}") },
+    }),
+  ];
+}
+
 export function generateContentRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  const pattern = ":model{[^/]+:(?:generateContent|streamGenerateContent|countTokens)}";
-  app.post(`/v1beta/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
-  app.post(`/v1/models/${pattern}`, requireKey(gateway, "gemini"), (c) => handle(gateway, c));
+  for (const version of ["v1beta", "v1"] as const) {
+    serveRoute(
+      app,
+      generateContentOperations(version),
+      requireKey(gateway, "gemini"),
+      (c) => handle(gateway, c),
+    );
+  }
   return app;
 }

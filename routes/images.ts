@@ -24,7 +24,8 @@ import { readJsonBody, validate } from "./validation.ts";
 import { type MultipartFile, readMultipartEntries } from "./multipart_body.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { idParam } from "./params.ts";
-import { callbackNeedsTask, callbackUrlOf } from "./callback_url.ts";
+import { callbackNeedsTask, callbackUrlOf, withCallbackUrl } from "./callback_url.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 import { headerList } from "../core/util/header_value.ts";
 
 /** Largest edit upload: 16 images and a mask of under 4 MB each, plus the text fields. */
@@ -110,11 +111,50 @@ const editTooLarge = () =>
 const imageTaskNotFound = (taskId: string) =>
   new GatewayError("task_not_found", 404, `No image task '${taskId}' for this key`);
 
+const generations = declareRoute({
+  method: "post",
+  path: "/v1/images/generations",
+  tag: "images",
+  summary: "Generate images (OpenAI Images); `X-Gateway-Async-Task: true` makes a task",
+  security: "openai",
+  errors: "openai",
+  body: { name: "ImageGenerationRequest", schema: withCallbackUrl(generationRequestSchema) },
+  answers: { "200": jsonAnswer("{created, data: [{url | b64_json}]}, or a task") },
+});
+
+const edits = declareRoute({
+  method: "post",
+  path: "/v1/images/edits",
+  tag: "images",
+  summary: "Edit images (OpenAI Images): PNGs and an optional mask as multipart",
+  security: "openai",
+  errors: "openai",
+  body: {
+    name: "ImageEditFields",
+    schema: withCallbackUrl(editFieldsSchema),
+    files: {
+      image: "the PNG(s) to edit; repeat the field (or `image[]`) for several",
+      mask: "an optional PNG mask",
+    },
+  },
+  answers: { "200": jsonAnswer("{created, data: [{url | b64_json}]}, or a task") },
+});
+
+const imageTask = declareRoute({
+  method: "get",
+  path: "/v1/images/tasks/{task_id}",
+  tag: "images",
+  summary: "An image task's status and results",
+  security: "openai",
+  errors: "openai",
+  answers: { "200": jsonAnswer("{code, message, data: {task_id, status, …}}") },
+});
+
 /** The image routes. */
 export function imageRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
 
-  app.post("/v1/images/generations", requireKey(gateway, "openai"), async (c) => {
+  serveRoute(app, generations, requireKey(gateway, "openai"), async (c) => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw invalidRequest("The request body must be a JSON object");
@@ -141,7 +181,7 @@ export function imageRoutes(gateway: Gateway) {
     });
   });
 
-  app.post("/v1/images/edits", requireKey(gateway, "openai"), async (c) => {
+  serveRoute(app, edits, requireKey(gateway, "openai"), async (c) => {
     const form = await readForm(c);
     const text: Record<string, string> = {};
     const ignored: string[] = [];
@@ -182,7 +222,7 @@ export function imageRoutes(gateway: Gateway) {
     });
   });
 
-  app.get("/v1/images/tasks/:task_id", requireKey(gateway, "openai"), async (c) => {
+  serveRoute(app, imageTask, requireKey(gateway, "openai"), async (c) => {
     const taskId = idParam(c, "task_id", { shape: "task", notFound: imageTaskNotFound });
     const task = await gateway.tasks.getOwned(taskId, {
       owner: ownerOf(c.get("key")),

@@ -10,7 +10,16 @@ import { Hono } from "hono";
 import type { Gateway } from "../core/gateway.ts";
 import { withoutSecrets } from "../core/util/without_secrets.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
-import { listed, listOptions } from "./admin/shared.ts";
+import { LIST_QUERY, listed, listOptions } from "./admin/shared.ts";
+import {
+  declareRoute,
+  enumQuery,
+  jsonAnswer,
+  pageAnswer,
+  serveRoute,
+  TEXT_QUERY,
+  TIME_QUERY,
+} from "./openapi/declare_route.ts";
 import { usageAnswer, usageQuery } from "./admin/usage.ts";
 import type { ListOptions } from "../core/kv/list_options.ts";
 import type { RequestLogEntry } from "../core/telemetry/request_log.ts";
@@ -48,20 +57,77 @@ export async function ownRequests(gateway: Gateway, keyId: string, options: List
   return { data, cursor: cursor ?? null };
 }
 
+const ownKey = declareRoute({
+  method: "get",
+  path: "/v1/me",
+  tag: "self",
+  summary: "The calling key's own state: limits, balance, expiry (any credential form)",
+  security: "any_key",
+  errors: "openai",
+  answers: { "200": jsonAnswer("the key's view, as the admin API shows it, without secrets") },
+});
+
+const ownRequestLog = declareRoute({
+  method: "get",
+  path: "/v1/me/requests",
+  tag: "self",
+  summary: "The calling key's own request records (no channels, no upstream URLs)",
+  security: "any_key",
+  errors: "openai",
+  query: LIST_QUERY,
+  answers: pageAnswer("request records"),
+});
+
+const ownLedger = declareRoute({
+  method: "get",
+  path: "/v1/me/ledger",
+  tag: "self",
+  summary: "The calling key's own ledger entries",
+  security: "any_key",
+  errors: "openai",
+  query: LIST_QUERY,
+  answers: pageAnswer("ledger entries"),
+});
+
+const ownUsage = declareRoute({
+  method: "get",
+  path: "/v1/me/usage",
+  tag: "self",
+  summary: "The calling key's own usage per hour or day, by model if asked, from the rollups",
+  security: "any_key",
+  errors: "openai",
+  query: [
+    { name: "group_by", description: "`model`, or nothing", schema: TEXT_QUERY },
+    {
+      name: "interval",
+      description: "`hour` (default) or `day`",
+      schema: enumQuery(["hour", "day"]),
+    },
+    { name: "from", description: "ISO 8601 time (default 24 h before `to`)", schema: TIME_QUERY },
+    { name: "to", description: "ISO 8601 time (default now)", schema: TIME_QUERY },
+  ],
+  answers: {
+    "200": {
+      description: "`{from, to, interval, group_by, data: [{start, model?, requests, …, cost}]}`",
+    },
+  },
+});
+
 export function meRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   const withKey = requireKey(gateway, "any");
-  app.get(
-    "/v1/me",
+  serveRoute(
+    app,
+    ownKey,
     withKey,
     async (c) => c.json(selfView(await gateway.keys.get(c.get("key").id))),
   );
-  app.get("/v1/me/requests", withKey, async (c) => {
+  serveRoute(app, ownRequestLog, withKey, async (c) => {
     const options = listOptions(c.get("url"));
     const page = await listed(options, () => ownRequests(gateway, c.get("key").id, options));
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });
   });
-  app.get("/v1/me/usage", withKey, async (c) => {
+  serveRoute(app, ownUsage, withKey, async (c) => {
     const key = c.get("key");
     const query = { ...usageQuery(c.get("url"), ["model"]), keyId: key.id };
     // Nothing is read from before the key existed (its rollups are read hour by hour).
@@ -71,7 +137,7 @@ export function meRoutes(gateway: Gateway) {
     });
     return c.json(usageAnswer(query, rows.map(selfView)));
   });
-  app.get("/v1/me/ledger", withKey, async (c) => {
+  serveRoute(app, ownLedger, withKey, async (c) => {
     const options = listOptions(c.get("url"));
     const page = await listed(options, () => gateway.ledger.list(c.get("key").id, options));
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });

@@ -11,10 +11,26 @@ import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { hostedExtension, parseRange } from "../core/media/media_store.ts";
 import type { AppEnv } from "./middleware.ts";
+import { declareRoute, serveRoute } from "./openapi/declare_route.ts";
+
+const media = (["get", "head"] as const).map((method) =>
+  declareRoute({
+    method,
+    path: "/media/{file}",
+    tag: "operations",
+    summary: "Hosted media (image results, task inputs) by unguessable id; byte ranges served",
+    security: "none",
+    errors: "openai",
+    answers: {
+      "200": { description: "the media bytes", contentType: "application/octet-stream" },
+      "206": { description: "one byte range", contentType: "application/octet-stream" },
+    },
+  })
+);
 
 export function mediaRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.on(["GET", "HEAD"], "/media/:file", async (c) => {
+  serveRoute(app, media, async (c) => {
     const id = c.req.param("file").replace(/\.[a-z0-9]{1,5}$/i, "");
     const record = await gateway.media.get(id);
     if (!record) {

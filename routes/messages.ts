@@ -18,11 +18,35 @@ import { headerList } from "../core/util/header_value.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { textHandler } from "./text_answer.ts";
 import { readJsonBody, validate } from "./validation.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
+
+const messages = declareRoute({
+  method: "post",
+  path: "/v1/messages",
+  tag: "anthropic",
+  summary: "Messages (Anthropic)",
+  security: "anthropic",
+  errors: "anthropic",
+  body: { name: "MessagesRequest", schema: messagesRequestSchema },
+  answers: { "200": jsonAnswer("a message, or an SSE stream of events") },
+});
+
+const countTokens = declareRoute({
+  method: "post",
+  path: "/v1/messages/count_tokens",
+  tag: "anthropic",
+  summary: "Count a message's input tokens (Anthropic)",
+  security: "anthropic",
+  errors: "anthropic",
+  body: { name: "CountTokensRequest", schema: countTokensSchema },
+  answers: { "200": jsonAnswer("{input_tokens}") },
+});
 
 export function messagesRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.post(
-    "/v1/messages",
+  serveRoute(
+    app,
+    messages,
     requireKey(gateway, "anthropic"),
     textHandler(gateway, {
       schema: messagesRequestSchema,
@@ -40,7 +64,7 @@ export function messagesRoutes(gateway: Gateway) {
     }),
   );
 
-  app.post("/v1/messages/count_tokens", requireKey(gateway, "anthropic"), async (c) => {
+  serveRoute(app, countTokens, requireKey(gateway, "anthropic"), async (c) => {
     const body = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
     const request = validate(countTokensSchema, body);
     c.get("context").model = request.model;

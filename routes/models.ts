@@ -11,6 +11,7 @@ import type { Gateway } from "../core/gateway.ts";
 import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { invalidQueryParameter, queryInteger, queryValue } from "./params.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 
 /** Base64 of a string's UTF-8 (btoa alone refuses characters past U+00FF). */
 function base64Utf8(text: string): string {
@@ -108,6 +109,50 @@ function pageTokenId(url: URL): string | undefined {
   }
 }
 
+const KEY_ANSWER = { "200": jsonAnswer("the JSON answer of the interface") };
+
+const listModels = declareRoute({
+  method: "get",
+  path: "/v1/models",
+  tag: "models",
+  summary: "The key's models, in the list shape of the SDK family its credential form names",
+  security: "any_key",
+  errors: "openai",
+  answers: KEY_ANSWER,
+});
+
+const readModel = declareRoute({
+  method: "get",
+  path: "/v1/models/{id}",
+  registeredAs: "/v1/models/:id{[^:]+}",
+  tag: "models",
+  summary: "One of the key's models",
+  security: "any_key",
+  errors: "openai",
+  answers: KEY_ANSWER,
+});
+
+const listGeminiModels = declareRoute({
+  method: "get",
+  path: "/v1beta/models",
+  tag: "gemini",
+  summary: "The key's models (Gemini list, `pageSize`/`pageToken`)",
+  security: "gemini",
+  errors: "gemini",
+  answers: KEY_ANSWER,
+});
+
+const readGeminiModel = declareRoute({
+  method: "get",
+  path: "/v1beta/models/{id}",
+  registeredAs: "/v1beta/models/:id{[^:]+}",
+  tag: "gemini",
+  summary: "One of the key's models (Gemini)",
+  security: "gemini",
+  errors: "gemini",
+  answers: KEY_ANSWER,
+});
+
 /** The model-list sub-app. */
 export function modelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
@@ -124,7 +169,7 @@ export function modelRoutes(gateway: Gateway) {
     };
   };
 
-  app.get("/v1/models", requireKey(gateway), (c) => {
+  serveRoute(app, listModels, requireKey(gateway), (c) => {
     const models = modelsForKey(gateway, c.get("key"));
     const clientInterface = c.get("context").interface;
     if (clientInterface === "gemini") {
@@ -149,7 +194,7 @@ export function modelRoutes(gateway: Gateway) {
     return c.json({ object: "list", data: models.map(openAIModel) });
   });
 
-  app.get("/v1/models/:id{[^:]+}", requireKey(gateway), (c) => {
+  serveRoute(app, readModel, requireKey(gateway), (c) => {
     const id = c.req.param("id");
     const model = modelsForKey(gateway, c.get("key")).find((m) => m.id === id);
     if (!model) throw notFound(id);
@@ -159,12 +204,12 @@ export function modelRoutes(gateway: Gateway) {
     return c.json(openAIModel(model));
   });
 
-  app.get("/v1beta/models", requireKey(gateway, "gemini"), (c) => {
+  serveRoute(app, listGeminiModels, requireKey(gateway, "gemini"), (c) => {
     const models = modelsForKey(gateway, c.get("key"));
     return c.json(geminiList(models, c.get("url")));
   });
 
-  app.get("/v1beta/models/:id{[^:]+}", requireKey(gateway, "gemini"), (c) => {
+  serveRoute(app, readGeminiModel, requireKey(gateway, "gemini"), (c) => {
     const id = c.req.param("id").replace(/^models\//, "");
     const model = modelsForKey(gateway, c.get("key")).find((m) => m.id === id);
     if (!model) throw notFound(id);

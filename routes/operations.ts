@@ -6,6 +6,7 @@ import type { Gateway } from "../core/gateway.ts";
 import { constantTimeEqual, sha256Hex } from "../core/util/ids.ts";
 import { type AppEnv, authFailure } from "./middleware.ts";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "../core/version.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 
 /** What `GET /` (and `HEAD /`) answers: the service, its version, where its description is. */
 export const SERVICE_INDEX = {
@@ -16,17 +17,50 @@ export const SERVICE_INDEX = {
   console: "/console",
 };
 
+const serviceIndex = (["get", "head"] as const).map((method) =>
+  declareRoute({
+    method,
+    path: "/",
+    tag: "operations",
+    summary: "What this service is: {name, version, docs, openapi, console}",
+    security: "none",
+    errors: "openai",
+    answers: { "200": jsonAnswer("{name, version, docs, openapi, console}") },
+  })
+);
+
+const healthz = declareRoute({
+  method: "get",
+  path: "/healthz",
+  tag: "operations",
+  summary: "200 once ready, 503 while starting or stopping",
+  security: "none",
+  errors: "openai",
+  answers: { "200": jsonAnswer("{status: ok}") },
+});
+
+const metrics = declareRoute({
+  method: "get",
+  path: "/metrics",
+  tag: "operations",
+  summary: "Prometheus metrics (a bearer token when GATEWAY_METRICS_TOKEN is set)",
+  security: "metrics",
+  errors: "openai",
+  answers: { "200": { description: "Prometheus text format", contentType: "text/plain" } },
+});
+
 /** The operations sub-app. */
 export function operationRoutes(gateway: Gateway, isReady: () => boolean) {
   const app = new Hono<AppEnv>();
   const metricsToken = gateway.options.metricsTokenHash;
   // Hono answers HEAD with the GET route, without the body.
-  app.get("/", (c) => c.json(SERVICE_INDEX));
-  app.get(
-    "/healthz",
+  serveRoute(app, serviceIndex, (c) => c.json(SERVICE_INDEX));
+  serveRoute(
+    app,
+    healthz,
     (c) => isReady() ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503),
   );
-  app.get("/metrics", async (c) => {
+  serveRoute(app, metrics, async (c) => {
     if (metricsToken) {
       const presented = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
       if (!presented || !constantTimeEqual(await sha256Hex(presented), metricsToken)) {

@@ -6,11 +6,24 @@ import { responsesRequestSchema } from "../core/formats/openai_responses/request
 import { responsesInbound } from "../core/text/inbound.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { textHandler } from "./text_answer.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
+
+const responses = declareRoute({
+  method: "post",
+  path: "/v1/responses",
+  tag: "openai",
+  summary: "Responses (OpenAI)",
+  security: "openai",
+  errors: "openai",
+  body: { name: "ResponsesRequest", schema: responsesRequestSchema },
+  answers: { "200": jsonAnswer("a response object, or an SSE stream of events") },
+});
 
 export function responsesRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.post(
-    "/v1/responses",
+  serveRoute(
+    app,
+    responses,
     requireKey(gateway, "openai"),
     textHandler(gateway, { schema: responsesRequestSchema, inboundOf: responsesInbound }),
   );

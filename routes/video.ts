@@ -19,7 +19,8 @@ import { validate } from "./validation.ts";
 import { idempotencyKeyOf } from "./idempotency_key.ts";
 import { readVideoUpload } from "./video_form.ts";
 import { idParam } from "./params.ts";
-import { callbackUrlOf } from "./callback_url.ts";
+import { callbackUrlOf, withCallbackUrl } from "./callback_url.ts";
+import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 import { headerList } from "../core/util/header_value.ts";
 
 /** Headers saying what a task was charged. */
@@ -40,10 +41,43 @@ function billingHeaders(task: TaskRecord<VideoTaskInput>): Record<string, string
 const videoTaskNotFound = (taskId: string) =>
   new GatewayError("task_not_found", 404, `No video task '${taskId}' for this key`);
 
+const submitVideo = declareRoute({
+  method: "post",
+  path: "/v1/video/generations",
+  tag: "video",
+  summary: "Submit a video task (multipart; reference files optional); `Idempotency-Key` honoured",
+  security: "openai",
+  errors: "openai",
+  body: {
+    name: "VideoFields",
+    schema: withCallbackUrl(videoFieldsSchema),
+    files: {
+      image_1: "reference image",
+      image_2: "reference image",
+      image_3: "reference image",
+      video: "reference video",
+      audio: "reference audio",
+    },
+  },
+  answers: { "200": jsonAnswer("{id, status: IN_PROGRESS}") },
+});
+
+const videoTask = declareRoute({
+  method: "get",
+  path: "/v1/video/generations/{task_id}",
+  tag: "video",
+  summary: "A video task's status, result URL and cost",
+  security: "openai",
+  errors: "openai",
+  answers: {
+    "200": jsonAnswer("{code, message, data: {task_id, status, progress, result_url, …}}"),
+  },
+});
+
 export function videoRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
 
-  app.post("/v1/video/generations", requireKey(gateway, "openai"), async (c) => {
+  serveRoute(app, submitVideo, requireKey(gateway, "openai"), async (c) => {
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     await using upload = await readVideoUpload(c.req.raw, {
       limits: largestReferenceBytes(gateway.registry.models),
@@ -67,7 +101,7 @@ export function videoRoutes(gateway: Gateway) {
     return c.json({ id: task.id, status: "IN_PROGRESS" }, 200, headers);
   });
 
-  app.get("/v1/video/generations/:task_id", requireKey(gateway, "openai"), async (c) => {
+  serveRoute(app, videoTask, requireKey(gateway, "openai"), async (c) => {
     const taskId = idParam(c, "task_id", { shape: "task", notFound: videoTaskNotFound });
     const task = await gateway.tasks.getOwned<VideoTaskInput>(taskId, {
       owner: ownerOf(c.get("key")),

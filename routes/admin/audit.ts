@@ -3,8 +3,9 @@
 import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
+import { pageAnswer, serveRoute, TEXT_QUERY } from "../openapi/declare_route.ts";
 import { invalidQueryParameter, queryValue } from "../params.ts";
-import { listed, listOptions } from "./shared.ts";
+import { adminRoute, LIST_QUERY, listed, listOptions } from "./shared.ts";
 
 function textFilter(url: URL, name: string): string | undefined {
   const value = queryValue(url, name) || undefined;
@@ -23,9 +24,26 @@ export function auditFilter(url: URL) {
   };
 }
 
+const listAudit = adminRoute({
+  method: "get",
+  path: "/admin/audit",
+  summary: "Who changed what: audit records, newest first",
+  query: [
+    ...LIST_QUERY,
+    {
+      name: "actor",
+      description: "`admin_token`, `console`, `config`, or one session or file (`config:<file>`)",
+      schema: TEXT_QUERY,
+    },
+    { name: "target_kind", description: "`key`, `channel`, `model`, …", schema: TEXT_QUERY },
+    { name: "target_id", description: "the target's id", schema: TEXT_QUERY },
+  ],
+  answers: pageAnswer("audit records", "AuditPage"),
+});
+
 export function adminAuditRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.get("/admin/audit", async (c) => {
+  serveRoute(app, listAudit, async (c) => {
     const url = c.get("url");
     const options = listOptions(url);
     const filter = auditFilter(url);

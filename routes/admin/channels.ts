@@ -4,9 +4,72 @@ import { Hono } from "hono";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
+import {
+  createdAnswer,
+  deletedAnswer,
+  jsonAnswer,
+  pageAnswer,
+  serveRoute,
+} from "../openapi/declare_route.ts";
 import { validate } from "../validation.ts";
 import { channelProbeSchema, testChannel } from "./channel_test.ts";
-import { adminBody, channelId, listed, listOptions, optionalAdminBody } from "./shared.ts";
+import {
+  adminBody,
+  adminRoute,
+  channelId,
+  LIST_QUERY,
+  listed,
+  listOptions,
+  optionalAdminBody,
+} from "./shared.ts";
+
+const createChannel = adminRoute({
+  method: "post",
+  path: "/admin/channels",
+  summary: "Create a channel; upstream keys are sealed and never echoed",
+  body: { name: "ChannelCreate", schema: channelCreateSchema },
+  answers: createdAnswer("the channel's view (`key_count`, never keys)"),
+});
+
+const listChannels = adminRoute({
+  method: "get",
+  path: "/admin/channels",
+  summary: "List channels",
+  query: LIST_QUERY,
+  answers: pageAnswer("channel views"),
+});
+
+const readChannel = adminRoute({
+  method: "get",
+  path: "/admin/channels/{id}",
+  summary: "Read a channel",
+  answers: { "200": jsonAnswer("the channel's view") },
+});
+
+const updateChannel = adminRoute({
+  method: "patch",
+  path: "/admin/channels/{id}",
+  summary: "Change exactly the fields sent",
+  body: { name: "ChannelPatch", schema: channelPatchBodySchema },
+  answers: { "200": jsonAnswer("the channel's view") },
+});
+
+const deleteChannel = adminRoute({
+  method: "delete",
+  path: "/admin/channels/{id}",
+  summary: "Delete a channel",
+  answers: deletedAnswer,
+});
+
+const testChannelRoute = adminRoute({
+  method: "post",
+  path: "/admin/channels/{id}/test",
+  summary: "One minimal real call through a channel, by the model's kind; never billed",
+  body: { name: "ChannelTest", schema: channelProbeSchema },
+  answers: {
+    "200": jsonAnswer("{ok, status, latency_ms, error_class?, error?, model, channel_id, call}"),
+  },
+});
 
 export function adminChannelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
@@ -16,7 +79,7 @@ export function adminChannelRoutes(gateway: Gateway) {
     health: await gateway.channelHealth.read(view.id),
   });
 
-  app.post("/admin/channels", async (c) => {
+  serveRoute(app, createChannel, async (c) => {
     const { create_models, ...input } = validate(
       channelCreateSchema,
       await adminBody(c.req.raw),
@@ -24,18 +87,18 @@ export function adminChannelRoutes(gateway: Gateway) {
     const created = await gateway.registry.createChannel(input, { createModels: create_models });
     return c.json(await withHealth(created), 201);
   });
-  app.get("/admin/channels", async (c) => {
+  serveRoute(app, listChannels, async (c) => {
     const options = listOptions(c.get("url"));
     const page = await listed(options, () => gateway.registry.listChannels(options));
     return c.json({ ...page, data: await Promise.all(page.data.map(withHealth)) });
   });
-  app.get("/admin/channels/:id", async (c) => {
+  serveRoute(app, readChannel, async (c) => {
     const registry = gateway.registry;
     return c.json(
       await withHealth(await registry.channelView(await registry.getChannel(channelId(c)))),
     );
   });
-  app.patch("/admin/channels/:id", async (c) => {
+  serveRoute(app, updateChannel, async (c) => {
     const id = channelId(c);
     const { create_models, add_keys, remove_keys, ...patch } = validate(
       channelPatchBodySchema,
@@ -47,7 +110,7 @@ export function adminChannelRoutes(gateway: Gateway) {
     });
     return c.json(await withHealth(updated));
   });
-  app.post("/admin/channels/:id/test", async (c) => {
+  serveRoute(app, testChannelRoute, async (c) => {
     const id = channelId(c);
     const input = validate(channelProbeSchema, await optionalAdminBody(c.req.raw));
     const channel = await gateway.registry.openChannel(id);
@@ -55,7 +118,7 @@ export function adminChannelRoutes(gateway: Gateway) {
       await testChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
     );
   });
-  app.delete("/admin/channels/:id", async (c) => {
+  serveRoute(app, deleteChannel, async (c) => {
     await gateway.registry.deleteChannel(channelId(c));
     return c.body(null, 204);
   });

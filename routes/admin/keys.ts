@@ -10,10 +10,21 @@ import {
 } from "../../core/keys/key_schema.ts";
 import { KEY_SORTS, type KeyListQuery } from "../../core/keys/key_list.ts";
 import type { AppEnv } from "../middleware.ts";
+import {
+  createdAnswer,
+  deletedAnswer,
+  enumQuery,
+  integerQuery,
+  jsonAnswer,
+  pageAnswer,
+  serveRoute,
+  TEXT_QUERY,
+  TIME_QUERY,
+} from "../openapi/declare_route.ts";
 import { queryChoice, queryValue } from "../params.ts";
 import { idempotencyKeyOf } from "../idempotency_key.ts";
 import { parseJson, readLimitedText, validate } from "../validation.ts";
-import { adminBody, keyId, listed, listOptions, timeParam } from "./shared.ts";
+import { adminBody, adminRoute, keyId, listed, listOptions, timeParam } from "./shared.ts";
 
 /** `GET /admin/keys`: paging, and `name_prefix`, `group`, `enabled`, `expires_before`, `sort`. */
 export function keyListQuery(url: URL): KeyListQuery {
@@ -28,23 +39,107 @@ export function keyListQuery(url: URL): KeyListQuery {
   };
 }
 
+const createKey = adminRoute({
+  method: "post",
+  path: "/admin/keys",
+  summary: "Create a key; the secret `key` is in this answer only",
+  body: { name: "KeyInput", schema: keyInputSchema },
+  answers: createdAnswer("the key's view with `key`, the secret, shown once"),
+});
+
+const listKeys = adminRoute({
+  method: "get",
+  path: "/admin/keys",
+  summary: "List keys, filtered and sorted",
+  query: [
+    {
+      name: "limit",
+      description: "keys a page, 1-1000 (default 50)",
+      schema: integerQuery(1, 1000),
+    },
+    { name: "cursor", description: "the `cursor` of the previous page", schema: TEXT_QUERY },
+    {
+      name: "order",
+      description: "`desc` (default) or `asc`",
+      schema: enumQuery(["asc", "desc"]),
+    },
+    { name: "name_prefix", description: "keys whose name starts with this", schema: TEXT_QUERY },
+    { name: "group", description: "keys of this group", schema: TEXT_QUERY },
+    {
+      name: "enabled",
+      description: "`true` or `false`",
+      schema: enumQuery(["true", "false"]),
+    },
+    {
+      name: "expires_before",
+      description: "keys expiring before this ISO 8601 time",
+      schema: TIME_QUERY,
+    },
+    {
+      name: "sort",
+      description: "`created` (default), `spend` (today) or `last_used`",
+      schema: enumQuery(["created", "spend", "last_used"]),
+    },
+  ],
+  answers: pageAnswer("key views"),
+});
+
+const readKey = adminRoute({
+  method: "get",
+  path: "/admin/keys/{id}",
+  summary: "Read a key",
+  answers: { "200": jsonAnswer("the key's view (no secret, no hash)") },
+});
+
+const updateKey = adminRoute({
+  method: "patch",
+  path: "/admin/keys/{id}",
+  summary: "Change exactly the fields sent",
+  body: { name: "KeyPatch", schema: keyPatchSchema },
+  answers: { "200": jsonAnswer("the key's view") },
+});
+
+const deleteKey = adminRoute({
+  method: "delete",
+  path: "/admin/keys/{id}",
+  summary: "Delete a key (its ledger stays)",
+  answers: deletedAnswer,
+});
+
+const rotateKey = adminRoute({
+  method: "post",
+  path: "/admin/keys/{id}/rotate",
+  summary:
+    "A new secret (shown once); the old one works until the grace ends; idempotent under Idempotency-Key",
+  body: { name: "RotateInput", schema: rotateInputSchema },
+  answers: { "200": jsonAnswer("the key's view with the new `key`") },
+});
+
+const creditKey = adminRoute({
+  method: "post",
+  path: "/admin/keys/{id}/credit",
+  summary: "Add (or, negative, take) money; a `ref` makes it happen once",
+  body: { name: "CreditInput", schema: creditInputSchema },
+  answers: createdAnswer("the ledger entry"),
+});
+
 export function adminKeyRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.post("/admin/keys", async (c) => {
+  serveRoute(app, createKey, async (c) => {
     const input = validate(keyInputSchema, await adminBody(c.req.raw));
     return c.json(await gateway.keys.create(input), 201);
   });
-  app.get("/admin/keys", async (c) => {
+  serveRoute(app, listKeys, async (c) => {
     const query = keyListQuery(c.get("url"));
     return c.json(await listed(query, () => gateway.keys.list(query)));
   });
-  app.get("/admin/keys/:id", async (c) => c.json(await gateway.keys.get(keyId(c))));
-  app.patch("/admin/keys/:id", async (c) => {
+  serveRoute(app, readKey, async (c) => c.json(await gateway.keys.get(keyId(c))));
+  serveRoute(app, updateKey, async (c) => {
     const id = keyId(c);
     const patch = validate(keyPatchSchema, await adminBody(c.req.raw));
     return c.json(await gateway.keys.update(id, patch));
   });
-  app.post("/admin/keys/:id/rotate", async (c) => {
+  serveRoute(app, rotateKey, async (c) => {
     const id = keyId(c);
     const idempotencyKey = idempotencyKeyOf(c.req.header("idempotency-key"));
     // The body is optional: no body rotates with the default grace.
@@ -54,11 +149,11 @@ export function adminKeyRoutes(gateway: Gateway) {
       await gateway.keys.rotate(id, { graceSeconds: input.grace_seconds, idempotencyKey }),
     );
   });
-  app.delete("/admin/keys/:id", async (c) => {
+  serveRoute(app, deleteKey, async (c) => {
     await gateway.keys.delete(keyId(c));
     return c.body(null, 204);
   });
-  app.post("/admin/keys/:id/credit", async (c) => {
+  serveRoute(app, creditKey, async (c) => {
     const id = keyId(c);
     const input = validate(creditInputSchema, await adminBody(c.req.raw));
     await gateway.keys.get(id);

@@ -12,14 +12,37 @@ import type { RequestLogEntry } from "../../core/telemetry/request_log.ts";
 import { csvHeader, csvRow } from "../../core/telemetry/request_log_csv.ts";
 import type { AppEnv } from "../middleware.ts";
 import {
+  enumQuery,
+  jsonAnswer,
+  pageAnswer,
+  type QueryParameter,
+  serveRoute,
+  TEXT_QUERY,
+  TIME_QUERY,
+} from "../openapi/declare_route.ts";
+import {
   hasIdShape,
   ID_SHAPES,
   invalidQueryParameter,
   queryChoice,
   queryValue,
 } from "../params.ts";
-import { keyFilter, listed, listOptions } from "./shared.ts";
+import { adminRoute, KEY_FILTER, keyFilter, LIST_QUERY, listed, listOptions } from "./shared.ts";
 import { INTERFACE_NAMES } from "../../core/telemetry/interface_name.ts";
+
+/** The request log's filters beside `key`, as the OpenAPI document says. */
+const REQUEST_FILTERS: QueryParameter[] = [
+  { name: "model", description: "the model asked for", schema: TEXT_QUERY },
+  { name: "channel", description: "a channel id", schema: TEXT_QUERY },
+  { name: "status", description: "`2xx`, `4xx`, `5xx` or one status code", schema: TEXT_QUERY },
+  {
+    name: "interface",
+    description:
+      "`openai-chat`, `openai-responses`, `openai-images`, `video`, `anthropic`, `gemini`, `openai`",
+    schema: TEXT_QUERY,
+  },
+  { name: "request_id", description: "one request id", schema: TEXT_QUERY },
+];
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 /** Records read per page while exporting. */
@@ -106,15 +129,62 @@ export function exportStream(
   }, { highWaterMark: 0 });
 }
 
+const listRequests = adminRoute({
+  method: "get",
+  path: "/admin/requests",
+  summary: "The request log, filtered",
+  query: [...LIST_QUERY, KEY_FILTER, ...REQUEST_FILTERS],
+  answers: pageAnswer("request records"),
+});
+
+const exportRequests = adminRoute({
+  method: "get",
+  path: "/admin/requests/export",
+  summary: "The filtered request log as CSV or JSON Lines, streamed",
+  query: [
+    {
+      name: "format",
+      description: "`jsonl` (default) or `csv`",
+      schema: enumQuery(["jsonl", "csv"]),
+    },
+    { name: "order", description: "`desc` (default) or `asc`", schema: TEXT_QUERY },
+    {
+      name: "since",
+      description: "ISO 8601 time",
+      schema: TIME_QUERY,
+    },
+    {
+      name: "until",
+      description: "ISO 8601 time",
+      schema: TIME_QUERY,
+    },
+    KEY_FILTER,
+    ...REQUEST_FILTERS,
+  ],
+  answers: {
+    "200": {
+      description: "one record a line (JSON Lines) or CSV with a header row",
+      contentType: "text/csv",
+    },
+  },
+});
+
+const readRequest = adminRoute({
+  method: "get",
+  path: "/admin/requests/{id}",
+  summary: "One request record with its receipt, attempts and ignored fields",
+  answers: { "200": jsonAnswer("the record with `receipt`") },
+});
+
 export function adminRequestRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.get("/admin/requests", async (c) => {
+  serveRoute(app, listRequests, async (c) => {
     const url = c.get("url");
     const options = listOptions(url);
     const filter = requestFilter(url);
     return c.json(await listed(options, () => gateway.requestLog.list(options, filter)));
   });
-  app.get("/admin/requests/export", (c) => {
+  serveRoute(app, exportRequests, (c) => {
     const url = c.get("url");
     const format = queryChoice(url, "format", { allowed: ["csv", "jsonl"], fallback: "jsonl" })!;
     const { cursor: _ignored, ...options } = listOptions(url);
@@ -127,7 +197,7 @@ export function adminRequestRoutes(gateway: Gateway) {
       },
     });
   });
-  app.get("/admin/requests/:id", async (c) => {
+  serveRoute(app, readRequest, async (c) => {
     const id = c.req.param("id");
     if (!REQUEST_ID.test(id)) throw requestNotFound(id.slice(0, 60));
     const record = await gateway.requestLog.get(id);

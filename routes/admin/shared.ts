@@ -15,6 +15,19 @@ import {
   queryValue,
 } from "../params.ts";
 import { readJsonBody } from "../validation.ts";
+import {
+  type ApiRoute,
+  enumQuery,
+  integerQuery,
+  TEXT_QUERY,
+  TIME_QUERY,
+} from "../openapi/declare_route.ts";
+import type { QueryParameter } from "../openapi/declare_route.ts";
+
+/** An admin route's declaration: tagged `admin`, the admin token, admin errors. */
+export const adminRoute = <const Path extends string>(
+  route: Omit<ApiRoute, "security" | "errors" | "tag" | "path"> & { path: Path; tag?: string },
+): ApiRoute<Path> => ({ tag: "admin", ...route, security: "admin", errors: "admin" });
 
 const ADMIN_BODY_LIMIT = 1024 * 1024;
 
@@ -40,6 +53,23 @@ export function timeParam(url: URL, name: string): number | undefined {
   return ms;
 }
 
+/** `?cursor=&limit=&order=&since=&until=` of every admin list, as the OpenAPI document says. */
+export const LIST_QUERY: QueryParameter[] = [
+  {
+    name: "limit",
+    description: "records a page, 1-1000 (default 50)",
+    schema: integerQuery(1, 1000),
+  },
+  { name: "cursor", description: "the `cursor` of the previous page", schema: TEXT_QUERY },
+  {
+    name: "order",
+    description: "`desc` (newest first, default) or `asc`",
+    schema: enumQuery(["asc", "desc"]),
+  },
+  { name: "since", description: "ISO 8601 time, inclusive", schema: TIME_QUERY },
+  { name: "until", description: "ISO 8601 time, inclusive", schema: TIME_QUERY },
+];
+
 /** `?cursor=&limit=&order=asc|desc&since=&until=` of an admin list; newest first by default. */
 export function listOptions(url: URL): ListOptions {
   const limit = queryInteger(url, "limit", { min: 1, max: 1000, fallback: 50 });
@@ -55,6 +85,13 @@ export function listOptions(url: URL): ListOptions {
   }
   return { cursor, limit, order, since, until };
 }
+
+/** `?key=` as the OpenAPI document says. */
+export const KEY_FILTER: QueryParameter = {
+  name: "key",
+  description: "a key id",
+  schema: TEXT_QUERY,
+};
 
 /** The `?key=` filter of the ledger and the request log: a key id, or absent. */
 export function keyFilter(url: URL): string | undefined {

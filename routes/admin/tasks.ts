@@ -6,8 +6,15 @@ import type { TaskFilter } from "../../core/tasks/task_store.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
+import {
+  enumQuery,
+  jsonAnswer,
+  pageAnswer,
+  serveRoute,
+  TEXT_QUERY,
+} from "../openapi/declare_route.ts";
 import { idParam, queryChoice, queryValue } from "../params.ts";
-import { keyFilter, listed, listOptions } from "./shared.ts";
+import { adminRoute, KEY_FILTER, keyFilter, LIST_QUERY, listed, listOptions } from "./shared.ts";
 
 export const TASK_STATUSES = ["submitted", "in_progress", "succeeded", "failed"] as const;
 
@@ -24,15 +31,44 @@ export function taskFilter(url: URL): TaskFilter {
 const taskNotFound = (id: string) =>
   new GatewayError("task_not_found", 404, `No task has the id '${id}'`);
 
+const listTasks = adminRoute({
+  method: "get",
+  path: "/admin/tasks",
+  summary: "Image and video task records",
+  query: [
+    ...LIST_QUERY,
+    KEY_FILTER,
+    {
+      name: "kind",
+      description: "`image` or `video`",
+      schema: enumQuery(["image", "video"]),
+    },
+    {
+      name: "status",
+      description: "the task's status",
+      schema: enumQuery(["submitted", "in_progress", "succeeded", "failed"]),
+    },
+    { name: "model", description: "a model id", schema: TEXT_QUERY },
+  ],
+  answers: pageAnswer("task records"),
+});
+
+const readTask = adminRoute({
+  method: "get",
+  path: "/admin/tasks/{id}",
+  summary: "A task with its billing: held, settled, refunded and its ledger entry ids",
+  answers: { "200": jsonAnswer("the task record with `billing`") },
+});
+
 export function adminTaskRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.get("/admin/tasks", async (c) => {
+  serveRoute(app, listTasks, async (c) => {
     const url = c.get("url");
     const options = listOptions(url);
     const filter = taskFilter(url);
     return c.json(await listed(options, () => gateway.tasks.list(options, filter)));
   });
-  app.get("/admin/tasks/:id", async (c) => {
+  serveRoute(app, readTask, async (c) => {
     const id = idParam(c, "id", { shape: "task", notFound: taskNotFound });
     const task = await gateway.tasks.get(id);
     if (!task) throw taskNotFound(id);

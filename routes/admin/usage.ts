@@ -4,8 +4,15 @@ import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
 import type { UsageGroup, UsageQuery } from "../../core/telemetry/usage_rollups.ts";
 import type { AppEnv } from "../middleware.ts";
+import {
+  enumQuery,
+  jsonAnswer,
+  serveRoute,
+  TEXT_QUERY,
+  TIME_QUERY,
+} from "../openapi/declare_route.ts";
 import { invalidQueryParameter, queryChoice, queryValue } from "../params.ts";
-import { timeParam } from "./shared.ts";
+import { adminRoute, timeParam } from "./shared.ts";
 
 const GROUPS: readonly UsageGroup[] = ["key", "model", "channel"];
 const HOUR_MS = 3_600_000;
@@ -57,9 +64,40 @@ export function usageAnswer(query: UsageQuery, data: unknown[]) {
   };
 }
 
+const readUsage = adminRoute({
+  method: "get",
+  path: "/admin/usage",
+  summary: "Totals per hour or day by key, model and channel, from rollups",
+  query: [
+    {
+      name: "group_by",
+      description: "any of `key`, `model`, `channel`, comma-separated",
+      schema: TEXT_QUERY,
+    },
+    {
+      name: "interval",
+      description: "`hour` (default) or `day`",
+      schema: enumQuery(["hour", "day"]),
+    },
+    {
+      name: "from",
+      description: "ISO 8601 time (default 24 h ago)",
+      schema: TIME_QUERY,
+    },
+    {
+      name: "to",
+      description: "ISO 8601 time (default now)",
+      schema: TIME_QUERY,
+    },
+  ],
+  answers: {
+    "200": jsonAnswer("`{data: [{period, key_id?, model?, channel_id?, requests, …, cost}]}`"),
+  },
+});
+
 export function adminUsageRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  app.get("/admin/usage", async (c) => {
+  serveRoute(app, readUsage, async (c) => {
     const query = usageQuery(c.get("url"));
     return c.json(usageAnswer(query, await gateway.requestLog.usage(query)));
   });

@@ -1,12 +1,13 @@
 /**
- * Builds the OpenAPI 3.1 document from the route table: request bodies are the JSON Schema of
- * the zod schemas that validate them, so the document and the checks cannot drift apart.
+ * Builds the OpenAPI 3.1 document from the routes the app serves (declare_route.ts): request
+ * bodies are the JSON Schema of the zod schemas that validate them, so the document and the
+ * checks cannot drift apart.
  */
 
 import { z } from "zod";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "../../core/version.ts";
 import { ADMIN_ERROR_CODES } from "./admin_error_codes.ts";
-import type { ApiRoute, ErrorEnvelope, RouteBody, RouteSecurity } from "./route_table.ts";
+import type { ApiRoute, ErrorEnvelope, RouteBody, RouteSecurity } from "./declare_route.ts";
 
 type Json = Record<string, unknown>;
 
@@ -275,8 +276,26 @@ function operation(route: ApiRoute, schemas: Json): Json {
   };
 }
 
-/** The OpenAPI 3.1 document of `routes`. */
-export function openApiDocument(routes: readonly ApiRoute[]): Json {
+/** The order of tags (and so of paths) in the document: clients' interfaces first, admin last. */
+const TAG_ORDER = [
+  "operations",
+  "openai",
+  "anthropic",
+  "gemini",
+  "images",
+  "video",
+  "models",
+  "self",
+];
+
+const tagRank = (tag: string) => {
+  const rank = TAG_ORDER.indexOf(tag);
+  return rank < 0 ? TAG_ORDER.length : rank;
+};
+
+/** The OpenAPI 3.1 document of `routes`, grouped by tag in TAG_ORDER, else as given. */
+export function openApiDocument(given: readonly ApiRoute[]): Json {
+  const routes = [...given].sort((a, b) => tagRank(a.tag) - tagRank(b.tag));
   const schemas: Json = {};
   const paths: Record<string, Json> = {};
   for (const route of routes) {

@@ -1,15 +1,27 @@
-/** GET /openapi.json: the OpenAPI 3.1 document of every route, built once on first request. */
+/** GET /openapi.json: the OpenAPI 3.1 document of every served route, built on first request. */
 
 import { Hono } from "hono";
 import type { AppEnv } from "../middleware.ts";
 import { openApiDocument } from "./document.ts";
-import { API_ROUTES } from "./route_table.ts";
+import { declareRoute, jsonAnswer, routesServedBy, serveRoute } from "./declare_route.ts";
 
-export function openApiRoutes() {
+const openApiJson = declareRoute({
+  method: "get",
+  path: "/openapi.json",
+  tag: "operations",
+  summary: "This document",
+  security: "none",
+  errors: "openai",
+  answers: { "200": jsonAnswer("the OpenAPI 3.1 document") },
+});
+
+/** `served`: the app's routes once mounted (`app.routes`); the document lists those declared. */
+export function openApiRoutes(served: () => readonly { method: string; path: string }[]) {
   const app = new Hono<AppEnv>();
   let document: string | undefined;
-  app.get("/openapi.json", (c) => {
-    document ??= JSON.stringify(openApiDocument(API_ROUTES));
+  serveRoute(app, openApiJson, (c) => {
+    // Built on first request, when createApp has served (and so declared) every route.
+    document ??= JSON.stringify(openApiDocument(routesServedBy(served())));
     return c.body(document, 200, { "content-type": "application/json" });
   });
   return app;
