@@ -5,7 +5,7 @@
  */
 
 import { createParser } from "eventsource-parser";
-import { CODECS } from "../formats/codecs.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { RequestScope } from "../scope.ts";
 import { boundedRedacted, type CapturedRequest } from "../telemetry/body_capture.ts";
 import type { TextInbound } from "./inbound.ts";
@@ -113,7 +113,7 @@ function streamTextCollector(inbound: TextInbound) {
       result: () => collected,
     };
   }
-  const events = CODECS[inbound.format].streamDecoder();
+  const events = textInterfaceOf(inbound.format).codec.streamDecoder();
   const parser = createParser({
     onEvent(event) {
       if (event.data === "[DONE]") return;

@@ -3,7 +3,8 @@
  * upstream of the same format) and its neutral form, decoded only when a conversion needs it.
  */
 
-import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
+import type { NeutralRequest } from "../formats/neutral.ts";
+import type { InboundRequest } from "../formats/text_interface.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import { decodeChatRequest } from "../formats/openai_chat/mod.ts";
 import {
@@ -24,7 +25,8 @@ import { estimateNeutralTokens, neutralTokensUpperBound } from "./estimate.ts";
 type Json = any;
 
 export interface TextInbound {
-  format: TextFormat;
+  /** The inbound format: a row of core/formats/interfaces.ts. */
+  format: string;
   /** The public model id asked for. */
   model: string;
   stream: boolean;
@@ -58,7 +60,7 @@ function lazy<T>(make: () => T): () => T {
 }
 
 function fromNeutral(
-  format: TextFormat,
+  format: string,
   body: Json,
   model: string,
   stream: boolean,
@@ -87,6 +89,18 @@ function fromNeutral(
   inbound.inputUpperBound = lazy(inbound.inputUpperBound);
   inbound.inputEstimate = lazy(inbound.inputEstimate);
   return inbound;
+}
+
+/** A request of a format the shared text route serves, as its interface read it. */
+export function inboundFromRequest(
+  format: string,
+  { body, request }: { body: Json; request: InboundRequest },
+): TextInbound {
+  const { model, stream, decode, exclusive, strictExclusive, maxOutputTokens } = request;
+  return fromNeutral(format, body, model, stream, decode, exclusive, {
+    strictExclusive: strictExclusive ?? null,
+    maxOutputTokens,
+  });
 }
 
 export function chatInbound(body: ChatRequest): TextInbound {

@@ -5,34 +5,19 @@
  */
 
 import type { EventSourceMessage } from "eventsource-parser";
-import { CODECS } from "../formats/codecs.ts";
-import type { StreamDecoder, TextFormat } from "../formats/neutral.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
+import type { StreamDecoder } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import { geminiErrorBody } from "../formats/gemini/error_body.ts";
 import type { TextInbound } from "./inbound.ts";
 import { outputCharsOfEvent } from "./estimate.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** The upstream body of a same-format request: the client's body with the upstream model. */
+/** The upstream body of a same-format request, as the format's interface writes it. */
 export function passThroughBody(inbound: TextInbound, upstreamModel: string): string {
-  const body: Json = inbound.body;
-  switch (inbound.format) {
-    case "gemini":
-      return JSON.stringify(body);
-    case "openai-chat":
-      return JSON.stringify({
-        ...body,
-        model: upstreamModel,
-        // The gateway always asks for usage, to bill from it (the relay hides it if unasked).
-        ...(inbound.stream
-          ? { stream_options: { ...body.stream_options, include_usage: true } }
-          : {}),
-      });
-    default:
-      return JSON.stringify({ ...body, model: upstreamModel });
-  }
+  return textInterfaceOf(inbound.format).passThroughBody(inbound.body, {
+    upstreamModel,
+    stream: inbound.stream,
+  });
 }
 
 function renamer(upstreamModel: string, publicModel: string): (data: string) => string {
@@ -50,14 +35,14 @@ function renamer(upstreamModel: string, publicModel: string): (data: string) => 
 export class PassThroughStream {
   readonly decoder: StreamDecoder;
   #chars = 0;
-  #format: TextFormat;
+  #format: string;
   #framing: GeminiFraming;
   #rename: (data: string) => string;
   #frames = 0;
 
   constructor(
     { format, framing, upstreamModel, publicModel }: {
-      format: TextFormat;
+      format: string;
       framing: GeminiFraming;
       upstreamModel: string;
       publicModel: string;
@@ -65,7 +50,7 @@ export class PassThroughStream {
   ) {
     this.#format = format;
     this.#framing = framing;
-    this.decoder = CODECS[format].streamDecoder();
+    this.decoder = textInterfaceOf(format).codec.streamDecoder();
     this.#rename = renamer(upstreamModel, publicModel);
   }
 
@@ -99,7 +84,7 @@ export class PassThroughStream {
       const error = JSON.stringify(geminiErrorBody({ httpStatus: 500, message, code }).body);
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }
-    return CODECS[this.#format].streamEncoder("", {
+    return textInterfaceOf(this.#format).codec.streamEncoder("", {
       includeUsage: false,
       framing: this.#framing,
       nextSequence: this.decoder.nextSequence,

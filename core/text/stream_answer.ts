@@ -5,6 +5,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
@@ -75,7 +76,7 @@ function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamR
 /** Another format: decoded to neutral events, encoded in the client's format. */
 function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
   const decoder = CODECS[attempt.format].streamDecoder();
-  const encoder = CODECS[inbound.format].streamEncoder(inbound.model, inbound);
+  const encoder = textInterfaceOf(inbound.format).codec.streamEncoder(inbound.model, inbound);
   const toolNames = inbound.neutral().toolNames;
   let chars = 0;
   let errorSent = false;

@@ -19,7 +19,7 @@ import {
   queryValue,
 } from "../params.ts";
 import { keyFilter, listed, listOptions } from "./shared.ts";
-import { INTERFACE_NAMES } from "../../core/telemetry/interface_name.ts";
+import { interfaceNames } from "../../core/formats/interfaces.ts";
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 /** Records read per page while exporting. */
@@ -63,7 +63,7 @@ export function requestFilter(url: URL): RequestFilter {
     filter.status = status;
   }
   const clientInterface = queryChoice(url, "interface", {
-    allowed: INTERFACE_NAMES,
+    allowed: interfaceNames(),
     fallback: undefined,
   });
   if (clientInterface) filter.interface = clientInterface;

@@ -1,5 +1,9 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { interfaceOfRequest, readCredential } from "../../../core/keys/credentials.ts";
+import {
+  interfaceName,
+  interfaceOfRequest,
+  readCredential,
+} from "../../../core/formats/interfaces.ts";
 
 const url = (path: string) => new URL(`http://gw${path}`);
 
@@ -78,4 +82,15 @@ Deno.test("interfaceOfRequest() routes /v1/models by credential form and generat
     interfaceOfRequest("/v1/messages", { headers: new Headers(), url: url("/") }),
     "anthropic",
   );
+});
+
+Deno.test("interfaceName: the OpenAI family's routes are told apart; others keep their family", () => {
+  assertEquals(interfaceName("openai", "/v1/chat/completions"), "openai-chat");
+  assertEquals(interfaceName("openai", "/v1/responses"), "openai-responses");
+  assertEquals(interfaceName("openai", "/v1/images/edits"), "openai-images");
+  assertEquals(interfaceName("openai", "/v1/video/generations/:id"), "video");
+  assertEquals(interfaceName("openai", "/v1/models"), "openai");
+  assertEquals(interfaceName("openai", "/v1/responsesX"), "openai");
+  assertEquals(interfaceName("anthropic", "/v1/messages"), "anthropic");
+  assertEquals(interfaceName("gemini", "/v1beta/models/:action"), "gemini");
 });

@@ -1,0 +1,42 @@
+/** The chat completions interface, and the OpenAI client family it shares with responses. */
+
+import type { ClientFamily, TextInterface } from "../text_interface.ts";
+import { OPENAI_MISSING_CREDENTIAL, readOpenAICredential } from "./credential.ts";
+import { openAIErrorAnswer } from "./error_envelope.ts";
+import { openAIModel, openAIModelList } from "./model_list.ts";
+import { openAIChatCodec } from "./mod.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** OpenAI's SDKs: a Bearer key, OpenAI's envelope and model list; every path not another's. */
+export const OPENAI_FAMILY: ClientFamily = {
+  name: "openai",
+  readCredential: readOpenAICredential,
+  missingCredential: OPENAI_MISSING_CREDENTIAL,
+  ownsPath: () => false,
+  sendsOwnCredential: () => false,
+  errorAnswer: openAIErrorAnswer,
+  modelList: openAIModelList,
+  model: openAIModel,
+};
+
+export const openAIChatInterface: TextInterface = {
+  format: "openai-chat",
+  name: "openai-chat",
+  route: "POST /v1/chat/completions",
+  paths: ["/v1/chat/completions"],
+  family: OPENAI_FAMILY,
+  codec: openAIChatCodec,
+  passThroughBody(body: Json, { upstreamModel, stream }) {
+    return JSON.stringify({
+      ...body,
+      model: upstreamModel,
+      // The gateway always asks for usage, to bill from it (the relay hides it if unasked).
+      ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
+    });
+  },
+  fewestOutputTokens: 1,
+  answersField: "choices",
+  answersAskedFor: (body: Json) => body?.n,
+};
