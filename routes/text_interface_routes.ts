@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { Gateway } from "../core/gateway.ts";
 import { textInterfaces } from "../core/formats/interfaces.ts";
-import { inboundFromRequest } from "../core/text/inbound.ts";
+import { inboundOf } from "../core/text/inbound.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { textHandler } from "./text_answer.ts";
 
@@ -21,7 +21,7 @@ export function textInterfaceRoutes(gateway: Gateway) {
       requireKey(gateway, row.family.name),
       textHandler(gateway, {
         schema: shared.schema,
-        inboundOf: (body) => inboundFromRequest(row.format, { body, request: shared.read(body) }),
+        inboundOf: (body) => inboundOf(row.format, body),
       }),
     );
   }

@@ -12,6 +12,7 @@ import type { GatewayError } from "../errors.ts";
 import type { PresentedCredential } from "../keys/credentials.ts";
 import type { FormatCodec } from "./codec.ts";
 import type { NeutralRequest } from "./neutral.ts";
+import type { GeminiFraming } from "./gemini/encode_stream.ts";
 
 /** The parts of a request a credential is read from. */
 export interface CredentialSource {
@@ -70,16 +71,32 @@ export interface InboundRequest {
   strictExclusive?: string | null;
   /** Output tokens the request allows, when it says. */
   maxOutputTokens?: number;
+  /** Chat: whether the client asked for usage in the stream. */
+  includeUsage?: boolean;
+  /** Gemini: how the client wants a stream framed. */
+  framing?: GeminiFraming;
+  /** Upper bound and typical estimate of input tokens, when the format counts its own body. */
+  inputUpperBound?(): number;
+  inputEstimate?(): number;
+}
+
+/** What a format whose route carries the model (generate-content) reads from the path. */
+export interface RequestPath {
+  model: string;
+  stream: boolean;
+  framing: GeminiFraming;
 }
 
 /** A format served by the shared text route (`routes/text_interface_routes.ts`). */
-export interface SharedRoute<T extends { model: string } = { model: string }> {
+export interface SharedRoute {
   /** The POST path. */
   path: string;
   /** What a body must hold (its 400s in the family's envelope). */
-  schema: z.ZodType<T>;
-  read(body: T): InboundRequest;
+  schema: z.ZodType<{ model: string }>;
 }
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
 
 export interface TextInterface {
   /** The format's id: the channel format it passes through to unchanged ("openai-chat"). */
@@ -92,6 +109,8 @@ export interface TextInterface {
   paths: readonly string[];
   family: ClientFamily;
   codec: FormatCodec;
+  /** What a body (checked by the route's schema) asks for; `path` where the route carries it. */
+  readRequest(body: Json, path?: RequestPath): InboundRequest;
   /** The upstream body of a same-format request: the client's body with the upstream model. */
   passThroughBody(body: unknown, target: { upstreamModel: string; stream: boolean }): string;
   /**

@@ -74,25 +74,22 @@ export const plainTextInterface: TextInterface = {
   },
   passThroughBody: notUpstream,
   fewestOutputTokens: 1,
-  sharedRoute: {
-    path: "/v1/plain/complete",
-    schema: requestSchema,
-    read: (body: z.infer<typeof requestSchema>) => ({
+  readRequest: (body: z.infer<typeof requestSchema>) => ({
+    model: body.model,
+    stream: body.stream === true,
+    exclusive: null,
+    decode: () => ({
       model: body.model,
+      system: [],
+      messages: [{ role: "user", parts: [{ type: "text", text: body.prompt }] }],
+      tools: [],
       stream: body.stream === true,
-      exclusive: null,
-      decode: () => ({
-        model: body.model,
-        system: [],
-        messages: [{ role: "user", parts: [{ type: "text", text: body.prompt }] }],
-        tools: [],
-        stream: body.stream === true,
-        options: {},
-        fieldOf: {},
-        unmapped: [],
-      }),
+      options: {},
+      fieldOf: {},
+      unmapped: [],
     }),
-  },
+  }),
+  sharedRoute: { path: "/v1/plain/complete", schema: requestSchema },
 };
 `;
 

@@ -9,7 +9,7 @@ import {
 import { anthropicErrorAnswer } from "./error_envelope.ts";
 import { anthropicWithoutForeignReasoning } from "./foreign_reasoning.ts";
 import { anthropicModel, anthropicModelList } from "./model_list.ts";
-import { anthropicCodec } from "./mod.ts";
+import { anthropicCodec, anthropicOnlyFeature, decodeAnthropicRequest } from "./mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -33,6 +33,13 @@ export const anthropicInterface: TextInterface = {
   paths: ["/v1/messages"],
   family: ANTHROPIC_FAMILY,
   codec: anthropicCodec,
+  readRequest: (body: Json) => ({
+    model: body.model,
+    stream: body.stream === true,
+    decode: () => decodeAnthropicRequest(body),
+    exclusive: anthropicOnlyFeature(body),
+    maxOutputTokens: body.max_tokens,
+  }),
   passThroughBody: (body: Json, { upstreamModel }) =>
     JSON.stringify({ ...body, model: upstreamModel }),
   withoutForeignReasoning: anthropicWithoutForeignReasoning,

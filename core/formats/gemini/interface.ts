@@ -10,7 +10,7 @@ import {
 import { geminiErrorAnswer } from "./error_envelope.ts";
 import { geminiWithoutForeignReasoning } from "./foreign_reasoning.ts";
 import { geminiModel, geminiModelList } from "./model_list.ts";
-import { geminiCodec } from "./mod.ts";
+import { decodeGeminiRequest, geminiCodec, geminiOnlyFeature } from "./mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -34,6 +34,18 @@ export const geminiInterface: TextInterface = {
   paths: [],
   family: GEMINI_FAMILY,
   codec: geminiCodec,
+  // The model and streaming are in the path; a body alone asks for neither.
+  readRequest: (
+    body: Json,
+    { model, stream, framing } = { model: "", stream: false, framing: "sse" },
+  ) => ({
+    model,
+    stream,
+    decode: () => decodeGeminiRequest(body, { model, stream }),
+    exclusive: geminiOnlyFeature(body),
+    framing,
+    maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined,
+  }),
   // The model is in the path, not the body: the body goes as it came.
   passThroughBody: (body) => JSON.stringify(body),
   withoutForeignReasoning: geminiWithoutForeignReasoning,

@@ -4,7 +4,8 @@ import type { ClientFamily, TextInterface } from "../text_interface.ts";
 import { OPENAI_MISSING_CREDENTIAL, readOpenAICredential } from "./credential.ts";
 import { openAIErrorAnswer } from "./error_envelope.ts";
 import { openAIModel, openAIModelList } from "./model_list.ts";
-import { openAIChatCodec } from "./mod.ts";
+import { decodeChatRequest, openAIChatCodec } from "./mod.ts";
+import { estimatePromptTokens, promptTokensUpperBound } from "./estimate_tokens.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -28,6 +29,16 @@ export const openAIChatInterface: TextInterface = {
   paths: ["/v1/chat/completions"],
   family: OPENAI_FAMILY,
   codec: openAIChatCodec,
+  readRequest: (body: Json) => ({
+    model: body.model,
+    stream: body.stream === true,
+    decode: () => decodeChatRequest(body),
+    exclusive: (body.n ?? 1) > 1 ? "n" : null,
+    includeUsage: body.stream_options?.include_usage === true,
+    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    inputUpperBound: () => promptTokensUpperBound(body),
+    inputEstimate: () => estimatePromptTokens(body),
+  }),
   passThroughBody(body: Json, { upstreamModel, stream }) {
     return JSON.stringify({
       ...body,
