@@ -55,7 +55,10 @@ export class RequestContext {
   readonly #telemetry: Telemetry;
   readonly #nameOf: (route: string) => string;
 
-  /** `nameOf` names the interface in the record by the matched route (default: a media route's name, else the family). */
+  /**
+   * `nameOf` names the interface in the record by the matched route (default: a media route's
+   * name, else the family).
+   */
   constructor(
     request: {
       id: string;
