@@ -8,6 +8,7 @@
 
 import type { z } from "zod";
 import type { CatalogModel } from "../channels/catalog.ts";
+import type { TokenUsage } from "../billing/usage.ts";
 import type { GatewayError } from "../errors.ts";
 import type { PresentedCredential } from "../keys/credentials.ts";
 import type { FormatCodec } from "./codec.ts";
@@ -87,6 +88,27 @@ export interface RequestPath {
   framing: GeminiFraming;
 }
 
+/** What a format's own relay of a same-format stream needs to know. */
+export interface OwnRelayOptions {
+  /** Whether the client asked for usage in the stream. */
+  clientWantsUsage: boolean;
+  upstreamModel: string;
+  publicModel: string;
+}
+
+/**
+ * A format's own relay of a same-format stream, in place of the plain one (chat's hides the
+ * usage chunk the client did not ask for): one upstream event's data in, the client's out.
+ */
+export interface OwnStreamRelay {
+  relay(data: string): string | null;
+  readonly usage: TokenUsage | undefined;
+  readonly outputChars: number;
+  readonly completed: boolean;
+  /** An in-stream error the upstream sent, if any. */
+  readonly upstreamError: unknown;
+}
+
 /** A format served by the shared text route (`routes/text_interface_routes.ts`). */
 export interface SharedRoute {
   /** The POST path. */
@@ -113,6 +135,13 @@ export interface TextInterface {
   readRequest(body: Json, path?: RequestPath): InboundRequest;
   /** The upstream body of a same-format request: the client's body with the upstream model. */
   passThroughBody(body: unknown, target: { upstreamModel: string; stream: boolean }): string;
+  /**
+   * The SSE frame of one relayed event of a same-format stream (its `event` name and data, the
+   * model renamed); default: `event:` and `data:` lines ending in a blank line.
+   */
+  relayFrame?(event: string | undefined, data: string): string;
+  /** A relay of the format's own for same-format streams (default: each event as it came). */
+  ownStreamRelay?(options: OwnRelayOptions): OwnStreamRelay;
   /**
    * The body without the reasoning another provider signed, and the fields dropped
    * (formats that carry no signed reasoning leave it out).

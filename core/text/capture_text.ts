@@ -107,7 +107,7 @@ function streamTextCollector(inbound: TextInbound) {
   const add = (text: string) => {
     if (collected.length < MAX_COLLECTED_CHARS) collected += text;
   };
-  if (inbound.format === "gemini" && inbound.framing === "json-array") {
+  if (inbound.framing === "json-array") {
     return {
       feed: (bytes: Uint8Array) => add(decoder.decode(bytes, { stream: true })),
       result: () => collected,

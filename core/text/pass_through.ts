@@ -20,6 +20,11 @@ export function passThroughBody(inbound: TextInbound, upstreamModel: string): st
   });
 }
 
+/** An SSE frame: the event's name line, if it has one, and its data. */
+function sseFrame(event: string | undefined, data: string): string {
+  return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+}
+
 function renamer(upstreamModel: string, publicModel: string): (data: string) => string {
   if (upstreamModel === publicModel) return (data) => data;
   const pattern = new RegExp(
@@ -36,6 +41,7 @@ export class PassThroughStream {
   readonly decoder: StreamDecoder;
   #chars = 0;
   #format: string;
+  #relayFrame: (event: string | undefined, data: string) => string;
   #framing: GeminiFraming;
   #rename: (data: string) => string;
   #frames = 0;
@@ -50,7 +56,9 @@ export class PassThroughStream {
   ) {
     this.#format = format;
     this.#framing = framing;
-    this.decoder = textInterfaceOf(format).codec.streamDecoder();
+    const row = textInterfaceOf(format);
+    this.decoder = row.codec.streamDecoder();
+    this.#relayFrame = row.relayFrame ?? sseFrame;
     this.#rename = renamer(upstreamModel, publicModel);
   }
 
@@ -64,23 +72,19 @@ export class PassThroughStream {
       this.#chars += outputCharsOfEvent(neutral);
     }
     const data = this.#rename(event.data);
-    if (this.#format === "gemini") {
-      if (this.#framing === "sse") return `data: ${data}\r\n\r\n`;
-      return (this.#frames++ === 0 ? "[" : ",\r\n") + data;
-    }
-    return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+    if (this.#framing === "json-array") return (this.#frames++ === 0 ? "[" : ",\r\n") + data;
+    return this.#relayFrame(event.event, data);
   }
 
   end(): string {
-    return this.#format === "gemini" && this.#framing === "json-array"
-      ? (this.#frames === 0 ? "[]" : "]")
-      : "";
+    return this.#framing === "json-array" ? (this.#frames === 0 ? "[]" : "]") : "";
   }
 
   /** The format's error frame, unless the upstream already sent its own. */
   error(message: string, code: string): string {
     if (this.decoder.error !== undefined) return this.end();
-    if (this.#format === "gemini" && this.#framing === "json-array") {
+    // Only generate-content streams are JSON arrays: the error is Google's envelope.
+    if (this.#framing === "json-array") {
       const error = JSON.stringify(geminiErrorBody({ httpStatus: 500, message, code }).body);
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }

@@ -48,6 +48,8 @@ export const geminiInterface: TextInterface = {
   }),
   // The model is in the path, not the body: the body goes as it came.
   passThroughBody: (body) => JSON.stringify(body),
+  // Google's streams carry no event names and end each event with CRLF CRLF.
+  relayFrame: (_event, data) => `data: ${data}\r\n\r\n`,
   withoutForeignReasoning: geminiWithoutForeignReasoning,
   fewestOutputTokens: 1,
   answersField: "candidates",

@@ -6,6 +6,7 @@ import { openAIErrorAnswer } from "./error_envelope.ts";
 import { openAIModel, openAIModelList } from "./model_list.ts";
 import { decodeChatRequest, openAIChatCodec } from "./mod.ts";
 import { estimatePromptTokens, promptTokensUpperBound } from "./estimate_tokens.ts";
+import { OpenAIChatStreamRelay } from "./stream_relay.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -47,6 +48,7 @@ export const openAIChatInterface: TextInterface = {
       ...(stream ? { stream_options: { ...body.stream_options, include_usage: true } } : {}),
     });
   },
+  ownStreamRelay: (options) => new OpenAIChatStreamRelay(options),
   fewestOutputTokens: 1,
   answersField: "choices",
   answersAskedFor: (body: Json) => body?.n,
