@@ -18,6 +18,7 @@ import { meRoutes } from "./routes/me.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
 import { consoleRoutes } from "./routes/console/mod.ts";
 import { chatFastPath } from "./routes/chat_fast_path.ts";
+import { textInterfaceRoutes } from "./routes/text_interface_routes.ts";
 import { finalResponse } from "./routes/final_response.ts";
 import {
   AuthThrottle,
@@ -70,6 +71,7 @@ export function createApp(
   app.route("/", messagesRoutes(gateway));
   app.route("/", imageRoutes(gateway));
   app.route("/", generateContentRoutes(gateway));
+  app.route("/", textInterfaceRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));
   app.notFound((c) =>

@@ -10,17 +10,15 @@
  */
 
 import type { Gateway } from "../core/gateway.ts";
-import { readCredential } from "../core/keys/credentials.ts";
+import { openAIChatInterface } from "../core/formats/openai_chat/interface.ts";
 import type { KeyRecord } from "../core/keys/key_schema.ts";
 import { chatRequestSchema } from "../core/formats/openai_chat/request_schema.ts";
 import { isPlainChatRequest } from "../core/formats/openai_chat/plain_request.ts";
 import { chatInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
-import { RequestContext } from "../core/telemetry/request_context.ts";
 import { readClientHints } from "../core/providers/client_hints.ts";
-import { timeOrderedId } from "../core/util/ids.ts";
 import { limitBodyIdle } from "./body_idle.ts";
-import { failedRequest } from "./middleware.ts";
+import { failedRequest, newRequestContext } from "./middleware.ts";
 import { textResponse } from "./text_answer.ts";
 import { readJsonBody, validate } from "./validation.ts";
 
@@ -34,7 +32,7 @@ export function chatFastPath(gateway: Gateway): FastPath {
     if (request.method !== "POST" || !request.url.endsWith(ROUTE)) return null;
     const url = new URL(request.url);
     if (url.pathname !== ROUTE || url.search !== "") return null;
-    const credential = readCredential("openai", { headers: request.headers, url });
+    const credential = openAIChatInterface.family.readCredential({ headers: request.headers, url });
     if (!credential) return null;
     return serveAuthenticated(gateway, { request, url, secret: credential.secret });
   };
@@ -44,11 +42,7 @@ async function serveAuthenticated(
   gateway: Gateway,
   { request, url, secret }: { request: Request; url: URL; secret: string },
 ): Promise<Response | null> {
-  const context = new RequestContext({
-    id: timeOrderedId("req"),
-    interface: "openai",
-    route: ROUTE,
-  }, gateway);
+  const context = newRequestContext(gateway, openAIChatInterface.family.name, ROUTE);
   let key: KeyRecord;
   try {
     key = await gateway.keys.authenticate(secret);

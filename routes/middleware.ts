@@ -2,13 +2,14 @@
 
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import type { ClientInterface, PresentedCredential } from "../core/keys/credentials.ts";
 import {
-  type ClientInterface,
+  familyNamed,
+  interfaceName,
   interfaceOfRequest,
-  type PresentedCredential,
   readAnyCredential,
   readCredential,
-} from "../core/keys/credentials.ts";
+} from "../core/formats/interfaces.ts";
 import { GatewayError, toGatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { timeOrderedId } from "../core/util/ids.ts";
@@ -69,6 +70,20 @@ function peerAddress(c: Context<AppEnv>): string | undefined {
   return addr && "hostname" in addr ? addr.hostname : undefined;
 }
 
+/** A request's context, its record named by the table of interfaces once the route is known. */
+export function newRequestContext(
+  gateway: Gateway,
+  clientInterface: ClientInterface,
+  route = "unmatched",
+): RequestContext {
+  return new RequestContext({
+    id: timeOrderedId("req"),
+    interface: clientInterface,
+    route,
+    nameOf: (matched) => interfaceName(clientInterface, matched),
+  }, gateway);
+}
+
 /**
  * Opens a RequestContext for every request, stamps `x-request-id` on every answer, and logs the
  * request unless its route logs it later itself (streams log when they end). Checks the matched
@@ -92,11 +107,7 @@ export function requestContext(
     // Every body read (JSON, multipart) fails with 408 once the client stalls too long.
     if (c.req.raw.body) limitBodyIdle(c.req.raw, gateway.options.clientIdleMs);
     const clientInterface = interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url });
-    const context = new RequestContext({
-      id: timeOrderedId("req"),
-      interface: clientInterface,
-      route: "unmatched",
-    }, gateway);
+    const context = newRequestContext(gateway, clientInterface);
     c.set("context", context);
     checkPathParams(c, url.pathname);
     await next();
@@ -106,7 +117,8 @@ export function requestContext(
       context.finish({ status: c.res.status });
     }
     c.res.headers.set("x-request-id", context.id);
-    if (clientInterface === "anthropic") c.res.headers.set("request-id", context.id);
+    const idHeader = familyNamed(clientInterface).requestIdHeader;
+    if (idHeader) c.res.headers.set(idHeader, context.id);
   };
 }
 
@@ -118,11 +130,10 @@ export function renderError(
   let context = c.get("context");
   if (!context) {
     const url = new URL(c.req.url);
-    context = new RequestContext({
-      id: timeOrderedId("req"),
-      interface: interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url }),
-      route: "unmatched",
-    }, gateway);
+    context = newRequestContext(
+      gateway,
+      interfaceOfRequest(url.pathname, { headers: c.req.raw.headers, url }),
+    );
   }
   context.route = routeLabel(c);
   return failedRequest(context, error);
@@ -179,12 +190,7 @@ export function requireKey(
           clientInterface === "any"
             ? "No API key given; send it as 'Authorization: Bearer <key>', in the x-api-key " +
               "or x-goog-api-key header, or as the ?key= query parameter"
-            : context.interface === "anthropic"
-            ? "No API key given; send it in the x-api-key header"
-            : context.interface === "gemini"
-            ? "No API key given; send it in the x-goog-api-key (or x-vendor-api-key) header, " +
-              "as the ?key= query parameter, or as 'Authorization: Bearer <key>'"
-            : "No API key given; send it as 'Authorization: Bearer <key>'",
+            : familyNamed(context.interface).missingCredential,
         ),
       );
     }

@@ -13,11 +13,3 @@ export const CODECS: Record<TextFormat, FormatCodec> = {
   anthropic: anthropicCodec,
   gemini: geminiCodec,
 };
-
-/** The gateway's own interface for each format, for messages that point callers to one. */
-export const INTERFACE_OF_FORMAT: Record<TextFormat, string> = {
-  "openai-chat": "POST /v1/chat/completions",
-  "openai-responses": "POST /v1/responses",
-  anthropic: "POST /v1/messages",
-  gemini: "POST /v1beta/models/{model}:generateContent",
-};

@@ -72,3 +72,14 @@ export function signatureFor(
   const signed = signature ? signedBy(signature) : undefined;
   return signed?.signer === format ? { value: signed.value, kind: signed.kind } : undefined;
 }
+
+/**
+ * What a same-format body does with a signature it replays: keep it as it is (unlabelled: the
+ * format's own), send the signer's own value, or drop it (another provider signed it).
+ */
+export function replayVerdict(signature: unknown, own: Signer): "keep" | "drop" | string {
+  if (typeof signature !== "string") return "keep";
+  const signed = signedBy(signature);
+  if (!signed) return "keep";
+  return signed.signer === own ? signed.value : "drop";
+}

@@ -1,40 +1,26 @@
 /**
- * The client interface a request record names: exact for the OpenAI family, whose routes are
- * different APIs behind one credential form (issue 15: `/v1/responses` is not "openai").
+ * The names request records give the OpenAI family's routes that are not text interfaces:
+ * exact, as its routes are different APIs behind one credential form (issue 15). Text
+ * interfaces name themselves (core/formats/interfaces.ts reads both).
  */
 
-import type { ClientInterface } from "../keys/credentials.ts";
+/** The family's media routes, by route prefix. */
+const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
+  openai: [
+    ["/v1/images", "openai-images"],
+    ["/v1/video", "video"],
+  ],
+};
 
-export type InterfaceName =
-  | "openai-chat"
-  | "openai-responses"
-  | "openai-images"
-  | "video"
-  | ClientInterface;
-
-/** Every name a request record may carry. */
-export const INTERFACE_NAMES: readonly InterfaceName[] = [
-  "openai-chat",
-  "openai-responses",
-  "openai-images",
-  "video",
-  "openai",
-  "anthropic",
-  "gemini",
-];
-
-const OPENAI_ROUTES: Array<[prefix: string, name: InterfaceName]> = [
-  ["/v1/chat/completions", "openai-chat"],
-  ["/v1/responses", "openai-responses"],
-  ["/v1/images", "openai-images"],
-  ["/v1/video", "video"],
-];
-
-/** The name of `family`'s interface for a request that matched `route` (a route template). */
-export function interfaceName(family: ClientInterface, route: string): InterfaceName {
-  if (family !== "openai") return family;
-  for (const [prefix, name] of OPENAI_ROUTES) {
+/** The name of a media route `family` serves at `route` (a route template), if it is one. */
+export function mediaInterfaceName(family: string, route: string): string | undefined {
+  for (const [prefix, name] of MEDIA_ROUTES[family] ?? []) {
     if (route === prefix || route.startsWith(`${prefix}/`)) return name;
   }
-  return family;
+  return undefined;
+}
+
+/** Every media route name of `family`. */
+export function mediaInterfaceNames(family: string): string[] {
+  return (MEDIA_ROUTES[family] ?? []).map(([, name]) => name);
 }

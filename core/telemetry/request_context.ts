@@ -7,8 +7,8 @@ import type { RequestLogEntry } from "./request_log_entry.ts";
 import type { TokenUsage, UsageSource } from "../billing/usage.ts";
 import type { ClientInterface } from "../keys/credentials.ts";
 import type { AttemptRecord } from "./request_log_entry.ts";
-import { interfaceName } from "./interface_name.ts";
 import type { Receipt } from "../billing/receipt.ts";
+import { mediaInterfaceName } from "./interface_name.ts";
 
 export interface RequestResult {
   status: number;
@@ -53,14 +53,26 @@ export class RequestContext {
   captured = false;
   #logged = false;
   readonly #telemetry: Telemetry;
+  readonly #nameOf: (route: string) => string;
 
+  /**
+   * `nameOf` names the interface in the record by the matched route (default: a media route's
+   * name, else the family).
+   */
   constructor(
-    request: { id: string; interface: ClientInterface; route: string },
+    request: {
+      id: string;
+      interface: ClientInterface;
+      route: string;
+      nameOf?: (route: string) => string;
+    },
     telemetry: Telemetry,
   ) {
     this.id = request.id;
     this.interface = request.interface;
     this.route = request.route;
+    this.#nameOf = request.nameOf ??
+      ((route) => mediaInterfaceName(request.interface, route) ?? request.interface);
     this.#telemetry = telemetry;
   }
 
@@ -84,7 +96,7 @@ export class RequestContext {
   }
 
   #log(ended: { at: string; latencyMs: number }, result: RequestResult): void {
-    const clientInterface = interfaceName(this.interface, this.route);
+    const clientInterface = this.#nameOf(this.route);
     const entry: RequestLogEntry = {
       id: this.id,
       at: ended.at,

@@ -5,7 +5,7 @@
  */
 
 import { createParser } from "eventsource-parser";
-import { CODECS } from "../formats/codecs.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { RequestScope } from "../scope.ts";
 import { boundedRedacted, type CapturedRequest } from "../telemetry/body_capture.ts";
 import type { TextInbound } from "./inbound.ts";
@@ -107,13 +107,13 @@ function streamTextCollector(inbound: TextInbound) {
   const add = (text: string) => {
     if (collected.length < MAX_COLLECTED_CHARS) collected += text;
   };
-  if (inbound.format === "gemini" && inbound.framing === "json-array") {
+  if (inbound.framing === "json-array") {
     return {
       feed: (bytes: Uint8Array) => add(decoder.decode(bytes, { stream: true })),
       result: () => collected,
     };
   }
-  const events = CODECS[inbound.format].streamDecoder();
+  const events = textInterfaceOf(inbound.format).codec.streamDecoder();
   const parser = createParser({
     onEvent(event) {
       if (event.data === "[DONE]") return;

@@ -1,30 +1,22 @@
 /**
  * A text request as it came in, in its own format: the raw body (for a pass-through to an
  * upstream of the same format) and its neutral form, decoded only when a conversion needs it.
+ * What a body asks for is read by its format's interface (core/formats/<format>/interface.ts).
  */
 
-import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
+import type { NeutralRequest } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
-import { decodeChatRequest } from "../formats/openai_chat/mod.ts";
-import {
-  decodeResponsesRequest,
-  responsesOnlyFeature,
-  responsesStrictFeature,
-} from "../formats/openai_responses/mod.ts";
-import { anthropicOnlyFeature, decodeAnthropicRequest } from "../formats/anthropic/mod.ts";
-import { decodeGeminiRequest, geminiOnlyFeature } from "../formats/gemini/mod.ts";
+import type { RequestPath } from "../formats/text_interface.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { ChatRequest } from "../formats/openai_chat/request_schema.ts";
-import {
-  estimatePromptTokens,
-  promptTokensUpperBound,
-} from "../formats/openai_chat/estimate_tokens.ts";
 import { estimateNeutralTokens, neutralTokensUpperBound } from "./estimate.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 export interface TextInbound {
-  format: TextFormat;
+  /** The inbound format: a row of core/formats/interfaces.ts. */
+  format: string;
   /** The public model id asked for. */
   model: string;
   stream: boolean;
@@ -57,93 +49,43 @@ function lazy<T>(make: () => T): () => T {
   return () => value ??= make();
 }
 
-function fromNeutral(
-  format: TextFormat,
-  body: Json,
-  model: string,
-  stream: boolean,
-  decode: () => NeutralRequest,
-  exclusive: string | null,
-  extra: Partial<TextInbound> = {},
-): TextInbound {
-  const neutral = lazy(decode);
-  const inbound: TextInbound = {
+/**
+ * `body` of `format` (checked by its route's schema) as the text service takes it: what the
+ * format's interface reads from it, `path` where the route carries the model.
+ */
+export function inboundOf(format: string, body: Json, path?: RequestPath): TextInbound {
+  const request = textInterfaceOf(format).readRequest(body, path);
+  const neutral = lazy(request.decode);
+  return {
     format,
-    model,
-    stream,
+    model: request.model,
+    stream: request.stream,
     body,
     neutral,
-    exclusive,
-    strictExclusive: null,
+    exclusive: request.exclusive,
+    strictExclusive: request.strictExclusive ?? null,
     strictFields: false,
-    includeUsage: false,
-    framing: "sse",
-    maxOutputTokens: undefined,
-    inputUpperBound: () => neutralTokensUpperBound(neutral()),
-    inputEstimate: () => estimateNeutralTokens(neutral()),
-    ...extra,
+    includeUsage: request.includeUsage ?? false,
+    framing: request.framing ?? "sse",
+    maxOutputTokens: request.maxOutputTokens,
+    // The bill asks for each more than once (hold, settle); each walks the whole body.
+    inputUpperBound: lazy(request.inputUpperBound ?? (() => neutralTokensUpperBound(neutral()))),
+    inputEstimate: lazy(request.inputEstimate ?? (() => estimateNeutralTokens(neutral()))),
   };
-  // The bill asks for each more than once (hold, settle); each walks the whole body.
-  inbound.inputUpperBound = lazy(inbound.inputUpperBound);
-  inbound.inputEstimate = lazy(inbound.inputEstimate);
-  return inbound;
 }
 
 export function chatInbound(body: ChatRequest): TextInbound {
-  return fromNeutral(
-    "openai-chat",
-    body,
-    body.model,
-    body.stream === true,
-    () => decodeChatRequest(body),
-    (body.n ?? 1) > 1 ? "n" : null,
-    {
-      includeUsage: body.stream_options?.include_usage === true,
-      maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-      inputUpperBound: () => promptTokensUpperBound(body),
-      inputEstimate: () => estimatePromptTokens(body),
-    },
-  );
+  return inboundOf("openai-chat", body);
 }
 
 export function responsesInbound(body: Json): TextInbound {
-  return fromNeutral(
-    "openai-responses",
-    body,
-    body.model,
-    body.stream === true,
-    () => decodeResponsesRequest(body),
-    responsesOnlyFeature(body),
-    {
-      maxOutputTokens: body.max_output_tokens ?? undefined,
-      strictExclusive: responsesStrictFeature(body),
-    },
-  );
+  return inboundOf("openai-responses", body);
 }
 
 export function anthropicInbound(body: Json): TextInbound {
-  return fromNeutral(
-    "anthropic",
-    body,
-    body.model,
-    body.stream === true,
-    () => decodeAnthropicRequest(body),
-    anthropicOnlyFeature(body),
-    { maxOutputTokens: body.max_tokens },
-  );
+  return inboundOf("anthropic", body);
 }
 
-export function geminiInbound(
-  body: Json,
-  { model, stream, framing }: { model: string; stream: boolean; framing: GeminiFraming },
-): TextInbound {
-  return fromNeutral(
-    "gemini",
-    body,
-    model,
-    stream,
-    () => decodeGeminiRequest(body, { model, stream }),
-    geminiOnlyFeature(body),
-    { framing, maxOutputTokens: body.generationConfig?.maxOutputTokens ?? undefined },
-  );
+export function geminiInbound(body: Json, path: RequestPath): TextInbound {
+  return inboundOf("gemini", body, path);
 }

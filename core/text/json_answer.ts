@@ -2,6 +2,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { outputCharsOfParts } from "./estimate.ts";
@@ -25,9 +26,8 @@ function answerOutputChars(format: TextFormat, answer: Json): number {
         0,
       )
       : outputCharsOfParts(decode(answer).parts);
-  if (format === "openai-chat") return each(answer?.choices, "choices");
-  if (format === "gemini") return each(answer?.candidates, "candidates");
-  return outputCharsOfParts(decode(answer).parts);
+  const field = textInterfaceOf(format).answersField;
+  return field ? each(answer?.[field], field) : outputCharsOfParts(decode(answer).parts);
 }
 
 /**
@@ -60,6 +60,6 @@ export function jsonAnswer(
     outputChars: outputCharsOfParts(neutral.parts),
   });
   return JSON.stringify(
-    CODECS[inbound.format].encodeResponse(neutral, inbound.model, inbound.body),
+    textInterfaceOf(inbound.format).codec.encodeResponse(neutral, inbound.model, inbound.body),
   );
 }

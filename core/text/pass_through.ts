@@ -5,34 +5,24 @@
  */
 
 import type { EventSourceMessage } from "eventsource-parser";
-import { CODECS } from "../formats/codecs.ts";
-import type { StreamDecoder, TextFormat } from "../formats/neutral.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
+import type { StreamDecoder } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
 import { geminiErrorBody } from "../formats/gemini/error_body.ts";
 import type { TextInbound } from "./inbound.ts";
 import { outputCharsOfEvent } from "./estimate.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** The upstream body of a same-format request: the client's body with the upstream model. */
+/** The upstream body of a same-format request, as the format's interface writes it. */
 export function passThroughBody(inbound: TextInbound, upstreamModel: string): string {
-  const body: Json = inbound.body;
-  switch (inbound.format) {
-    case "gemini":
-      return JSON.stringify(body);
-    case "openai-chat":
-      return JSON.stringify({
-        ...body,
-        model: upstreamModel,
-        // The gateway always asks for usage, to bill from it (the relay hides it if unasked).
-        ...(inbound.stream
-          ? { stream_options: { ...body.stream_options, include_usage: true } }
-          : {}),
-      });
-    default:
-      return JSON.stringify({ ...body, model: upstreamModel });
-  }
+  return textInterfaceOf(inbound.format).passThroughBody(inbound.body, {
+    upstreamModel,
+    stream: inbound.stream,
+  });
+}
+
+/** An SSE frame: the event's name line, if it has one, and its data. */
+function sseFrame(event: string | undefined, data: string): string {
+  return event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
 }
 
 function renamer(upstreamModel: string, publicModel: string): (data: string) => string {
@@ -50,14 +40,15 @@ function renamer(upstreamModel: string, publicModel: string): (data: string) => 
 export class PassThroughStream {
   readonly decoder: StreamDecoder;
   #chars = 0;
-  #format: TextFormat;
+  #format: string;
+  #relayFrame: (event: string | undefined, data: string) => string;
   #framing: GeminiFraming;
   #rename: (data: string) => string;
   #frames = 0;
 
   constructor(
     { format, framing, upstreamModel, publicModel }: {
-      format: TextFormat;
+      format: string;
       framing: GeminiFraming;
       upstreamModel: string;
       publicModel: string;
@@ -65,7 +56,9 @@ export class PassThroughStream {
   ) {
     this.#format = format;
     this.#framing = framing;
-    this.decoder = CODECS[format].streamDecoder();
+    const row = textInterfaceOf(format);
+    this.decoder = row.codec.streamDecoder();
+    this.#relayFrame = row.relayFrame ?? sseFrame;
     this.#rename = renamer(upstreamModel, publicModel);
   }
 
@@ -79,27 +72,23 @@ export class PassThroughStream {
       this.#chars += outputCharsOfEvent(neutral);
     }
     const data = this.#rename(event.data);
-    if (this.#format === "gemini") {
-      if (this.#framing === "sse") return `data: ${data}\r\n\r\n`;
-      return (this.#frames++ === 0 ? "[" : ",\r\n") + data;
-    }
-    return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+    if (this.#framing === "json-array") return (this.#frames++ === 0 ? "[" : ",\r\n") + data;
+    return this.#relayFrame(event.event, data);
   }
 
   end(): string {
-    return this.#format === "gemini" && this.#framing === "json-array"
-      ? (this.#frames === 0 ? "[]" : "]")
-      : "";
+    return this.#framing === "json-array" ? (this.#frames === 0 ? "[]" : "]") : "";
   }
 
   /** The format's error frame, unless the upstream already sent its own. */
   error(message: string, code: string): string {
     if (this.decoder.error !== undefined) return this.end();
-    if (this.#format === "gemini" && this.#framing === "json-array") {
+    // Only generate-content streams are JSON arrays: the error is Google's envelope.
+    if (this.#framing === "json-array") {
       const error = JSON.stringify(geminiErrorBody({ httpStatus: 500, message, code }).body);
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }
-    return CODECS[this.#format].streamEncoder("", {
+    return textInterfaceOf(this.#format).codec.streamEncoder("", {
       includeUsage: false,
       framing: this.#framing,
       nextSequence: this.decoder.nextSequence,

@@ -5,6 +5,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
 import type { Gateway } from "../gateway.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
@@ -13,17 +14,9 @@ import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
 import { type ChannelProbeResult, runProbe } from "../upstream/channel_probe.ts";
 
-/** The fewest output tokens a format accepts (the Responses API refuses fewer than 16). */
-const FEWEST_OUTPUT_TOKENS: Record<TextFormat, number> = {
-  "openai-chat": 1,
-  "openai-responses": 16,
-  anthropic: 1,
-  gemini: 1,
-};
-
 /** The upstream body of a test: one short user turn, as few output tokens as allowed. */
 function probeBody(format: TextFormat, upstreamModel: string): string {
-  const maxOutputTokens = FEWEST_OUTPUT_TOKENS[format];
+  const maxOutputTokens = textInterfaceOf(format).fewestOutputTokens;
   const request: NeutralRequest = {
     model: upstreamModel,
     system: [],
@@ -48,7 +41,7 @@ export function probeTextChannel(
 ): Promise<ChannelProbeResult> {
   const { channel, model, signal } = input;
   const text = providerOf(channel).text!;
-  const maxOutputTokens = FEWEST_OUTPUT_TOKENS[text.format];
+  const maxOutputTokens = textInterfaceOf(text.format).fewestOutputTokens;
   return runProbe(
     channel,
     {

@@ -5,7 +5,8 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
-import { OpenAIChatStreamRelay } from "../formats/openai_chat/stream_relay.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
+import type { OwnRelayOptions, OwnStreamRelay } from "../formats/text_interface.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { pumpSse, type SsePumpHandlers } from "../upstream/sse_pump.ts";
 import { StreamRedactor } from "../upstream/stream_redactor.ts";
@@ -23,14 +24,22 @@ interface StreamRelay {
   outputChars(): number;
 }
 
-/** Chat to chat: the relay rewrites only what it must (model name, the usage chunk). */
-function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
-  const relay = new OpenAIChatStreamRelay({
+/**
+ * Same format, through the format's own relay (chat to chat: it rewrites only what it must, the
+ * model name and the usage chunk).
+ */
+function ownRelay(
+  attempt: StreamAttempt,
+  inbound: TextInbound,
+  own: (options: OwnRelayOptions) => OwnStreamRelay,
+): StreamRelay {
+  const relay = own({
     clientWantsUsage: inbound.includeUsage,
     upstreamModel: attempt.upstreamModel,
     publicModel: inbound.model,
   });
-  // Only these two of the request are kept for the stream's life, not the parsed body.
+  // Only the codec and these two of the request are kept for the stream's life, not the body.
+  const codec = textInterfaceOf(inbound.format).codec;
   const encoderOptions = { includeUsage: inbound.includeUsage, framing: inbound.framing };
   return {
     usage: () => relay.usage,
@@ -44,10 +53,7 @@ function chatRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
       errorFrame: (message) =>
         relay.upstreamError !== undefined
           ? ""
-          : CODECS["openai-chat"].streamEncoder("", encoderOptions).error(
-            message,
-            "upstream_stream_interrupted",
-          ),
+          : codec.streamEncoder("", encoderOptions).error(message, "upstream_stream_interrupted"),
     },
   };
 }
@@ -75,7 +81,7 @@ function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamR
 /** Another format: decoded to neutral events, encoded in the client's format. */
 function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRelay {
   const decoder = CODECS[attempt.format].streamDecoder();
-  const encoder = CODECS[inbound.format].streamEncoder(inbound.model, inbound);
+  const encoder = textInterfaceOf(inbound.format).codec.streamEncoder(inbound.model, inbound);
   const toolNames = inbound.neutral().toolNames;
   let chars = 0;
   let errorSent = false;
@@ -111,10 +117,11 @@ export function streamAnswer(
   input: { inbound: TextInbound; channel: Channel; bill: TextBill },
 ): { stream: ReadableStream<Uint8Array>; contentType: string } {
   const { inbound, channel, bill } = input;
+  const own = textInterfaceOf(inbound.format).ownStreamRelay;
   const relay = attempt.format !== inbound.format
     ? convertingRelay(attempt, inbound)
-    : inbound.format === "openai-chat"
-    ? chatRelay(attempt, inbound)
+    : own
+    ? ownRelay(attempt, inbound, own)
     : passThroughRelay(attempt, inbound);
   // Every relay reads the upstream's events cleaned of the channel's keys.
   const redactor = new StreamRedactor(channel.keys);
@@ -132,7 +139,8 @@ export function streamAnswer(
       }
     },
   });
-  const contentType = inbound.format === "gemini" && inbound.framing === "json-array"
+  // Only generate-content streams may be framed as one JSON array.
+  const contentType = inbound.framing === "json-array"
     ? "application/json"
     : "text/event-stream; charset=utf-8";
   return { stream, contentType };

@@ -17,6 +17,7 @@ import type { RequestContext } from "../telemetry/request_context.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
 import { believableUsage, estimateWithinBounds, type TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
+import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { TextInbound } from "./inbound.ts";
 
 export class TextBill {
@@ -159,12 +160,8 @@ export class TextBill {
  * their ranges before a bill is made; each is served only by an upstream of its own format.
  */
 function answersAskedFor(inbound: TextInbound): number {
-  const count = inbound.format === "openai-chat"
-    ? inbound.body.n
-    : inbound.format === "gemini"
-    ? inbound.body.generationConfig?.candidateCount
-    : undefined;
-  return Number.isSafeInteger(count) && count > 1 ? count : 1;
+  const count = textInterfaceOf(inbound.format).answersAskedFor?.(inbound.body);
+  return count !== undefined && Number.isSafeInteger(count) && count > 1 ? count : 1;
 }
 
 /**

@@ -28,7 +28,7 @@ import {
   queryValue,
 } from "../params.ts";
 import { adminRoute, KEY_FILTER, keyFilter, LIST_QUERY, listed, listOptions } from "./shared.ts";
-import { INTERFACE_NAMES } from "../../core/telemetry/interface_name.ts";
+import { interfaceNames } from "../../core/formats/interfaces.ts";
 
 /** The request log's filters beside `key`, as the OpenAPI document says. */
 const REQUEST_FILTERS: QueryParameter[] = [
@@ -86,7 +86,7 @@ export function requestFilter(url: URL): RequestFilter {
     filter.status = status;
   }
   const clientInterface = queryChoice(url, "interface", {
-    allowed: INTERFACE_NAMES,
+    allowed: interfaceNames(),
     fallback: undefined,
   });
   if (clientInterface) filter.interface = clientInterface;

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
-import { INTERFACE_NAMES } from "../../../core/telemetry/interface_name.ts";
+import { interfaceNames } from "../../../core/formats/interfaces.ts";
 import { exportStream, requestFilter } from "../../admin/requests.ts";
 import { listed, listOptions } from "../../admin/shared.ts";
 import { ownRequests, selfView } from "../../me.ts";
@@ -92,7 +92,7 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
                 name="interface"
                 label="Interface"
                 value={value("interface")}
-                options={[["", "Any"], ...INTERFACE_NAMES.map((name) => [name, name] as const)]}
+                options={[["", "Any"], ...interfaceNames().map((name) => [name, name] as const)]}
               />
             </>
           )

@@ -1,5 +1,12 @@
-import { assertEquals } from "../../helpers/assert.ts";
-import { interfaceOfRequest, readCredential } from "../../../core/keys/credentials.ts";
+import { assertEquals, assertThrows } from "../../helpers/assert.ts";
+import {
+  interfaceName,
+  interfaceNames,
+  interfaceOfRequest,
+  readCredential,
+  registerTextInterface,
+  textInterfaceOf,
+} from "../../../core/formats/interfaces.ts";
 
 const url = (path: string) => new URL(`http://gw${path}`);
 
@@ -78,4 +85,35 @@ Deno.test("interfaceOfRequest() routes /v1/models by credential form and generat
     interfaceOfRequest("/v1/messages", { headers: new Headers(), url: url("/") }),
     "anthropic",
   );
+});
+
+Deno.test("interfaceName: the OpenAI family's routes are told apart; others keep their family", () => {
+  assertEquals(interfaceName("openai", "/v1/chat/completions"), "openai-chat");
+  assertEquals(interfaceName("openai", "/v1/responses"), "openai-responses");
+  assertEquals(interfaceName("openai", "/v1/images/edits"), "openai-images");
+  assertEquals(interfaceName("openai", "/v1/video/generations/:id"), "video");
+  assertEquals(interfaceName("openai", "/v1/models"), "openai");
+  assertEquals(interfaceName("openai", "/v1/responsesX"), "openai");
+  assertEquals(interfaceName("anthropic", "/v1/messages"), "anthropic");
+  assertEquals(interfaceName("gemini", "/v1beta/models/:action"), "gemini");
+});
+
+Deno.test("registerTextInterface() adds a row once, and its remover takes it out", () => {
+  const chat = textInterfaceOf("openai-chat");
+  assertThrows(() => registerTextInterface(chat));
+  const remove = registerTextInterface({
+    ...chat,
+    format: "plain-text",
+    name: "plain-text",
+    paths: ["/v1/plain"],
+  });
+  try {
+    assertEquals(textInterfaceOf("plain-text").name, "plain-text");
+    assertEquals(interfaceName("openai", "/v1/plain"), "plain-text");
+    assertEquals(interfaceNames().filter((name) => name === "plain-text"), ["plain-text"]);
+  } finally {
+    remove();
+  }
+  assertThrows(() => textInterfaceOf("plain-text"));
+  assertEquals(interfaceName("openai", "/v1/plain"), "openai");
 });

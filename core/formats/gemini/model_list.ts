@@ -1,0 +1,60 @@
+/** Google's model list: `Model`s paged by `pageSize` and `pageToken`. */
+
+import type { CatalogModel } from "../../channels/catalog.ts";
+import type { ListQuery } from "../text_interface.ts";
+
+/** Base64 of a string's UTF-8 (btoa alone refuses characters past U+00FF). */
+function base64Utf8(text: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
+
+/**
+ * A model's description with the key groups that may use it, as the specification puts them
+ * there ("Image generation and edits. Groups: default, images."). Of the three list shapes only
+ * Google's has a description (OpenAI's Model and Anthropic's ModelInfo have none).
+ */
+function describedWithGroups(model: Pick<CatalogModel, "description" | "groups">): string {
+  const text = model.description.trim();
+  const groups = `Groups: ${model.groups.join(", ")}.`;
+  if (!text) return groups;
+  return `${text}${/[.!?]$/.test(text) ? "" : "."} ${groups}`;
+}
+
+export function geminiModel(model: CatalogModel) {
+  return {
+    name: `models/${model.id}`,
+    version: "1",
+    displayName: model.display_name ?? model.id,
+    description: describedWithGroups(model),
+    inputTokenLimit: model.context_window ?? 128_000,
+    outputTokenLimit: model.max_output_tokens ?? 8_192,
+    supportedGenerationMethods: model.kind === "text" || model.kind === "image"
+      ? ["generateContent", "streamGenerateContent", "countTokens"]
+      : [],
+  };
+}
+
+/** The model id a Gemini `pageToken` continues after (it is base64 of the last id sent). */
+function pageTokenId(query: ListQuery): string | undefined {
+  const token = query.value("pageToken") || undefined;
+  if (token === undefined) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(token), (char) => char.charCodeAt(0)),
+    );
+  } catch {
+    throw query.invalid("pageToken", "is not a page token this API gave");
+  }
+}
+
+export function geminiModelList(models: CatalogModel[], query: ListQuery) {
+  const size = query.integer("pageSize", { min: 1, max: 1000, fallback: 50 });
+  const after = pageTokenId(query);
+  const start = after === undefined ? 0 : models.findIndex((m) => m.id > after);
+  const page = start < 0 ? [] : models.slice(start, start + size);
+  const more = start >= 0 && start + size < models.length;
+  return {
+    models: page.map(geminiModel),
+    ...(more ? { nextPageToken: base64Utf8(page[page.length - 1].id) } : {}),
+  };
+}
