@@ -65,26 +65,28 @@ export const anthropicProvider: Provider = {
   errors: ANTHROPIC_ERRORS,
   text: {
     format: "anthropic",
-    request: (target, { stream, body, hints }) => ({
-      url: urlOf(target.channel, "/v1/messages", hints),
-      init: {
-        method: "POST",
-        headers: headers(target, {
-          accept: stream ? "text/event-stream" : "application/json",
-          hints,
-        }),
-        body,
-      },
-    }),
-    countTokens: {
-      request: (target, { request, hints }) => ({
-        url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+    request: (target, { stream, body, hints }) =>
+      Promise.resolve({
+        url: urlOf(target.channel, "/v1/messages", hints),
         init: {
           method: "POST",
-          headers: headers(target, { accept: "application/json", hints }),
-          body: JSON.stringify(countTokensBody(request, target.model)),
+          headers: headers(target, {
+            accept: stream ? "text/event-stream" : "application/json",
+            hints,
+          }),
+          body,
         },
       }),
+    countTokens: {
+      request: (target, { request, hints }) =>
+        Promise.resolve({
+          url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+          init: {
+            method: "POST",
+            headers: headers(target, { accept: "application/json", hints }),
+            body: JSON.stringify(countTokensBody(request, target.model)),
+          },
+        }),
       read: (text) => {
         const counted = jsonOrNull(text)?.input_tokens;
         return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;

@@ -136,11 +136,11 @@ export const arkVideoProvider: Provider = {
     create: (target, { job, references }) =>
       Promise.resolve(buildArkCreate(target, { job, urlOf: references.urlOf })),
     readCreated: readCreatedTaskId,
-    poll: buildArkPoll,
+    poll: (target, upstreamId) => Promise.resolve(buildArkPoll(target, upstreamId)),
     readTask: readArkTask,
     probe: {
       call: "list tasks of the model, page size 1 (no task made)",
-      request: buildArkProbe,
+      request: (target) => Promise.resolve(buildArkProbe(target)),
       read: readArkProbe,
     },
   },

@@ -112,11 +112,11 @@ export const gatewayVideoProvider: Provider = {
   video: {
     create: buildGatewayVideoCreate,
     readCreated: readCreatedTaskId,
-    poll: buildGatewayVideoPoll,
+    poll: (target, upstreamId) => Promise.resolve(buildGatewayVideoPoll(target, upstreamId)),
     readTask: readGatewayVideoTask,
     probe: {
       call: "read the model on the other gateway (no task made)",
-      request: buildGatewayVideoProbe,
+      request: (target) => Promise.resolve(buildGatewayVideoProbe(target)),
       read: readGatewayVideoProbe,
     },
   },

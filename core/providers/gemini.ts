@@ -97,18 +97,23 @@ export const geminiProvider: Provider = {
   errors: GEMINI_ERRORS,
   text: {
     format: "gemini",
-    request: geminiRequest,
-    countTokens: { request: geminiCountTokensRequest, read: readGeminiTokenCount },
+    request: (target, input) => Promise.resolve(geminiRequest(target, input)),
+    countTokens: {
+      request: (target, input) => Promise.resolve(geminiCountTokensRequest(target, input)),
+      read: readGeminiTokenCount,
+    },
   },
   image: {
     // Gemini draws one image per call: n calls, each keeping what came back.
     requests(target, job) {
       const body = JSON.stringify(geminiImageBody(job));
-      return Array.from({ length: job.n }, () => geminiRequest(target, { stream: false, body }));
+      return Promise.resolve(
+        Array.from({ length: job.n }, () => geminiRequest(target, { stream: false, body })),
+      );
     },
     readImages: readGeminiImageAnswer,
     ignoredFields: geminiIgnoredImageFields,
     generateContent: (target, body) =>
-      geminiRequest(target, { stream: false, body: JSON.stringify(body) }),
+      Promise.resolve(geminiRequest(target, { stream: false, body: JSON.stringify(body) })),
   },
 };

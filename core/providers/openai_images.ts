@@ -85,7 +85,7 @@ export const openAIImagesProvider: Provider = {
   appendedPaths: /\/images(\/(generations|edits))?$/,
   errors: OPENAI_ERRORS,
   image: {
-    requests: (target, job) => [buildOpenAIImagesRequest(target, job)],
+    requests: (target, job) => Promise.resolve([buildOpenAIImagesRequest(target, job)]),
     readImages: readOpenAIImagesAnswer,
     ignoredFields: () => [],
   },

@@ -25,29 +25,31 @@ export const openAIResponsesProvider: Provider = {
   errors: OPENAI_ERRORS,
   text: {
     format: "openai-responses",
-    request: ({ channel, apiKey }, { stream, body }) => ({
-      url: `${channel.base_url}/responses`,
-      init: {
-        method: "POST",
-        headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
-        body,
-      },
-    }),
-    countTokens: {
-      request: ({ channel, apiKey, model }, { request }) => ({
-        url: `${channel.base_url}/responses/input_tokens`,
+    request: ({ channel, apiKey }, { stream, body }) =>
+      Promise.resolve({
+        url: `${channel.base_url}/responses`,
         init: {
           method: "POST",
-          headers: bearerJson(apiKey),
-          body: JSON.stringify(
-            Object.fromEntries([
-              ["model", model],
-              ...COUNTED_FIELDS.filter((field) => request[field] !== undefined)
-                .map((field) => [field, request[field]]),
-            ]),
-          ),
+          headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
+          body,
         },
       }),
+    countTokens: {
+      request: ({ channel, apiKey, model }, { request }) =>
+        Promise.resolve({
+          url: `${channel.base_url}/responses/input_tokens`,
+          init: {
+            method: "POST",
+            headers: bearerJson(apiKey),
+            body: JSON.stringify(
+              Object.fromEntries([
+                ["model", model],
+                ...COUNTED_FIELDS.filter((field) => request[field] !== undefined)
+                  .map((field) => [field, request[field]]),
+              ]),
+            ),
+          },
+        }),
       read: (text) => {
         const counted = jsonOrNull(text)?.input_tokens;
         return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
