@@ -1,6 +1,6 @@
 /** The `openai` channel type: an OpenAI-compatible chat-completions upstream. */
 
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 
 export const openAIChatProvider: Provider = {

@@ -1,8 +1,12 @@
 /** The `openai-responses` channel type: an upstream of OpenAI's responses API. */
 
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
-import { bearerJson, type Provider } from "./provider.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
+import { bearerJson, isTokenCount, type Provider } from "./provider.ts";
+import { z } from "zod";
+import { readLenientJson, unknownField } from "../util/lenient_schema.ts";
+
+/** `POST /responses/input_tokens`' answer; the count is judged by the reader. */
+const inputTokensSchema = z.looseObject({ input_tokens: unknownField });
 
 /** The fields of a responses request that `POST /responses/input_tokens` takes. */
 const COUNTED_FIELDS = [
@@ -51,8 +55,8 @@ export const openAIResponsesProvider: Provider = {
           },
         }),
       read: (text) => {
-        const counted = jsonOrNull(text)?.input_tokens;
-        return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
+        const counted = readLenientJson(inputTokensSchema, text).input_tokens;
+        return isTokenCount(counted) ? { input: counted } : undefined;
       },
     },
   },

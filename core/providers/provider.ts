@@ -8,7 +8,8 @@
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { z } from "zod";
+import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
@@ -126,15 +127,23 @@ export interface Provider {
   video?: VideoProvider;
 }
 
+/** Whether a count in a token-counting answer is one (a non-negative integer). */
+export function isTokenCount(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
 /** JSON POST headers with a bearer key. */
 export function bearerJson(apiKey: string, accept = "application/json"): Record<string, string> {
   return { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept };
 }
 
-/** The task id in a video upstream's create answer (`{id}` on both video upstreams). */
+/** A video upstream's create answer (`{id}` on both video upstreams). */
+const createdTaskSchema = z.looseObject({ id: optionalString });
+
+/** The task id in a video upstream's create answer. */
 export function readCreatedTaskId(text: string): string {
-  const id = jsonOrNull(text)?.id;
-  if (typeof id !== "string" || id === "") {
+  const { id } = readLenientJson(createdTaskSchema, text);
+  if (id === undefined || id === "") {
     throw new UpstreamAttemptError("The upstream's create answer has no task id", {
       retryable: true,
     });

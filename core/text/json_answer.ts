@@ -9,24 +9,24 @@ import type { TextInbound } from "./inbound.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { JsonAttempt } from "./text_attempt.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
 /**
  * Output characters of an upstream answer in `format`, for an estimate when it reports no
  * usage: the content of every choice (chat `n`) or candidate (Gemini), not the JSON around it.
  */
-function answerOutputChars(format: TextFormat, answer: Json): number {
+function answerOutputChars(format: TextFormat, answer: unknown): number {
   const decode = CODECS[format].decodeResponse;
+  const fields = answer !== null && typeof answer === "object"
+    ? answer as Record<string, unknown>
+    : {};
   const each = (list: unknown, field: string) =>
     Array.isArray(list) && list.length > 1
       ? list.reduce(
-        (sum, one) => sum + outputCharsOfParts(decode({ ...answer, [field]: [one] }).parts),
+        (sum, one) => sum + outputCharsOfParts(decode({ ...fields, [field]: [one] }).parts),
         0,
       )
       : outputCharsOfParts(decode(answer).parts);
-  if (format === "openai-chat") return each(answer?.choices, "choices");
-  if (format === "gemini") return each(answer?.candidates, "candidates");
+  if (format === "openai-chat") return each(fields.choices, "choices");
+  if (format === "gemini") return each(fields.candidates, "candidates");
   return outputCharsOfParts(decode(answer).parts);
 }
 

@@ -19,9 +19,6 @@ import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
 import { withoutForeignReasoning } from "../formats/foreign_reasoning.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
 /** Stream idle time of channels stored before `stream_idle_ms` existed. */
 const DEFAULT_STREAM_IDLE_MS = 60_000;
 
@@ -34,7 +31,8 @@ interface AttemptBase {
 
 export interface JsonAttempt extends AttemptBase {
   kind: "json";
-  answer: Json;
+  /** The upstream's answer as parsed JSON; its format's codec reads it (answer_schemas.ts). */
+  answer: unknown;
 }
 
 export interface StreamAttempt extends AttemptBase {
