@@ -8,9 +8,13 @@
 
 import { z } from "zod";
 
-/** `schema`, or undefined when the field is missing, null or of another type. */
+/**
+ * `schema`, or undefined when the field is missing, null or of another type. Null is let through
+ * and then mapped (vendors send it for "none" all the time, and zod's error path, which `catch`
+ * takes, costs several times a plain read).
+ */
 export function optional<T extends z.ZodType>(schema: T) {
-  return schema.optional().catch(undefined);
+  return schema.nullish().transform((value) => value ?? undefined).catch(undefined);
 }
 
 /** A field read as it came, whatever it is (a token count, a tool's input), or missing. */
@@ -32,24 +36,27 @@ export function optionalObject<Shape extends z.core.$ZodLooseShape>(shape: Shape
 
 /** The entries of a list that fit `item` (the others dropped); empty when there is no list. */
 export function listOf<T extends z.ZodType>(item: T) {
-  return z.array(z.unknown()).catch([]).optional().transform((entries) => {
-    const kept: z.output<T>[] = [];
-    for (const entry of entries ?? []) {
-      const read = item.safeParse(entry);
-      if (read.success) kept.push(read.data);
-    }
-    return kept;
-  });
+  return z.array(item).nullish().catch((context) => entriesThatFit(item, context.value))
+    .transform((entries): z.output<T>[] => entries ?? []);
+}
+
+/** The entries of `value` that fit `item`, when it is a list (the slow path of a list). */
+function entriesThatFit<T extends z.ZodType>(item: T, value: unknown): z.output<T>[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const kept: z.output<T>[] = [];
+  for (const entry of value) {
+    const read = item.safeParse(entry);
+    if (read.success) kept.push(read.data);
+  }
+  return kept;
 }
 
 /** The entries of a list that fit `item` (the others dropped); undefined when there is no list. */
 export function optionalListOf<T extends z.ZodType>(item: T) {
-  return optional(z.array(z.unknown())).transform((entries) =>
-    entries?.flatMap((entry) => {
-      const read = item.safeParse(entry);
-      return read.success ? [read.data as z.output<T>] : [];
-    })
-  );
+  // A list whose entries all fit (the common case) is read in one pass; only a list with an entry
+  // that does not fit, or a value that is no list, takes the slow path.
+  return z.array(item).nullish().catch((context) => entriesThatFit(item, context.value))
+    .transform((entries): z.output<T>[] | undefined => entries ?? undefined);
 }
 
 /** `value` read by a loose object schema; a value that is not an object reads as `{}`. */

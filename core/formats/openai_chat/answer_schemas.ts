@@ -8,6 +8,7 @@
 import { z } from "zod";
 import {
   listOf,
+  optional,
   optionalNumber,
   optionalObject,
   optionalString,
@@ -38,13 +39,16 @@ const messageShape = {
   tool_calls: listOf(toolCallSchema),
 };
 
+/** A completion's message. */
+export const openAIChatMessageSchema = z.looseObject(messageShape);
+
 /** A whole chat completion. */
 export const openAIChatCompletionSchema = z.looseObject({
   id: optionalString,
   model: optionalString,
   created: optionalNumber,
   choices: listOf(z.looseObject({
-    message: optionalObject(messageShape),
+    message: optional(openAIChatMessageSchema),
     finish_reason: optionalString,
   })),
   /** Read by chatUsage() only when present. */

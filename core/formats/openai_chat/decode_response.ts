@@ -4,13 +4,13 @@ import type { NeutralPart, NeutralResponse } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
 import { chatStopReason } from "./_stop.ts";
 import { chatUsage } from "./_usage.ts";
-import { openAIChatCompletionSchema } from "./answer_schemas.ts";
+import { openAIChatCompletionSchema, openAIChatMessageSchema } from "./answer_schemas.ts";
 import { readLenient } from "../../util/lenient_schema.ts";
 
 /** An upstream chat completion in neutral terms. */
 export function decodeChatResponse(json: unknown): NeutralResponse {
   const answer = readLenient(openAIChatCompletionSchema, json);
-  const message = answer.choices[0]?.message ?? { tool_calls: [] };
+  const message = answer.choices[0]?.message ?? openAIChatMessageSchema.parse({});
   const parts: NeutralPart[] = [];
   const reasoning = message.reasoning_content ?? message.reasoning;
   if (typeof reasoning === "string" && reasoning) {
