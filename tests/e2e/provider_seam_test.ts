@@ -54,6 +54,7 @@ function jsonLinesProvider(tokenUrl: string): Provider {
       format: "openai-chat",
       async request({ channel, apiKey }, { stream, body }) {
         const token = await fetch(tokenUrl, { method: "POST", body: apiKey });
+        if (!token.ok) throw new Error(`The token server refused ${apiKey}`);
         const { token: signed } = await token.json();
         return {
           url: `${channel.base_url}/chat/completions`,
@@ -88,6 +89,8 @@ const STREAM = [
 /** What the upstream sends next, and what it was sent. */
 interface Upstream {
   lines: string[];
+  /** Whether the token server refuses. */
+  tokenRefused?: boolean;
   authorizations: string[];
   tokenCalls: string[];
 }
@@ -96,6 +99,7 @@ interface Upstream {
 function startServers(upstream: Upstream) {
   const tokens = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (request) => {
     upstream.tokenCalls.push(await request.text());
+    if (upstream.tokenRefused) return new Response("no", { status: 503 });
     return Response.json({ token: TOKEN });
   });
   const model = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (request) => {
@@ -234,6 +238,29 @@ Deno.test(
     assertOk(redacted.includes("is over quota"), redacted);
 
     await s.gw.settle();
+    await assertNothingCharged(s, BALANCE);
+  },
+);
+
+Deno.test(
+  "a provider whose request cannot be built fails the attempt in the gateway's words; no charge",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    s.upstream.tokenRefused = true;
+    const response = await fetch(`${s.gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "m-lines", messages: ASK }),
+    });
+    const text = await response.text();
+    assertEquals(response.status, 502, text);
+    assertOk(text.includes("could not be built"), text);
+    assertOk(!text.includes(CHANNEL_KEY), text);
+    assertEquals(s.upstream.authorizations, []);
+    await s.gw.settle();
+    const records = (await s.gw.admin("GET", "/admin/requests?limit=1")).body.data;
+    assertEquals(records[0].upstream_attempts[0].error_class, "network");
     await assertNothingCharged(s, BALANCE);
   },
 );
