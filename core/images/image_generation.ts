@@ -12,7 +12,7 @@ import { resolveModel } from "../channels/model_access.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
-import { callUpstream } from "../upstream/call.ts";
+import { builtRequest, callUpstream } from "../upstream/call.ts";
 import type { ImageAttemptResult, ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import { type ImagePrice, imageUnitPrice } from "../billing/image_price.ts";
 
@@ -40,7 +40,8 @@ export async function attemptImageJob(
 ): Promise<ImageAttemptResult> {
   const provider = providerOf(channel);
   const image = provider.image!;
-  const calls = image.requests(upstreamTarget(channel, job.model), job).map((request) =>
+  const requests = await builtRequest(image.requests(upstreamTarget(channel, job.model), job));
+  const calls = requests.map((request) =>
     callUpstream(channel, request, { ...options, errors: provider.errors }).then(image.readImages)
   );
   const settled = await Promise.allSettled(calls);

@@ -4,15 +4,19 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import type { ClientHints } from "./client_hints.ts";
-import type { Provider, UpstreamTarget } from "./provider.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { isTokenCount, type Provider, type UpstreamTarget } from "./provider.ts";
+import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
+import { anthropicErrorSchema, anthropicTokenCountSchema } from "./anthropic_schemas.ts";
 
 /** The `anthropic-version` sent when neither the client nor the channel names one. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** `{type:"error", error:{type, message}}`; 529 overloaded is a passing fault like 503. */
 export const ANTHROPIC_ERRORS: ErrorDialect = {
-  read: (body) => ({ message: body?.error?.message, code: body?.error?.type }),
+  read(body) {
+    const { error } = readLenient(anthropicErrorSchema, body);
+    return { message: error?.message, code: error?.type };
+  },
   normalStatus: (status) => status === 529 ? 503 : status,
 };
 
@@ -65,29 +69,31 @@ export const anthropicProvider: Provider = {
   errors: ANTHROPIC_ERRORS,
   text: {
     format: "anthropic",
-    request: (target, { stream, body, hints }) => ({
-      url: urlOf(target.channel, "/v1/messages", hints),
-      init: {
-        method: "POST",
-        headers: headers(target, {
-          accept: stream ? "text/event-stream" : "application/json",
-          hints,
-        }),
-        body,
-      },
-    }),
-    countTokens: {
-      request: (target, { request, hints }) => ({
-        url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+    request: (target, { stream, body, hints }) =>
+      Promise.resolve({
+        url: urlOf(target.channel, "/v1/messages", hints),
         init: {
           method: "POST",
-          headers: headers(target, { accept: "application/json", hints }),
-          body: JSON.stringify(countTokensBody(request, target.model)),
+          headers: headers(target, {
+            accept: stream ? "text/event-stream" : "application/json",
+            hints,
+          }),
+          body,
         },
       }),
+    countTokens: {
+      request: (target, { request, hints }) =>
+        Promise.resolve({
+          url: urlOf(target.channel, "/v1/messages/count_tokens", hints),
+          init: {
+            method: "POST",
+            headers: headers(target, { accept: "application/json", hints }),
+            body: JSON.stringify(countTokensBody(request, target.model)),
+          },
+        }),
       read: (text) => {
-        const counted = jsonOrNull(text)?.input_tokens;
-        return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
+        const counted = readLenientJson(anthropicTokenCountSchema, text).input_tokens;
+        return isTokenCount(counted) ? { input: counted } : undefined;
       },
     },
     removedHints: (channel, hints) =>

@@ -6,10 +6,11 @@
  * test lists tasks (`GET …/tasks?page_size=1`).
  */
 
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { readLenientJson } from "../util/lenient_schema.ts";
+import { arkTaskListSchema, arkTaskSchema } from "./ark_video_schemas.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
 import {
   resolutionFor,
   type UpstreamVideoState,
@@ -84,8 +85,7 @@ export function buildArkProbe({ channel, apiKey, model }: UpstreamTarget): Upstr
 
 /** A task-list answer is `{items: [...], total}`; anything else is not Ark's task API. */
 export function readArkProbe(text: string): void {
-  const answer = jsonOrNull(text);
-  if (!answer || !Array.isArray(answer.items)) {
+  if (!readLenientJson(arkTaskListSchema, text).items) {
     throw new UpstreamAttemptError("The upstream's task list answer has no items", {
       retryable: true,
     });
@@ -94,8 +94,8 @@ export function readArkProbe(text: string): void {
 
 /** A task-query answer in neutral terms. */
 export function readArkTask(text: string): UpstreamVideoState {
-  const task = jsonOrNull(text);
-  if (!task || typeof task.status !== "string") {
+  const task = readLenientJson(arkTaskSchema, text);
+  if (task.status === undefined) {
     throw new UpstreamAttemptError("The upstream's task answer has no status", {
       retryable: true,
     });
@@ -112,7 +112,7 @@ export function readArkTask(text: string): UpstreamVideoState {
     }
     case "failed": {
       const error = task.error;
-      const detail = [error?.code, error?.message].filter((part) => typeof part === "string");
+      const detail = [error?.code, error?.message].filter((part) => part !== undefined);
       return {
         state: "failed",
         reason: detail.length ? `upstream: ${detail.join(": ")}` : "upstream: generation failed",
@@ -136,11 +136,11 @@ export const arkVideoProvider: Provider = {
     create: (target, { job, references }) =>
       Promise.resolve(buildArkCreate(target, { job, urlOf: references.urlOf })),
     readCreated: readCreatedTaskId,
-    poll: buildArkPoll,
+    poll: (target, upstreamId) => Promise.resolve(buildArkPoll(target, upstreamId)),
     readTask: readArkTask,
     probe: {
       call: "list tasks of the model, page size 1 (no task made)",
-      request: buildArkProbe,
+      request: (target) => Promise.resolve(buildArkProbe(target)),
       read: readArkProbe,
     },
   },

@@ -6,10 +6,11 @@
  * A channel test reads `GET {base_url}/models/{model}`.
  */
 
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { readLenientJson } from "../util/lenient_schema.ts";
+import { gatewayModelSchema, gatewayVideoTaskSchema } from "./gateway_video_schemas.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { type UpstreamVideoState, type VideoJob } from "../jobs/video_job.ts";
 import {
   type Provider,
@@ -71,19 +72,19 @@ export function buildGatewayVideoProbe(
 
 /** The model's answer carries its id; anything else is not a gateway's model route. */
 export function readGatewayVideoProbe(text: string): void {
-  if (typeof jsonOrNull(text)?.id !== "string") {
+  if (readLenientJson(gatewayModelSchema, text).id === undefined) {
     throw new UpstreamAttemptError("The upstream's model answer has no id", { retryable: true });
   }
 }
 
 export function readGatewayVideoTask(text: string): UpstreamVideoState {
-  const data = jsonOrNull(text)?.data;
-  if (!data || typeof data.status !== "string") {
+  const { data } = readLenientJson(gatewayVideoTaskSchema, text);
+  if (data?.status === undefined) {
     throw new UpstreamAttemptError("The upstream's task answer has no status", {
       retryable: true,
     });
   }
-  const progress = typeof data.progress === "string" ? data.progress : undefined;
+  const progress = data.progress;
   switch (data.status) {
     case "QUEUED":
       return { state: "queued", progress };
@@ -95,9 +96,7 @@ export function readGatewayVideoTask(text: string): UpstreamVideoState {
     case "FAILURE":
       return {
         state: "failed",
-        reason: `upstream: ${
-          typeof data.fail_reason === "string" ? data.fail_reason : "generation failed"
-        }`,
+        reason: `upstream: ${data.fail_reason ?? "generation failed"}`,
       };
     default:
       return { state: "running", progress };
@@ -112,11 +111,11 @@ export const gatewayVideoProvider: Provider = {
   video: {
     create: buildGatewayVideoCreate,
     readCreated: readCreatedTaskId,
-    poll: buildGatewayVideoPoll,
+    poll: (target, upstreamId) => Promise.resolve(buildGatewayVideoPoll(target, upstreamId)),
     readTask: readGatewayVideoTask,
     probe: {
       call: "read the model on the other gateway (no task made)",
-      request: buildGatewayVideoProbe,
+      request: (target) => Promise.resolve(buildGatewayVideoProbe(target)),
       read: readGatewayVideoProbe,
     },
   },

@@ -10,18 +10,19 @@ import {
   geminiImageBody,
   readGeminiImageAnswer,
 } from "./gemini_images.ts";
-import type { Provider, TokenCount, UpstreamTarget } from "./provider.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
+import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
+import { geminiErrorAnswerSchema, geminiTokenCountSchema } from "./gemini_schemas.ts";
 
 /**
  * `{error:{code, message, status}}`. Google answers a bad API key with 400 INVALID_ARGUMENT:
  * that is the channel's credential, not the client's request.
  */
 export const GEMINI_ERRORS: ErrorDialect = {
-  read: (body) => ({
-    message: body?.error?.message,
-    code: typeof body?.error?.status === "string" ? body.error.status.toLowerCase() : undefined,
-  }),
+  read(body) {
+    const { error } = readLenient(geminiErrorAnswerSchema, body);
+    return { message: error?.message, code: error?.status?.toLowerCase() };
+  },
   refusesCredential: (_status, message) => /API key not valid/i.test(message),
 };
 
@@ -69,22 +70,20 @@ export function geminiCountTokensRequest(
 
 /** The figures of a CountTokensResponse. */
 export function readGeminiTokenCount(text: string): TokenCount | undefined {
-  const answer = jsonOrNull(text);
-  const total = answer?.totalTokens;
-  if (!Number.isInteger(total) || total < 0) return undefined;
+  const answer = readLenientJson(geminiTokenCountSchema, text);
+  const total = answer.totalTokens;
+  if (!isTokenCount(total)) return undefined;
   const cached = answer.cachedContentTokenCount;
   const details = answer.promptTokensDetails;
   return {
     input: total,
-    ...(Number.isInteger(cached) ? { cached } : {}),
-    ...(Array.isArray(details)
+    ...(Number.isInteger(cached) ? { cached: cached as number } : {}),
+    ...(details
       ? {
-        byModality: details
-          .filter((entry) => typeof entry?.modality === "string")
-          .map((entry) => ({
-            modality: entry.modality as string,
-            tokenCount: Number.isInteger(entry.tokenCount) ? entry.tokenCount as number : 0,
-          })),
+        byModality: details.map((entry) => ({
+          modality: entry.modality,
+          tokenCount: Number.isInteger(entry.tokenCount) ? entry.tokenCount as number : 0,
+        })),
       }
       : {}),
   };
@@ -97,18 +96,23 @@ export const geminiProvider: Provider = {
   errors: GEMINI_ERRORS,
   text: {
     format: "gemini",
-    request: geminiRequest,
-    countTokens: { request: geminiCountTokensRequest, read: readGeminiTokenCount },
+    request: (target, input) => Promise.resolve(geminiRequest(target, input)),
+    countTokens: {
+      request: (target, input) => Promise.resolve(geminiCountTokensRequest(target, input)),
+      read: readGeminiTokenCount,
+    },
   },
   image: {
     // Gemini draws one image per call: n calls, each keeping what came back.
     requests(target, job) {
       const body = JSON.stringify(geminiImageBody(job));
-      return Array.from({ length: job.n }, () => geminiRequest(target, { stream: false, body }));
+      return Promise.resolve(
+        Array.from({ length: job.n }, () => geminiRequest(target, { stream: false, body })),
+      );
     },
     readImages: readGeminiImageAnswer,
     ignoredFields: geminiIgnoredImageFields,
     generateContent: (target, body) =>
-      geminiRequest(target, { stream: false, body: JSON.stringify(body) }),
+      Promise.resolve(geminiRequest(target, { stream: false, body: JSON.stringify(body) })),
   },
 };

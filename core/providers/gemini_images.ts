@@ -8,6 +8,8 @@ import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import { parseSize } from "../jobs/image_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { modelSizeTier, type SizeTier, sizeTier } from "../jobs/image_size_tiers.ts";
+import { type GeminiResponse, geminiResponseSchema } from "../formats/gemini/answer_schemas.ts";
+import { readLenient } from "../util/lenient_schema.ts";
 
 /** Fields of an image job that a Gemini image model cannot honour. */
 export function geminiIgnoredImageFields(job: ImageJob): string[] {
@@ -34,18 +36,10 @@ export function geminiImageBody(job: ImageJob): Record<string, unknown> {
   };
 }
 
-interface GeminiAnswer {
-  candidates?: Array<{
-    content?: { parts?: Array<{ inlineData?: { mimeType?: string; data?: string } }> };
-    finishReason?: string;
-  }>;
-  promptFeedback?: { blockReason?: string };
-}
-
 /** Every image part of a generateContent answer, wherever it sits among the parts. */
-export function imagesOfGeminiAnswer(answer: GeminiAnswer): UpstreamImage[] {
+export function imagesOfGeminiAnswer(answer: GeminiResponse): UpstreamImage[] {
   const images: UpstreamImage[] = [];
-  for (const candidate of answer.candidates ?? []) {
+  for (const candidate of answer.candidates) {
     for (const part of candidate.content?.parts ?? []) {
       const data = part.inlineData?.data;
       const mimeType = part.inlineData?.mimeType ?? "image/png";
@@ -57,12 +51,13 @@ export function imagesOfGeminiAnswer(answer: GeminiAnswer): UpstreamImage[] {
 
 /** Reads one generateContent answer of an image call; no image is a failed attempt. */
 export function readGeminiImageAnswer(text: string): UpstreamImage[] {
-  let answer: GeminiAnswer;
+  let json: unknown;
   try {
-    answer = JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
     throw new UpstreamAttemptError("The upstream answered with invalid JSON", { retryable: true });
   }
+  const answer = readLenient(geminiResponseSchema, json);
   const blocked = answer.promptFeedback?.blockReason;
   if (blocked) {
     throw new UpstreamAttemptError(`The upstream refused the prompt (${blocked})`, {
@@ -73,7 +68,7 @@ export function readGeminiImageAnswer(text: string): UpstreamImage[] {
   }
   const images = imagesOfGeminiAnswer(answer);
   if (images.length === 0) {
-    const reason = answer.candidates?.[0]?.finishReason;
+    const reason = answer.candidates[0]?.finishReason;
     throw new UpstreamAttemptError(
       `The upstream answered without an image${reason ? ` (finishReason ${reason})` : ""}`,
       { retryable: true },

@@ -1,6 +1,6 @@
 /** The `openai` channel type: an OpenAI-compatible chat-completions upstream. */
 
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 
 export const openAIChatProvider: Provider = {
@@ -10,13 +10,14 @@ export const openAIChatProvider: Provider = {
   errors: OPENAI_ERRORS,
   text: {
     format: "openai-chat",
-    request: ({ channel, apiKey }, { stream, body }) => ({
-      url: `${channel.base_url}/chat/completions`,
-      init: {
-        method: "POST",
-        headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
-        body,
-      },
-    }),
+    request: ({ channel, apiKey }, { stream, body }) =>
+      Promise.resolve({
+        url: `${channel.base_url}/chat/completions`,
+        init: {
+          method: "POST",
+          headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
+          body,
+        },
+      }),
   },
 };

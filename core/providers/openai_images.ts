@@ -8,8 +8,10 @@ import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import { isDataUrl } from "../media/data_url.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
+import { openAIImagesAnswerSchema } from "./openai_images_schemas.ts";
+import { readLenient } from "../util/lenient_schema.ts";
 
 /** The images call for `job` on `target`: JSON generations, multipart edits. */
 export function buildOpenAIImagesRequest(
@@ -47,27 +49,23 @@ export function buildOpenAIImagesRequest(
   return { url: `${channel.base_url}/images/edits`, init: { method: "POST", headers, body: form } };
 }
 
-interface ImagesAnswer {
-  data?: Array<{ b64_json?: unknown; url?: unknown; revised_prompt?: unknown }>;
-}
-
 /** Reads an images answer; a body without usable images is a failed attempt. */
 export function readOpenAIImagesAnswer(text: string): UpstreamImage[] {
-  let answer: ImagesAnswer;
+  let json: unknown;
   try {
-    answer = JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
     throw new UpstreamAttemptError("The upstream answered with invalid JSON", { retryable: true });
   }
   const images: UpstreamImage[] = [];
-  for (const item of answer?.data ?? []) {
-    const revisedPrompt = typeof item.revised_prompt === "string" ? item.revised_prompt : undefined;
-    if (typeof item.b64_json === "string" && item.b64_json) {
+  for (const item of readLenient(openAIImagesAnswerSchema, json).data) {
+    const revisedPrompt = item.revised_prompt;
+    if (item.b64_json) {
       images.push({ b64: item.b64_json, mimeType: "image/png", revisedPrompt });
-    } else if (typeof item.url === "string" && isDataUrl(item.url)) {
+    } else if (item.url !== undefined && isDataUrl(item.url)) {
       // A data URL is the image itself: decoded and judged by its bytes, never linked.
       images.push({ b64: item.url, mimeType: "image/png", revisedPrompt });
-    } else if (typeof item.url === "string" && item.url) {
+    } else if (item.url) {
       images.push({ url: item.url, mimeType: "image/png", revisedPrompt });
     }
   }
@@ -85,7 +83,7 @@ export const openAIImagesProvider: Provider = {
   appendedPaths: /\/images(\/(generations|edits))?$/,
   errors: OPENAI_ERRORS,
   image: {
-    requests: (target, job) => [buildOpenAIImagesRequest(target, job)],
+    requests: (target, job) => Promise.resolve([buildOpenAIImagesRequest(target, job)]),
     readImages: readOpenAIImagesAnswer,
     ignoredFields: () => [],
   },

@@ -1,8 +1,12 @@
 /** The `openai-responses` channel type: an upstream of OpenAI's responses API. */
 
-import { OPENAI_ERRORS } from "../upstream/error_reader.ts";
-import { bearerJson, type Provider } from "./provider.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { OPENAI_ERRORS } from "./openai_errors.ts";
+import { bearerJson, isTokenCount, type Provider } from "./provider.ts";
+import { z } from "zod";
+import { readLenientJson, unknownField } from "../util/lenient_schema.ts";
+
+/** `POST /responses/input_tokens`' answer; the count is judged by the reader. */
+const inputTokensSchema = z.looseObject({ input_tokens: unknownField });
 
 /** The fields of a responses request that `POST /responses/input_tokens` takes. */
 const COUNTED_FIELDS = [
@@ -25,32 +29,34 @@ export const openAIResponsesProvider: Provider = {
   errors: OPENAI_ERRORS,
   text: {
     format: "openai-responses",
-    request: ({ channel, apiKey }, { stream, body }) => ({
-      url: `${channel.base_url}/responses`,
-      init: {
-        method: "POST",
-        headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
-        body,
-      },
-    }),
-    countTokens: {
-      request: ({ channel, apiKey, model }, { request }) => ({
-        url: `${channel.base_url}/responses/input_tokens`,
+    request: ({ channel, apiKey }, { stream, body }) =>
+      Promise.resolve({
+        url: `${channel.base_url}/responses`,
         init: {
           method: "POST",
-          headers: bearerJson(apiKey),
-          body: JSON.stringify(
-            Object.fromEntries([
-              ["model", model],
-              ...COUNTED_FIELDS.filter((field) => request[field] !== undefined)
-                .map((field) => [field, request[field]]),
-            ]),
-          ),
+          headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
+          body,
         },
       }),
+    countTokens: {
+      request: ({ channel, apiKey, model }, { request }) =>
+        Promise.resolve({
+          url: `${channel.base_url}/responses/input_tokens`,
+          init: {
+            method: "POST",
+            headers: bearerJson(apiKey),
+            body: JSON.stringify(
+              Object.fromEntries([
+                ["model", model],
+                ...COUNTED_FIELDS.filter((field) => request[field] !== undefined)
+                  .map((field) => [field, request[field]]),
+              ]),
+            ),
+          },
+        }),
       read: (text) => {
-        const counted = jsonOrNull(text)?.input_tokens;
-        return Number.isInteger(counted) && counted >= 0 ? { input: counted } : undefined;
+        const counted = readLenientJson(inputTokensSchema, text).input_tokens;
+        return isTokenCount(counted) ? { input: counted } : undefined;
       },
     },
   },

@@ -1,17 +1,22 @@
 /**
  * What a channel type is: which kinds of model it serves, the shape of its base URL, how its
- * errors read, and for each kind the pure functions that build its requests and read its
- * answers. Fetching, KV and money live outside (core/upstream, the modality services).
+ * errors read, and for each kind the functions that build its requests and read its answers.
+ * A provider file is the one place that knows its upstream's URLs, auth and stream framing:
+ * building a request is async (a provider may sign it, or fetch a token first), and a stream
+ * that is not SSE is cut into events by its `decodeStream`. Fetching, KV and money live outside
+ * (core/upstream, the modality services).
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { jsonOrNull } from "../util/json_or_null.ts";
+import { z } from "zod";
+import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
+import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
 
 export type ModelKind = "text" | "image" | "video";
@@ -44,7 +49,7 @@ export interface TokenCounter {
   request(
     target: UpstreamTarget,
     input: { request: Record<string, unknown>; hints: ClientHints },
-  ): UpstreamRequest;
+  ): Promise<UpstreamRequest>;
   /** The count in the upstream's answer, or undefined when it has none. */
   read(text: string): TokenCount | undefined;
 }
@@ -56,7 +61,13 @@ export interface TextProvider {
   request(
     target: UpstreamTarget,
     input: { stream: boolean; body: string; hints: ClientHints },
-  ): UpstreamRequest;
+  ): Promise<UpstreamRequest>;
+  /**
+   * The events of a stream's answer, for an upstream whose framing is not SSE (JSON lines, a
+   * binary event stream): each event's data is one chunk of `format`. Build it with
+   * `framedEvents` (core/upstream/upstream_events.ts), which keeps the event size cap. Unset: SSE.
+   */
+  decodeStream?(response: Response, options: { maxEventBytes: number }): UpstreamEvents;
   /** The upstream's own count of a request's input tokens, where it has one. */
   countTokens?: TokenCounter;
   /** Hints this channel removes by its settings, named as `x-gateway-ignored-fields` entries. */
@@ -65,13 +76,13 @@ export interface TextProvider {
 
 export interface ImageProvider {
   /** The calls that serve `job`: one, or one per image for upstreams that draw one a call. */
-  requests(target: UpstreamTarget, job: ImageJob): UpstreamRequest[];
+  requests(target: UpstreamTarget, job: ImageJob): Promise<UpstreamRequest[]>;
   /** The images of one call's answer; none is a failed attempt. */
   readImages(text: string): UpstreamImage[];
   /** Fields of `job` this upstream cannot honour. */
   ignoredFields(job: ImageJob): string[];
   /** A generate-content body passed through as it came (upstreams that speak it natively). */
-  generateContent?(target: UpstreamTarget, body: unknown): UpstreamRequest;
+  generateContent?(target: UpstreamTarget, body: unknown): Promise<UpstreamRequest>;
 }
 
 /** How a video task's reference files reach the upstream. */
@@ -91,13 +102,13 @@ export interface VideoProvider {
   ): Promise<UpstreamRequest>;
   /** The upstream's task id in its create answer. */
   readCreated(text: string): string;
-  poll(target: UpstreamTarget, upstreamId: string): UpstreamRequest;
+  poll(target: UpstreamTarget, upstreamId: string): Promise<UpstreamRequest>;
   readTask(text: string): UpstreamVideoState;
   /** A channel test: a real call that proves the key and the address and makes no task. */
   probe: {
     /** The call, in words, for the test's answer. */
     call: string;
-    request(target: UpstreamTarget): UpstreamRequest;
+    request(target: UpstreamTarget): Promise<UpstreamRequest>;
     /** Throws when the answer is not what this upstream gives to a working key. */
     read(text: string): void;
   };
@@ -116,15 +127,23 @@ export interface Provider {
   video?: VideoProvider;
 }
 
+/** Whether a count in a token-counting answer is one (a non-negative integer). */
+export function isTokenCount(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
 /** JSON POST headers with a bearer key. */
 export function bearerJson(apiKey: string, accept = "application/json"): Record<string, string> {
   return { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept };
 }
 
-/** The task id in a video upstream's create answer (`{id}` on both video upstreams). */
+/** A video upstream's create answer (`{id}` on both video upstreams). */
+const createdTaskSchema = z.looseObject({ id: optionalString });
+
+/** The task id in a video upstream's create answer. */
 export function readCreatedTaskId(text: string): string {
-  const id = jsonOrNull(text)?.id;
-  if (typeof id !== "string" || id === "") {
+  const { id } = readLenientJson(createdTaskSchema, text);
+  if (id === undefined || id === "") {
     throw new UpstreamAttemptError("The upstream's create answer has no task id", {
       retryable: true,
     });

@@ -10,24 +10,24 @@ import type { TextInbound } from "./inbound.ts";
 import type { TextBill } from "./text_bill.ts";
 import type { JsonAttempt } from "./text_attempt.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
 /**
  * Output characters of an upstream answer in `format`, for an estimate when it reports no
  * usage: the content of every choice (chat `n`) or candidate (Gemini), not the JSON around it.
  */
-function answerOutputChars(format: TextFormat, answer: Json): number {
+function answerOutputChars(format: TextFormat, answer: unknown): number {
   const decode = CODECS[format].decodeResponse;
+  const fields = answer !== null && typeof answer === "object"
+    ? answer as Record<string, unknown>
+    : {};
   const each = (list: unknown, field: string) =>
     Array.isArray(list) && list.length > 1
       ? list.reduce(
-        (sum, one) => sum + outputCharsOfParts(decode({ ...answer, [field]: [one] }).parts),
+        (sum, one) => sum + outputCharsOfParts(decode({ ...fields, [field]: [one] }).parts),
         0,
       )
       : outputCharsOfParts(decode(answer).parts);
   const field = textInterfaceOf(format).answersField;
-  return field ? each(answer?.[field], field) : outputCharsOfParts(decode(answer).parts);
+  return field ? each(fields[field], field) : outputCharsOfParts(decode(answer).parts);
 }
 
 /**

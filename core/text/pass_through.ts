@@ -4,7 +4,7 @@
  * the same format reads usage and the end on the way past.
  */
 
-import type { EventSourceMessage } from "eventsource-parser";
+import type { UpstreamEvent } from "../upstream/upstream_events.ts";
 import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { StreamDecoder } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
@@ -67,7 +67,7 @@ export class PassThroughStream {
     return this.#chars + (this.decoder.otherAnswersChars ?? 0);
   }
 
-  frame(event: EventSourceMessage): string | null {
+  frame(event: UpstreamEvent): string | null {
     for (const neutral of this.decoder.decode(event.event, event.data)) {
       this.#chars += outputCharsOfEvent(neutral);
     }

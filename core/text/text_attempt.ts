@@ -4,7 +4,6 @@
  * answer or the stream's first event (so a stream that dies before it can still fail over).
  */
 
-import type { EventSourceMessage } from "eventsource-parser";
 import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import { CODECS } from "../formats/codecs.ts";
@@ -14,14 +13,12 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
 import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
-import { type SseEvents, sseEvents } from "../upstream/sse_events.ts";
+import { decodeSseStream } from "../upstream/sse_events.ts";
+import type { UpstreamEvent, UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "../providers/client_hints.ts";
 import type { TextInbound } from "./inbound.ts";
 import { passThroughBody } from "./pass_through.ts";
 import { withoutForeignReasoning } from "../formats/foreign_reasoning.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
 
 /** Stream idle time of channels stored before `stream_idle_ms` existed. */
 const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -35,14 +32,15 @@ interface AttemptBase {
 
 export interface JsonAttempt extends AttemptBase {
   kind: "json";
-  answer: Json;
+  /** The upstream's answer as parsed JSON; its format's codec reads it (answer_schemas.ts). */
+  answer: unknown;
 }
 
 export interface StreamAttempt extends AttemptBase {
   kind: "stream";
   call: UpstreamCall;
-  first: EventSourceMessage;
-  events: SseEvents;
+  first: UpstreamEvent;
+  events: UpstreamEvents;
 }
 
 export type TextAttempt = JsonAttempt | StreamAttempt;
@@ -175,7 +173,9 @@ export async function attemptText(
         retryable: true,
       });
     }
-    const events = sseEvents(response.body, { maxEventBytes: options.maxEventBytes });
+    // The provider's framing (SSE unless it says otherwise) gives the events of its format.
+    const decodeStream = provider.text!.decodeStream ?? decodeSseStream;
+    const events = decodeStream(response, { maxEventBytes: options.maxEventBytes });
     const first = await events.read();
     if (first.done) {
       throw new UpstreamAttemptError("bad_answer: the upstream stream ended before any event", {

@@ -26,20 +26,38 @@ export interface CallOptions {
   maxBytes?: number;
 }
 
+/**
+ * A request whose building finished (a provider may sign it, or fetch a token first). A build
+ * that fails is a failed attempt on the channel, described in the gateway's words (the error's
+ * own text may quote a credential).
+ */
+export async function builtRequest<T>(request: T | Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof UpstreamAttemptError) throw error;
+    throw new UpstreamAttemptError("network: the upstream request could not be built", {
+      retryable: true,
+      errorClass: "network",
+    });
+  }
+}
+
 /** The largest non-stream upstream answer read when the caller sets none. */
 export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
- * Sends `request` to `channel` and returns the OK response with its live call (whose deadline a
+ * Sends `request` (once built) to `channel` and returns the OK response with its live call (whose deadline a
  * stream's pump takes over). Any failure is an `UpstreamAttemptError`. Redirects are never followed
  * (they would carry the channel's key to another host): a 3xx is a failed attempt. Error text is
  * read bounded and with the channel's keys and anything key-shaped removed.
  */
 export async function openUpstream(
   channel: Channel,
-  request: UpstreamRequest,
+  built: UpstreamRequest | Promise<UpstreamRequest>,
   options: CallOptions,
 ): Promise<{ response: Response; call: UpstreamCall }> {
+  const request = await builtRequest(built);
   if (options.trace) options.trace.url = request.url;
   const call = new UpstreamCall(channel.timeout_ms, options.signal);
   try {
@@ -100,7 +118,7 @@ export async function readAnswer(
 /** Sends `request` and reads the whole answer as text, at most `maxBytes` of it. */
 export async function callUpstream(
   channel: Channel,
-  request: UpstreamRequest,
+  request: UpstreamRequest | Promise<UpstreamRequest>,
   options: CallOptions,
 ): Promise<string> {
   const { response, call } = await openUpstream(channel, request, options);

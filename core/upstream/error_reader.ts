@@ -21,23 +21,15 @@ async function readErrorText(response: Response): Promise<string> {
   }
 }
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** How one provider family writes its errors. */
+/** How one provider family writes its errors (each provider file has its own). */
 export interface ErrorDialect {
-  /** The message and machine code in a parsed error body. */
-  read(body: Json): { message?: unknown; code?: unknown };
+  /** The message and machine code in a parsed error body, read by the provider's schema. */
+  read(body: unknown): { message?: string; code?: string };
   /** Whether an answer refuses the channel's own credential, beside 401 and 403. */
   refusesCredential?(status: number, message: string): boolean;
   /** A provider's own status in standard terms (Anthropic's 529 overloaded is a 503). */
   normalStatus?(status: number): number;
 }
-
-/** `{error:{message, code}}`, or the fields at the top (OpenAI and OpenAI-compatible upstreams). */
-export const OPENAI_ERRORS: ErrorDialect = {
-  read: (body) => ({ message: (body?.error ?? body)?.message, code: (body?.error ?? body)?.code }),
-};
 
 /**
  * Reads `response`'s error answer. A refused channel credential is named as such (never the

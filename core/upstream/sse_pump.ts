@@ -3,9 +3,8 @@
  * exactly once how it ended: completed, client_disconnect, or upstream_error.
  */
 
-import type { EventSourceMessage } from "eventsource-parser";
 import type { UpstreamCall } from "./attempt.ts";
-import type { SseEvents } from "./sse_events.ts";
+import type { UpstreamEvent, UpstreamEvents } from "./upstream_events.ts";
 import { Deadline } from "../util/deadline.ts";
 
 /**
@@ -21,7 +20,7 @@ export type StreamOutcome =
 
 export interface SsePumpHandlers {
   /** The frame to send for one upstream event, or null to send nothing. */
-  frame(event: EventSourceMessage): string | null;
+  frame(event: UpstreamEvent): string | null;
   /** Whether the upstream stream reached its normal end. */
   completed(): boolean;
   /** The frame that tells the client the upstream failed mid-stream. */
@@ -41,18 +40,18 @@ const encoder = new TextEncoder();
  */
 class SsePump {
   readonly stream: ReadableStream<Uint8Array>;
-  #events: SseEvents;
+  #events: UpstreamEvents;
   #call: UpstreamCall;
   #handlers: SsePumpHandlers;
   #idleMs: number;
-  #pendingFirst: EventSourceMessage | undefined;
+  #pendingFirst: UpstreamEvent | undefined;
   #ended = false;
   #idle = false;
   /** Armed while a read of the upstream waits (not while the client is not pulling). */
   #idleDeadline: Deadline;
 
   constructor(
-    upstream: { first: EventSourceMessage; events: SseEvents; call: UpstreamCall },
+    upstream: { first: UpstreamEvent; events: UpstreamEvents; call: UpstreamCall },
     handlers: SsePumpHandlers,
   ) {
     this.#events = upstream.events;
@@ -194,8 +193,8 @@ class SsePump {
  */
 export function pumpSse(
   upstream: {
-    first: EventSourceMessage;
-    events: SseEvents;
+    first: UpstreamEvent;
+    events: UpstreamEvents;
     call: UpstreamCall;
   },
   handlers: SsePumpHandlers,

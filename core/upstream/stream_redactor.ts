@@ -10,7 +10,7 @@
  * `response.failed`) or `"type": "error"` (responses' and Anthropic's `error` event).
  */
 
-import type { EventSourceMessage } from "eventsource-parser";
+import type { UpstreamEvent } from "./upstream_events.ts";
 import { REDACTED, redactSecrets } from "../util/redact.ts";
 
 const ERROR_EVENT = /"error"\s*:\s*[{"]|"type"\s*:\s*"error"/;
@@ -32,7 +32,7 @@ export class StreamRedactor {
   }
 
   /** `event` itself when it holds no key, else a copy with its data redacted. */
-  event(event: EventSourceMessage): EventSourceMessage {
+  event(event: UpstreamEvent): UpstreamEvent {
     const data = this.data(event.data);
     return data === event.data ? event : { ...event, data };
   }

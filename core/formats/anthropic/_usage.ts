@@ -2,13 +2,15 @@
 
 import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
+import { anthropicUsageSchema } from "./answer_schemas.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** Anthropic counts cache reads and writes apart from `input_tokens`; they are all input. */
-export function anthropicUsage(usage: Json): NeutralUsage | undefined {
-  if (!usage || typeof usage !== "object") return undefined;
+/**
+ * An upstream's `usage` in neutral terms; undefined when it is not an object. Anthropic counts
+ * cache reads and writes apart from `input_tokens`; they are all input.
+ */
+export function anthropicUsage(json: unknown): NeutralUsage | undefined {
+  const usage = anthropicUsageSchema.parse(json);
+  if (!usage) return undefined;
   const cacheRead = reportedCount(usage.cache_read_input_tokens);
   const cacheWrite = reportedCount(usage.cache_creation_input_tokens);
   return {

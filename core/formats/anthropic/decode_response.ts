@@ -5,44 +5,45 @@ import { stopWithCalls } from "../neutral.ts";
 import { anthropicStop } from "./_stop.ts";
 import { anthropicUsage } from "./_usage.ts";
 import { signatureFrom } from "../signature.ts";
+import { anthropicMessageSchema } from "./answer_schemas.ts";
+import { readLenient } from "../../util/lenient_schema.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-export function decodeAnthropicResponse(answer: Json): NeutralResponse {
+/** An upstream message in neutral terms. */
+export function decodeAnthropicResponse(json: unknown): NeutralResponse {
+  const answer = readLenient(anthropicMessageSchema, json);
   const parts: NeutralPart[] = [];
-  for (const block of answer?.content ?? []) {
-    if (block?.type === "text") parts.push({ type: "text", text: block.text ?? "" });
-    else if (block?.type === "thinking") {
+  for (const block of answer.content) {
+    if (block.type === "text") parts.push({ type: "text", text: block.text ?? "" });
+    else if (block.type === "thinking") {
       parts.push({
         type: "reasoning",
         text: block.thinking ?? "",
         signature: signatureFrom(block.signature ?? "", { format: "anthropic" }),
       });
-    } else if (block?.type === "redacted_thinking") {
+    } else if (block.type === "redacted_thinking") {
       parts.push({
         type: "reasoning",
         text: "",
         signature: signatureFrom(block.data ?? "", { format: "anthropic", kind: "redacted" }),
       });
-    } else if (block?.type === "tool_use") {
+    } else if (block.type === "tool_use") {
       parts.push({
         type: "tool_call",
-        id: block.id,
-        name: block.name,
+        id: block.id!,
+        name: block.name!,
         arguments: JSON.stringify(block.input ?? {}),
       });
     }
   }
   return {
-    id: answer?.id ?? "",
-    model: answer?.model ?? "",
+    id: answer.id ?? "",
+    model: answer.model ?? "",
     created: Math.floor(Date.now() / 1000),
     parts,
     stop: stopWithCalls(
-      anthropicStop(answer?.stop_reason),
+      anthropicStop(answer.stop_reason),
       parts.some((part) => part.type === "tool_call"),
     ),
-    usage: anthropicUsage(answer?.usage),
+    usage: anthropicUsage(answer.usage),
   };
 }

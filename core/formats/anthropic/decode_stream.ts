@@ -5,28 +5,28 @@ import { stopWithCalls } from "../neutral.ts";
 import { anthropicStop } from "./_stop.ts";
 import { anthropicUsage } from "./_usage.ts";
 import { signatureFrom } from "../signature.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import { type AnthropicStreamEvent, anthropicStreamEventSchema } from "./answer_schemas.ts";
+import { readLenient } from "../../util/lenient_schema.ts";
 
 /** Reads an upstream messages stream. */
 export class AnthropicStreamDecoder implements StreamDecoder {
   completed = false;
   usage: NeutralUsage | undefined;
   error: string | undefined;
-  #startUsage: Json = {};
+  #startUsage: unknown = {};
   #callOfBlock = new Map<number, number>();
 
   decode(event: string | undefined, data: string): NeutralEvent[] {
-    let payload: Json;
+    let json: unknown;
     try {
-      payload = JSON.parse(data);
+      json = JSON.parse(data);
     } catch {
       return [];
     }
+    const payload = readLenient(anthropicStreamEventSchema, json);
     // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
     // comparing one costs less than hashing it (bench/stream_cpu.ts).
-    switch (payload?.type ?? event) {
+    switch (payload.type ?? event) {
       case "message_start":
         return this.#onMessageStart(payload);
       case "content_block_start":
@@ -44,7 +44,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }
   }
 
-  #onMessageStart(payload: Json): NeutralEvent[] {
+  #onMessageStart(payload: AnthropicStreamEvent): NeutralEvent[] {
     this.#startUsage = payload.message?.usage ?? {};
     return [{
       type: "start",
@@ -53,15 +53,15 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }];
   }
 
-  #onBlockStart(payload: Json): NeutralEvent[] {
+  #onBlockStart(payload: AnthropicStreamEvent): NeutralEvent[] {
     const block = payload.content_block;
     if (block?.type === "tool_use") {
       const index = this.#callOfBlock.size;
-      this.#callOfBlock.set(payload.index, index);
+      this.#callOfBlock.set(payload.index!, index);
       const input = block.input && Object.keys(block.input).length
         ? JSON.stringify(block.input)
         : "";
-      return [{ type: "tool_call", index, id: block.id, name: block.name, arguments: input }];
+      return [{ type: "tool_call", index, id: block.id!, name: block.name!, arguments: input }];
     }
     if (block?.type === "text" && block.text) return [{ type: "text", text: block.text }];
     if (block?.type === "thinking" && block.thinking) {
@@ -74,7 +74,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     return [];
   }
 
-  #onBlockDelta(payload: Json): NeutralEvent[] {
+  #onBlockDelta(payload: AnthropicStreamEvent): NeutralEvent[] {
     const delta = payload.delta;
     switch (delta?.type) {
       case "text_delta":
@@ -92,14 +92,17 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }
   }
 
-  #onInputJson(delta: Json, payload: Json): NeutralEvent[] {
-    const index = this.#callOfBlock.get(payload.index);
+  #onInputJson(
+    delta: NonNullable<AnthropicStreamEvent["delta"]>,
+    payload: AnthropicStreamEvent,
+  ): NeutralEvent[] {
+    const index = this.#callOfBlock.get(payload.index!);
     return index === undefined || !delta.partial_json
       ? []
       : [{ type: "tool_call", index, arguments: delta.partial_json }];
   }
 
-  #onMessageDelta(payload: Json): NeutralEvent[] {
+  #onMessageDelta(payload: AnthropicStreamEvent): NeutralEvent[] {
     const events: NeutralEvent[] = [];
     if (payload.delta?.stop_reason) {
       events.push({
@@ -108,7 +111,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       });
     }
     // message_delta's usage is cumulative; fields it leaves out come from message_start.
-    const usage = anthropicUsage({ ...this.#startUsage, ...payload.usage });
+    const usage = anthropicUsage({ ...(this.#startUsage as object), ...(payload.usage as object) });
     if (usage) {
       this.usage = usage;
       events.push({ type: "usage", usage });
@@ -121,7 +124,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     return [];
   }
 
-  #onError(payload: Json): NeutralEvent[] {
+  #onError(payload: AnthropicStreamEvent): NeutralEvent[] {
     this.error = payload.error?.message ?? "upstream error";
     return [{ type: "error", message: this.error!, code: payload.error?.type }];
   }

@@ -3,12 +3,10 @@
 import type { NeutralPart } from "../neutral.ts";
 import { signatureFrom } from "../signature.ts";
 import { newCallId } from "./_ids.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import type { GeminiPart } from "./answer_schemas.ts";
 
 /** A thought part as neutral reasoning, its signature labelled. */
-export function thoughtOf(part: Json): NeutralPart {
+export function thoughtOf(part: GeminiPart): NeutralPart {
   return {
     type: "reasoning",
     text: part.text ?? "",
@@ -21,14 +19,14 @@ export function thoughtOf(part: Json): NeutralPart {
  * a reasoning part of its own to go before it: formats other than Gemini have no place for a
  * signature on a call, and Gemini wants it back on the same part (encode_request.ts puts it there).
  */
-export function signatureBefore(part: Json): NeutralPart | undefined {
+export function signatureBefore(part: GeminiPart): NeutralPart | undefined {
   if (part?.thought || !part?.thoughtSignature) return undefined;
   const signature = signatureFrom(part.thoughtSignature, { format: "gemini" });
   return signature ? { type: "reasoning", text: "", signature } : undefined;
 }
 
 /** The neutral parts of one candidate's parts. */
-export function geminiParts(parts: Json[]): NeutralPart[] {
+export function geminiParts(parts: GeminiPart[]): NeutralPart[] {
   const out: NeutralPart[] = [];
   for (const part of parts ?? []) {
     const signature = signatureBefore(part);
@@ -39,11 +37,15 @@ export function geminiParts(parts: Json[]): NeutralPart[] {
       out.push({
         type: "tool_call",
         id: part.functionCall.id ?? newCallId(),
-        name: part.functionCall.name,
+        name: part.functionCall.name!,
         arguments: JSON.stringify(part.functionCall.args ?? {}),
       });
     } else if (part?.inlineData) {
-      out.push({ type: "image", mimeType: part.inlineData.mimeType, data: part.inlineData.data });
+      out.push({
+        type: "image",
+        mimeType: part.inlineData.mimeType!,
+        data: part.inlineData.data!,
+      });
     }
   }
   return out;

@@ -2,13 +2,15 @@
 
 import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
+import { geminiUsageSchema } from "./answer_schemas.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** `promptTokenCount` includes cached tokens; thoughts are output next to candidates. */
-export function geminiUsage(usage: Json): NeutralUsage | undefined {
-  if (!usage || typeof usage !== "object") return undefined;
+/**
+ * An upstream's `usageMetadata` in neutral terms; undefined when it is not an object.
+ * `promptTokenCount` includes cached tokens; thoughts are output next to candidates.
+ */
+export function geminiUsage(json: unknown): NeutralUsage | undefined {
+  const usage = geminiUsageSchema.parse(json);
+  if (!usage) return undefined;
   const input = reportedCount(usage.promptTokenCount) +
     reportedCount(usage.toolUsePromptTokenCount);
   const thoughts = reportedCount(usage.thoughtsTokenCount);

@@ -5,9 +5,13 @@ import { stopWithCalls } from "../neutral.ts";
 import { geminiParts } from "./_parts.ts";
 import { geminiStop } from "./_stop.ts";
 import { geminiUsage } from "./_usage.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import {
+  type GeminiCandidate,
+  geminiErrorSchema,
+  type GeminiResponse,
+  geminiResponseSchema,
+} from "./answer_schemas.ts";
+import { readLenient } from "../../util/lenient_schema.ts";
 
 /** Reads an upstream generate-content stream; it is complete once a finish reason is seen. */
 export class GeminiStreamDecoder implements StreamDecoder {
@@ -19,29 +23,31 @@ export class GeminiStreamDecoder implements StreamDecoder {
   #calls = 0;
 
   decode(_event: string | undefined, data: string): NeutralEvent[] {
-    let chunk: Json;
+    let json: unknown;
     try {
-      chunk = JSON.parse(data);
+      json = JSON.parse(data);
     } catch {
       return [];
     }
-    return chunk?.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
+    const chunk = readLenient(geminiResponseSchema, json);
+    return chunk.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
   }
 
-  #onError(error: Json): NeutralEvent[] {
+  #onError(json: unknown): NeutralEvent[] {
+    const error = readLenient(geminiErrorSchema, json);
     this.error = error.message ?? "upstream error";
     return [{ type: "error", message: this.error!, code: error.status }];
   }
 
-  #onChunk(chunk: Json): NeutralEvent[] {
+  #onChunk(chunk: GeminiResponse): NeutralEvent[] {
     const events: NeutralEvent[] = [];
     if (!this.#started) {
       this.#started = true;
       events.push({ type: "start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "" });
     }
-    const candidate = chunk.candidates?.[0];
+    const candidate = chunk.candidates[0];
     for (const part of geminiParts(candidate?.content?.parts ?? [])) this.#onPart(part, events);
-    for (const other of chunk.candidates?.slice(1) ?? []) this.#countOther(other);
+    for (const other of chunk.candidates.slice(1)) this.#countOther(other);
     const usage = geminiUsage(chunk.usageMetadata);
     if (usage) this.usage = usage;
     this.#onFinish(chunk, candidate, events);
@@ -84,7 +90,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
    * Only the first candidate becomes events (`candidateCount` needs a gemini client); the others
    * are counted as an estimate counts (core/text/estimate.ts).
    */
-  #countOther(candidate: Json): void {
+  #countOther(candidate: GeminiCandidate): void {
     for (const part of geminiParts(candidate?.content?.parts ?? [])) {
       if (part.type === "text" || part.type === "reasoning") {
         this.otherAnswersChars += part.text.length;
@@ -93,7 +99,11 @@ export class GeminiStreamDecoder implements StreamDecoder {
   }
 
   /** A blocked prompt or a finish reason ends the stream. */
-  #onFinish(chunk: Json, candidate: Json, events: NeutralEvent[]): void {
+  #onFinish(
+    chunk: GeminiResponse,
+    candidate: GeminiCandidate | undefined,
+    events: NeutralEvent[],
+  ): void {
     if (chunk.promptFeedback?.blockReason) {
       this.completed = true;
       events.push({ type: "stop", reason: "content_filter" });

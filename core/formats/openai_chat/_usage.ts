@@ -2,12 +2,12 @@
 
 import type { NeutralUsage } from "../neutral.ts";
 import { convertOpenAIChatUsage } from "./convert_usage.ts";
+import { openAIChatUsageSchema } from "./answer_schemas.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-export function chatUsage(usage: Json): NeutralUsage | undefined {
-  if (!usage || typeof usage !== "object") return undefined;
+/** An upstream's `usage` in neutral terms; undefined when it is not an object. */
+export function chatUsage(json: unknown): NeutralUsage | undefined {
+  const usage = openAIChatUsageSchema.parse(json);
+  if (!usage) return undefined;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   return {
     ...convertOpenAIChatUsage(usage),

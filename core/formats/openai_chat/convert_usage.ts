@@ -2,14 +2,10 @@
 
 import { reportedCount, type TokenUsage } from "../../billing/usage.ts";
 
-/** Upstream usage as OpenAI-compatible providers send it; every field may be missing. */
-export interface OpenAIChatUsage {
-  prompt_tokens?: number | null;
-  completion_tokens?: number | null;
-  total_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
-}
+import type { OpenAIChatUsage } from "./answer_schemas.ts";
+
+/** Upstream usage as OpenAI-compatible providers send it (answer_schemas.ts); any field may be missing. */
+export type { OpenAIChatUsage };
 
 /** Converts OpenAI usage; cached tokens are a part of prompt_tokens, so they are not added. */
 export function convertOpenAIChatUsage(usage: OpenAIChatUsage): TokenUsage {

@@ -4,9 +4,16 @@ import type { NeutralEvent, NeutralUsage, StreamDecoder } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
 import { chatStopReason } from "./_stop.ts";
 import { chatUsage } from "./_usage.ts";
+import {
+  openAIChatChunkSchema,
+  type OpenAIChatDelta,
+  openAIChatErrorSchema,
+  type OpenAIChatToolCall,
+} from "./answer_schemas.ts";
+import type { z } from "zod";
+import { readLenient } from "../../util/lenient_schema.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
+type OpenAIChatChunk = z.output<typeof openAIChatChunkSchema>;
 
 /** Reads an upstream chat stream (`data:` chunks, then `[DONE]`). */
 export class ChatStreamDecoder implements StreamDecoder {
@@ -22,27 +29,29 @@ export class ChatStreamDecoder implements StreamDecoder {
       this.completed = true;
       return [];
     }
-    let chunk: Json;
+    let json: unknown;
     try {
-      chunk = JSON.parse(data);
+      json = JSON.parse(data);
     } catch {
       return [];
     }
-    return chunk?.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
+    const chunk = readLenient(openAIChatChunkSchema, json);
+    return chunk.error ? this.#onError(chunk.error) : this.#onChunk(chunk);
   }
 
-  #onError(error: Json): NeutralEvent[] {
+  #onError(json: unknown): NeutralEvent[] {
+    const error = readLenient(openAIChatErrorSchema, json);
     this.error = error.message ?? "upstream error";
-    return [{ type: "error", message: this.error!, code: error.code ?? undefined }];
+    return [{ type: "error", message: this.error, code: error.code }];
   }
 
-  #onChunk(chunk: Json): NeutralEvent[] {
+  #onChunk(chunk: OpenAIChatChunk): NeutralEvent[] {
     const events: NeutralEvent[] = [];
     if (!this.#started) {
       this.#started = true;
       events.push({ type: "start", id: chunk.id ?? "", model: chunk.model ?? "" });
     }
-    const choice = chunk.choices?.[0];
+    const choice = chunk.choices[0];
     const delta = choice?.delta;
     if (delta) this.#onDelta(delta, events);
     if (choice?.finish_reason) this.#onFinish(choice.finish_reason, events);
@@ -56,7 +65,7 @@ export class ChatStreamDecoder implements StreamDecoder {
     return events;
   }
 
-  #onDelta(delta: Json, events: NeutralEvent[]): void {
+  #onDelta(delta: OpenAIChatDelta, events: NeutralEvent[]): void {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning) {
       events.push({ type: "reasoning", text: reasoning });
@@ -64,10 +73,10 @@ export class ChatStreamDecoder implements StreamDecoder {
     if (typeof delta.content === "string" && delta.content) {
       events.push({ type: "text", text: delta.content });
     }
-    for (const call of delta.tool_calls ?? []) events.push(this.#toolCall(call));
+    for (const call of delta.tool_calls) events.push(this.#toolCall(call));
   }
 
-  #toolCall(call: Json): NeutralEvent {
+  #toolCall(call: OpenAIChatToolCall): NeutralEvent {
     const index = call.index ?? 0;
     const first = !this.#calls.has(index);
     this.#calls.add(index);

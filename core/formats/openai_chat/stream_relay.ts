@@ -4,7 +4,8 @@
  * upstream for usage — hides usage from a client that did not ask for it.
  */
 
-import { convertOpenAIChatUsage, type OpenAIChatUsage } from "./convert_usage.ts";
+import { convertOpenAIChatUsage } from "./convert_usage.ts";
+import { openAIChatUsageSchema } from "./answer_schemas.ts";
 import type { TokenUsage } from "../../billing/usage.ts";
 
 interface ChatChunk {
@@ -19,7 +20,7 @@ interface ChatChunk {
       tool_calls?: Array<{ function?: { name?: string; arguments?: string } }> | null;
     };
   }>;
-  usage?: OpenAIChatUsage | null;
+  usage?: unknown;
   error?: unknown;
 }
 
@@ -85,7 +86,9 @@ export class OpenAIChatStreamRelay {
         this.outputChars += call.function?.arguments?.length ?? 0;
       }
     }
-    if (chunk.usage) this.usage = convertOpenAIChatUsage(chunk.usage);
+    // Only usage is read through its schema: the rest of a chunk is passed on as it came.
+    const usage = chunk.usage ? openAIChatUsageSchema.parse(chunk.usage) : undefined;
+    if (usage) this.usage = convertOpenAIChatUsage(usage);
     let out = data;
     if (!this.#options.clientWantsUsage && "usage" in chunk) {
       if (chunk.usage && (chunk.choices?.length ?? 0) === 0) return null;

@@ -2,15 +2,13 @@
 
 import type { NeutralPart } from "../neutral.ts";
 import { signatureFrom } from "../signature.ts";
+import type { ResponsesOutputItem } from "./answer_schemas.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-/** The parts of one output item. */
-export function itemParts(item: Json): NeutralPart[] {
-  switch (item?.type) {
+/** The parts of one output item (an upstream's, or a reasoning item of a client's history). */
+export function itemParts(item: ResponsesOutputItem): NeutralPart[] {
+  switch (item.type) {
     case "message":
-      return (item.content ?? []).flatMap((part: Json): NeutralPart[] =>
+      return (item.content ?? []).flatMap((part): NeutralPart[] =>
         part?.type === "output_text"
           ? [{ type: "text", text: part.text ?? "" }]
           : part?.type === "refusal"
@@ -19,7 +17,7 @@ export function itemParts(item: Json): NeutralPart[] {
       );
     case "reasoning": {
       const text = [...(item.summary ?? []), ...(item.content ?? [])]
-        .map((part: Json) => part?.text ?? "").join("\n");
+        .map((part) => part?.text ?? "").join("\n");
       const signature = signatureFrom(item.encrypted_content ?? "", {
         format: "openai-responses",
       });
@@ -28,8 +26,8 @@ export function itemParts(item: Json): NeutralPart[] {
     case "function_call":
       return [{
         type: "tool_call",
-        id: item.call_id,
-        name: item.name,
+        id: item.call_id!,
+        name: item.name!,
         arguments: item.arguments ?? "",
       }];
     case "image_generation_call":

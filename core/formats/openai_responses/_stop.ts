@@ -2,12 +2,13 @@
 
 import type { StopReason } from "../neutral.ts";
 import { stopWithCalls } from "../neutral.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import type { ResponsesResponse } from "./answer_schemas.ts";
 
 /** The stop reason of a finished response object. */
-export function responsesStop(response: Json, madeCalls: boolean): StopReason {
+export function responsesStop(
+  response: ResponsesResponse | undefined,
+  madeCalls: boolean,
+): StopReason {
   if (response?.status === "incomplete") {
     return response.incomplete_details?.reason === "content_filter" ? "content_filter" : "length";
   }

@@ -2,12 +2,12 @@
 
 import { reportedCount } from "../../billing/usage.ts";
 import type { NeutralUsage } from "../neutral.ts";
+import { responsesUsageSchema } from "./answer_schemas.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
-
-export function responsesUsage(usage: Json): NeutralUsage | undefined {
-  if (!usage || typeof usage !== "object") return undefined;
+/** An upstream's `usage` in neutral terms; undefined when it is not an object. */
+export function responsesUsage(json: unknown): NeutralUsage | undefined {
+  const usage = responsesUsageSchema.parse(json);
+  if (!usage) return undefined;
   const input = reportedCount(usage.input_tokens);
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
   return {

@@ -5,9 +5,8 @@ import { signatureFrom } from "../signature.ts";
 import { itemParts } from "./_item_parts.ts";
 import { responsesStop } from "./_stop.ts";
 import { responsesUsage } from "./_usage.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = any;
+import { type ResponsesStreamEvent, responsesStreamEventSchema } from "./answer_schemas.ts";
+import { readLenient } from "../../util/lenient_schema.ts";
 
 /** Reads an upstream responses stream. */
 export class ResponsesStreamDecoder implements StreamDecoder {
@@ -19,19 +18,20 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   #callByOutput = new Map<number, { index: number; streamed: boolean }>();
 
   decode(event: string | undefined, data: string): NeutralEvent[] {
-    let payload: Json;
+    let json: unknown;
     try {
-      payload = JSON.parse(data);
+      json = JSON.parse(data);
     } catch {
       return [];
     }
-    const sequence = payload?.sequence_number;
+    const payload = readLenient(responsesStreamEventSchema, json);
+    const sequence = payload.sequence_number;
     if (typeof sequence === "number" && sequence >= this.nextSequence) {
       this.nextSequence = sequence + 1;
     }
     // A switch rather than a Map: type names parsed from the upstream are fresh strings, and
     // comparing one costs less than hashing it (bench/stream_cpu.ts).
-    switch (payload?.type ?? event) {
+    switch (payload.type ?? event) {
       case "response.created":
         return this.#onCreated(payload);
       case "response.output_item.added":
@@ -58,7 +58,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     }
   }
 
-  #onCreated(payload: Json): NeutralEvent[] {
+  #onCreated(payload: ResponsesStreamEvent): NeutralEvent[] {
     return [{
       type: "start",
       id: payload.response?.id ?? "",
@@ -66,37 +66,37 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     }];
   }
 
-  #onItemAdded(payload: Json): NeutralEvent[] {
+  #onItemAdded(payload: ResponsesStreamEvent): NeutralEvent[] {
     if (payload.item?.type !== "function_call") return [];
     const index = this.#callByOutput.size;
-    this.#callByOutput.set(payload.output_index, { index, streamed: false });
+    this.#callByOutput.set(payload.output_index!, { index, streamed: false });
     return [{
       type: "tool_call",
       index,
-      id: payload.item.call_id,
-      name: payload.item.name,
+      id: payload.item.call_id!,
+      name: payload.item.name!,
       arguments: "",
     }];
   }
 
-  #onTextDelta(payload: Json): NeutralEvent[] {
+  #onTextDelta(payload: ResponsesStreamEvent): NeutralEvent[] {
     return payload.delta ? [{ type: "text", text: payload.delta }] : [];
   }
 
-  #onReasoningDelta(payload: Json): NeutralEvent[] {
+  #onReasoningDelta(payload: ResponsesStreamEvent): NeutralEvent[] {
     return payload.delta ? [{ type: "reasoning", text: payload.delta }] : [];
   }
 
-  #onArgumentsDelta(payload: Json): NeutralEvent[] {
-    const call = this.#callByOutput.get(payload.output_index);
+  #onArgumentsDelta(payload: ResponsesStreamEvent): NeutralEvent[] {
+    const call = this.#callByOutput.get(payload.output_index!);
     if (!call || !payload.delta) return [];
     call.streamed = true;
     return [{ type: "tool_call", index: call.index, arguments: payload.delta }];
   }
 
-  #onItemDone(payload: Json): NeutralEvent[] {
+  #onItemDone(payload: ResponsesStreamEvent): NeutralEvent[] {
     const item = payload.item;
-    const call = this.#callByOutput.get(payload.output_index);
+    const call = this.#callByOutput.get(payload.output_index!);
     if (item?.type === "function_call" && call && !call.streamed && item.arguments) {
       return [{ type: "tool_call", index: call.index, arguments: item.arguments }];
     }
@@ -112,7 +112,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     return [];
   }
 
-  #onFinished(payload: Json): NeutralEvent[] {
+  #onFinished(payload: ResponsesStreamEvent): NeutralEvent[] {
     this.completed = true;
     const events: NeutralEvent[] = [{
       type: "stop",
@@ -126,12 +126,12 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     return events;
   }
 
-  #onFailed(payload: Json): NeutralEvent[] {
+  #onFailed(payload: ResponsesStreamEvent): NeutralEvent[] {
     this.error = payload.response?.error?.message ?? "the upstream response failed";
     return [{ type: "error", message: this.error!, code: payload.response?.error?.code }];
   }
 
-  #onError(payload: Json): NeutralEvent[] {
+  #onError(payload: ResponsesStreamEvent): NeutralEvent[] {
     this.error = payload.message ?? payload.error?.message ?? "upstream error";
     return [{ type: "error", message: this.error!, code: payload.code ?? undefined }];
   }
