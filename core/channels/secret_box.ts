@@ -33,13 +33,13 @@ export class SecretBox {
     const joined = new Uint8Array(12 + cipher.byteLength);
     joined.set(iv);
     joined.set(new Uint8Array(cipher), 12);
-    return PREFIX + btoa(String.fromCharCode(...joined));
+    return PREFIX + joined.toBase64();
   }
 
   /** Decrypts what `seal` produced; throws if the key is wrong or the text was altered. */
   async open(sealed: string): Promise<string> {
     if (!sealed.startsWith(PREFIX)) throw new Error("Cannot open secret: unknown format");
-    const joined = Uint8Array.from(atob(sealed.slice(PREFIX.length)), (c) => c.charCodeAt(0));
+    const joined = Uint8Array.fromBase64(sealed.slice(PREFIX.length));
     const plain = await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: joined.subarray(0, 12) },
       this.#key,
@@ -56,7 +56,7 @@ export class SecretBox {
  */
 export async function loadSecretBox(kvLocation: string, secretKey?: string): Promise<SecretBox> {
   if (secretKey) {
-    return SecretBox.fromRaw(Uint8Array.from(atob(secretKey), (c) => c.charCodeAt(0)));
+    return SecretBox.fromRaw(Uint8Array.fromBase64(secretKey));
   }
   if (kvLocation === ":memory:") {
     return SecretBox.fromRaw(crypto.getRandomValues(new Uint8Array(32)));

@@ -39,14 +39,6 @@ interface StoredSession {
 
 const encoder = new TextEncoder();
 
-function toBase64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes));
-}
-
-function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
-}
-
 async function flashKey(sessionId: string): Promise<CryptoKey> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`flash:${sessionId}`));
   return crypto.subtle.importKey("raw", digest, "AES-GCM", false, ["encrypt", "decrypt"]);
@@ -111,7 +103,7 @@ export class ConsoleSessionStore {
       await flashKey(id),
       encoder.encode(secret),
     );
-    const flash = { for: owner, iv: toBase64(iv), data: toBase64(new Uint8Array(sealed)) };
+    const flash = { for: owner, iv: iv.toBase64(), data: new Uint8Array(sealed).toBase64() };
     const expireIn = Math.max(1, entry.value.expires_at - Date.now());
     await withKvRetry(() =>
       this.#kv.atomic().check(entry).set(key, { ...entry.value, flash }, { expireIn }).commit()
@@ -134,9 +126,9 @@ export class ConsoleSessionStore {
     );
     if (!result.ok) return null; // another request took it first
     const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64(flash.iv) },
+      { name: "AES-GCM", iv: Uint8Array.fromBase64(flash.iv) },
       await flashKey(id),
-      fromBase64(flash.data),
+      Uint8Array.fromBase64(flash.data),
     );
     return new TextDecoder().decode(plain);
   }

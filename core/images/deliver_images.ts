@@ -9,7 +9,7 @@
  * SVG, text, an unknown format) are not delivered.
  */
 
-import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { bytesOfBase64 } from "../util/base64.ts";
 import { GatewayError } from "../errors.ts";
 import { readLimited } from "../util/read_limited.ts";
 import type { Gateway } from "../gateway.ts";
@@ -103,7 +103,7 @@ function fromDataUrlOrBase64(
       ? { bytes: decoded.bytes, claimed: decoded.declaredType || fallbackType }
       : null;
   }
-  const bytes = decodeBase64(b64);
+  const bytes = bytesOfBase64(b64);
   return bytes?.length ? { bytes, claimed: fallbackType } : null;
 }
 
@@ -196,7 +196,7 @@ export async function deliverImages(
       }
       const { bytes, mimeType } = await imageBytes(image, target);
       if (format === "b64_json") {
-        items.push({ b64_json: encodeBase64(bytes), ...revised });
+        items.push({ b64_json: bytes.toBase64(), ...revised });
       } else {
         const record = await gateway.media.put(bytes, {
           contentType: mimeType,

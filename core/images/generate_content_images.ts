@@ -6,7 +6,7 @@
  * and the images come back as `inlineData` parts. Billed per image delivered.
  */
 
-import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { bytesOfBase64 } from "../util/base64.ts";
 import type { Channel } from "../channels/channel_schema.ts";
 import { invalidRequest } from "../errors.ts";
 import { timeOrderedId } from "../util/ids.ts";
@@ -83,7 +83,7 @@ export function imageJobOfGenerateContent(
   const prompt = userParts.map((part) => part.text ?? "").filter(Boolean).join("\n");
   if (!prompt) throw invalidRequest("contents carry no text instruction for the image", "contents");
   const images: InputImage[] = userParts.filter((part) => part.inlineData).map((part, index) => {
-    const bytes = decodeBase64(part.inlineData!.data ?? "");
+    const bytes = bytesOfBase64(part.inlineData!.data ?? "");
     if (!bytes || bytes.length === 0) {
       throw invalidRequest(`inlineData ${index + 1} is not base64 image data`, "contents");
     }
@@ -197,7 +197,7 @@ export async function serveGenerateContentImages(
           const { bytes, mimeType } = await imageBytes(image, target).catch((error) => {
             throw new UpstreamAttemptError(undeliverableReason(error), { retryable: true });
           });
-          parts.push({ inlineData: { mimeType, data: encodeBase64(bytes) } });
+          parts.push({ inlineData: { mimeType, data: bytes.toBase64() } });
         }
         return {
           images: parts.length,

@@ -7,7 +7,7 @@
  * square or transparent: Gemini edits from an instruction, not a mask.
  */
 
-import { decodeBase64 } from "../util/base64.ts";
+import { bytesOfBase64 } from "../util/base64.ts";
 import { invalidRequest } from "../errors.ts";
 import { MEDIA_SNIFF_BYTES, sniffMedia } from "../media/media_store.ts";
 import { MAX_EDIT_FILE_BYTES, MAX_EDIT_IMAGES, readChecked } from "./edit_inputs.ts";
@@ -47,7 +47,7 @@ export async function checkInlineImages(
         "invalid_image",
       );
     }
-    const bytes = decodeBase64(data.data ?? "");
+    const bytes = bytesOfBase64(data.data ?? "");
     if (!bytes || bytes.length === 0) {
       throw invalidRequest(`${param}.data is not base64 image data`, param, "invalid_image");
     }

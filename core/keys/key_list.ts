@@ -3,7 +3,6 @@
  * or last use pages with a keyset cursor: the sort value and id of the last key shown.
  */
 
-import { Buffer } from "node:buffer";
 import type { ListOptions } from "../kv/list_options.ts";
 import type { KeyRecord } from "./key_schema.ts";
 
@@ -55,7 +54,10 @@ export function sortKeys(rows: SortedKey[], order: "asc" | "desc"): SortedKey[] 
 
 /** The keyset cursor after `row`. */
 export function encodeSortCursor(row: SortedKey): string {
-  return Buffer.from(JSON.stringify([row.value, row.id])).toString("base64url");
+  return new TextEncoder().encode(JSON.stringify([row.value, row.id])).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
 }
 
 /**
@@ -64,7 +66,9 @@ export function encodeSortCursor(row: SortedKey): string {
  */
 export function decodeSortCursor(cursor: string): SortedKey {
   try {
-    const [value, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    const [value, id] = JSON.parse(
+      new TextDecoder().decode(Uint8Array.fromBase64(cursor, { alphabet: "base64url" })),
+    );
     if (typeof value === "number" && typeof id === "string") return { value, id };
   } catch {
     // answered below

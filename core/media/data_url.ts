@@ -5,7 +5,7 @@
  * declared type is only a label: callers judge the bytes. Pure.
  */
 
-import { decodeBase64 } from "../util/base64.ts";
+import { bytesOfBase64 } from "../util/base64.ts";
 
 export interface DecodedDataUrl {
   bytes: Uint8Array<ArrayBuffer>;
@@ -42,6 +42,6 @@ export function decodeDataUrl(url: string): DecodedDataUrl | null {
   const base64 = /;\s*base64\s*$/i.test(header);
   const declaredType = header.split(";")[0].trim().toLowerCase();
   if (!base64) return { bytes: percentDecode(match[2]), declaredType };
-  const bytes = decodeBase64(new TextDecoder().decode(percentDecode(match[2])));
+  const bytes = bytesOfBase64(new TextDecoder().decode(percentDecode(match[2])));
   return bytes ? { bytes, declaredType } : null;
 }

@@ -24,7 +24,7 @@ export function geminiIgnoredImageFields(job: ImageJob): string[] {
 export function geminiImageBody(job: ImageJob): Record<string, unknown> {
   const parts: unknown[] = [{ text: job.prompt }];
   for (const image of job.images) {
-    parts.push({ inlineData: { mimeType: image.mimeType, data: base64(image.bytes) } });
+    parts.push({ inlineData: { mimeType: image.mimeType, data: image.bytes.toBase64() } });
   }
   const imageConfig = geminiImageConfig(job.size, modelSizeTier(job.model));
   return {
@@ -75,14 +75,6 @@ export function readGeminiImageAnswer(text: string): UpstreamImage[] {
     );
   }
   return images;
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
 }
 
 /** Aspect ratios a Gemini image model accepts, as width / height. */

@@ -13,13 +13,15 @@ export interface RequestLogCursor {
 
 /** The cursor of an index walk that read up to the record `id`. */
 export function indexCursor(id: string): string {
-  return btoa(JSON.stringify({ after: id })).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return new TextEncoder().encode(JSON.stringify({ after: id })).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
 }
 
 function decodedText(cursor: string): string | undefined {
   try {
-    return atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    return new TextDecoder().decode(Uint8Array.fromBase64(cursor, { alphabet: "base64url" }));
   } catch {
     return undefined;
   }

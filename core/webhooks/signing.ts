@@ -6,7 +6,7 @@
  * while a rotated-out secret is still in its grace). Pure apart from the clock and randomness.
  */
 
-import { decodeBase64, encodeBase64 } from "../util/base64.ts";
+import { bytesOfBase64 } from "../util/base64.ts";
 import { randomBase62 } from "../util/ids.ts";
 
 const SECRET_PREFIX = "whsec_";
@@ -14,13 +14,13 @@ const SECRET_BYTES = 32;
 
 /** A new endpoint secret: `whsec_` + base64 of 32 random bytes. */
 export function newWebhookSecret(): string {
-  return SECRET_PREFIX + encodeBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+  return SECRET_PREFIX + (crypto.getRandomValues(new Uint8Array(SECRET_BYTES))).toBase64();
 }
 
 /** Why `secret` is not a usable `whsec_` secret (24 to 64 bytes of base64), or null. */
 export function webhookSecretProblem(secret: string): string | null {
   if (!secret.startsWith(SECRET_PREFIX)) return "must start with 'whsec_'";
-  const key = decodeBase64(secret.slice(SECRET_PREFIX.length));
+  const key = bytesOfBase64(secret.slice(SECRET_PREFIX.length));
   if (!key) return "must be 'whsec_' followed by base64";
   if (key.length < 24 || key.length > 64) {
     return `must hold 24 to 64 bytes after 'whsec_', it holds ${key.length}`;
@@ -43,7 +43,7 @@ export interface SignedMessage {
 
 /** `v1,<base64 HMAC-SHA256>` of `message` with `secret` (the bytes after `whsec_`). */
 export async function signatureOf(secret: string, message: SignedMessage): Promise<string> {
-  const raw = decodeBase64(secret.slice(SECRET_PREFIX.length));
+  const raw = bytesOfBase64(secret.slice(SECRET_PREFIX.length));
   if (!secret.startsWith(SECRET_PREFIX) || !raw) throw new Error("Not a whsec_ secret");
   const key = await crypto.subtle.importKey(
     "raw",
@@ -54,7 +54,7 @@ export async function signatureOf(secret: string, message: SignedMessage): Promi
   );
   const signed = new TextEncoder().encode(`${message.id}.${message.timestamp}.${message.body}`);
   const mac = await crypto.subtle.sign("HMAC", key, signed);
-  return `v1,${encodeBase64(new Uint8Array(mac))}`;
+  return `v1,${(new Uint8Array(mac)).toBase64()}`;
 }
 
 /** The three Standard Webhooks headers of `message`, signed by every secret of `secrets`. */

@@ -4,7 +4,6 @@ import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../core/util/base64.ts";
 
 for (const type of ["gemini", "openai-images"] as ImageChannelType[]) {
   Deno.test(
@@ -36,7 +35,7 @@ for (const type of ["gemini", "openai-images"] as ImageChannelType[]) {
             {
               inlineData: {
                 mimeType: "image/png",
-                data: encodeBase64(squarePngWithTransparency(32)),
+                data: (squarePngWithTransparency(32)).toBase64(),
               },
             },
           ],

@@ -11,7 +11,6 @@ import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
 import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
 import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../core/util/base64.ts";
 
 /** The spec's listed sizes by tier. */
 const TIER_SIZES: Record<string, string[]> = {
@@ -213,7 +212,7 @@ for (const type of ["openai-images", "gemini"] as ImageChannelType[]) {
               parts.push({
                 inlineData: {
                   mimeType: "image/png",
-                  data: encodeBase64(squarePngWithTransparency(32)),
+                  data: (squarePngWithTransparency(32)).toBase64(),
                 },
               });
             }

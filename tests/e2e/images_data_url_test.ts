@@ -9,9 +9,8 @@ import { toFile } from "openai";
 import { GoogleGenAI } from "@google/genai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
-import { bytesOfBase64, IMAGE_MODEL, setupImages } from "../helpers/image_setup.ts";
+import { IMAGE_MODEL, setupImages } from "../helpers/image_setup.ts";
 import { solidPng, squarePngWithTransparency } from "../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../core/util/base64.ts";
 import { waitForImageTask } from "../helpers/webhook_setup.ts";
 
 const OPENING = 10_000_000;
@@ -67,7 +66,7 @@ Deno.test(
     assertEquals(asB64.data.data!.length, 1);
     const b64 = asB64.data.data![0].b64_json!;
     assertOk(!b64.startsWith("data:"), "plain base64, not a data URL");
-    assertOk(served(s, bytesOfBase64(b64)), "decoded bytes differ from the upstream's");
+    assertOk(served(s, Uint8Array.fromBase64(b64)), "decoded bytes differ from the upstream's");
     assertEquals(asB64.data.data![0].url, undefined);
     assertEquals(asB64.response.headers.get("x-gateway-billed-images"), "1");
     await s.gw.settle();
@@ -83,9 +82,9 @@ Deno.test(
     const png = solidPng(8, 8, [10, 20, 30, 255]);
     const percent = [...png].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
     const variants = [
-      `data:image/png;name=kite.png;base64,${encodeBase64(png)}`,
-      `DATA:image/PNG;BASE64,${encodeBase64(png)}`,
-      `data:;base64,${encodeBase64(png)}`,
+      `data:image/png;name=kite.png;base64,${png.toBase64()}`,
+      `DATA:image/PNG;BASE64,${png.toBase64()}`,
+      `data:;base64,${png.toBase64()}`,
       `data:image/png,${percent}`,
     ];
     for (const url of variants) {
@@ -95,7 +94,7 @@ Deno.test(
         prompt: "a kite",
         response_format: "b64_json",
       });
-      assertOk(sameBytes(bytesOfBase64(asB64.data![0].b64_json!), png), url);
+      assertOk(sameBytes(Uint8Array.fromBase64(asB64.data![0].b64_json!), png), url);
       const asUrl = await s.client.images.generate({ model: IMAGE_MODEL, prompt: "a kite" });
       const hosted = asUrl.data![0].url!;
       assertOk(hosted.startsWith(`${s.gw.url}/media/med_`), hosted);
@@ -119,7 +118,7 @@ Deno.test(
         response_format: format,
       });
       const item = edited.data![0];
-      if (format === "b64_json") assertOk(served(s, bytesOfBase64(item.b64_json!)));
+      if (format === "b64_json") assertOk(served(s, Uint8Array.fromBase64(item.b64_json!)));
       else await assertHosted(s, item.url!);
     }
     await s.gw.settle();
@@ -164,7 +163,10 @@ Deno.test(
     const images = drawn.candidates![0].content!.parts!.filter((part) => part.inlineData?.data);
     assertEquals(images.length, 1);
     assertEquals(images[0].inlineData!.mimeType, "image/png");
-    assertOk(served(s, bytesOfBase64(images[0].inlineData!.data!)), "inlineData bytes differ");
+    assertOk(
+      served(s, Uint8Array.fromBase64(images[0].inlineData!.data!)),
+      "inlineData bytes differ",
+    );
     await s.gw.settle();
     await assertBilledAsSuccess(s, 1, 1);
   },

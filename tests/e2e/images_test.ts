@@ -4,12 +4,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
-import {
-  bytesOfBase64,
-  IMAGE_MODEL,
-  type ImageChannelType,
-  setupImages,
-} from "../helpers/image_setup.ts";
+import { IMAGE_MODEL, type ImageChannelType, setupImages } from "../helpers/image_setup.ts";
 import { maskPng, squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 
 const CHANNEL_TYPES: ImageChannelType[] = ["openai-images", "gemini"];
@@ -38,7 +33,7 @@ for (const type of CHANNEL_TYPES) {
       });
       assertEquals(answer.data?.length, 2);
       for (const item of answer.data!) {
-        assertOk(hasBytes(servedImages(s), bytesOfBase64(item.b64_json!)), "bytes differ");
+        assertOk(hasBytes(servedImages(s), Uint8Array.fromBase64(item.b64_json!)), "bytes differ");
       }
       assertOk(typeof answer.created === "number");
       assertEquals(await s.gw.assertLedgerInvariant(s.keyId), 10_000_000 - 2 * 40_000);
@@ -144,7 +139,7 @@ Deno.test(
       prompt: "a kite",
       response_format: "b64_json",
     });
-    assertOk(hasBytes(servedImages(s), bytesOfBase64(asB64.data![0].b64_json!)));
+    assertOk(hasBytes(servedImages(s), Uint8Array.fromBase64(asB64.data![0].b64_json!)));
     assertEquals(s.openai!.downloads.length, 1);
   },
 );

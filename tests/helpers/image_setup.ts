@@ -1,7 +1,6 @@
 /** A gateway whose image model is served by a simulated `openai-images` or `gemini` upstream. */
 
 import OpenAI from "openai";
-import { decodeBase64 } from "../../core/util/base64.ts";
 import { startTestGateway, type TestGateway } from "./gateway.ts";
 import {
   type OpenAIImagesUpstream,
@@ -89,9 +88,4 @@ export async function setupImages(
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-/** Decodes base64 into bytes. */
-export function bytesOfBase64(b64: string): Uint8Array {
-  return decodeBase64(b64)!;
 }

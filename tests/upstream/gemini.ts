@@ -15,7 +15,6 @@
  * plain generation with the same prompt. Every image served is kept in `images` by id.
  */
 
-import { decodeBase64, encodeBase64 } from "../../core/util/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { type ImagePayload, payloadBytes, simulatedImageColor } from "./openai_images.ts";
 import {
@@ -218,7 +217,7 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     const images: Part[] = Array.from({ length: count }, (_, index) => {
       const png = payloadBytes(options.payload, solidPng(8, 8, simulatedImageColor(seed, index)));
       state.images.set(`gimg_${crypto.randomUUID().replaceAll("-", "")}`, png);
-      return { inlineData: { mimeType: "image/png", data: encodeBase64(png) } };
+      return { inlineData: { mimeType: "image/png", data: png.toBase64() } };
     });
     const text = withText ? GEMINI_IMAGE_TEXT : "";
     return {
@@ -707,5 +706,5 @@ export function inlineImages(response: {
 }): Uint8Array[] {
   return (response.candidates ?? []).flatMap((c) => c.content?.parts ?? [])
     .filter((part) => part.inlineData)
-    .map((part) => decodeBase64(part.inlineData!.data)!);
+    .map((part) => Uint8Array.fromBase64(part.inlineData!.data));
 }

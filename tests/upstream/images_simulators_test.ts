@@ -2,7 +2,6 @@
 
 import { inflateSync } from "node:zlib";
 import { assertEquals, assertOk, assertRejects } from "../helpers/assert.ts";
-import { decodeBase64 } from "../../core/util/base64.ts";
 import {
   imageBytesFromItem,
   simulatedImagesUsage,
@@ -59,7 +58,7 @@ Deno.test("openai images: b64_json answer with distinct PNGs and usage", opts, a
   const json = await res.json();
   assertEquals(json.data.length, 3);
   const served = [...up.images.values()];
-  const bytes = json.data.map((item: { b64_json: string }) => decodeBase64(item.b64_json)!);
+  const bytes = json.data.map((item: { b64_json: string }) => Uint8Array.fromBase64(item.b64_json));
   bytes.forEach((b: Uint8Array, i: number) => {
     assertEquals(assertPng(b), { width: 8, height: 8 });
     assertEquals(b, served[i]);

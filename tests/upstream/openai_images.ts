@@ -14,7 +14,6 @@
  * drops — that would swallow the reset.
  */
 
-import { decodeBase64, encodeBase64 } from "../../core/util/base64.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 
 export type ImagesFault =
@@ -158,7 +157,7 @@ export function simulatedImagesUsage(
 export async function imageBytesFromItem(item: { b64_json?: string; url?: string }) {
   if (item.url) return new Uint8Array(await (await fetch(item.url)).arrayBuffer());
   const b64 = item.b64_json ?? "";
-  return decodeBase64(b64.startsWith("data:") ? b64.slice(b64.indexOf(",") + 1) : b64)!;
+  return Uint8Array.fromBase64(b64.startsWith("data:") ? b64.slice(b64.indexOf(",") + 1) : b64);
 }
 
 function errorResponse(
@@ -430,9 +429,9 @@ export function startOpenAIImagesUpstream(
       const mode = options.answer ?? "b64_json";
       if (options.resultUrl !== undefined) item.url = options.resultUrl;
       else if (mode === "url") item.url = `${state.origin}/files/${id}.png`;
-      else if (mode === "data_url") item.b64_json = `data:image/png;base64,${encodeBase64(png)}`;
-      else if (mode === "data_url_in_url") item.url = `data:image/png;base64,${encodeBase64(png)}`;
-      else item.b64_json = encodeBase64(png);
+      else if (mode === "data_url") item.b64_json = `data:image/png;base64,${png.toBase64()}`;
+      else if (mode === "data_url_in_url") item.url = `data:image/png;base64,${png.toBase64()}`;
+      else item.b64_json = png.toBase64();
       if (options.revisedPrompt) item.revised_prompt = `A detailed rendering of: ${prompt}`;
       return item;
     });

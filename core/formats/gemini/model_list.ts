@@ -3,9 +3,9 @@
 import type { CatalogModel } from "../../channels/catalog.ts";
 import type { ListQuery } from "../text_interface.ts";
 
-/** Base64 of a string's UTF-8 (btoa alone refuses characters past U+00FF). */
+/** Base64 of a string's UTF-8. */
 function base64Utf8(text: string): string {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+  return new TextEncoder().encode(text).toBase64();
 }
 
 /**
@@ -40,7 +40,7 @@ function pageTokenId(query: ListQuery): string | undefined {
   if (token === undefined) return undefined;
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(
-      Uint8Array.from(atob(token), (char) => char.charCodeAt(0)),
+      Uint8Array.fromBase64(token),
     );
   } catch {
     throw query.invalid("pageToken", "is not a page token this API gave");

@@ -1,9 +1,8 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { decodeDataUrl, isDataUrl } from "../../../core/media/data_url.ts";
-import { encodeBase64 } from "../../../core/util/base64.ts";
 
 const BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
-const B64 = encodeBase64(BYTES);
+const B64 = BYTES.toBase64();
 const PERCENT = [...BYTES].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
 
 Deno.test("decodeDataUrl: base64 and percent-encoded bodies, with or without parameters", () => {

@@ -16,14 +16,13 @@ import {
   squarePngWithTransparency,
   truncatedPng,
 } from "../../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../../core/util/base64.ts";
 
 const fixture = (name: string) =>
   Deno.readFileSync(new URL(`../../fixtures/media/hosted/${name}`, import.meta.url));
 const text = (value: string) => new TextEncoder().encode(value);
 
 const inline = (mimeType: string, bytes: Uint8Array) => ({
-  inlineData: { mimeType, data: encodeBase64(bytes) },
+  inlineData: { mimeType, data: bytes.toBase64() },
 });
 
 /** [case, contents, the message's fragment]. */
@@ -136,7 +135,7 @@ for (const type of ["gemini", "openai-images"] as ImageChannelType[]) {
           contents: [{
             role: "user",
             parts: [{ text: "make it night" }, {
-              inlineData: { mimeType, data: encodeBase64(bytes) },
+              inlineData: { mimeType, data: bytes.toBase64() },
             }],
           }],
           config: { responseModalities: ["IMAGE"] },

@@ -10,7 +10,6 @@ import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { postJson, serverTest, startTestGateway } from "../../helpers/gateway.ts";
 import { IMAGE_MODEL, setupImages } from "../../helpers/image_setup.ts";
 import { solidPng } from "../../helpers/png_fixtures.ts";
-import { encodeBase64 } from "../../../core/util/base64.ts";
 import {
   FAST_VIDEO_ENV,
   moneyMoves,
@@ -23,7 +22,7 @@ import { startHostileUpstream } from "../../upstream/hostile.ts";
 const HOSTILE_URLS = [
   "javascript:alert(document.cookie)",
   "JavaScript:fetch('//evil.example')",
-  `data:text/html;base64,${encodeBase64(new TextEncoder().encode("<script>alert(1)</script>"))}`,
+  `data:text/html;base64,${(new TextEncoder().encode("<script>alert(1)</script>")).toBase64()}`,
   "data:text/html,<script>alert(1)</script>",
   "vbscript:msgbox(1)",
   "file:///etc/passwd",
@@ -71,7 +70,7 @@ Deno.test(
   async () => {
     await using s = await setupImages("openai-images", {
       openai: {
-        resultUrl: `data:image/png;base64,${encodeBase64(solidPng(8, 8, [1, 2, 3, 255]))}`,
+        resultUrl: `data:image/png;base64,${(solidPng(8, 8, [1, 2, 3, 255])).toBase64()}`,
       },
     });
     const response = await postJson(s.gw, "/v1/images/generations", s.key, { prompt: "a kite" });
