@@ -33,13 +33,14 @@ export interface FormatCodec {
     request: NeutralRequest,
     target: { model: string; defaultMaxTokens: number },
   ): { body: Json; ignored: DroppableName[] };
-  decodeResponse(answer: Json): NeutralResponse;
+  /** An upstream's whole answer, read through the format's lenient schemas. */
+  decodeResponse(answer: unknown): NeutralResponse;
   /** `request` is the client's body (responses: its settings are repeated in the answer). */
   encodeResponse(answer: NeutralResponse, model: string, request?: Json): Json;
   /** Usage of a whole answer of this format. */
-  usageOf(answer: Json): NeutralUsage | undefined;
+  usageOf(answer: unknown): NeutralUsage | undefined;
   /** Renames the model in a whole answer of this format (pass-through). */
-  renameModel(answer: Json, model: string): void;
+  renameModel(answer: unknown, model: string): void;
   streamDecoder(): StreamDecoder;
   streamEncoder(model: string, options: EncoderOptions): StreamEncoder;
 }

@@ -75,3 +75,17 @@ export function readLenientJson<T extends z.ZodType>(schema: T, text: string): z
   }
   return readLenient(schema, value);
 }
+
+/** `answer[name]` when `answer` is an object, else undefined (an upstream answer not yet read). */
+export function fieldOf(answer: unknown, name: string): unknown {
+  return answer !== null && typeof answer === "object"
+    ? (answer as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/** Sets `answer[name]` when `answer` is an object (a pass-through renaming its model). */
+export function setField(answer: unknown, name: string, value: unknown): void {
+  if (answer !== null && typeof answer === "object") {
+    (answer as Record<string, unknown>)[name] = value;
+  }
+}

@@ -4,6 +4,7 @@
  */
 
 import type { FormatCodec } from "../codec.ts";
+import { fieldOf, setField } from "../../util/lenient_schema.ts";
 import { encodeAnthropicRequest } from "./encode_request.ts";
 import { decodeAnthropicResponse } from "./decode_response.ts";
 import { encodeAnthropicResponse } from "./encode_response.ts";
@@ -18,8 +19,8 @@ export const anthropicCodec: FormatCodec = {
   encodeRequest: encodeAnthropicRequest,
   decodeResponse: decodeAnthropicResponse,
   encodeResponse: encodeAnthropicResponse,
-  usageOf: (answer) => anthropicUsage(answer?.usage),
-  renameModel: (answer, model) => void (answer.model = model),
+  usageOf: (answer) => anthropicUsage(fieldOf(answer, "usage")),
+  renameModel: (answer, model) => setField(answer, "model", model),
   streamDecoder: () => new AnthropicStreamDecoder(),
   streamEncoder: (model) => new AnthropicStreamEncoder(model),
 };

@@ -4,6 +4,7 @@
  */
 
 import type { FormatCodec } from "../codec.ts";
+import { fieldOf, setField } from "../../util/lenient_schema.ts";
 import { encodeGeminiRequest } from "./encode_request.ts";
 import { decodeGeminiResponse } from "./decode_response.ts";
 import { encodeGeminiResponse } from "./encode_response.ts";
@@ -18,8 +19,8 @@ export const geminiCodec: FormatCodec = {
   encodeRequest: (request) => encodeGeminiRequest(request),
   decodeResponse: decodeGeminiResponse,
   encodeResponse: encodeGeminiResponse,
-  usageOf: (answer) => geminiUsage(answer?.usageMetadata),
-  renameModel: (answer, model) => void (answer.modelVersion = model),
+  usageOf: (answer) => geminiUsage(fieldOf(answer, "usageMetadata")),
+  renameModel: (answer, model) => setField(answer, "modelVersion", model),
   streamDecoder: () => new GeminiStreamDecoder(),
   streamEncoder: (model, options) => new GeminiStreamEncoder(model, options.framing),
 };

@@ -4,6 +4,7 @@
  */
 
 import type { FormatCodec } from "../codec.ts";
+import { fieldOf, setField } from "../../util/lenient_schema.ts";
 import { encodeChatRequest } from "./encode_request.ts";
 import { decodeChatResponse } from "./decode_response.ts";
 import { encodeChatResponse } from "./encode_response.ts";
@@ -24,8 +25,8 @@ export const openAIChatCodec: FormatCodec = {
   encodeRequest: (request, { model }) => encodeChatRequest(request, model),
   decodeResponse: decodeChatResponse,
   encodeResponse: encodeChatResponse,
-  usageOf: (answer) => chatUsage(answer?.usage),
-  renameModel: (answer, model) => void (answer.model = model),
+  usageOf: (answer) => chatUsage(fieldOf(answer, "usage")),
+  renameModel: (answer, model) => setField(answer, "model", model),
   streamDecoder: () => new ChatStreamDecoder(),
   streamEncoder: (model, options) => new ChatStreamEncoder(model, options.includeUsage),
 };

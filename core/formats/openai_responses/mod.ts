@@ -4,6 +4,7 @@
  */
 
 import type { FormatCodec } from "../codec.ts";
+import { fieldOf, setField } from "../../util/lenient_schema.ts";
 import { encodeResponsesRequest } from "./encode_request.ts";
 import { decodeResponsesResponse } from "./decode_response.ts";
 import { encodeResponsesResponse } from "./encode_response.ts";
@@ -22,8 +23,8 @@ export const openAIResponsesCodec: FormatCodec = {
   encodeRequest: (request, { model }) => encodeResponsesRequest(request, model),
   decodeResponse: decodeResponsesResponse,
   encodeResponse: encodeResponsesResponse,
-  usageOf: (answer) => responsesUsage(answer?.usage),
-  renameModel: (answer, model) => void (answer.model = model),
+  usageOf: (answer) => responsesUsage(fieldOf(answer, "usage")),
+  renameModel: (answer, model) => setField(answer, "model", model),
   streamDecoder: () => new ResponsesStreamDecoder(),
   streamEncoder: (model, options) => new ResponsesStreamEncoder(model, options),
 };
