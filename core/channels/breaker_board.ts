@@ -107,6 +107,7 @@ export class BreakerBoard {
 
   /** Whether a request may use `channel` now, and with which key; never a KV read of its own. */
   async admit(channel: Channel): Promise<ChannelPass> {
+    if (channel.breaker?.enabled === false) return { kind: "use", channel, key: "", probes: [] };
     this.#refreshSoon();
     const now = this.#now();
     const known = this.#fingerprints.get(channel);
@@ -158,6 +159,7 @@ export class BreakerBoard {
 
   /** Counts a success of `pass` on `channel` (as routing had it, all keys): closes what it probed. */
   succeeded(pass: ChannelPass & { kind: "use" }, channel: Channel): void {
+    if (channel.breaker?.enabled === false) return;
     const settings = this.#settingsOf(channel);
     const now = this.#now();
     this.#update(channel.id, "", (breaker) => afterSuccess(breaker, settings, now));
@@ -172,7 +174,7 @@ export class BreakerBoard {
    * not the channel's (`null`: the client's error, or its disconnect) changes nothing.
    */
   failed(pass: ChannelPass & { kind: "use" }, channel: Channel, fault: BreakerFault | null): void {
-    if (!fault) return this.#releaseProbes(pass.probes);
+    if (!fault || channel.breaker?.enabled === false) return this.#releaseProbes(pass.probes);
     const settings = this.#settingsOf(channel);
     const now = this.#now();
     const probed = (key: string) => pass.probes.includes(breakerId(channel.id, key));
@@ -314,11 +316,11 @@ export class BreakerBoard {
     this.#generation++;
     const now = this.#now();
     const { window: _window, ...shared } = after;
-    const write = withKvRetry<unknown>(() =>
-      isShared(after, now)
-        ? this.#kv.set(kvKeys.breaker(channelId, key), shared, { expireIn: RECORD_TTL_MS })
-        : this.#kv.delete(kvKeys.breaker(channelId, key))
-    ).catch((error) =>
+    const record = kvKeys.breaker(channelId, key);
+    const stored: Promise<unknown> = isShared(after, now)
+      ? withKvRetry(() => this.#kv.set(record, shared, { expireIn: RECORD_TTL_MS }))
+      : withKvRetry(() => this.#kv.delete(record));
+    const write = stored.catch((error) =>
       console.error(JSON.stringify({ msg: "breaker write failed", error: String(error) }))
     );
     this.#writes.add(write);
@@ -378,7 +380,8 @@ export class BreakerBoard {
   #settingsOf(channel: Channel): BreakerSettings {
     let settings = this.#settings.get(channel);
     if (!settings) {
-      settings = { ...DEFAULT_BREAKER_SETTINGS, ...channel.breaker };
+      const { enabled: _enabled, ...own } = channel.breaker ?? {};
+      settings = { ...DEFAULT_BREAKER_SETTINGS, ...own };
       this.#settings.set(channel, settings);
     }
     return settings;

@@ -64,8 +64,11 @@ const channelFields = {
    * When the channel's breaker opens (core/channels/breakers.ts): at least `min_failures` failed
    * among the last `window` attempts, and at least `failure_rate` of them; and the cooldowns of
    * the first, second… opening in a row (the last repeats). Unset fields take the defaults.
+   * `enabled: false` turns the channel's breakers off: it is tried on every request, and a 429's
+   * retry-after is not remembered.
    */
   breaker: z.strictObject({
+    enabled: z.boolean().optional(),
     min_failures: z.int().min(1).max(1000).optional(),
     failure_rate: z.number().gt(0).max(1).optional(),
     window: z.int().min(1).max(1000).optional(),
