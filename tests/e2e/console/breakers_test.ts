@@ -24,6 +24,19 @@ Deno.test(
     const channel = (await s.gw.admin("GET", "/admin/channels")).body.data[0];
     assertEquals(channel.breakers.keys[0].state, "open");
 
+    // The one key's breaker is open: the next request is skipped at no cost, a 503 with
+    // retry-after, and its record names the skip.
+    const skipped = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    await skipped.body?.cancel();
+    assertEquals(skipped.status, 503);
+    assertOk(Number(skipped.headers.get("retry-after")) > 0);
+    assertEquals(s.upstream.requests.length, 1);
+    await s.gw.settle();
+    const record = await (
+      await client.get(`/console/requests/${skipped.headers.get("x-request-id")}`)
+    ).text();
+    assertOk(record.includes("skipped: breaker_open"), "the attempt names the skip");
+
     const list = await (await client.get("/console/channels")).text();
     assertOk(list.includes("1 of 1 keys out"), "the list names the key out");
     const detailPage = await client.get(`/console/channels/${channel.id}`);
@@ -56,10 +69,10 @@ Deno.test(
     await served.body?.cancel();
     assertEquals(served.status, 200);
     const audit = (await s.gw.admin("GET", "/admin/audit")).body.data;
-    const record = audit.find((entry: { route: string }) =>
+    const resetRecord = audit.find((entry: { route: string }) =>
       entry.route === "/admin/channels/:id/breakers/reset"
     );
-    assertOk(record, "the reset is audited");
-    assertOk(String(record.actor).startsWith("console:"), record.actor);
+    assertOk(resetRecord, "the reset is audited");
+    assertOk(String(resetRecord.actor).startsWith("console:"), resetRecord.actor);
   },
 );
