@@ -16,14 +16,31 @@ export function breakerSummary(view: BreakerView): string {
   return view.state === "half_open" ? "half-open (next request probes)" : "closed";
 }
 
-/** The channel list's cell: the channel's breaker and how many keys are not closed. */
+/** A not-closed breaker's last reason, as ` (timeout)`, or "". */
+function lastReason(view: BreakerView): string {
+  const reason = view.reasons.at(-1)?.reason;
+  return reason ? ` (${reason})` : "";
+}
+
+function isOut(view: BreakerView): boolean {
+  return view.state !== "closed" || view.aside_until !== null;
+}
+
+/** The channel list's cell: the channel's breaker, and each key's that is not closed. */
 export function breakerCell(view: ChannelBreakersView) {
-  const keysOut = view.keys.filter((key) => key.state !== "closed" || key.aside_until).length;
-  const own = breakerSummary(view);
-  const text = keysOut ? `${own}; ${keysOut} of ${view.keys.length} keys out` : own;
-  return own === "closed" && !keysOut
-    ? <span class="muted">{text}</span>
-    : <span class="bad">{text}</span>;
+  const keysOut = view.keys.filter(isOut);
+  if (!isOut(view) && !keysOut.length) return <span class="muted">closed</span>;
+  return (
+    <span class="bad">
+      {isOut(view) ? `channel ${breakerSummary(view)}${lastReason(view)}` : "channel closed"}
+      {keysOut.map((key) => (
+        <>
+          <br />
+          {`key ${key.fingerprint} ${breakerSummary(key)}${lastReason(key)}`}
+        </>
+      ))}
+    </span>
+  );
 }
 
 type Row = BreakerView & { name: string; fingerprint?: string };

@@ -38,7 +38,11 @@ Deno.test(
     assertOk(record.includes("skipped: breaker_open"), "the attempt names the skip");
 
     const list = await (await client.get("/console/channels")).text();
-    assertOk(list.includes("1 of 1 keys out"), "the list names the key out");
+    assertOk(
+      list.includes(`key ${channel.breakers.keys[0].fingerprint} open until`) &&
+        list.includes("(http_401)"),
+      "the list names the key out, its cooldown end and reason",
+    );
     const detailPage = await client.get(`/console/channels/${channel.id}`);
     const detail = await detailPage.text();
     assertOk(detail.includes(`key ${channel.breakers.keys[0].fingerprint}`));
