@@ -2,7 +2,9 @@
  * Failover across channels: a failure before any byte reached the client moves to the next
  * channel, never the same one twice; each attempt is recorded (channel, URL without query,
  * outcome, the upstream's HTTP status whether it passed or failed, error class, latency) and
- * counted in `gateway_upstream_attempts_total`.
+ * counted in `gateway_upstream_attempts_total` and the per-channel latency histogram. With the
+ * breakers given, a channel or key they hold open or aside is skipped first, at no cost: a
+ * `skipped` record, no call, no attempt used up (core/channels/breaker_board.ts).
  */
 
 import type { BreakerBoard, ChannelPass } from "../channels/breaker_board.ts";
