@@ -149,6 +149,8 @@ export async function startGateway(
     crons?: boolean;
     /** Name resolution of the webhook SSRF guard (tests give their own; default: DNS). */
     webhookResolve?: Resolver;
+    /** The breakers' clock (tests move it to end cooldowns; default Date.now). */
+    breakerClock?: () => number;
   } = {},
 ): Promise<RunningGateway> {
   const platform = options.platform ??
@@ -175,14 +177,19 @@ export async function startGateway(
   const gateway = new Gateway(
     kv,
     box,
-    optionsFromSettings(settings, {
-      server: config?.server,
-      platform,
-      taskQueue: queues,
-      log,
-      metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
-      webhookResolve: options.webhookResolve,
-    }),
+    {
+      ...optionsFromSettings(settings, {
+        server: config?.server,
+        platform,
+        taskQueue: queues,
+        log,
+        metricsTokenHash: settings.metricsToken
+          ? await sha256Hex(settings.metricsToken)
+          : undefined,
+        webhookResolve: options.webhookResolve,
+      }),
+      breakerClock: options.breakerClock,
+    },
   );
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);

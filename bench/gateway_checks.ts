@@ -2,7 +2,7 @@
 
 /** The GATEWAY_ADMIN_TOKEN the bench starts the gateway with. */
 export const ADMIN_TOKEN = "bench-admin";
-const MODEL = "bench-model";
+export const MODEL = "bench-model";
 /** The benchmark request. */
 export const PLAIN_BODY = JSON.stringify({
   model: MODEL,
@@ -41,7 +41,8 @@ export const CONVERTED_STREAM_BODY = JSON.stringify({
 });
 const SETTLE_TIMEOUT_MS = 20_000;
 
-async function admin(
+/** One admin API call; fails unless it answers `expected`. */
+export async function admin(
   gatewayUrl: string,
   method: string,
   path: string,

@@ -11,7 +11,9 @@
  * `soak` (BENCH_SOAK_SECONDS, default 600, with the heap read through the inspector), `stored`
  * (a gateway on a KV file with BENCH_STORED_KEYS 10,000 keys, BENCH_STORED_RECORDS 1,000,000
  * request-log records, BENCH_STORED_TASKS 1,000 tasks and BENCH_STORED_CHANNELS 20 channels
- * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run).
+ * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run),
+ * `dead_channel` (one dead channel of two: throughput and p50 against the healthy-only run, with
+ * the breakers on and off; bench/dead_channel.ts).
  */
 
 import type { LoadResult } from "./load.ts";
@@ -37,6 +39,7 @@ import { formatSoak, HeapReader, runSoak, summarizeSoak } from "./soak.ts";
 import { seedStoredData, type StoredCounts } from "./stored_data.ts";
 import { formatStoredCost, measureStoredCost } from "./stored_cost.ts";
 import { processCpuMs } from "./thread_cpu.ts";
+import { formatDeadChannel, measureDeadChannel } from "./dead_channel.ts";
 import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
 import {
   ADMIN_TOKEN,
@@ -299,7 +302,7 @@ async function kvOperationsPerRequest(
 }
 
 /** What BENCH_ONLY may name: one part of the bench, run alone. */
-const MODES = ["streams", "scaling", "soak", "stored"] as const;
+const MODES = ["streams", "scaling", "soak", "stored", "dead_channel"] as const;
 type Mode = typeof MODES[number];
 
 function benchMode(): Mode | null {
@@ -556,6 +559,24 @@ async function main(): Promise<void> {
     if (mode === "soak") {
       await sanityCheck(gateway.url, keys.funded.key);
       await runSoakReport(generator, { gateway, key: keys.funded.key, inspectPort }, soakSeconds);
+      console.log(gatewayOutput(gateway));
+      return;
+    }
+    if (mode === "dead_channel") {
+      await sanityCheck(gateway.url, keys.funded.key);
+      const rows = await measureDeadChannel(generator, {
+        gatewayUrl: gateway.url,
+        path: CHAT_PATH,
+        key: keys.funded.key,
+        body: PLAIN_BODY,
+      }, {
+        rounds: config.rounds,
+        seconds: config.seconds,
+        latencySeconds: config.latencySeconds,
+        log,
+      });
+      console.log("");
+      console.log(formatDeadChannel(rows, { rounds: config.rounds, seconds: config.seconds }));
       console.log(gatewayOutput(gateway));
       return;
     }

@@ -9,6 +9,7 @@ import { Metrics } from "./telemetry/metrics.ts";
 import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./channels/registry.ts";
+import { BreakerBoard } from "./channels/breaker_board.ts";
 import { RequestLog } from "./telemetry/request_log.ts";
 import { ChannelHealth } from "./telemetry/channel_health.ts";
 import { BodyCaptures } from "./telemetry/body_capture.ts";
@@ -63,6 +64,8 @@ export interface GatewayOptions {
   upstreamMaxBytes: { text: number; media: number; event: number };
   video: VideoOptions;
   webhooks: WebhookOptions;
+  /** The breakers' clock (tests move it instead of waiting out cooldowns); Date.now. */
+  breakerClock?: () => number;
 }
 
 export interface WebhookOptions {
@@ -121,6 +124,8 @@ export class Gateway {
   readonly instance: InstanceLease;
   readonly keys: KeyStore;
   readonly registry: Registry;
+  /** Each channel's and upstream key's circuit breaker, shared across instances. */
+  readonly breakers: BreakerBoard;
   readonly requestLog: RequestLog;
   /** Per-channel success, latency and last error, counted from the request log's attempts. */
   readonly channelHealth: ChannelHealth;
@@ -152,6 +157,28 @@ export class Gateway {
       rules: CHANNEL_RULES,
       configFile: options.configFile,
     });
+    this.breakers = new BreakerBoard(kv, {
+      now: options.breakerClock,
+      instanceId: this.instance.id,
+    });
+    this.metrics.gauge(
+      "gateway_channel_breaker_state",
+      "A channel's breaker: 0 closed, 1 half-open, 2 open or set aside by a retry-after",
+      () =>
+        this.breakers.phases(this.registry.channels).map(({ channel, phase }) => ({
+          labels: { channel },
+          value: phase,
+        })),
+    );
+    this.metrics.gauge(
+      "gateway_channel_key_breakers_open",
+      "A channel's upstream keys whose breaker is open, half-open or set aside",
+      () =>
+        this.breakers.phases(this.registry.channels).map(({ channel, keys }) => ({
+          labels: { channel },
+          value: keys,
+        })),
+    );
     this.media = new MediaStore(kv, options.mediaTtlMs);
     this.durations = new DurationReaders({
       ffprobePath: options.ffprobePath,

@@ -171,6 +171,7 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         signal: run.signal,
         metrics: gateway.metrics,
         log: attempts,
+        breakers: gateway.breakers,
       },
     ).finally(() => gateway.requestLog.countAttempts(attempts));
     await gateway.tasks.reschedule(task.id, {

@@ -60,6 +60,20 @@ const channelFields = {
   stream_idle_ms: z.int().positive().max(3_600_000).default(60_000),
   /** Retries on other channels after a failure before the first byte (request-level default). */
   max_retries: z.int().min(0).max(10).optional(),
+  /**
+   * When the channel's breaker opens (core/channels/breakers.ts): at least `min_failures` failed
+   * among the last `window` attempts, and at least `failure_rate` of them; and the cooldowns of
+   * the first, second… opening in a row (the last repeats). Unset fields take the defaults.
+   * `enabled: false` turns the channel's breakers off: it is tried on every request, and a 429's
+   * retry-after is not remembered.
+   */
+  breaker: z.strictObject({
+    enabled: z.boolean().optional(),
+    min_failures: z.int().min(1).max(1000).optional(),
+    failure_rate: z.number().gt(0).max(1).optional(),
+    window: z.int().min(1).max(1000).optional(),
+    cooldowns_ms: z.array(z.int().positive().max(86_400_000)).min(1).max(20).optional(),
+  }).optional(),
   /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */
   video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
   /** Anthropic channels: the `anthropic-version` sent when the client sends none. */

@@ -214,6 +214,7 @@ export async function serveGenerateContentImages(
         signal,
         metrics: gateway.metrics,
         log: context.upstreamAttempts,
+        breakers: gateway.breakers,
       },
     );
     answer = chosen.result;

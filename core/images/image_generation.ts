@@ -66,7 +66,13 @@ export function runImageJob(
         trace,
         maxBytes: gateway.options.upstreamMaxBytes.media,
       }),
-    { maxAttempts: 1 + gateway.options.maxRetries, signal, metrics: gateway.metrics, log },
+    {
+      maxAttempts: 1 + gateway.options.maxRetries,
+      signal,
+      metrics: gateway.metrics,
+      log,
+      breakers: gateway.breakers,
+    },
   );
 }
 

@@ -40,6 +40,14 @@ export const kvKeys = {
     ["channel_health", channelId, bucketMs, instanceId] as const,
   channelHealthOf: (channelId: string) => ["channel_health", channelId] as const,
   channelLastError: (channelId: string) => ["channel_last_error", channelId] as const,
+  /** A breaker not closed (open, half-open or set aside): key "" is the channel's own. */
+  breaker: (channelId: string, keyFingerprint: string) =>
+    ["breakers", channelId, keyFingerprint] as const,
+  breakersOf: (channelId: string) => ["breakers", channelId] as const,
+  breakers: () => ["breakers"] as const,
+  /** The one half-open probe of a breaker in flight, across instances (a lease). */
+  breakerProbe: (channelId: string, keyFingerprint: string) =>
+    ["breaker_probes", channelId, keyFingerprint] as const,
   /** A key's body capture switch (body_capture.ts), expiring with it. */
   captureSwitch: (keyId: string) => ["capture_switches", keyId] as const,
   captureSwitches: () => ["capture_switches"] as const,

@@ -103,7 +103,7 @@ export class ChannelHealth {
     const changed = new Set<string>();
     const lastErrors = new Map<string, ChannelError>();
     for (const { attempt, atMs } of attempts) {
-      if (attempt.error_class === "client_closed") continue;
+      if (attempt.error_class === "client_closed" || attempt.outcome === "skipped") continue;
       const bucket = Math.floor(atMs / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS;
       const id = `${attempt.channel_id}\t${bucket}`;
       const counts = this.#counts.get(id) ?? emptyCounts();
@@ -111,7 +111,7 @@ export class ChannelHealth {
       changed.add(id);
       if (attempt.outcome === "ok") counts.ok++;
       else counts.failed++;
-      const bin = latencyBin(attempt.latency_ms);
+      const bin = latencyBin(attempt.latency_ms ?? 0);
       counts.latency[bin] = (counts.latency[bin] ?? 0) + 1;
       if (attempt.outcome === "failed") {
         const error: ChannelError = {

@@ -104,11 +104,13 @@ export class RequestContext {
       route: this.route,
       key_id: this.key?.id ?? null,
       model: this.model,
-      channel_id: result.channelId ?? this.upstreamAttempts.at(-1)?.channel_id ?? null,
+      channel_id: result.channelId ??
+        this.upstreamAttempts.findLast((attempt) => attempt.outcome !== "skipped")?.channel_id ??
+        null,
       status: result.status,
       latency_ms: Math.round(ended.latencyMs * 100) / 100,
       stream: this.stream,
-      attempts: this.upstreamAttempts.length,
+      attempts: this.upstreamAttempts.filter((attempt) => attempt.outcome !== "skipped").length,
       upstream_attempts: this.upstreamAttempts,
       input_tokens: result.usage?.input_tokens ?? 0,
       cached_input_tokens: result.usage?.cached_input_tokens ?? 0,

@@ -28,11 +28,15 @@ export interface AttemptRecord {
   channel_id: string;
   /** The upstream URL called, without its query (which may carry a key). */
   url: string | null;
-  outcome: "ok" | "failed";
+  /** `skipped`: routing passed the channel by, with no call, because of its breaker. */
+  outcome: "ok" | "failed" | "skipped";
+  /** Why a channel was skipped: its breaker is open, or a 429's retry-after set it aside. */
+  reason?: "breaker_open" | "retry_after";
   error_class?: UpstreamErrorClass;
   status?: number;
   error?: string;
-  latency_ms: number;
+  /** Absent on a skipped attempt (no call was made). */
+  latency_ms?: number;
 }
 
 export interface RequestLogEntry {

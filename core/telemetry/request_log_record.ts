@@ -16,10 +16,11 @@ type StoredAttempt = [
   channel_id: string,
   url: string | null,
   outcome: AttemptRecord["outcome"],
-  latency_ms: number,
+  latency_ms: number | null,
   error_class?: AttemptRecord["error_class"],
   status?: number,
   error?: string,
+  reason?: AttemptRecord["reason"],
 ];
 
 /** The optional fields of an entry, by their names. */
@@ -57,22 +58,27 @@ function storedAttempt(attempt: AttemptRecord): StoredAttempt {
     attempt.channel_id,
     attempt.url,
     attempt.outcome,
-    attempt.latency_ms,
+    attempt.latency_ms ?? null,
   ];
-  if (attempt.error_class !== undefined || attempt.status !== undefined || attempt.error) {
+  if (
+    attempt.error_class !== undefined || attempt.status !== undefined || attempt.error ||
+    attempt.reason
+  ) {
     stored.push(attempt.error_class, attempt.status, attempt.error);
   }
+  if (attempt.reason) stored.push(attempt.reason);
   return stored;
 }
 
 function attemptOf(stored: StoredAttempt): AttemptRecord {
-  const [channel_id, url, outcome, latency_ms, error_class, status, error] = stored;
+  const [channel_id, url, outcome, latency_ms, error_class, status, error, reason] = stored;
   // The field order of the records the gateway makes (core/upstream/failover.ts).
   const attempt: AttemptRecord = { channel_id, url, outcome } as AttemptRecord;
-  if (error_class !== undefined) attempt.error_class = error_class;
-  if (status !== undefined) attempt.status = status;
-  if (error !== undefined) attempt.error = error;
-  attempt.latency_ms = latency_ms;
+  if (reason) attempt.reason = reason;
+  if (error_class !== undefined && error_class !== null) attempt.error_class = error_class;
+  if (status !== undefined && status !== null) attempt.status = status;
+  if (error !== undefined && error !== null) attempt.error = error;
+  if (latency_ms !== null) attempt.latency_ms = latency_ms;
   return attempt;
 }
 

@@ -52,6 +52,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
       signal,
       metrics: gateway.metrics,
       log: context.upstreamAttempts,
+      breakers: gateway.breakers,
     },
   ).catch(async (error) => {
     await bill.release("upstream call failed");

@@ -83,7 +83,7 @@ export async function runProbe(
   return {
     ok: record.outcome === "ok",
     status: record.status ?? null,
-    latency_ms: record.latency_ms,
+    latency_ms: record.latency_ms ?? 0,
     ...(record.error_class && { error_class: record.error_class }),
     ...(record.error && { error: redactSecrets(record.error, channel.keys) }),
     model,

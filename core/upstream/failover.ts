@@ -2,14 +2,18 @@
  * Failover across channels: a failure before any byte reached the client moves to the next
  * channel, never the same one twice; each attempt is recorded (channel, URL without query,
  * outcome, the upstream's HTTP status whether it passed or failed, error class, latency) and
- * counted in `gateway_upstream_attempts_total`.
+ * counted in `gateway_upstream_attempts_total` and the per-channel latency histogram. With the
+ * breakers given, a channel or key they hold open or aside is skipped first, at no cost: a
+ * `skipped` record, no call, no attempt used up (core/channels/breaker_board.ts).
  */
 
+import type { BreakerBoard, ChannelPass } from "../channels/breaker_board.ts";
 import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../telemetry/metrics.ts";
 import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { UpstreamAttemptError } from "./attempt.ts";
+import { breakerFault } from "./breaker_fault.ts";
 
 /** What an attempt tells its failover loop about itself. */
 export interface AttemptTrace {
@@ -28,6 +32,11 @@ export interface FailoverOptions {
   metrics: Metrics;
   /** Receives each attempt's record as it ends. */
   log?: AttemptRecord[];
+  /**
+   * The breakers: a channel or key they hold open or aside is skipped at no cost (an attempt
+   * record `skipped`, no call), and each attempt's outcome is counted in them.
+   */
+  breakers?: BreakerBoard;
 }
 
 /**
@@ -52,13 +61,39 @@ export async function withFailover<T>(
 ): Promise<{ result: T; channel: Channel }> {
   let lastError: UpstreamAttemptError | undefined;
   let lastChannel: Channel | undefined;
-  for (const channel of order.slice(0, Math.max(1, options.maxAttempts))) {
-    if (options.signal.aborted) break;
+  const skips: Array<ChannelPass & { kind: "skip" }> = [];
+  let attempts = 0;
+  const { breakers } = options;
+  for (const routed of order) {
+    if (options.signal.aborted || attempts >= Math.max(1, options.maxAttempts)) break;
+    const pass = breakers ? await breakers.admit(routed) : undefined;
+    if (pass?.kind === "skip") {
+      skips.push(pass);
+      options.metrics.add("gateway_upstream_skips_total", {
+        channel: routed.id,
+        reason: pass.reason,
+      });
+      options.log?.push({
+        channel_id: routed.id,
+        url: null,
+        outcome: "skipped",
+        reason: pass.reason,
+      });
+      continue;
+    }
+    attempts++;
+    const channel = pass?.channel ?? routed;
     const trace: AttemptTrace = {};
     const startedAt = performance.now();
     const record = (outcome: "ok" | "failed", failure?: UpstreamAttemptError) => {
       const status = failure?.status ?? trace.status;
+      const latencyMs = performance.now() - startedAt;
       options.metrics.add("gateway_upstream_attempts_total", { channel: channel.id, outcome });
+      options.metrics.observe(
+        "gateway_upstream_latency_seconds",
+        { channel: channel.id },
+        latencyMs / 1000,
+      );
       options.log?.push({
         channel_id: channel.id,
         url: loggedUrl(trace.url),
@@ -66,12 +101,13 @@ export async function withFailover<T>(
         ...(failure && { error_class: failure.errorClass }),
         ...(status !== undefined && { status }),
         ...(failure && { error: failure.message }),
-        latency_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+        latency_ms: Math.round(latencyMs * 100) / 100,
       });
     };
     try {
       const result = await attempt(channel, trace);
       record("ok");
+      if (pass) breakers!.succeeded(pass, routed);
       return { result, channel };
     } catch (error) {
       const failure = error instanceof UpstreamAttemptError ? error : new UpstreamAttemptError(
@@ -79,6 +115,7 @@ export async function withFailover<T>(
         { retryable: true, errorClass: "bad_answer" },
       );
       record("failed", failure);
+      if (pass) breakers!.failed(pass, routed, breakerFault(failure));
       lastChannel = channel;
       if (!failure.retryable && failure.errorClass !== "client_closed") {
         throw finalError(failure, channel);
@@ -86,10 +123,44 @@ export async function withFailover<T>(
       lastError = failure;
     }
   }
+  if (!lastError && skips.length && !options.signal.aborted) {
+    throw everyChannelSkipped(skips, order, breakers!.now());
+  }
   if (options.signal.aborted || !lastError) {
     throw new GatewayError("client_closed_request", 499, "The client closed the request");
   }
   throw finalError(lastError, lastChannel!, true);
+}
+
+/**
+ * Every channel was skipped by its breakers: a 429 with the soonest `retry-after` when a 429's
+ * retry-after set one aside, else a 503 with the soonest end of a cooldown.
+ */
+function everyChannelSkipped(
+  skips: ReadonlyArray<ChannelPass & { kind: "skip" }>,
+  order: readonly Channel[],
+  now: number,
+): GatewayError {
+  const aside = skips.filter((skip) => skip.reason === "retry_after");
+  const soonest = Math.min(...(aside.length ? aside : skips).map((skip) => skip.until));
+  const headers: Record<string, string> = {
+    "x-gateway-channel": order[0].id,
+    "retry-after": String(Math.max(1, Math.ceil((soonest - now) / 1000))),
+  };
+  if (aside.length) {
+    return new GatewayError(
+      "upstream_rate_limited",
+      429,
+      "Every channel for this model is rate limited by its upstream; retry after the time given",
+      { headers },
+    );
+  }
+  return new GatewayError(
+    "upstream_unavailable",
+    503,
+    "Every channel for this model failed recently and is cooling down; retry after the time given",
+    { headers },
+  );
 }
 
 /** The client-facing error for an upstream failure on `channel`. */

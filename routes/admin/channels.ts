@@ -1,6 +1,12 @@
-/** Admin routes for channels (upstream routes): CRUD, single keys, health, and a test call. */
+/**
+ * Admin routes for channels (upstream routes): CRUD, single keys, health, breakers and their
+ * reset, and a test call.
+ */
 
 import { Hono } from "hono";
+import { z } from "zod";
+import { GatewayError } from "../../core/errors.ts";
+import { FINGERPRINT_PATTERN } from "../../core/channels/key_hint.ts";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
@@ -71,12 +77,42 @@ const testChannelRoute = adminRoute({
   },
 });
 
+const breakerResetSchema = z.strictObject({
+  /** One upstream key's breaker, by its fingerprint; without it, the channel's and every key's. */
+  key: z.string().regex(FINGERPRINT_PATTERN, {
+    error: "must be a key fingerprint as GET shows it: 8 hex characters such as '3f2a9c1e'",
+  }).optional(),
+});
+
+const readBreakers = adminRoute({
+  method: "get",
+  path: "/admin/channels/{id}/breakers",
+  summary: "The channel's breaker and each upstream key's: state, cooldown end, last reasons",
+  answers: {
+    "200": jsonAnswer(
+      "{state: closed | open | half_open, open_until, aside_until, reasons, keys: [{fingerprint, …}]}",
+    ),
+  },
+});
+
+const resetBreakers = adminRoute({
+  method: "post",
+  path: "/admin/channels/{id}/breakers/reset",
+  summary: "Close the channel's breakers (or one key's, by fingerprint), on every instance",
+  body: { name: "BreakerReset", schema: breakerResetSchema },
+  answers: { "200": jsonAnswer("{reset: [the breakers that were not closed], breakers}") },
+});
+
 export function adminChannelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
-  /** A channel's admin view with its health beside it. */
+  /** The breakers of the channel `id` (its keys opened in memory only). */
+  const breakersOf = async (id: string) =>
+    await gateway.breakers.view(await gateway.registry.openChannel(id));
+  /** A channel's admin view with its health and breakers beside it. */
   const withHealth = async <T extends { id: string }>(view: T) => ({
     ...view,
     health: await gateway.channelHealth.read(view.id),
+    breakers: await breakersOf(view.id),
   });
 
   serveRoute(app, createChannel, async (c) => {
@@ -117,6 +153,24 @@ export function adminChannelRoutes(gateway: Gateway) {
     return c.json(
       await testChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
     );
+  });
+  serveRoute(app, readBreakers, async (c) => c.json(await breakersOf(channelId(c))));
+  serveRoute(app, resetBreakers, async (c) => {
+    const id = channelId(c);
+    const input = validate(breakerResetSchema, await optionalAdminBody(c.req.raw));
+    const before = await breakersOf(id);
+    if (input.key && !before.keys.some((key) => key.fingerprint === input.key)) {
+      throw new GatewayError(
+        "unknown_key_fingerprint",
+        400,
+        `Channel '${id}' has no upstream key with fingerprint '${input.key}'; its keys are ${
+          before.keys.map((key) => `'${key.fingerprint}'`).join(", ")
+        }`,
+        { param: "key" },
+      );
+    }
+    const reset = await gateway.breakers.reset(id, input.key);
+    return c.json({ reset, breakers: await breakersOf(id) });
   });
   serveRoute(app, deleteChannel, async (c) => {
     await gateway.registry.deleteChannel(channelId(c));

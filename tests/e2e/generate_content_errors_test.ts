@@ -12,7 +12,13 @@ import { GoogleGenAI as GoogleGenAI3 } from "@google/genai3";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
-import { CHANNEL_TYPES, MODEL_OF, setupText, type TextSetup } from "../helpers/text_setup.ts";
+import {
+  BREAKER_OFF,
+  CHANNEL_TYPES,
+  MODEL_OF,
+  setupText,
+  type TextSetup,
+} from "../helpers/text_setup.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -152,7 +158,7 @@ Deno.test(
   "generate-content errors: bad key, balance, upstream 5xx and 429, too large — status and code agree",
   serverTest,
   async () => {
-    await using s = await setupText();
+    await using s = await setupText({ channel: BREAKER_OFF });
     const model = MODEL_OF.gemini;
     const poor = await s.gw.createKey({ balance: 10 });
     const cases: Array<[string, () => Promise<Response>, string, string]> = [

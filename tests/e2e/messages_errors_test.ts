@@ -12,6 +12,7 @@ import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import {
+  BREAKER_OFF,
   CHANNEL_TYPES,
   MODEL,
   MODEL_OF,
@@ -78,7 +79,7 @@ Deno.test(
   "messages: upstream failures of every channel type are Anthropic's 529/500/429, streamed or not, no charge",
   serverTest,
   async () => {
-    await using s = await setupText();
+    await using s = await setupText({ channel: BREAKER_OFF });
     for (const type of CHANNEL_TYPES) {
       for (const client of clients(s.gw, s.key)) {
         for (const expected of CASES) {

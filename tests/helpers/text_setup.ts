@@ -57,6 +57,8 @@ async function startTextGateway(
     key?: Record<string, unknown>;
     model?: Record<string, unknown>;
     env?: Record<string, string>;
+    /** Fields added to every channel (e.g. `breaker`). */
+    channel?: Record<string, unknown>;
   },
 ): Promise<{ gw: TestGateway; keyId: string; key: string }> {
   const gw = stack.use(await startTestGateway(options.env));
@@ -69,6 +71,7 @@ async function startTextGateway(
       keys: [channel.key],
       models: [channel.model],
       model_map: { [channel.model]: channel.upstreamModel },
+      ...options.channel,
     });
   }
   const { id, key } = await gw.createKey({ balance: options.balance, ...options.key });
@@ -85,6 +88,12 @@ function closer(
 }
 
 // ---- setupChat: one model on one simulated chat completions upstream
+
+/**
+ * Channel fields for tests that fail one channel many times to read how each failure is mapped:
+ * with its breaker on, the sixth failure would be a skip (503, or 429 once a retry-after was seen).
+ */
+export const BREAKER_OFF = { breaker: { enabled: false } };
 
 /** The public model of `setupChat()`. */
 export const MODEL = "gpt-test";
@@ -176,6 +185,8 @@ export async function setupText(
     cachedTokens?: number;
     cacheWriteTokens?: number;
     env?: Record<string, string>;
+    /** Fields added to every channel (e.g. `breaker: {enabled: false}` to fail one many times). */
+    channel?: Record<string, unknown>;
   } = {},
 ): Promise<TextSetup> {
   await using stack = new AsyncDisposableStack();
@@ -203,6 +214,7 @@ export async function setupText(
     balance: options.balance ?? 100_000_000,
     model: { max_output_tokens: 2048 },
     env: options.env,
+    channel: options.channel,
   });
   const bodies = {
     openai: () => chat.requests,

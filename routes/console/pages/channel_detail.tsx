@@ -6,7 +6,7 @@
 
 import { Hono } from "hono";
 import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts";
-import { describeKeyHint } from "../../../core/channels/key_hint.ts";
+import { describeKeyHint, FINGERPRINT_PATTERN } from "../../../core/channels/key_hint.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { channelNotFound } from "../../admin/shared.ts";
@@ -28,6 +28,7 @@ import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { type ChannelView, healthColumns } from "./channels.tsx";
+import { BreakersSection } from "../breaker_rows.tsx";
 
 function channelIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -159,6 +160,7 @@ async function channelDetailPage(
   const { c, id, problem, test } = options;
   const view = await gateway.registry.channelView(await gateway.registry.getChannel(id));
   const health = await gateway.channelHealth.read(id);
+  const breakers = await gateway.breakers.view(await gateway.registry.openChannel(id));
   const base = baseUrlOf(gateway, c.get("url"));
   const path = `/admin/channels/${id}`;
   return renderPage(
@@ -196,6 +198,7 @@ async function channelDetailPage(
           curl={adminCurl(base, { method: "PATCH", path, body: { enabled: !view.enabled } })}
         />
       </section>
+      <BreakersSection c={c} channelId={id} view={breakers} />
       <section class="card" aria-labelledby="test-heading">
         <h2 id="test-heading">Test</h2>
         <p class="muted">
@@ -298,6 +301,25 @@ export function channelDetailPages(gateway: Gateway) {
   app.post("/console/channels/:id/keys", async (c) => {
     const id = channelIdOf(c);
     return patchChannel(gateway, { c, id, body: channelKeysPatchOf(await readForm(c)) });
+  });
+  app.post("/console/channels/:id/breakers/reset", async (c) => {
+    const id = channelIdOf(c);
+    const form = await readForm(c);
+    const key = typeof form.key === "string" && FINGERPRINT_PATTERN.test(form.key)
+      ? form.key
+      : undefined;
+    await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/channels/:id/breakers/reset",
+        method: "POST",
+        target: { kind: "channel", id },
+        readTarget: async (target) =>
+          gateway.breakers.view(await gateway.registry.openChannel(target)),
+        apply: () => gateway.breakers.reset(id, key),
+      },
+    });
+    return c.redirect(`/console/channels/${id}`, 303);
   });
   app.post("/console/channels/:id/test", async (c) => {
     const id = channelIdOf(c);

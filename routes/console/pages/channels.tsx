@@ -1,6 +1,7 @@
 /**
- * Operator's channels: the list with each channel's health (success rate, p50 latency, last
- * error over the health window), through the same service calls as GET /admin/channels.
+ * Operator's channels: the list with each channel's breaker and health (success rate, p50
+ * latency, last error over the health window), through the same service calls as GET
+ * /admin/channels.
  */
 
 import { Hono } from "hono";
@@ -9,6 +10,8 @@ import type { ChannelHealthView } from "../../../core/telemetry/channel_health.t
 import { listed, listOptions } from "../../admin/shared.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { type Column, DataTable } from "../data_table.tsx";
+import { breakerCell } from "../breaker_rows.tsx";
+import type { ChannelBreakersView } from "../../../core/channels/breaker_board.ts";
 import { CopyAsCurl } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
@@ -48,7 +51,11 @@ export function healthColumns<Row>(healthOf: (row: Row) => ChannelHealthView): C
   ];
 }
 
-type ChannelRow = { view: ChannelView; health: ChannelHealthView };
+type ChannelRow = {
+  view: ChannelView;
+  health: ChannelHealthView;
+  breakers: ChannelBreakersView;
+};
 
 function ChannelRows({ channels }: { channels: ChannelRow[] }) {
   return (
@@ -70,6 +77,7 @@ function ChannelRows({ channels }: { channels: ChannelRow[] }) {
           header: "State",
           cell: ({ view }) => view.enabled ? "enabled" : <span class="bad">disabled</span>,
         },
+        { header: "Breaker", cell: ({ breakers }) => breakerCell(breakers) },
         ...healthColumns((row: ChannelRow) => row.health),
       ]}
     />
@@ -81,7 +89,11 @@ async function channelsPage(gateway: Gateway, c: ConsoleContext) {
   const options = listOptions(url);
   const page = await listed(options, () => gateway.registry.listChannels(options));
   const channels = await Promise.all(
-    page.data.map(async (view) => ({ view, health: await gateway.channelHealth.read(view.id) })),
+    page.data.map(async (view) => ({
+      view,
+      health: await gateway.channelHealth.read(view.id),
+      breakers: await gateway.breakers.view(await gateway.registry.openChannel(view.id)),
+    })),
   );
   return renderPage(
     c,

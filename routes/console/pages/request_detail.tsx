@@ -114,10 +114,15 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
             cell: (attempt) =>
               attempt.outcome === "ok"
                 ? <span class="ok">ok</span>
+                : attempt.outcome === "skipped"
+                ? <span class="muted">skipped: {attempt.reason ?? "breaker_open"}</span>
                 : <span class="bad">{attempt.error_class ?? "failed"}</span>,
           },
           { header: "Status", cell: (attempt) => attempt.status ?? "" },
-          { header: "Latency", cell: (attempt) => `${attempt.latency_ms} ms` },
+          {
+            header: "Latency",
+            cell: (attempt) => attempt.latency_ms === undefined ? "—" : `${attempt.latency_ms} ms`,
+          },
           { header: "Error", cell: (attempt) => attempt.error ?? "" },
         ]}
       />

@@ -50,6 +50,8 @@ const full: RequestLogEntry = {
   status: 202,
   attempts: 2,
   upstream_attempts: [
+    { channel_id: "ch_dead", url: null, outcome: "skipped", reason: "breaker_open" },
+    { channel_id: "ch_busy", url: null, outcome: "skipped", reason: "retry_after" },
     {
       channel_id: "ch_a",
       url: null,
