@@ -149,6 +149,8 @@ export async function startGateway(
     crons?: boolean;
     /** Name resolution of the webhook SSRF guard (tests give their own; default: DNS). */
     webhookResolve?: Resolver;
+    /** The clock of automatic disabling and recovery probes (tests drive it; default: Date.now). */
+    now?: () => number;
   } = {},
 ): Promise<RunningGateway> {
   const platform = options.platform ??
@@ -182,6 +184,7 @@ export async function startGateway(
       log,
       metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
       webhookResolve: options.webhookResolve,
+      now: options.now,
     }),
   );
   counted.metrics = gateway.metrics;

@@ -56,7 +56,7 @@ async function submitOnce(
 ): Promise<string> {
   const provider = providerOf(channel);
   const video = provider.video!;
-  const request = await video.create(upstreamTarget(channel, task.model), {
+  const request = await video.create(upstreamTarget(channel, task.model, options.trace), {
     job: task.input.job,
     references: {
       urlOf: (reference) => referenceUrl(task, reference),
@@ -171,6 +171,7 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         signal: run.signal,
         metrics: gateway.metrics,
         log: attempts,
+        observe: gateway.autoDisabler.observer,
       },
     ).finally(() => gateway.requestLog.countAttempts(attempts));
     await gateway.tasks.reschedule(task.id, {

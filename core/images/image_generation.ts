@@ -40,7 +40,9 @@ export async function attemptImageJob(
 ): Promise<ImageAttemptResult> {
   const provider = providerOf(channel);
   const image = provider.image!;
-  const requests = await builtRequest(image.requests(upstreamTarget(channel, job.model), job));
+  const requests = await builtRequest(
+    image.requests(upstreamTarget(channel, job.model, options.trace), job),
+  );
   const calls = requests.map((request) =>
     callUpstream(channel, request, { ...options, errors: provider.errors }).then(image.readImages)
   );
@@ -66,7 +68,13 @@ export function runImageJob(
         trace,
         maxBytes: gateway.options.upstreamMaxBytes.media,
       }),
-    { maxAttempts: 1 + gateway.options.maxRetries, signal, metrics: gateway.metrics, log },
+    {
+      maxAttempts: 1 + gateway.options.maxRetries,
+      signal,
+      metrics: gateway.metrics,
+      log,
+      observe: gateway.autoDisabler.observer,
+    },
   );
 }
 

@@ -100,14 +100,23 @@ export function adminChannelRoutes(gateway: Gateway) {
   });
   serveRoute(app, updateChannel, async (c) => {
     const id = channelId(c);
-    const { create_models, add_keys, remove_keys, ...patch } = validate(
+    const { create_models, add_keys, remove_keys, clear_auto_disabled, ...patch } = validate(
       channelPatchBodySchema,
       await adminBody(c.req.raw),
     );
-    const updated = await gateway.registry.updateChannel(id, patch, {
-      createModels: create_models,
-      keyOperations: { add_keys, remove_keys },
-    });
+    const registry = gateway.registry;
+    const stored = await registry.getChannel(id);
+    // The gateway's marks are cleared even on a channel the config file manages: they are not
+    // the file's.
+    if (clear_auto_disabled) await gateway.autoDisabler.clear(id);
+    const changesRecord = Object.keys(patch).length > 0 || add_keys || remove_keys ||
+      create_models !== undefined || !clear_auto_disabled;
+    const updated = changesRecord
+      ? await registry.updateChannel(id, patch, {
+        createModels: create_models,
+        keyOperations: { add_keys, remove_keys },
+      })
+      : await registry.channelView(stored);
     return c.json(await withHealth(updated));
   });
   serveRoute(app, testChannelRoute, async (c) => {
