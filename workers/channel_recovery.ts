@@ -18,6 +18,7 @@ import { kvKeys } from "../core/kv/kv_keys.ts";
 import { withKvRetry } from "../core/kv/kv_retry.ts";
 import type { ChannelProbeResult } from "../core/upstream/channel_probe.ts";
 import { testChannel } from "../routes/admin/channel_test.ts";
+import { keyByFingerprint } from "../core/channels/routing.ts";
 
 /** How often the sweeps look for due probes. */
 export const RECOVERY_EVERY_MS = 10_000;
@@ -95,13 +96,12 @@ export async function runRecoveryProbes(
       // Gone, or disabled by the operator: nothing to probe (the operator's switch rules).
       if (!channel || !channel.enabled) continue;
       for (const fingerprint of marks.keys) {
-        const index = channel.key_fingerprints?.indexOf(fingerprint) ?? -1;
-        if (index < 0) continue;
+        const key = keyByFingerprint(channel, fingerprint);
+        if (key === undefined) continue;
         probes++;
         const result = await probe({
           ...channel,
-          keys: [channel.keys[index]],
-          key_fingerprints: [fingerprint],
+          keys: [key],
           auto_disabled: null,
         }).catch(() => null);
         const target = { kind: "key" as const, fingerprint };

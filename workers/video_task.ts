@@ -14,7 +14,7 @@ import { crashPoint } from "../core/crash_points.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { providerOf, servesKind, upstreamTarget } from "../core/providers/provider_table.ts";
-import { eligibleChannels, planChannelOrder } from "../core/channels/routing.ts";
+import { eligibleChannels, keyByFingerprint, planChannelOrder } from "../core/channels/routing.ts";
 import { type SubmissionUnknown, type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
 import { isUnanswered, UpstreamAttemptError } from "../core/upstream/attempt.ts";
 import { type AttemptTrace, withFailover } from "../core/upstream/failover.ts";
@@ -167,9 +167,9 @@ function submissionOrder(gateway: Gateway, task: VideoTask): Channel[] | null {
     );
   }
   const channel = gateway.registry.channels.find((candidate) => candidate.id === pinned.channel_id);
-  const index = channel?.key_fingerprints?.indexOf(pinned.key_fingerprint ?? "") ?? -1;
-  if (!channel || !channel.enabled || index < 0) return null;
-  return [{ ...channel, keys: [channel.keys[index]], key_fingerprints: [pinned.key_fingerprint!] }];
+  const key = channel && keyByFingerprint(channel, pinned.key_fingerprint ?? "");
+  if (!channel || !channel.enabled || key === undefined) return null;
+  return [{ ...channel, keys: [key] }];
 }
 
 /**

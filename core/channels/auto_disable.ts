@@ -63,8 +63,8 @@ export function isEmpty(marks: AutoDisabled): boolean {
 export function usableKeyIndexes(channel: Channel): number[] {
   const marked = channel.auto_disabled?.by_key ?? {};
   const indexes: number[] = [];
-  channel.keys.forEach((_key, index) => {
-    const fingerprint = channel.key_fingerprints?.[index];
+  channel.keys.forEach((key, index) => {
+    const fingerprint = channel.fingerprints?.get(key);
     if (fingerprint === undefined || !marked[fingerprint]) indexes.push(index);
   });
   return indexes;

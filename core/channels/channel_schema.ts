@@ -128,8 +128,11 @@ export interface StoredChannel extends Omit<ChannelInput, "keys"> {
 /** A channel ready to route to, with upstream keys opened in memory only. */
 export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
   keys: string[];
-  /** Each key's fingerprint (key_hint.ts), in the keys' order; set by the registry. */
-  key_fingerprints?: string[];
+  /**
+   * Each key's fingerprint (key_hint.ts) by the key, set by the registry; a map, so a copy of the
+   * channel narrowed to some of its keys still names them right. In memory only.
+   */
+  fingerprints?: ReadonlyMap<string, string>;
   /** What the gateway disabled on its own (auto_disable.ts); set by the registry. */
   auto_disabled?: AutoDisabled | null;
 }

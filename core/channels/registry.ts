@@ -272,7 +272,7 @@ export class Registry {
     return {
       ...rest,
       keys,
-      key_fingerprints: hints.map((hint) => hint.fingerprint),
+      fingerprints: new Map(keys.map((key, index) => [key, hints[index].fingerprint])),
       auto_disabled: marks,
     };
   }

@@ -56,3 +56,8 @@ export function pickUpstreamKeyIndex(
 export function pickUpstreamKey(channel: Channel, random: () => number = Math.random): string {
   return channel.keys[pickUpstreamKeyIndex(channel, random)];
 }
+
+/** The upstream key of `channel` whose fingerprint is `fingerprint`, if it still has it. */
+export function keyByFingerprint(channel: Channel, fingerprint: string): string | undefined {
+  return channel.keys.find((key) => channel.fingerprints?.get(key) === fingerprint);
+}

@@ -36,7 +36,7 @@ export function upstreamTarget(
   trace?: AttemptTrace,
 ): UpstreamTarget {
   const index = pickUpstreamKeyIndex(channel);
-  if (trace) trace.keyFingerprint = channel.key_fingerprints?.[index];
+  if (trace) trace.keyFingerprint = channel.fingerprints?.get(channel.keys[index]);
   return {
     channel,
     apiKey: channel.keys[index],
