@@ -202,7 +202,7 @@ async function holdUnknown(
   await gateway.tasks.reschedule(task.id, {
     workerId: run.workerId,
     at: retryable ? nextCheck(gateway, task) : deadlineOf(gateway, task),
-    update: { submission_unknown: unknown, channel_id: lost.channelId, fail_reason: reason },
+    update: { submission_unknown: unknown, channel_id: lost.channelId },
   });
 }
 

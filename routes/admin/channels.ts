@@ -1,6 +1,7 @@
 /** Admin routes for channels (upstream routes): CRUD, single keys, health, and a test call. */
 
 import { Hono } from "hono";
+import type { z } from "zod";
 import { channelCreateSchema, channelPatchBodySchema } from "../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
@@ -71,6 +72,28 @@ const testChannelRoute = adminRoute({
   },
 });
 
+/**
+ * Applies a validated PATCH body: `clear_auto_disabled` clears the gateway's own marks (even on a
+ * channel the config file manages: they are not the file's), the rest changes the record.
+ */
+export async function applyChannelPatch(
+  gateway: Gateway,
+  id: string,
+  body: z.infer<typeof channelPatchBodySchema>,
+) {
+  const { create_models, add_keys, remove_keys, clear_auto_disabled, ...patch } = body;
+  const registry = gateway.registry;
+  const stored = await registry.getChannel(id);
+  if (clear_auto_disabled) await gateway.autoDisabler.clear(id);
+  const changesRecord = Object.keys(patch).length > 0 || add_keys || remove_keys ||
+    create_models !== undefined || !clear_auto_disabled;
+  if (!changesRecord) return await registry.channelView(stored);
+  return await registry.updateChannel(id, patch, {
+    createModels: create_models,
+    keyOperations: { add_keys, remove_keys },
+  });
+}
+
 export function adminChannelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   /** A channel's admin view with its health beside it. */
@@ -100,24 +123,8 @@ export function adminChannelRoutes(gateway: Gateway) {
   });
   serveRoute(app, updateChannel, async (c) => {
     const id = channelId(c);
-    const { create_models, add_keys, remove_keys, clear_auto_disabled, ...patch } = validate(
-      channelPatchBodySchema,
-      await adminBody(c.req.raw),
-    );
-    const registry = gateway.registry;
-    const stored = await registry.getChannel(id);
-    // The gateway's marks are cleared even on a channel the config file manages: they are not
-    // the file's.
-    if (clear_auto_disabled) await gateway.autoDisabler.clear(id);
-    const changesRecord = Object.keys(patch).length > 0 || add_keys || remove_keys ||
-      create_models !== undefined || !clear_auto_disabled;
-    const updated = changesRecord
-      ? await registry.updateChannel(id, patch, {
-        createModels: create_models,
-        keyOperations: { add_keys, remove_keys },
-      })
-      : await registry.channelView(stored);
-    return c.json(await withHealth(updated));
+    const body = validate(channelPatchBodySchema, await adminBody(c.req.raw));
+    return c.json(await withHealth(await applyChannelPatch(gateway, id, body)));
   });
   serveRoute(app, testChannelRoute, async (c) => {
     const id = channelId(c);

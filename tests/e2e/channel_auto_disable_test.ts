@@ -9,7 +9,8 @@
 import OpenAI from "openai";
 import { Webhook } from "standardwebhooks";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest, startTestGateway, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
+import { ADMIN_TOKEN, serverTest, startTestGateway, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
+import { consoleClient } from "../helpers/console_client.ts";
 import { startWebhookReceiver } from "../helpers/webhook_receiver.ts";
 import { WEBHOOK_TEST_ENV } from "../helpers/webhook_setup.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
@@ -233,5 +234,38 @@ Deno.test(
       (await s.gw.admin("GET", `/admin/channels/${s.preferredId}`)).body.auto_disabled,
       null,
     );
+  },
+);
+
+Deno.test(
+  "auto-disable console: the list and detail show the flag with its reason; Re-enable clears it, audited",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    for (let i = 0; i < 3; i++) await s.client.chat.completions.create(ask);
+    await s.gw.settle();
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+
+    const list = await (await client.get("/console/channels")).text();
+    assertOk(list.includes("1 of 1 keys auto-disabled"), "the list names the disabled key");
+    const detail = await (await client.get(`/console/channels/${s.preferredId}`)).text();
+    assertOk(detail.includes("Disabled by the gateway"), "the detail has the section");
+    assertOk(detail.includes(`key ${s.fingerprint}`), "the key by its fingerprint");
+    assertOk(detail.includes("refused the key 3 times in a row"), "the reason");
+    assertOk(!detail.includes(REVOKED), "never the key itself");
+
+    const reenabled = await client.post(`/console/channels/${s.preferredId}/reenable`, {});
+    await reenabled.body?.cancel();
+    assertEquals(reenabled.status, 303);
+    const view = (await s.gw.admin("GET", `/admin/channels/${s.preferredId}`)).body;
+    assertEquals(view.auto_disabled, null);
+    const audit = await s.gw.admin(
+      "GET",
+      `/admin/audit?actor=console&target_id=${s.preferredId}&limit=1`,
+    );
+    assertOk(audit.body.data[0]?.before.auto_disabled.by_key[s.fingerprint], "audited");
+    const after = await (await client.get(`/console/channels/${s.preferredId}`)).text();
+    assertOk(!after.includes("Disabled by the gateway"));
   },
 );

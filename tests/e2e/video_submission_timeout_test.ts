@@ -6,7 +6,8 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { ADMIN_TOKEN, serverTest } from "../helpers/gateway.ts";
+import { consoleClient } from "../helpers/console_client.ts";
 import { ARK_MODEL, moneyMoves, PER_SECOND, setupVideo } from "../helpers/video_setup.ts";
 import { startArkVideoUpstream } from "../upstream/ark_video.ts";
 
@@ -57,6 +58,12 @@ Deno.test(
     const { body: seen } = await s.getTask(id);
     assertOk(seen.data.status !== "FAILURE" && seen.data.status !== "SUCCESS", seen.data.status);
     assertEquals(await moneyMoves(s), [["hold", -5 * PER_SECOND]], "held, nothing settled");
+    const console = consoleClient(s.gw.url);
+    await (await console.signIn(ADMIN_TOKEN)).body?.cancel();
+    const detail = await (await console.get(`/console/tasks/${id}`)).text();
+    assertOk(detail.includes("Held for the operator"), "the console shows the hold");
+    const list = await (await console.get("/console/tasks")).text();
+    assertOk(list.includes("held for the operator"), "and the task list");
 
     // The operator's answers: a bad body is a 400 in the admin envelope; the found task is attached.
     const bad = await s.gw.admin("POST", `/admin/tasks/${id}/resolve`, { upstream_id: "" });
