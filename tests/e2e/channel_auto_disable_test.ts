@@ -16,6 +16,8 @@ import { WEBHOOK_TEST_ENV } from "../helpers/webhook_setup.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
 import { runRecoveryProbes } from "../../workers/channel_recovery.ts";
 import { keyHint } from "../../core/channels/key_hint.ts";
+import { readSettings } from "../../core/settings.ts";
+import { startGateway } from "../../main.ts";
 
 const MODEL = "gpt-auto";
 const REVOKED = "sk-revoked-key-0001";
@@ -25,7 +27,10 @@ const GOOD = "sk-good-key-0002";
 async function setup() {
   await using stack = new AsyncDisposableStack();
   const clock = { now: Date.now() };
-  const gw = stack.use(await startTestGateway(WEBHOOK_TEST_ENV, { now: () => clock.now }));
+  const tick = () => clock.now;
+  // One clock for every timing rule (the breakers' too, where they read one): tests move it.
+  const clocks = { now: tick, breakerClock: tick };
+  const gw = stack.use(await startTestGateway(WEBHOOK_TEST_ENV, clocks));
   const accepted: string[] = [GOOD];
   const refusing = stack.use(startOpenAIChatUpstream({ keys: accepted }));
   const healthy = stack.use(startOpenAIChatUpstream({ keys: [GOOD] }));
@@ -36,6 +41,8 @@ async function setup() {
     keys: [REVOKED],
     models: [MODEL],
     priority: 10,
+    // Only the key rule here: the clock jumps between refusals.
+    auto_disable_after_ms: 0,
   });
   const backup = await gw.addChannel({
     name: "backup",
@@ -63,6 +70,32 @@ async function setup() {
 
 const ask = { model: MODEL, messages: [{ role: "user" as const, content: "hello" }] };
 
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** Requests with the revoked key as the upstream saw them (each refused with 401). */
+function refusals(s: Setup): number {
+  return s.refusing.requests.filter((request) => request.authorization === `Bearer ${REVOKED}`)
+    .length;
+}
+
+/**
+ * Sends requests (each served by the healthy channel) until the revoked key is marked, moving the
+ * clock 15 minutes before each after the first, past any cooldown that would set the key aside
+ * between two tries. Returns the mark.
+ */
+async function refuseUntilDisabled(s: Setup) {
+  for (let i = 0; i < 10; i++) {
+    if (i > 0) s.clock.now += 15 * 60_000;
+    const answer = await s.client.chat.completions.create(ask);
+    assertEquals(answer.choices[0].message.content, "Echo: hello");
+    await s.gw.settle();
+    const view = await s.gw.admin("GET", `/admin/channels/${s.preferredId}`);
+    const mark = view.body.auto_disabled?.by_key?.[s.fingerprint];
+    if (mark) return { view: view.body, mark };
+  }
+  throw new Error("the key was never disabled");
+}
+
 Deno.test(
   "auto-disable: a revoked key is disabled after 3 refusals, skipped, and re-enabled by the probe",
   serverTest,
@@ -75,19 +108,11 @@ Deno.test(
     });
     assertEquals(endpoint.status, 201, JSON.stringify(endpoint.body));
 
-    for (let i = 0; i < 3; i++) {
-      const answer = await s.client.chat.completions.create(ask);
-      assertEquals(answer.choices[0].message.content, "Echo: hello");
-    }
-    await s.gw.settle();
-    assertEquals(s.refusing.requests.length, 3, "each request tried the refused key first");
-
-    const view = await s.gw.admin("GET", `/admin/channels/${s.preferredId}`);
-    assertEquals(view.body.enabled, true, "the operator's switch is not touched");
-    const mark = view.body.auto_disabled?.by_key?.[s.fingerprint];
-    assertOk(mark, `the key is marked: ${JSON.stringify(view.body.auto_disabled)}`);
+    const { view, mark } = await refuseUntilDisabled(s);
+    assertEquals(refusals(s), 3, "disabled at the third refusal in a row, not before");
+    assertEquals(view.enabled, true, "the operator's switch is not touched");
     assertOk(/refused the key 3 times in a row \(HTTP 401\)/.test(mark.reason), mark.reason);
-    assertEquals(view.body.auto_disabled.channel, null);
+    assertEquals(view.auto_disabled.channel, null);
 
     // Skipped at no cost: the next requests go straight to the healthy channel.
     for (let i = 0; i < 3; i++) await s.client.chat.completions.create(ask);
@@ -149,8 +174,7 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setup();
-    for (let i = 0; i < 3; i++) await s.client.chat.completions.create(ask);
-    await s.gw.settle();
+    await refuseUntilDisabled(s);
     const patched = await s.gw.admin("PATCH", `/admin/channels/${s.preferredId}`, {
       enabled: false,
     });
@@ -173,8 +197,7 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setup();
-    for (let i = 0; i < 3; i++) await s.client.chat.completions.create(ask);
-    await s.gw.settle();
+    await refuseUntilDisabled(s);
     const cleared = await s.gw.admin("PATCH", `/admin/channels/${s.preferredId}`, {
       clear_auto_disabled: true,
     });
@@ -242,8 +265,7 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setup();
-    for (let i = 0; i < 3; i++) await s.client.chat.completions.create(ask);
-    await s.gw.settle();
+    await refuseUntilDisabled(s);
     const client = consoleClient(s.gw.url);
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
 
@@ -267,5 +289,63 @@ Deno.test(
     assertOk(audit.body.data[0]?.before.auto_disabled.by_key[s.fingerprint], "audited");
     const after = await (await client.get(`/console/channels/${s.preferredId}`)).text();
     assertOk(!after.includes("Disabled by the gateway"));
+  },
+);
+
+Deno.test(
+  "auto-disable instances: a disable on one instance routes the other; one instance probes at a time",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    const settings = readSettings((name) =>
+      ({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        GATEWAY_KV: s.gw.kvPath,
+        GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+        GATEWAY_LOG_REQUESTS: "0",
+      })[name]
+    );
+    const other = await startGateway(settings, { quiet: true, now: () => s.clock.now });
+    try {
+      await refuseUntilDisabled(s);
+      // The other instance's registry sees the mark when it next reads the catalog version.
+      let seen = false;
+      for (let i = 0; i < 200 && !seen; i++) {
+        const channel = other.gateway.registry.channels.find((c) => c.id === s.preferredId);
+        seen = channel?.auto_disabled?.by_key[s.fingerprint] !== undefined;
+        if (!seen) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assertOk(seen, "the other instance routes by the mark");
+      const before = s.refusing.requests.length;
+      const viaOther = await new OpenAI({
+        apiKey: (await s.gw.createKey({ balance: 1_000_000 })).key,
+        baseURL: `${other.url}/v1`,
+        maxRetries: 0,
+      }).chat.completions.create(ask);
+      assertEquals(viaOther.choices[0].message.content, "Echo: hello");
+      assertEquals(s.refusing.requests.length, before, "no attempt on the disabled key there");
+
+      // A pass on the other instance while this one's probe is under way: the lease holds it off.
+      s.clock.now += 31_000;
+      const started = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      const first = runRecoveryProbes(s.gw.running.gateway, {
+        probe: async () => {
+          started.resolve();
+          await release.promise;
+          throw new Error("still refused");
+        },
+      });
+      await started.promise;
+      assertEquals(await runRecoveryProbes(other.gateway), 0, "the lease is held");
+      release.resolve();
+      assertEquals(await first, 1);
+      const mark = (await s.gw.admin("GET", `/admin/channels/${s.preferredId}`)).body
+        .auto_disabled.by_key[s.fingerprint];
+      assertEquals(mark.probes, 1, "one probe in all");
+    } finally {
+      await other.shutdown();
+    }
   },
 );
