@@ -349,3 +349,34 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "channel events: not in an endpoint's default events; only an endpoint of every key may name them",
+  serverTest,
+  async () => {
+    await using gw = await startTestGateway(WEBHOOK_TEST_ENV);
+    const plain = await gw.admin("POST", "/admin/webhooks", { url: "https://hooks.example/a" });
+    assertEquals(plain.status, 201, JSON.stringify(plain.body));
+    assertEquals(plain.body.events, ["task.succeeded", "task.failed", "task.refunded"]);
+    const scoped = await gw.admin("POST", "/admin/webhooks", {
+      url: "https://hooks.example/b",
+      group: "vip",
+      events: ["channel.disabled"],
+    });
+    assertEquals(scoped.status, 400, JSON.stringify(scoped.body));
+    assertOk(JSON.stringify(scoped.body).includes("only an endpoint of every key"));
+    const grouped = await gw.admin("POST", "/admin/webhooks", {
+      url: "https://hooks.example/c",
+      group: "vip",
+    });
+    const patched = await gw.admin("PATCH", `/admin/webhooks/${grouped.body.id}`, {
+      events: ["task.failed", "channel.recovered"],
+    });
+    assertEquals(patched.status, 400, JSON.stringify(patched.body));
+    const unknown = await gw.admin("POST", "/admin/webhooks", {
+      url: "https://hooks.example/d",
+      events: ["channel.exploded"],
+    });
+    assertEquals(unknown.status, 400);
+  },
+);
