@@ -57,7 +57,7 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
     clientIdleMs: settings.clientIdleMs,
     instanceLeaseMs: settings.instanceLeaseMs,
     metricsTokenHash: boot.metricsTokenHash,
-    now: boot.now,
+    ...(boot.now && { now: boot.now }),
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,
       media: settings.upstreamMediaMaxBytes,
