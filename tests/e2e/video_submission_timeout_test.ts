@@ -6,9 +6,16 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { ADMIN_TOKEN, serverTest } from "../helpers/gateway.ts";
+import { ADMIN_TOKEN, serverTest, startTestGateway } from "../helpers/gateway.ts";
 import { consoleClient } from "../helpers/console_client.ts";
-import { ARK_MODEL, moneyMoves, PER_SECOND, setupVideo } from "../helpers/video_setup.ts";
+import {
+  ARK_MODEL,
+  FAST_VIDEO_ENV,
+  moneyMoves,
+  PER_SECOND,
+  setupVideo,
+  videoClient,
+} from "../helpers/video_setup.ts";
 import { startArkVideoUpstream } from "../upstream/ark_video.ts";
 
 const MODELS = ["vid-2", "vid-2-480p", "vid-2-1080p", "vid-2-4k", "vid-2-cheap"];
@@ -81,5 +88,74 @@ Deno.test(
     const again = await s.gw.admin("POST", `/admin/tasks/${id}/resolve`, { resubmit: true });
     assertEquals(again.status, 409, JSON.stringify(again.body));
     await s.gw.assertLedgerInvariant(s.keyId);
+  },
+);
+
+/**
+ * In front of another gateway: passes every request on, but answers the first submission only
+ * after `delayMs` (the next gateway has made the task by then), as a slow link would.
+ */
+function slowFirstAnswer(target: string, delayMs: number) {
+  let submissions = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const forwarded = await fetch(`${target}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
+    const body = await forwarded.arrayBuffer();
+    if (req.method === "POST" && url.pathname.endsWith("/video/generations")) {
+      if (++submissions === 1) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    return new Response(body, { status: forwarded.status, headers: forwarded.headers });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    submissions: () => submissions,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+Deno.test(
+  "video submission: a timed-out create on gateway-video is asked again on the same channel and key, and the next gateway replays its task",
+  serverTest,
+  async () => {
+    await using s = await setupVideo();
+    await using link = slowFirstAnswer(s.gw.url, 1_000);
+    await using front = await startTestGateway(FAST_VIDEO_ENV);
+    await front.putModel("vid-2", { kind: "video", price: { per_second: PER_SECOND } });
+    const slow = await front.addChannel({
+      name: "next gateway, slow link",
+      type: "gateway-video",
+      base_url: `${link.url}/v1`,
+      keys: [s.key],
+      models: ["vid-2"],
+      priority: 10,
+      timeout_ms: 300,
+    });
+    // A second way to the same upstream: the retry must not take it.
+    await front.addChannel({
+      name: "next gateway, direct",
+      type: "gateway-video",
+      base_url: `${s.gw.url}/v1`,
+      keys: [s.key],
+      models: ["vid-2"],
+    });
+    const { id: frontKeyId, key } = await front.createKey({ balance: 50_000_000 });
+    const client = videoClient(front.url, key);
+    const response = await client.submit({ model: "vid-2", prompt: "once only" });
+    const submitted = await response.json();
+    assertEquals(response.status, 200, JSON.stringify(submitted));
+    const task = await client.waitForTask(submitted.id);
+    assertEquals(task.status, "SUCCESS");
+    const record = (await front.admin("GET", `/admin/tasks/${submitted.id}`)).body;
+    assertEquals(record.channel_id, slow.id, "the same channel was asked again");
+    assertEquals(record.submission_unknown, null);
+    assertEquals(link.submissions(), 2, "asked twice through the slow link, with one key");
+    const next = (await s.gw.admin("GET", "/admin/tasks?kind=video")).body.data;
+    assertEquals(next.length, 1, "the next gateway made one task");
+    assertEquals(s.ark.creates, 1, "one video upstream");
+    assertEquals(await front.assertLedgerInvariant(frontKeyId), 50_000_000 - 5 * PER_SECOND);
   },
 );
