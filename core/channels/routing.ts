@@ -47,6 +47,7 @@ export function pickUpstreamKeyIndex(
   channel: Channel,
   random: () => number = Math.random,
 ): number {
+  if (!channel.auto_disabled) return Math.floor(random() * channel.keys.length);
   const usable = usableKeyIndexes(channel);
   if (usable.length === 0) return Math.floor(random() * channel.keys.length);
   return usable[Math.floor(random() * usable.length)];
