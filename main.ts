@@ -149,8 +149,11 @@ export async function startGateway(
     crons?: boolean;
     /** Name resolution of the webhook SSRF guard (tests give their own; default: DNS). */
     webhookResolve?: Resolver;
-    /** The breakers' clock (tests move it to end cooldowns; default Date.now). */
-    breakerClock?: () => number;
+    /**
+     * The clock of breaker cooldowns, automatic disabling and recovery probes (tests drive it;
+     * default Date.now).
+     */
+    now?: () => number;
   } = {},
 ): Promise<RunningGateway> {
   const platform = options.platform ??
@@ -177,19 +180,15 @@ export async function startGateway(
   const gateway = new Gateway(
     kv,
     box,
-    {
-      ...optionsFromSettings(settings, {
-        server: config?.server,
-        platform,
-        taskQueue: queues,
-        log,
-        metricsTokenHash: settings.metricsToken
-          ? await sha256Hex(settings.metricsToken)
-          : undefined,
-        webhookResolve: options.webhookResolve,
-      }),
-      breakerClock: options.breakerClock,
-    },
+    optionsFromSettings(settings, {
+      server: config?.server,
+      platform,
+      taskQueue: queues,
+      log,
+      metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
+      webhookResolve: options.webhookResolve,
+      now: options.now,
+    }),
   );
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);

@@ -18,7 +18,13 @@ import { TaskStore } from "./tasks/task_store.ts";
 import { AuditLog } from "./audit/audit_log.ts";
 import { ConsoleSessionStore } from "./console/session_store.ts";
 import { EndpointStore } from "./webhooks/endpoint_store.ts";
-import { DeliveryStore, writeOutboxEvent } from "./webhooks/delivery_store.ts";
+import {
+  DeliveryStore,
+  writeChannelOutboxEvent,
+  writeOutboxEvent,
+} from "./webhooks/delivery_store.ts";
+import { AutoDisabler } from "./channels/auto_disabler.ts";
+import { channelEventPayload } from "./webhooks/channel_event.ts";
 import { DeliveryWorker } from "./webhooks/delivery_worker.ts";
 import { Webhooks } from "./webhooks/webhook_service.ts";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "./version.ts";
@@ -64,8 +70,11 @@ export interface GatewayOptions {
   upstreamMaxBytes: { text: number; media: number; event: number };
   video: VideoOptions;
   webhooks: WebhookOptions;
-  /** The breakers' clock (tests move it instead of waiting out cooldowns); Date.now. */
-  breakerClock?: () => number;
+  /**
+   * The clock of the timing rules tests drive (breaker cooldowns, automatic disabling, recovery
+   * probes); Date.now.
+   */
+  now?: () => number;
 }
 
 export interface WebhookOptions {
@@ -144,6 +153,8 @@ export class Gateway {
   readonly tasks: TaskStore;
   /** Webhook endpoints, deliveries and their worker (main starts and stops the worker). */
   readonly webhooks: Webhooks;
+  /** Keys and channels the gateway disables on its own, and their recovery (core/channels). */
+  readonly autoDisabler: AutoDisabler;
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -158,7 +169,7 @@ export class Gateway {
       configFile: options.configFile,
     });
     this.breakers = new BreakerBoard(kv, {
-      now: options.breakerClock,
+      now: options.now,
       instanceId: this.instance.id,
     });
     this.metrics.gauge(
@@ -223,6 +234,14 @@ export class Gateway {
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.consoleSessions = new ConsoleSessionStore(kv);
+    this.autoDisabler = new AutoDisabler(kv, {
+      now: options.now,
+      audit: this.audit,
+      reload: () => this.registry.reload(),
+      track: (work) => this.track(work),
+      writeEvent: (atomic, change) => writeChannelOutboxEvent(atomic, channelEventPayload(change)),
+      committed: () => this.webhooks.worker.wake(),
+    });
     this.requestLog = new RequestLog(kv, {
       health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,

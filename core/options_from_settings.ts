@@ -28,6 +28,8 @@ export interface BootFacts {
   metricsTokenHash?: string;
   /** Name resolution of the webhook SSRF guard (tests give their own; default: DNS). */
   webhookResolve?: Resolver;
+  /** The clock of automatic disabling and recovery probes (tests drive it). */
+  now?: () => number;
 }
 
 export function optionsFromSettings(settings: Settings, boot: BootFacts): GatewayOptions {
@@ -55,6 +57,7 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
     clientIdleMs: settings.clientIdleMs,
     instanceLeaseMs: settings.instanceLeaseMs,
     metricsTokenHash: boot.metricsTokenHash,
+    ...(boot.now && { now: boot.now }),
     upstreamMaxBytes: {
       text: settings.upstreamTextMaxBytes,
       media: settings.upstreamMediaMaxBytes,

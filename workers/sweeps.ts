@@ -8,7 +8,9 @@
  *     a cron on Deploy, the same way);
  *   - orphaned holds: release the holds of requests whose process died (instance leases);
  *   - media expiry: delete hosted media past its expiry;
- *   - request-log retention: delete request log records past the retention period.
+ *   - request-log retention: delete request log records past the retention period;
+ *   - channel recovery: probe the keys and channels the gateway disabled on its own, and enable
+ *     them again when they answer (one instance at a time, under a lease; channel_recovery.ts).
  *
  * A long-lived process runs each on its own timer loop (SweepLoop). On Deno Deploy, where an
  * instance lives only while it has traffic, Deno.cron runs them as well (registerCrons), so nothing
@@ -22,6 +24,7 @@ import { DEFAULT_RETENTION_MS } from "../core/telemetry/request_log.ts";
 import { sweepRequestLog } from "../core/telemetry/request_log_retention.ts";
 import { PollLoop } from "../core/util/poll_loop.ts";
 import type { TaskWorker } from "./task_worker.ts";
+import { RECOVERY_EVERY_MS, runRecoveryProbes } from "./channel_recovery.ts";
 
 /** Holds without an instance id (written before there were any) are released after this long. */
 export const STALE_HOLD_MS = 60 * 60 * 1000;
@@ -31,7 +34,8 @@ export type SweepName =
   | "due-webhooks"
   | "orphaned-holds"
   | "media-expiry"
-  | "request-log-retention";
+  | "request-log-retention"
+  | "channel-recovery";
 
 export interface Sweep {
   name: SweepName;
@@ -50,6 +54,7 @@ export const CRON_SCHEDULES: Record<SweepName, string> = {
   "orphaned-holds": "* * * * *",
   "media-expiry": "*/10 * * * *",
   "request-log-retention": "17 * * * *",
+  "channel-recovery": "* * * * *",
 };
 
 /** The gateway's sweeps. */
@@ -82,6 +87,11 @@ export function gatewaySweeps(
       name: "request-log-retention",
       everyMs: 60 * 60_000,
       run: () => sweepRequestLog(kv, gateway.options.requestLogRetentionMs ?? DEFAULT_RETENTION_MS),
+    },
+    {
+      name: "channel-recovery",
+      everyMs: RECOVERY_EVERY_MS,
+      run: () => runRecoveryProbes(gateway),
     },
   ];
 }

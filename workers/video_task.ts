@@ -14,9 +14,9 @@ import { crashPoint } from "../core/crash_points.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { providerOf, servesKind, upstreamTarget } from "../core/providers/provider_table.ts";
-import { eligibleChannels, planChannelOrder } from "../core/channels/routing.ts";
-import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
-import { UpstreamAttemptError } from "../core/upstream/attempt.ts";
+import { eligibleChannels, keyByFingerprint, planChannelOrder } from "../core/channels/routing.ts";
+import { type SubmissionUnknown, type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
+import { isUnanswered, UpstreamAttemptError } from "../core/upstream/attempt.ts";
 import { type AttemptTrace, withFailover } from "../core/upstream/failover.ts";
 import { callUpstream } from "../core/upstream/call.ts";
 import type { AttemptRecord } from "../core/telemetry/request_log.ts";
@@ -56,7 +56,7 @@ async function submitOnce(
 ): Promise<string> {
   const provider = providerOf(channel);
   const video = provider.video!;
-  const request = await video.create(upstreamTarget(channel, task.model), {
+  const request = await video.create(upstreamTarget(channel, task.model, options.trace), {
     job: task.input.job,
     references: {
       urlOf: (reference) => referenceUrl(task, reference),
@@ -153,25 +153,126 @@ function isFinalRefusal(error: unknown): boolean {
     error.status !== 499;
 }
 
+/**
+ * The channels a submission may go to: any eligible one, or, after a submission whose answer was
+ * lost on a provider that dedupes by the task id, only that channel with that key (so the upstream
+ * finds its first task); null when that channel or key is gone.
+ */
+function submissionOrder(gateway: Gateway, task: VideoTask): Channel[] | null {
+  const pinned = task.submission_unknown;
+  if (!pinned) {
+    return planChannelOrder(
+      eligibleChannels(gateway.registry.channels, { model: task.model, group: task.input.group })
+        .filter((channel) => servesKind(channel, "video")),
+    );
+  }
+  const channel = gateway.registry.channels.find((candidate) => candidate.id === pinned.channel_id);
+  const key = channel && keyByFingerprint(channel, pinned.key_fingerprint ?? "");
+  if (!channel || !channel.enabled || key === undefined) return null;
+  return [{ ...channel, keys: [key] }];
+}
+
+/**
+ * A submission whose answer was lost (timeout, 504, 524) may have made the task upstream, so it
+ * is never sent to another channel. Where the provider dedupes by the task id (and runs are left)
+ * the same channel and key are asked again at the next run; otherwise the task is held for the
+ * operator until its timeout (then it fails, refunded), with `submission_unknown.needs_operator`.
+ */
+async function holdUnknown(
+  gateway: Gateway,
+  task: VideoTask,
+  run: TaskRun,
+  lost: LostSubmission,
+): Promise<void> {
+  const retryable = lost.idempotent && task.attempts < MAX_SUBMIT_RUNS;
+  const reason = `the submission to channel '${lost.channelId}' got no answer ` +
+    `(${lost.message}); the upstream may have made the task` +
+    (retryable
+      ? ", so it is asked again there with the same idempotency key"
+      : lost.idempotent
+      ? ": held for the operator, not submitted again"
+      : ": it has no idempotency key, so the task is held for the operator and not submitted again");
+  const unknown: SubmissionUnknown = {
+    channel_id: lost.channelId,
+    key_fingerprint: lost.keyFingerprint ?? null,
+    reason,
+    at: new Date().toISOString(),
+    needs_operator: !retryable,
+  };
+  await gateway.tasks.reschedule(task.id, {
+    workerId: run.workerId,
+    at: retryable ? nextCheck(gateway, task) : deadlineOf(gateway, task),
+    update: { submission_unknown: unknown, channel_id: lost.channelId },
+  });
+}
+
+/** A submission whose answer was lost: where it went, and whether its upstream dedupes. */
+interface LostSubmission {
+  channelId: string;
+  keyFingerprint?: string;
+  message: string;
+  idempotent: boolean;
+}
+
+/** When a task times out (ms). */
+function deadlineOf(gateway: Gateway, task: VideoTask): number {
+  return task.submit_time * 1000 + gateway.options.video.timeoutMs;
+}
+
 async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<void> {
-  const order = planChannelOrder(
-    eligibleChannels(gateway.registry.channels, { model: task.model, group: task.input.group })
-      .filter((channel) => servesKind(channel, "video")),
-  );
+  if (task.submission_unknown?.needs_operator) {
+    // Held for the operator: never submitted again by the worker.
+    await gateway.tasks.reschedule(task.id, {
+      workerId: run.workerId,
+      at: deadlineOf(gateway, task),
+    });
+    return;
+  }
+  const order = submissionOrder(gateway, task);
+  if (order === null) {
+    const pinned = task.submission_unknown!;
+    await holdUnknown(gateway, task, run, {
+      channelId: pinned.channel_id,
+      keyFingerprint: pinned.key_fingerprint ?? undefined,
+      message: "its channel or key is now gone or disabled, so it cannot be asked again",
+      idempotent: false,
+    });
+    return;
+  }
   const attempts: AttemptRecord[] = [];
+  let lost: LostSubmission | undefined;
   try {
     if (order.length === 0) {
       throw new GatewayError("no_available_channel", 503, "no enabled channel serves the model");
     }
     const { result: upstreamId, channel } = await withFailover(
       order,
-      (channel, trace) => submitOnce(gateway, task, channel, { signal: run.signal, trace }),
+      async (channel, trace) => {
+        try {
+          return await submitOnce(gateway, task, channel, { signal: run.signal, trace });
+        } catch (error) {
+          if (!(error instanceof UpstreamAttemptError) || !isUnanswered(error)) throw error;
+          lost = {
+            channelId: channel.id,
+            keyFingerprint: trace.keyFingerprint,
+            message: error.message,
+            idempotent: providerOf(channel).video!.idempotent === true,
+          };
+          // Not retried on another channel: this one may have made the task.
+          throw new UpstreamAttemptError(error.message, {
+            retryable: false,
+            status: error.status,
+            errorClass: error.errorClass,
+          });
+        }
+      },
       {
         maxAttempts: 1 + gateway.options.maxRetries,
         signal: run.signal,
         metrics: gateway.metrics,
         log: attempts,
         breakers: gateway.breakers,
+        observe: gateway.autoDisabler.observer,
       },
     ).finally(() => gateway.requestLog.countAttempts(attempts));
     await gateway.tasks.reschedule(task.id, {
@@ -181,10 +282,15 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
         upstream_id: upstreamId,
         channel_id: channel.id,
         fail_reason: null,
+        submission_unknown: null,
       },
     });
   } catch (error) {
     if (run.signal.aborted) return;
+    if (lost) {
+      await holdUnknown(gateway, task, run, lost);
+      return;
+    }
     const reason = error instanceof Error ? error.message : String(error);
     if (isFinalRefusal(error) || task.attempts >= MAX_SUBMIT_RUNS) {
       await fail(gateway, task, run.workerId, `submission failed: ${reason}`);

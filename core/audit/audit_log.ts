@@ -16,7 +16,12 @@ import { withKvRetry } from "../kv/kv_retry.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
 
 /** Who made a change: `admin_token`, `console:<session id>` or `config:<file>`. */
-export type AuditActor = "admin_token" | `console:${string}` | `config:${string}`;
+export type AuditActor =
+  | "admin_token"
+  | `console:${string}`
+  | `config:${string}`
+  /** The gateway itself: automatic disabling and recovery of channels (core/channels). */
+  | "gateway";
 
 /** What a change was made to: a kind (`key`, `channel`, `model`, …) and its id, when known. */
 export interface AuditTarget {

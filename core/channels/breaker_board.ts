@@ -8,6 +8,7 @@
  * one request at a time across instances: a lease taken by an atomic check in the store.
  */
 
+import { usableKeyIndexes } from "./auto_disable.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
@@ -125,7 +126,10 @@ export class BreakerBoard {
     const closed: number[] = [];
     const halfOpen: number[] = [];
     let soonest: { reason: SkipReason; until: number; key: string } | undefined;
+    // Keys the gateway disabled on its own (auto_disable.ts) are not candidates at all.
+    const usable = channel.auto_disabled ? new Set(usableKeyIndexes(channel)) : undefined;
     fingerprints.forEach((fingerprint, index) => {
+      if (usable && !usable.has(index)) return;
       const breaker = this.#breakers.get(breakerId(channel.id, fingerprint));
       const verdict = breaker ? admission(breaker, now) : { kind: "pass" as const };
       if (verdict.kind === "pass") closed.push(index);

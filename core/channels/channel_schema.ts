@@ -4,6 +4,7 @@ import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import { FINGERPRINT_PATTERN, type KeyHint } from "./key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../jobs/video_job.ts";
+import type { AutoDisabled } from "./auto_disable.ts";
 
 export const CHANNEL_TYPES = [
   "openai",
@@ -58,6 +59,16 @@ const channelFields = {
   timeout_ms: z.int().positive().max(3_600_000).default(120_000),
   /** Longest silence of a streaming upstream before the stream is ended (what came is billed). */
   stream_idle_ms: z.int().positive().max(3_600_000).default(60_000),
+  /**
+   * A key refused (401/403) this many times in a row is disabled automatically until a recovery
+   * probe passes (core/channels/auto_disable.ts); 0: never. Default 3.
+   */
+  auto_disable_refusals: z.int().min(0).max(1000).optional(),
+  /**
+   * A channel whose every attempt failed for this long is disabled automatically until a
+   * recovery probe passes; 0: never. Default 300000 (5 minutes).
+   */
+  auto_disable_after_ms: z.int().min(0).max(7 * 86_400_000).optional(),
   /** Retries on other channels after a failure before the first byte (request-level default). */
   max_retries: z.int().min(0).max(10).optional(),
   /**
@@ -104,10 +115,17 @@ export const keyOperationFields = {
   ).min(1).optional(),
 };
 
+/**
+ * The operator's re-enable: clears what the gateway disabled on its own (the channel's and its
+ * keys' automatic marks), audited as the operator's change. `enabled` is the operator's own field.
+ */
+export const clearAutoDisabledField = { clear_auto_disabled: z.literal(true).optional() };
+
 export const channelPatchBodySchema = z.strictObject({
   ...channelPatchSchema.shape,
   ...createModelsField,
   ...keyOperationFields,
+  ...clearAutoDisabledField,
 });
 
 export type ChannelInput = z.infer<typeof channelInputSchema>;
@@ -124,6 +142,13 @@ export interface StoredChannel extends Omit<ChannelInput, "keys"> {
 /** A channel ready to route to, with upstream keys opened in memory only. */
 export interface Channel extends Omit<StoredChannel, "sealed_keys"> {
   keys: string[];
+  /**
+   * Each key's fingerprint (key_hint.ts) by the key, set by the registry; a map, so a copy of the
+   * channel narrowed to some of its keys still names them right. In memory only.
+   */
+  fingerprints?: ReadonlyMap<string, string>;
+  /** What the gateway disabled on its own (auto_disable.ts); set by the registry. */
+  auto_disabled?: AutoDisabled | null;
 }
 
 /** The admin view: everything but the secrets; each key by its hint (in the keys' order). */

@@ -27,6 +27,7 @@ import {
   type modelPatchSchema,
 } from "./catalog.ts";
 import { sentFields } from "../util/patch_schema.ts";
+import type { AutoDisabled } from "./auto_disable.ts";
 import { validate } from "../util/validate.ts";
 import type { z } from "zod";
 import { withKvRetry } from "../kv/kv_retry.ts";
@@ -119,13 +120,12 @@ export class Registry {
 
   async reload(): Promise<void> {
     const version = await this.#kv.get(kvKeys.catalogVersion());
+    const marks = new Map<string, AutoDisabled>();
+    const markEntries = this.#kv.list<AutoDisabled>({ prefix: kvKeys.channelsAutoDisabled() });
+    for await (const entry of markEntries) marks.set(String(entry.key.at(-1)), entry.value);
     const channels: Channel[] = [];
     for await (const entry of this.#kv.list<StoredChannel>({ prefix: kvKeys.channels() })) {
-      const { sealed_keys, ...rest } = entry.value;
-      channels.push({
-        ...rest,
-        keys: await Promise.all(sealed_keys.map((k) => this.#box.open(k))),
-      });
+      channels.push(await this.#opened(entry.value, marks.get(entry.value.id) ?? null));
     }
     const models = new Map(DEFAULT_CATALOG.map((model) => [model.id, model]));
     for await (const entry of this.#kv.list<StoredModel>({ prefix: kvKeys.models() })) {
@@ -236,9 +236,15 @@ export class Registry {
       : await this.channelView(stored);
   }
 
-  /** The admin view of a stored channel (keys by their hints, never themselves). */
+  /**
+   * The admin view of a stored channel (keys by their hints, never themselves), with what the
+   * gateway disabled on its own (`auto_disabled`: null, or the channel's and its keys' marks).
+   */
   async channelView(channel: StoredChannel) {
-    return publicChannel(channel, await this.#hintsOf(channel));
+    return {
+      ...publicChannel(channel, await this.#hintsOf(channel)),
+      auto_disabled: await this.#marksOf(channel.id),
+    };
   }
 
   /**
@@ -258,11 +264,28 @@ export class Registry {
     return entry.value;
   }
 
+  /** `stored` with its keys opened and fingerprinted, and the gateway's marks on it. */
+  async #opened(stored: StoredChannel, marks: AutoDisabled | null): Promise<Channel> {
+    const { sealed_keys, ...rest } = stored;
+    const keys = await Promise.all(sealed_keys.map((key) => this.#box.open(key)));
+    const hints = await Promise.all(keys.map(keyHint));
+    return {
+      ...rest,
+      keys,
+      fingerprints: new Map(keys.map((key, index) => [key, hints[index].fingerprint])),
+      auto_disabled: marks,
+    };
+  }
+
+  /** The gateway's marks on a channel, read from KV (null: none). */
+  async #marksOf(id: string): Promise<AutoDisabled | null> {
+    return (await this.#kv.get<AutoDisabled>(kvKeys.channelAutoDisabled(id))).value;
+  }
+
   /** A channel with its keys opened, enabled or not, as routing sees it; 404 when none. */
   async openChannel(id: string): Promise<Channel> {
     const stored = await this.getChannel(id);
-    const { sealed_keys, ...rest } = stored;
-    return { ...rest, keys: await Promise.all(sealed_keys.map((key) => this.#box.open(key))) };
+    return await this.#opened(stored, await this.#marksOf(stored.id));
   }
 
   /** Channels, newest first unless `options.order` is `asc`. */

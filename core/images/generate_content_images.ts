@@ -139,7 +139,7 @@ async function passThrough(
   const image = provider.image!;
   const text = await callUpstream(
     channel,
-    image.generateContent!(upstreamTarget(channel, model), request),
+    image.generateContent!(upstreamTarget(channel, model, options.trace), request),
     { ...options, errors: provider.errors },
   );
   const images = image.readImages(text).length;
@@ -213,6 +213,7 @@ export async function serveGenerateContentImages(
         maxAttempts: 1 + gateway.options.maxRetries,
         signal,
         metrics: gateway.metrics,
+        observe: gateway.autoDisabler.observer,
         log: context.upstreamAttempts,
         breakers: gateway.breakers,
       },

@@ -40,7 +40,9 @@ export async function attemptImageJob(
 ): Promise<ImageAttemptResult> {
   const provider = providerOf(channel);
   const image = provider.image!;
-  const requests = await builtRequest(image.requests(upstreamTarget(channel, job.model), job));
+  const requests = await builtRequest(
+    image.requests(upstreamTarget(channel, job.model, options.trace), job),
+  );
   const calls = requests.map((request) =>
     callUpstream(channel, request, { ...options, errors: provider.errors }).then(image.readImages)
   );
@@ -72,6 +74,7 @@ export function runImageJob(
       metrics: gateway.metrics,
       log,
       breakers: gateway.breakers,
+      observe: gateway.autoDisabler.observer,
     },
   );
 }

@@ -35,6 +35,11 @@ export const kvKeys = {
   model: (id: string) => ["models", id] as const,
   models: () => ["models"] as const,
   catalogVersion: () => ["catalog_version"] as const,
+  /** What the gateway disabled of a channel on its own (core/channels/auto_disabler.ts). */
+  channelAutoDisabled: (channelId: string) => ["channel_auto_disabled", channelId] as const,
+  channelsAutoDisabled: () => ["channel_auto_disabled"] as const,
+  /** Held by the one instance that runs recovery probes now: {holder, until (ms)}. */
+  channelRecoveryLease: () => ["channel_recovery_lease"] as const,
   /** One instance's attempt counts of a channel in one 5-minute bucket (channel_health.ts). */
   channelHealth: (channelId: string, bucketMs: number, instanceId: string) =>
     ["channel_health", channelId, bucketMs, instanceId] as const,

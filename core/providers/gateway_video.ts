@@ -109,6 +109,7 @@ export const gatewayVideoProvider: Provider = {
   appendedPaths: /\/video\/generations$/,
   errors: OPENAI_ERRORS,
   video: {
+    idempotent: true,
     create: buildGatewayVideoCreate,
     readCreated: readCreatedTaskId,
     poll: (target, upstreamId) => Promise.resolve(buildGatewayVideoPoll(target, upstreamId)),

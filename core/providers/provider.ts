@@ -96,6 +96,11 @@ export interface VideoReferences {
 }
 
 export interface VideoProvider {
+  /**
+   * The upstream dedupes creates by `references.idempotencyKey`: a create asked again after its
+   * answer was lost finds the first task rather than making a second.
+   */
+  idempotent?: boolean;
   create(
     target: UpstreamTarget,
     input: { job: VideoJob; references: VideoReferences },

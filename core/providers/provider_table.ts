@@ -5,7 +5,8 @@
  */
 
 import type { Channel, ChannelType } from "../channels/channel_schema.ts";
-import { pickUpstreamKey, upstreamModelName } from "../channels/routing.ts";
+import { pickUpstreamKeyIndex, upstreamModelName } from "../channels/routing.ts";
+import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
@@ -25,11 +26,20 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "gateway-video": gatewayVideoProvider,
 };
 
-/** Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. */
-export function upstreamTarget(channel: Channel, publicModel: string): UpstreamTarget {
+/**
+ * Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. The
+ * key's fingerprint goes on `trace`, so the attempt's outcome is counted against that key.
+ */
+export function upstreamTarget(
+  channel: Channel,
+  publicModel: string,
+  trace?: AttemptTrace,
+): UpstreamTarget {
+  const index = pickUpstreamKeyIndex(channel);
+  if (trace) trace.keyFingerprint = channel.fingerprints?.get(channel.keys[index]);
   return {
     channel,
-    apiKey: pickUpstreamKey(channel),
+    apiKey: channel.keys[index],
     model: upstreamModelName(channel, publicModel),
   };
 }

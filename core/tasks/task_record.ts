@@ -45,6 +45,12 @@ export interface TaskRecord<Input = unknown> {
   /** The upstream's own id of the task, once submitted (video tasks). */
   upstream_id?: string | null;
   /**
+   * A submission whose answer never came (a timeout, 504 or 524): the upstream may have made the
+   * task. Where the provider dedupes by the task id, the same channel and key are asked again;
+   * otherwise `needs_operator` is set and the gateway never submits the task again by itself.
+   */
+  submission_unknown?: SubmissionUnknown | null;
+  /**
    * SHA-256 of the whole normalized request, files included (tasks made with an
    * Idempotency-Key): a repeat of the key is a replay only when its digest is this one.
    */
@@ -59,6 +65,22 @@ export interface TaskRecord<Input = unknown> {
   lease_until: number | null;
   /** Work-specific input: what the worker needs to run it again after a restart. */
   input: Input;
+}
+
+/** A submission that may have been made upstream with its answer lost (see TaskRecord). */
+export interface SubmissionUnknown {
+  channel_id: string;
+  /** The fingerprint of the channel key the submission used. */
+  key_fingerprint: string | null;
+  reason: string;
+  /** ISO 8601. */
+  at: string;
+  /**
+   * Held for the operator: the provider has no idempotency key, so asking again could make a
+   * second billed task. Shown in the admin task list and the console; resolved by
+   * `POST /admin/tasks/{id}/resolve`, else the task fails (refunded) at its timeout.
+   */
+  needs_operator: boolean;
 }
 
 /** Where a task's events go besides the operator's endpoints, as its client asked. */

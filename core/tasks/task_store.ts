@@ -6,6 +6,7 @@
  * write goes through forwardOnly, so a task's status and progress only ever move forward.
  */
 
+import { GatewayError } from "../errors.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { BillableKey, Ledger, LedgerEntry, SpendingLimit } from "../billing/ledger.ts";
@@ -210,6 +211,48 @@ export class TaskStore {
         next,
       }).commit();
       return result.ok;
+    });
+  }
+
+  /**
+   * The operator's answer to a task held with `submission_unknown.needs_operator`: the upstream
+   * task they found (`upstreamId`: polled from now on), or that none was made (`resubmit`: it is
+   * submitted again). Due at once. Throws 409 when the task is not held (or a worker holds it).
+   */
+  async resolveUnknown(
+    taskId: string,
+    resolution: { upstreamId: string } | { resubmit: true },
+  ): Promise<TaskRecord> {
+    return await withKvRetry(async () => {
+      const entry = await this.#kv.get<TaskRecord>(kvKeys.task(taskId));
+      const task = entry.value;
+      if (!task) throw new GatewayError("task_not_found", 404, `No task has the id '${taskId}'`);
+      const leased = task.lease_owner !== null && (task.lease_until ?? 0) > Date.now();
+      if (isFinished(task) || !task.submission_unknown?.needs_operator || leased) {
+        throw new GatewayError(
+          "task_not_held",
+          409,
+          `Task '${taskId}' is not held for the operator (only an unfinished task whose ` +
+            "submission got no answer, on an upstream without an idempotency key, is)",
+        );
+      }
+      const now = Date.now();
+      const next: TaskRecord = {
+        ...task,
+        ...("upstreamId" in resolution
+          ? { upstream_id: resolution.upstreamId }
+          : { channel_id: null, upstream_id: null }),
+        submission_unknown: null,
+        fail_reason: null,
+        next_check_at: now,
+        lease_owner: null,
+        lease_until: null,
+      };
+      const result = await writeTask(this.#kv.atomic().check(entry), { previous: task, next })
+        .commit();
+      if (!result.ok) throw new GatewayError("conflict", 409, "The task changed meanwhile; retry");
+      this.#options.wake();
+      return next;
     });
   }
 

@@ -51,6 +51,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
       maxAttempts: 1 + gateway.options.maxRetries,
       signal,
       metrics: gateway.metrics,
+      observe: gateway.autoDisabler.observer,
       log: context.upstreamAttempts,
       breakers: gateway.breakers,
     },

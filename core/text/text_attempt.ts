@@ -138,7 +138,7 @@ export async function attemptText(
 ): Promise<TextAttempt> {
   const provider = providerOf(channel);
   const format = provider.text!.format;
-  const target = upstreamTarget(channel, inbound.model);
+  const target = upstreamTarget(channel, inbound.model, options.trace);
   const { body, ignored } = upstreamBody(inbound, {
     format,
     upstreamModel: target.model,

@@ -47,6 +47,18 @@ export function isRetryableStatus(status: number): boolean {
     status === 409 || status === 429 || status >= 500;
 }
 
+/**
+ * Whether a failed attempt may have been carried out upstream with its answer lost: the call's
+ * deadline passed (`timeout`), or a gateway in front of the upstream gave up waiting (504, and
+ * Cloudflare's 524). Retrying it elsewhere is safe only for work that is not a billable task
+ * submission (workers/video_task.ts holds those instead of submitting them twice).
+ */
+export function isUnanswered(
+  failure: Pick<UpstreamAttemptError, "errorClass" | "status">,
+): boolean {
+  return failure.errorClass === "timeout" || failure.status === 504 || failure.status === 524;
+}
+
 const NETWORK_CLASSES: Array<[RegExp, UpstreamErrorClass, string]> = [
   [/connection refused/i, "connect_refused", "the upstream refused the connection"],
   [

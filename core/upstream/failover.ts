@@ -21,7 +21,17 @@ export interface AttemptTrace {
   url?: string;
   /** The upstream's HTTP status, once an answer came (a success's too). */
   status?: number;
+  /** The fingerprint of the channel key the attempt used (set with the key). */
+  keyFingerprint?: string;
 }
+
+/** Hears each attempt's outcome (automatic disabling counts refusals and failures by it). */
+export type AttemptObserver = (attempt: {
+  channel: Channel;
+  keyFingerprint?: string;
+  outcome: "ok" | "failed";
+  failure?: UpstreamAttemptError;
+}) => void;
 
 export interface FailoverOptions {
   /** At most this many channels are tried (at least one). */
@@ -37,6 +47,8 @@ export interface FailoverOptions {
    * record `skipped`, no call), and each attempt's outcome is counted in them.
    */
   breakers?: BreakerBoard;
+  /** Hears each attempt's outcome (core/channels/auto_disabler.ts). */
+  observe?: AttemptObserver;
 }
 
 /**
@@ -103,6 +115,7 @@ export async function withFailover<T>(
         ...(failure && { error: failure.message }),
         latency_ms: Math.round(latencyMs * 100) / 100,
       });
+      options.observe?.({ channel, keyFingerprint: trace.keyFingerprint, outcome, failure });
     };
     try {
       const result = await attempt(channel, trace);

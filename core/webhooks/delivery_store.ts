@@ -12,6 +12,7 @@ import { withKvRetry } from "../kv/kv_retry.ts";
 import { kvListOptions, type ListOptions } from "../kv/list_options.ts";
 import { timeOrderedId } from "../util/ids.ts";
 import type { WebhookEventType } from "./endpoint_schema.ts";
+import type { WebhookPayload } from "./task_event.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 /** How long delivery records are kept. */
@@ -58,10 +59,14 @@ export interface Delivery {
   expires_at: string;
 }
 
-/** A task's end waiting for its fan-out. */
+/**
+ * An event waiting for its fan-out: a task's end (`task_id`), or a channel event whose payload
+ * it carries whole (`channel_event`, from core/channels/auto_disabler.ts).
+ */
 export interface OutboxEvent {
   id: string;
-  task_id: string;
+  task_id: string | null;
+  channel_event?: WebhookPayload;
   /** Deliveries of it already written (the fan-out resumes after them). */
   fanned: number;
 }
@@ -88,6 +93,15 @@ function expiry(): { expireIn: number } {
 export function writeOutboxEvent(atomic: KvAtomic, taskId: string): void {
   const id = timeOrderedId("wev");
   atomic.set(kvKeys.webhookOutbox(id), { id, task_id: taskId, fanned: 0 } satisfies OutboxEvent);
+}
+
+/** Writes a channel event into `atomic` (the commit that makes the change it tells of). */
+export function writeChannelOutboxEvent(atomic: KvAtomic, payload: WebhookPayload): void {
+  const id = timeOrderedId("wev");
+  atomic.set(
+    kvKeys.webhookOutbox(id),
+    { id, task_id: null, channel_event: payload, fanned: 0 } satisfies OutboxEvent,
+  );
 }
 
 export class DeliveryStore {

@@ -11,7 +11,7 @@ import type { MediaStore } from "../media/media_store.ts";
 import type { TaskStore } from "../tasks/task_store.ts";
 import { taskBilling } from "../tasks/task_billing.ts";
 import type { TaskRecord } from "../tasks/task_record.ts";
-import { covers, type StoredEndpoint } from "./endpoint_schema.ts";
+import { covers, type StoredEndpoint, type SubscribableEvent } from "./endpoint_schema.ts";
 import type { EndpointStore } from "./endpoint_store.ts";
 import {
   type Delivery,
@@ -86,6 +86,32 @@ interface AttemptOutcome {
   error?: string;
   /** No later attempt can succeed (the endpoint is gone or disabled). */
   final?: boolean;
+}
+
+/**
+ * The deliveries of a channel event: one to each enabled endpoint of every key (no key or group
+ * scope) that names the event in its `events`.
+ */
+export function channelDeliveries(
+  endpoints: readonly StoredEndpoint[],
+  event: Pick<OutboxEvent, "channel_event">,
+): NewDelivery[] {
+  const payload = event.channel_event!;
+  const type = payload.type as SubscribableEvent;
+  const body = bodyOf(payload);
+  return endpoints
+    .filter((endpoint) =>
+      endpoint.enabled && !endpoint.key_id && !endpoint.group && endpoint.events.includes(type)
+    )
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((endpoint) => ({
+      endpoint_id: endpoint.id,
+      callback_url: null,
+      task_id: null,
+      event: type,
+      body,
+      webhook_id: newMessageId(),
+    }));
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
@@ -163,6 +189,8 @@ export class DeliveryWorker {
   /** The deliveries a task's end makes: per event, each endpoint that wants it, and its callback. */
   async #deliveriesOf(event: Deno.KvEntry<OutboxEvent>): Promise<NewDelivery[]> {
     const { tasks, kv, endpoints } = this.#sources;
+    if (event.value.channel_event) return channelDeliveries(await endpoints.all(), event.value);
+    if (!event.value.task_id) return [];
     const task = await tasks.get(event.value.task_id);
     if (!task) return [];
     const all = await endpoints.all();

@@ -9,13 +9,23 @@ import { patchShape } from "../util/patch_schema.ts";
 /** The task events an endpoint may subscribe to; `webhook.test` is sent only by Send test. */
 export const TASK_EVENTS = ["task.succeeded", "task.failed", "task.refunded"] as const;
 export type TaskEventType = (typeof TASK_EVENTS)[number];
-export type WebhookEventType = TaskEventType | "webhook.test";
+/**
+ * The operator's events: the gateway disabled a channel or one of its keys on its own, or a
+ * recovery probe enabled it again. Named in `events` only (never a default), by endpoints of
+ * every key (no `key_id` or `group`): they are about channels, not a client's tasks.
+ */
+export const CHANNEL_EVENTS = ["channel.disabled", "channel.recovered"] as const;
+export type ChannelEventType = (typeof CHANNEL_EVENTS)[number];
+/** Every event an endpoint may name in `events`. */
+export const SUBSCRIBABLE_EVENTS = [...TASK_EVENTS, ...CHANNEL_EVENTS] as const;
+export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+export type WebhookEventType = SubscribableEvent | "webhook.test";
 
 const KEY_ID = /^key_[0-9A-Za-z]{1,64}$/;
 
 const endpointFields = {
   url: z.string().min(1, "url is required").max(2048),
-  events: z.array(z.enum(TASK_EVENTS)).min(1, "events must name at least one event")
+  events: z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1, "events must name at least one event")
     .default([...TASK_EVENTS]),
   key_id: z.string().regex(KEY_ID, "key_id must be a key id (key_…)").nullable().default(null),
   group: z.string().min(1).max(100).nullable().default(null),
@@ -25,9 +35,23 @@ const endpointFields = {
 };
 
 function oneScope(
-  input: { key_id?: string | null; group?: string | null },
+  input: { key_id?: string | null; group?: string | null; events?: readonly string[] },
   ctx: z.RefinementCtx,
 ): void {
+  const channelEvents = (input.events ?? []).filter((event) =>
+    (CHANNEL_EVENTS as readonly string[]).includes(event)
+  );
+  if (channelEvents.length && (input.key_id || input.group)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["events"],
+      message:
+        `${
+          channelEvents.join(", ")
+        } are about channels, not one key's tasks: only an endpoint of every key (no key_id or ` +
+        "group) may name them",
+    });
+  }
   if (input.key_id && input.group) {
     ctx.addIssue({
       code: "custom",
@@ -55,7 +79,7 @@ export const webhookRotateSchema = z.strictObject({
 export interface StoredEndpoint {
   id: string;
   url: string;
-  events: TaskEventType[];
+  events: SubscribableEvent[];
   key_id: string | null;
   group: string | null;
   description: string;
@@ -74,7 +98,7 @@ export interface StoredEndpoint {
 export interface EndpointView {
   id: string;
   url: string;
-  events: TaskEventType[];
+  events: SubscribableEvent[];
   key_id: string | null;
   group: string | null;
   description: string;

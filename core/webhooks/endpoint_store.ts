@@ -12,6 +12,7 @@ import { timeOrderedId } from "../util/ids.ts";
 import { sentFields } from "../util/patch_schema.ts";
 import type { SecretBox } from "../channels/secret_box.ts";
 import {
+  CHANNEL_EVENTS,
   covers,
   type EndpointView,
   endpointView,
@@ -199,6 +200,18 @@ export class EndpointStore {
         400,
         "The endpoint would have both key_id and group; send the other as null",
         { param: changes.key_id ? "key_id" : "group" },
+      );
+    }
+    if (
+      (next.key_id || next.group) &&
+      next.events.some((event) => (CHANNEL_EVENTS as readonly string[]).includes(event))
+    ) {
+      throw new GatewayError(
+        "invalid_request",
+        400,
+        "channel.disabled and channel.recovered are about channels, not one key's tasks: only " +
+          "an endpoint of every key (no key_id or group) may name them",
+        { param: "events" },
       );
     }
     if (changes.url !== undefined) this.checkUrl(next.url);

@@ -103,6 +103,28 @@ const resetBreakers = adminRoute({
   answers: { "200": jsonAnswer("{reset: [the breakers that were not closed], breakers}") },
 });
 
+/**
+ * Applies a validated PATCH body: `clear_auto_disabled` clears the gateway's own marks (even on a
+ * channel the config file manages: they are not the file's), the rest changes the record.
+ */
+export async function applyChannelPatch(
+  gateway: Gateway,
+  id: string,
+  body: z.infer<typeof channelPatchBodySchema>,
+) {
+  const { create_models, add_keys, remove_keys, clear_auto_disabled, ...patch } = body;
+  const registry = gateway.registry;
+  const stored = await registry.getChannel(id);
+  if (clear_auto_disabled) await gateway.autoDisabler.clear(id);
+  const changesRecord = Object.keys(patch).length > 0 || add_keys || remove_keys ||
+    create_models !== undefined || !clear_auto_disabled;
+  if (!changesRecord) return await registry.channelView(stored);
+  return await registry.updateChannel(id, patch, {
+    createModels: create_models,
+    keyOperations: { add_keys, remove_keys },
+  });
+}
+
 export function adminChannelRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   /** The breakers of the channel `id` (its keys opened in memory only). */
@@ -136,15 +158,8 @@ export function adminChannelRoutes(gateway: Gateway) {
   });
   serveRoute(app, updateChannel, async (c) => {
     const id = channelId(c);
-    const { create_models, add_keys, remove_keys, ...patch } = validate(
-      channelPatchBodySchema,
-      await adminBody(c.req.raw),
-    );
-    const updated = await gateway.registry.updateChannel(id, patch, {
-      createModels: create_models,
-      keyOperations: { add_keys, remove_keys },
-    });
-    return c.json(await withHealth(updated));
+    const body = validate(channelPatchBodySchema, await adminBody(c.req.raw));
+    return c.json(await withHealth(await applyChannelPatch(gateway, id, body)));
   });
   serveRoute(app, testChannelRoute, async (c) => {
     const id = channelId(c);

@@ -14,7 +14,26 @@ import {
   TEXT_QUERY,
 } from "../openapi/declare_route.ts";
 import { idParam, queryChoice, queryValue } from "../params.ts";
-import { adminRoute, KEY_FILTER, keyFilter, LIST_QUERY, listed, listOptions } from "./shared.ts";
+import {
+  adminBody,
+  adminRoute,
+  KEY_FILTER,
+  keyFilter,
+  LIST_QUERY,
+  listed,
+  listOptions,
+} from "./shared.ts";
+import { z } from "zod";
+import { validate } from "../validation.ts";
+
+/**
+ * The operator's answer to a task held after a submission that got no answer: the upstream task
+ * they found in the provider's console (`upstream_id`), or that there is none (`resubmit`).
+ */
+export const taskResolveSchema = z.union([
+  z.strictObject({ upstream_id: z.string().min(1).max(200) }),
+  z.strictObject({ resubmit: z.literal(true) }),
+], { error: 'send {"upstream_id": "<the upstream task id>"} or {"resubmit": true}' });
 
 export const TASK_STATUSES = ["submitted", "in_progress", "succeeded", "failed"] as const;
 
@@ -60,6 +79,15 @@ const readTask = adminRoute({
   answers: { "200": jsonAnswer("the task record with `billing`") },
 });
 
+const resolveTask = adminRoute({
+  method: "post",
+  path: "/admin/tasks/{id}/resolve",
+  summary: "Resolve a task held for the operator (submission_unknown.needs_operator): attach the " +
+    "upstream task found, or submit it again",
+  body: { name: "TaskResolve", schema: taskResolveSchema },
+  answers: { "200": jsonAnswer("the task record") },
+});
+
 export function adminTaskRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   serveRoute(app, listTasks, async (c) => {
@@ -73,6 +101,15 @@ export function adminTaskRoutes(gateway: Gateway) {
     const task = await gateway.tasks.get(id);
     if (!task) throw taskNotFound(id);
     return c.json({ ...task, billing: await taskBilling(gateway.kv, task) });
+  });
+  serveRoute(app, resolveTask, async (c) => {
+    const id = idParam(c, "id", { shape: "task", notFound: taskNotFound });
+    const input = validate(taskResolveSchema, await adminBody(c.req.raw));
+    const task = await gateway.tasks.resolveUnknown(
+      id,
+      "upstream_id" in input ? { upstreamId: input.upstream_id } : { resubmit: true },
+    );
+    return c.json(task);
   });
   return app;
 }

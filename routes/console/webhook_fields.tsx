@@ -1,6 +1,6 @@
 /** The fields of the New endpoint and edit forms, filled from an endpoint or a sent form. */
 
-import { TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
+import { SUBSCRIBABLE_EVENTS, TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
 import { Field } from "./field.tsx";
 
 /** What the fields show: the form's strings, as sent or as an endpoint reads. */
@@ -52,12 +52,14 @@ export function WebhookFields(
       />
       <fieldset>
         <legend>Events</legend>
-        {TASK_EVENTS.map((event) => (
+        {SUBSCRIBABLE_EVENTS.map((event) => (
           <label class="choice">
             <input
               type="checkbox"
               name={`event:${event}`}
-              checked={newForm || values[`event:${event}`] === "on"}
+              checked={newForm
+                ? (TASK_EVENTS as readonly string[]).includes(event)
+                : values[`event:${event}`] === "on"}
             />{" "}
             <code>{event}</code>
           </label>

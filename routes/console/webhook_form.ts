@@ -4,7 +4,7 @@
  * checkbox flags as booleans.
  */
 
-import { TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
+import { SUBSCRIBABLE_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
 
 type Fields = Record<string, string>;
 
@@ -18,7 +18,7 @@ function scopeOf(fields: Fields): { key_id: string | null; group: string | null 
 
 /** The body of PATCH /admin/webhooks/:id for the edit form (every field is on the form). */
 export function webhookPatchOf(fields: Fields): Record<string, unknown> {
-  const events = TASK_EVENTS.filter((event) => fields[`event:${event}`] === "on");
+  const events = SUBSCRIBABLE_EVENTS.filter((event) => fields[`event:${event}`] === "on");
   return {
     url: fields.url?.trim() ?? "",
     description: fields.description?.trim() ?? "",

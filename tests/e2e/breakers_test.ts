@@ -20,7 +20,7 @@ function testClock() {
 
 async function startWithClock() {
   const clock = testClock();
-  const gw = await startTestGateway({}, { breakerClock: clock.read });
+  const gw = await startTestGateway({}, { now: clock.read });
   await gw.putModel(MODEL, { kind: "text", price: TEST_TEXT_PRICE });
   const { key, id: keyId } = await gw.createKey({ balance: 10_000_000 });
   return { gw, clock, key, keyId };

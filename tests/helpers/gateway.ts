@@ -42,7 +42,7 @@ export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_inp
 
 export async function startTestGateway(
   env: Record<string, string> = {},
-  options: { webhookResolve?: Resolver; breakerClock?: () => number } = {},
+  options: { webhookResolve?: Resolver; now?: () => number } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
   const kvPath = `${dir}/gateway.kv`;

@@ -11,12 +11,15 @@
  * fetch is a 400), and it keeps what it fetched for the tests to compare. The course of each task
  * comes from `plan` (default: one queued poll, one running poll, then success; `statuses` scripts
  * the polls, e.g. running then queued again, as a real upstream may report). Faults in `faults`
- * apply to the next requests, one each.
+ * apply to the next requests, one each (`slow`: a create that answers late but still makes its
+ * task, as an upstream that accepted a submission whose answer the caller gave up on).
  */
 
 export type ArkFault =
   | { on: "create" | "poll" | "list"; kind: "status"; status: number; code?: string }
-  | { on: "create" | "poll" | "list"; kind: "malformed" };
+  | { on: "create" | "poll" | "list"; kind: "malformed" }
+  /** The create answers only after `ms` (past a caller's timeout), and makes the task anyway. */
+  | { on: "create"; kind: "slow"; ms: number };
 
 export interface ArkTaskPlan {
   queuedPolls?: number;
@@ -133,7 +136,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
   async function create(request: Request): Promise<Response> {
     state.creates++;
     const fault = takeFault("create");
-    if (fault) return faultAnswer(fault);
+    if (fault && fault.kind !== "slow") return faultAnswer(fault);
     // deno-lint-ignore no-explicit-any
     let body: any;
     try {
@@ -141,6 +144,7 @@ export function startArkVideoUpstream(options: ArkVideoUpstreamOptions = {}): Ar
     } catch {
       return arkError(400, "InvalidParameter", "The request body is not valid JSON");
     }
+    if (fault?.kind === "slow") await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (typeof body?.model !== "string" || !body.model) {
       return arkError(400, "InvalidParameter", "model is required", "model");
     }

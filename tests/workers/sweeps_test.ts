@@ -198,6 +198,7 @@ Deno.test("SweepLoop: each sweep on its interval, never two runs of one at once;
 
 Deno.test("cron schedules: one a minute at most, for every sweep", () => {
   assertEquals(Object.keys(CRON_SCHEDULES).sort(), [
+    "channel-recovery",
     "due-tasks",
     "due-webhooks",
     "media-expiry",

@@ -1,5 +1,6 @@
 /**
- * Operator's channel detail: facts and health, Disable/Enable, edit, Test a model, and the
+ * Operator's channel detail: facts and health, Disable/Enable, what the gateway disabled on its
+ * own with Re-enable, edit, Test a model, and the
  * upstream keys (shown only by fingerprint; add one, replace all, remove one). Changes go through
  * the same service calls as /admin/channels and are audited as the console session's.
  */
@@ -10,6 +11,7 @@ import { describeKeyHint, FINGERPRINT_PATTERN } from "../../../core/channels/key
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { channelNotFound } from "../../admin/shared.ts";
+import { applyChannelPatch } from "../../admin/channels.ts";
 import {
   type ChannelProbeResult,
   channelProbeSchema,
@@ -29,6 +31,7 @@ import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { type ChannelView, healthColumns } from "./channels.tsx";
 import { BreakersSection } from "../breaker_rows.tsx";
+import { AutoDisabledTable, ChannelState } from "../auto_disabled.tsx";
 
 function channelIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -103,6 +106,9 @@ function KeysSection(
               <input type="hidden" name="action" value="remove" />
               <input type="hidden" name="fingerprint" value={hint.fingerprint} />
               <code>{describeKeyHint(hint)}</code>
+              {view.auto_disabled?.by_key[hint.fingerprint]
+                ? <span class="bad">auto-disabled</span>
+                : null}
               <button type="submit" class="quiet" aria-label={`Remove key ${hint.fingerprint}`}>
                 Remove
               </button>
@@ -177,7 +183,9 @@ async function channelDetailPage(
           <dt>Type</dt>
           <dd>{view.type}</dd>
           <dt>State</dt>
-          <dd>{view.enabled ? "enabled" : <span class="bad">disabled</span>}</dd>
+          <dd>
+            <ChannelState view={view} />
+          </dd>
           <dt>Source</dt>
           <dd>{view.source === "config" ? "config file (changes are refused)" : "admin"}</dd>
         </dl>
@@ -199,6 +207,27 @@ async function channelDetailPage(
         />
       </section>
       <BreakersSection c={c} channelId={id} view={breakers} />
+      {view.auto_disabled
+        ? (
+          <section class="card" aria-labelledby="auto-heading">
+            <h2 id="auto-heading">Disabled by the gateway</h2>
+            <p class="muted">
+              Keys the upstream refused (401/403) in a row, or the whole channel after failing for
+              too long. Recovery probes (the Test call, never billed) enable them again when they
+              answer; Re-enable clears them now. The Enable/Disable switch above is yours alone.
+            </p>
+            <AutoDisabledTable marks={view.auto_disabled} keys={view.keys} />
+            <form method="post" action={`/console/channels/${id}/reenable`} class="row">
+              <CsrfField session={c.get("session")} />
+              <button type="submit">Re-enable</button>
+            </form>
+            <CopyAsCurl
+              id="curl-reenable"
+              curl={adminCurl(base, { method: "PATCH", path, body: { clear_auto_disabled: true } })}
+            />
+          </section>
+        )
+        : null}
       <section class="card" aria-labelledby="test-heading">
         <h2 id="test-heading">Test</h2>
         <p class="muted">
@@ -253,10 +282,7 @@ async function patchChannel(
   { c, id, body }: { c: ConsoleContext; id: string; body: Record<string, unknown> },
 ) {
   try {
-    const { create_models, add_keys, remove_keys, ...patch } = validate(
-      channelPatchBodySchema,
-      body,
-    );
+    const patch = validate(channelPatchBodySchema, body);
     await consoleChange(gateway, {
       c,
       change: {
@@ -265,11 +291,7 @@ async function patchChannel(
         target: { kind: "channel", id },
         readTarget: async (target) =>
           gateway.registry.channelView(await gateway.registry.getChannel(target)),
-        apply: () =>
-          gateway.registry.updateChannel(id, patch, {
-            createModels: create_models,
-            keyOperations: { add_keys, remove_keys },
-          }),
+        apply: () => applyChannelPatch(gateway, id, patch),
       },
     });
   } catch (error) {
@@ -293,6 +315,10 @@ export function channelDetailPages(gateway: Gateway) {
     const id = channelIdOf(c);
     const form = await readForm(c);
     return patchChannel(gateway, { c, id, body: { enabled: form.enabled === "true" } });
+  });
+  app.post("/console/channels/:id/reenable", (c) => {
+    const id = channelIdOf(c);
+    return patchChannel(gateway, { c, id, body: { clear_auto_disabled: true } });
   });
   app.post("/console/channels/:id/edit", async (c) => {
     const id = channelIdOf(c);

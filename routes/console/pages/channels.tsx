@@ -1,7 +1,7 @@
 /**
- * Operator's channels: the list with each channel's breaker and health (success rate, p50
- * latency, last error over the health window), through the same service calls as GET
- * /admin/channels.
+ * Operator's channels: the list with each channel's breaker, health (success rate, p50 latency,
+ * last error over the health window) and what the gateway disabled on its own, through the same
+ * service calls as GET /admin/channels.
  */
 
 import { Hono } from "hono";
@@ -17,6 +17,7 @@ import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
+import { ChannelState } from "../auto_disabled.tsx";
 
 export type ChannelView = Awaited<ReturnType<Gateway["registry"]["channelView"]>>;
 
@@ -73,10 +74,7 @@ function ChannelRows({ channels }: { channels: ChannelRow[] }) {
           header: "Priority / weight",
           cell: ({ view }) => <>{view.priority} / {view.weight}</>,
         },
-        {
-          header: "State",
-          cell: ({ view }) => view.enabled ? "enabled" : <span class="bad">disabled</span>,
-        },
+        { header: "State", cell: ({ view }) => <ChannelState view={view} /> },
         { header: "Breaker", cell: ({ breakers }) => breakerCell(breakers) },
         ...healthColumns((row: ChannelRow) => row.health),
       ]}

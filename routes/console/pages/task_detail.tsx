@@ -128,6 +128,14 @@ function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
       {fact("Finished", timeOf(task.finish_time))}
       {fact("Runs", task.attempts)}
       {fact("Failure", task.fail_reason)}
+      {operator && task.submission_unknown
+        ? fact(
+          task.submission_unknown.needs_operator
+            ? "Held for the operator (POST /admin/tasks/{id}/resolve)"
+            : "Submission asked again",
+          `${task.submission_unknown.at}: ${task.submission_unknown.reason}`,
+        )
+        : null}
       {fact("Cost", task.cost === null ? null : formatUnits(task.cost))}
     </dl>
   );

@@ -43,7 +43,14 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
         },
         {
           header: "Status",
-          cell: (task) => task.status === "failed" ? <span class="bad">failed</span> : task.status,
+          cell: (task) => (
+            <>
+              {task.status === "failed" ? <span class="bad">failed</span> : task.status}
+              {operator && task.submission_unknown?.needs_operator
+                ? <span class="bad">{" · held for the operator"}</span>
+                : null}
+            </>
+          ),
         },
         { header: "Progress", cell: (task) => task.progress },
         {
