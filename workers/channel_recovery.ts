@@ -105,8 +105,11 @@ export async function runRecoveryProbes(
           auto_disabled: null,
         }).catch(() => null);
         const target = { kind: "key" as const, fingerprint };
-        if (result?.ok) await disabler.recover(channel, target, { reason: describe(result) });
-        else await disabler.probeFailed(channel.id, target);
+        if (result?.ok) {
+          await disabler.recover(channel, target, { reason: describe(result) });
+          // The probe proved the key: its breaker (open since the refusals) closes too.
+          await gateway.breakers.reset(channel.id, fingerprint);
+        } else await disabler.probeFailed(channel.id, target);
       }
       if (marks.channel) {
         probes++;
@@ -115,8 +118,10 @@ export async function runRecoveryProbes(
           auto_disabled: channel.auto_disabled && { ...channel.auto_disabled, channel: null },
         }).catch(() => null);
         const target = { kind: "channel" as const };
-        if (result?.ok) await disabler.recover(channel, target, { reason: describe(result) });
-        else await disabler.probeFailed(channel.id, target);
+        if (result?.ok) {
+          await disabler.recover(channel, target, { reason: describe(result) });
+          await gateway.breakers.reset(channel.id);
+        } else await disabler.probeFailed(channel.id, target);
       }
     }
   } finally {

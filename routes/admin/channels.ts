@@ -115,7 +115,11 @@ export async function applyChannelPatch(
   const { create_models, add_keys, remove_keys, clear_auto_disabled, ...patch } = body;
   const registry = gateway.registry;
   const stored = await registry.getChannel(id);
-  if (clear_auto_disabled) await gateway.autoDisabler.clear(id);
+  if (clear_auto_disabled) {
+    // The operator says the channel works: its breakers start closed as well.
+    await gateway.autoDisabler.clear(id);
+    await gateway.breakers.reset(id);
+  }
   const changesRecord = Object.keys(patch).length > 0 || add_keys || remove_keys ||
     create_models !== undefined || !clear_auto_disabled;
   if (!changesRecord) return await registry.channelView(stored);
