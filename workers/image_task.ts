@@ -5,6 +5,7 @@
  * upstream attempt counts in its channel's health as a request's attempt does.
  */
 
+import { taskFailReason } from "./task_fail_reason.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import type { KeyRecord } from "../core/keys/key_schema.ts";
@@ -120,7 +121,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     }
   } catch (error) {
     if (run.signal.aborted) return; // lease lost or shutting down: the task is run again
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = taskFailReason(error, task.id);
     if (isRetryable(error) && task.attempts < MAX_ATTEMPTS) {
       await gateway.tasks.reschedule(task.id, {
         workerId: run.workerId,

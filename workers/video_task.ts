@@ -9,6 +9,7 @@
  * (they read work already counted).
  */
 
+import { taskFailReason } from "./task_fail_reason.ts";
 import type { Channel } from "../core/channels/channel_schema.ts";
 import { crashPoint } from "../core/crash_points.ts";
 import { GatewayError } from "../core/errors.ts";
@@ -291,7 +292,7 @@ async function submit(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<
       await holdUnknown(gateway, task, run, lost);
       return;
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = taskFailReason(error, task.id);
     if (isFinalRefusal(error) || task.attempts >= MAX_SUBMIT_RUNS) {
       await fail(gateway, task, run.workerId, `submission failed: ${reason}`);
       return;

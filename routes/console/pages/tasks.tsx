@@ -47,7 +47,12 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
             <>
               {task.status === "failed" ? <span class="bad">failed</span> : task.status}
               {operator && task.submission_unknown?.needs_operator
-                ? <span class="bad"> · held for the operator</span>
+                ? (
+                  <>
+                    {" "}
+                    <span class="bad">· held for the operator</span>
+                  </>
+                )
                 : null}
             </>
           ),
