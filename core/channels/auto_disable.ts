@@ -7,29 +7,15 @@
  */
 
 import type { Channel } from "./channel_schema.ts";
+import type { AutoDisabled, AutoMark } from "./auto_marks.ts";
+
+export type { AutoDisabled, AutoMark };
 
 export const DEFAULT_REFUSALS_TO_DISABLE = 3;
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 60_000;
 
 /** The waits before each recovery probe: 30 s, 1 min, 2 min, 5 min, then every 10 min. */
 export const PROBE_DELAYS_MS = [30_000, 60_000, 120_000, 300_000, 600_000] as const;
-
-/** One thing the gateway disabled: why, when, and its recovery probes so far. */
-export interface AutoMark {
-  reason: string;
-  /** ISO 8601. */
-  at: string;
-  /** Recovery probes that failed since. */
-  probes: number;
-  /** When the next recovery probe is due (epoch ms). */
-  next_probe_at: number;
-}
-
-/** A channel's automatic marks: the whole channel, and its keys by fingerprint (`by_key`). */
-export interface AutoDisabled {
-  channel: AutoMark | null;
-  by_key: Record<string, AutoMark>;
-}
 
 export const NO_MARKS: AutoDisabled = { channel: null, by_key: {} };
 

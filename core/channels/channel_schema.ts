@@ -4,7 +4,7 @@ import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import { FINGERPRINT_PATTERN, type KeyHint } from "./key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../jobs/video_job.ts";
-import type { AutoDisabled } from "./auto_disable.ts";
+import type { AutoDisabled } from "./auto_marks.ts";
 
 export const CHANNEL_TYPES = [
   "openai",

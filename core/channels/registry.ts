@@ -27,7 +27,8 @@ import {
   type modelPatchSchema,
 } from "./catalog.ts";
 import { sentFields } from "../util/patch_schema.ts";
-import type { AutoDisabled } from "./auto_disable.ts";
+import type { AutoDisabled } from "./auto_marks.ts";
+import { eligibleChannels } from "./routing.ts";
 import { validate } from "../util/validate.ts";
 import type { z } from "zod";
 import { withKvRetry } from "../kv/kv_retry.ts";
@@ -409,10 +410,8 @@ export class Registry {
     return this.#options.rules.serves(channel.type, kind);
   }
 
-  /** Enabled channels serving `model` to `group`. */
+  /** Whether a channel routing may use (enabled, not disabled by the gateway) serves `model` to `group`. */
   servesModel(model: string, group: string): boolean {
-    return this.#channels.some((channel) =>
-      channel.enabled && channel.models.includes(model) && channel.groups.includes(group)
-    );
+    return eligibleChannels(this.#channels, { model, group }).length > 0;
   }
 }

@@ -249,6 +249,11 @@ Deno.test(
     const seen = s.refusing.requests.length;
     await s.client.chat.completions.create(ask);
     assertEquals(s.refusing.requests.length, seen, "the disabled channel is skipped");
+    // With the backup switched off by the operator as well, no channel serves the model: it
+    // leaves the key's model list until the probe brings the channel back.
+    await s.gw.admin("PATCH", `/admin/channels/${s.backupId}`, { enabled: false });
+    const listed = async () => (await s.client.models.list()).data.map((model) => model.id);
+    assertEquals((await listed()).includes(MODEL), false, "listed with no channel to serve it");
     // It answers again: the probe enables the whole channel.
     s.refusing.fault = undefined;
     s.clock.now += 31_000;
@@ -257,6 +262,7 @@ Deno.test(
       (await s.gw.admin("GET", `/admin/channels/${s.preferredId}`)).body.auto_disabled,
       null,
     );
+    assertEquals((await listed()).includes(MODEL), true, "listed again once recovered");
   },
 );
 
