@@ -8,7 +8,7 @@ import type { UpstreamEvent } from "../upstream/upstream_events.ts";
 import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { StreamDecoder } from "../formats/neutral.ts";
 import type { GeminiFraming } from "../formats/gemini/mod.ts";
-import { geminiErrorBody } from "../formats/gemini/error_body.ts";
+import { geminiStreamError } from "../formats/gemini/stream_error.ts";
 import type { TextInbound } from "./inbound.ts";
 import { outputCharsOfEvent } from "./estimate.ts";
 
@@ -85,7 +85,7 @@ export class PassThroughStream {
     if (this.decoder.error !== undefined) return this.end();
     // Only generate-content streams are JSON arrays: the error is Google's envelope.
     if (this.#framing === "json-array") {
-      const error = JSON.stringify(geminiErrorBody({ httpStatus: 500, message, code }).body);
+      const error = JSON.stringify(geminiStreamError(message, code));
       return (this.#frames++ === 0 ? "[" : ",\r\n") + error + "]";
     }
     return textInterfaceOf(this.#format).codec.streamEncoder("", {

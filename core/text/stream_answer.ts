@@ -50,10 +50,10 @@ function ownRelay(
         return data === null ? null : `data: ${data}\n\n`;
       },
       completed: () => relay.completed && relay.upstreamError === undefined,
-      errorFrame: (message) =>
+      errorFrame: (message, code) =>
         relay.upstreamError !== undefined
           ? ""
-          : codec.streamEncoder("", encoderOptions).error(message, "upstream_stream_interrupted"),
+          : codec.streamEncoder("", encoderOptions).error(message, code),
     },
   };
 }
@@ -73,7 +73,7 @@ function passThroughRelay(attempt: StreamAttempt, inbound: TextInbound): StreamR
       frame: (event) => relay.frame(event),
       completed: () => relay.decoder.completed && relay.decoder.error === undefined,
       endFrame: () => relay.end(),
-      errorFrame: (message) => relay.error(message, "upstream_stream_interrupted"),
+      errorFrame: (message, code) => relay.error(message, code),
     },
   };
 }
@@ -105,8 +105,7 @@ function convertingRelay(attempt: StreamAttempt, inbound: TextInbound): StreamRe
       },
       completed: () => decoder.completed && !errorSent,
       endFrame: () => encoder.end(),
-      errorFrame: (message) =>
-        errorSent ? "" : encoder.error(message, "upstream_stream_interrupted"),
+      errorFrame: (message, code) => errorSent ? "" : encoder.error(message, code),
     },
   };
 }
@@ -128,7 +127,7 @@ export function streamAnswer(
   const stream = pumpSse(attempt, {
     ...relay.handlers,
     frame: (event) => relay.handlers.frame(redactor.event(event)),
-    errorFrame: (message) => relay.handlers.errorFrame(redactor.message(message)),
+    errorFrame: (message, code) => relay.handlers.errorFrame(redactor.message(message), code),
     finish(outcome) {
       // A broken stream is free, whatever usage the upstream sent before it broke; one the
       // upstream let go silent is billed for what came.

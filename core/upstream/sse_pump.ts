@@ -1,6 +1,6 @@
 /**
  * Pumps an upstream SSE stream to the client one event at a time, without buffering, and reports
- * exactly once how it ended: completed, client_disconnect, or upstream_error.
+ * exactly once how it ended: completed, client_disconnect, upstream_error or upstream_idle_timeout.
  */
 
 import type { UpstreamCall } from "./attempt.ts";
@@ -18,13 +18,20 @@ export type StreamOutcome =
   | "upstream_error"
   | "upstream_idle_timeout";
 
+/**
+ * The gateway's code for why it ended a stream with an error frame, which each format's stream
+ * error encoder names in its own terms: `upstream_timeout` when the upstream went silent longer
+ * than `stream_idle_ms`, `upstream_stream_interrupted` when the stream broke or ended unfinished.
+ */
+export type StreamFailureCode = "upstream_stream_interrupted" | "upstream_timeout";
+
 export interface SsePumpHandlers {
   /** The frame to send for one upstream event, or null to send nothing. */
   frame(event: UpstreamEvent): string | null;
   /** Whether the upstream stream reached its normal end. */
   completed(): boolean;
-  /** The frame that tells the client the upstream failed mid-stream. */
-  errorFrame(message: string): string;
+  /** The frame that tells the client the upstream failed mid-stream, and why (`code`). */
+  errorFrame(message: string, code: StreamFailureCode): string;
   /** Frames that close a completed stream (a converted format's last events). */
   endFrame?(): string;
   /** Called once when the stream ends, however it ends. */
@@ -101,7 +108,10 @@ class SsePump {
     outcome: StreamOutcome,
     message: string,
   ): void {
-    this.#send(controller, this.#handlers.errorFrame(message));
+    const code = outcome === "upstream_idle_timeout"
+      ? "upstream_timeout"
+      : "upstream_stream_interrupted";
+    this.#send(controller, this.#handlers.errorFrame(message, code));
     this.#end(outcome);
     controller.close();
   }

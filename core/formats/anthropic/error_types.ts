@@ -59,8 +59,9 @@ export function anthropicErrorOf(
 
 /**
  * The type of an in-stream `error` event for an upstream's in-stream error code: Anthropic's own
- * type as sent, Gemini's `status` and OpenAI's `code` in Anthropic's terms; anything else, and a
- * stream cut short, is `api_error`.
+ * type as sent, Gemini's `status` and OpenAI's `code` in Anthropic's terms, the gateway's
+ * `upstream_timeout` (an upstream gone silent) as `timeout_error`; anything else, and a stream cut
+ * short, is `api_error`.
  */
 export function anthropicStreamErrorType(code: string | undefined): AnthropicErrorType {
   if (code === undefined) return "api_error";

@@ -6,7 +6,7 @@ import { handlersByType } from "../_dispatch.ts";
 import { responseIdOf } from "./_ids.ts";
 import { GEMINI_FINISH } from "./_stop.ts";
 import { encodeGeminiUsage } from "./_usage.ts";
-import { geminiErrorBody } from "./error_body.ts";
+import { geminiStreamError } from "./stream_error.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -120,8 +120,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
   }
 
   error(message: string, code: string): string {
-    // The HTTP status is already 200: the error object says what went wrong, as Google's does.
-    const error = geminiErrorBody({ httpStatus: 500, message, code }).body;
+    const error = geminiStreamError(message, code);
     if (this.#framing === "sse") return `data: ${JSON.stringify(error)}\r\n\r\n`;
     return (this.#frames++ === 0 ? "[" : ",\r\n") + JSON.stringify(error) + "]";
   }

@@ -71,6 +71,7 @@ Deno.test("anthropic errors: in-stream codes of each vendor in Anthropic's type 
     ["rate_limit_exceeded", "rate_limit_error"],
     ["server_error", "api_error"],
     ["upstream_stream_interrupted", "api_error"],
+    ["upstream_timeout", "timeout_error"],
     ["toString", "api_error"],
     [undefined, "api_error"],
   ];

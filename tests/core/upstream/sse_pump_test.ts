@@ -25,7 +25,8 @@ async function pumped(body: ReadableStream<Uint8Array>, idleMs: number) {
   const stream = pumpSse({ first: first.value!, events, call }, {
     frame: (event) => `data: ${event.data}\n\n`,
     completed: () => true,
-    errorFrame: (message) => `data: {"error":${JSON.stringify(message)}}\n\n`,
+    errorFrame: (message, code) =>
+      `data: {"error":${JSON.stringify(message)},"code":${JSON.stringify(code)}}\n\n`,
     finish: (outcome) => outcomes.push(outcome),
   });
   return { stream, outcomes, call };
@@ -41,11 +42,12 @@ Deno.test("pumpSse() relays every event and reports completed once at the end", 
   assertEquals(outcomes, ["completed"]);
 });
 
-Deno.test("pumpSse() ends a read that waits longer than the idle time with the error frame", async () => {
+Deno.test("pumpSse() ends a read that waits longer than the idle time with the error frame, coded upstream_timeout", async () => {
   const { stream, outcomes, call } = await pumped(upstreamBody(["a", "b"]), 50);
   const text = await readText(stream);
   assertOk(text.startsWith("data: a\n\ndata: b\n\n"));
   assertOk(text.includes("The upstream sent nothing for 50 ms"));
+  assertOk(text.includes('"code":"upstream_timeout"'), text);
   assertEquals(outcomes, ["upstream_idle_timeout"]);
   assertOk(call.timedOut);
 });
@@ -115,14 +117,18 @@ Deno.test("pumpSse() ends a connection that breaks after the answer's end as com
         return `data: ${event.data}\n\n`;
       },
       completed: () => ended,
-      errorFrame: () => "data: broken\n\n",
+      errorFrame: (_message, code) => `data: broken ${code}\n\n`,
       endFrame: () => "data: closed\n\n",
       finish: (outcome) => outcomes.push(outcome),
     });
     const text = await readText(stream);
     assertEquals(outcomes, [outcome]);
     assertOk(
-      text.endsWith(outcome === "completed" ? "data: closed\n\n" : "data: broken\n\n"),
+      text.endsWith(
+        outcome === "completed"
+          ? "data: closed\n\n"
+          : "data: broken upstream_stream_interrupted\n\n",
+      ),
       text,
     );
   }
