@@ -16,6 +16,7 @@ import {
 } from "../core/images/generate_content_images.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
+import { normaliseProtoJsonNames } from "../core/formats/gemini/proto_json_names.ts";
 import { geminiInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
@@ -107,7 +108,10 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
       { param: "model" },
     );
   }
-  const json = await readJsonBody(c.req.raw, gateway.options.maxBodyBytes);
+  // snake_case field names read as their lowerCamelCase JSON names, as the Gemini API does.
+  const json = normaliseProtoJsonNames(
+    await readJsonBody(c.req.raw, gateway.options.maxBodyBytes),
+  );
   if (method === "countTokens") return countTokens(c, { model, kind: catalogEntry.kind, json });
   const body = validate(generateContentRequestSchema, json);
   if (catalogEntry.kind === "text") {

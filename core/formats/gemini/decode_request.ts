@@ -20,7 +20,6 @@ type Json = any;
 const READ = new Set([
   "contents",
   "systemInstruction",
-  "system_instruction",
   "tools",
   "toolConfig",
   "generationConfig",
@@ -78,7 +77,7 @@ export function decodeGeminiRequest(
   body: Json,
   { model, stream }: { model: string; stream: boolean },
 ): NeutralRequest {
-  const instruction = body.systemInstruction ?? body.system_instruction;
+  const instruction = body.systemInstruction;
   const system = instruction
     ? [(instruction.parts ?? []).map((part: Json) => part?.text ?? "").join("")]
     : [];
