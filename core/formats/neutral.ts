@@ -45,6 +45,8 @@ export interface NeutralTool {
   description?: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
+  /** The client's `strict` (arguments held to the schema exactly), when it declared one. */
+  strict?: boolean;
 }
 
 export type NeutralToolChoice = "auto" | "none" | "required" | { name: string };
@@ -96,10 +98,10 @@ export interface NeutralReasoning {
 export type OptionName = keyof NeutralOptions;
 
 /**
- * What an encoder can drop: an option, or reasoning of the history it cannot replay (unsigned,
- * or signed by another provider).
+ * What an encoder can drop: an option, reasoning of the history it cannot replay (unsigned,
+ * or signed by another provider), or the tools' `strict: true`.
  */
-export type DroppableName = OptionName | "reasoningHistory";
+export type DroppableName = OptionName | "reasoningHistory" | "toolStrict";
 
 export interface NeutralRequest {
   model: string;

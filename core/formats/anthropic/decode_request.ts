@@ -128,6 +128,7 @@ export function decodeAnthropicRequest(body: Json): NeutralRequest {
   }
   const { options, fieldOf } = optionsOf(body);
   fieldOf.reasoningHistory = REASONING_HISTORY_FIELD.anthropic;
+  fieldOf.toolStrict = "tools[].strict";
   return {
     model: body.model,
     system,
@@ -192,5 +193,6 @@ function toolsOf(body: Json): NeutralTool[] {
     name: tool.name,
     description: tool.description,
     parameters: tool.input_schema ?? { type: "object", properties: {} },
+    ...(typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
   }));
 }

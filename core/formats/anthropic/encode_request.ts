@@ -92,6 +92,7 @@ export function encodeAnthropicRequest(
       name: tool.name,
       description: tool.description,
       input_schema: tool.parameters,
+      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
     }));
   }
   const choice = request.toolChoice;

@@ -54,6 +54,8 @@ export function encodeGeminiRequest(
   if (request.system.length) {
     body.systemInstruction = { parts: [{ text: request.system.join("\n\n") }] };
   }
+  // Gemini's function declarations hold no `strict`; `strict: false` is what they do anyway.
+  if (request.tools.some((tool) => tool.strict === true)) ignored.push("toolStrict");
   if (request.tools.length) {
     body.tools = [{
       functionDeclarations: request.tools.map((tool) => ({

@@ -80,6 +80,7 @@ export function decodeChatRequest(body: Json): NeutralRequest {
   const { options, fieldOf } = optionsOf(body);
   const tools = toolsOf(body);
   fieldOf.reasoningHistory = REASONING_HISTORY_FIELD["openai-chat"];
+  fieldOf.toolStrict = "tools[].function.strict";
   return {
     model: body.model,
     system,
@@ -205,5 +206,6 @@ function toolsOf(body: Json): NeutralTool[] {
       name: tool.function.name,
       description: tool.function.description,
       parameters: tool.function.parameters ?? { type: "object", properties: {} },
+      ...(typeof tool.function.strict === "boolean" ? { strict: tool.function.strict } : {}),
     }));
 }

@@ -62,7 +62,12 @@ export function encodeChatRequest(
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+      },
     }));
   }
   const choice = request.toolChoice;

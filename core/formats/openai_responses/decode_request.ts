@@ -93,6 +93,7 @@ export function decodeResponsesRequest(body: Json): NeutralRequest {
   const messages = turnsOf(body, { system, toolNames });
   const { options, fieldOf } = optionsOf(body);
   fieldOf.reasoningHistory = REASONING_HISTORY_FIELD["openai-responses"];
+  fieldOf.toolStrict = "tools[].strict";
   return {
     model: body.model,
     system,

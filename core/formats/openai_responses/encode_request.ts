@@ -61,6 +61,7 @@ export function encodeResponsesRequest(
       name: tool.name,
       description: tool.description,
       parameters: tool.parameters,
+      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
     }));
   }
   const choice = request.toolChoice;

@@ -66,6 +66,7 @@ function convertTool(
     parameters: freeform
       ? FREEFORM_PARAMETERS
       : tool.parameters ?? { type: "object", properties: {} },
+    ...(!freeform && typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
   };
   const formatDropped = freeform && tool.format != null && tool.format.type !== "text";
   return { declared, neutral, formatDropped };

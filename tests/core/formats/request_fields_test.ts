@@ -308,3 +308,58 @@ Deno.test("anthropic system messages inside the conversation (a beta) join the s
   ]);
   assertEquals(out.ignored, []);
 });
+
+Deno.test("a function tool's strict: carried to chat, responses and anthropic, named for gemini", () => {
+  const parameters = { type: "object", properties: { city: { type: "string" } } };
+  const inbound: [TextFormat, Json, string][] = [
+    [
+      "openai-chat",
+      chat({ tools: [{ type: "function", function: { name: "w", parameters, strict: true } }] }),
+      "tools[].function.strict",
+    ],
+    [
+      "openai-responses",
+      responses({ tools: [{ type: "function", name: "w", parameters, strict: true }] }),
+      "tools[].strict",
+    ],
+    [
+      "anthropic",
+      anthropic({ tools: [{ name: "w", input_schema: parameters, strict: true }] }),
+      "tools[].strict",
+    ],
+  ];
+  const strictOf: Record<Exclude<TextFormat, "gemini">, (body: Json) => unknown> = {
+    "openai-chat": (body) => body.tools[0].function.strict,
+    "openai-responses": (body) => body.tools[0].strict,
+    anthropic: (body) => body.tools[0].strict,
+  };
+  for (const [from, body, field] of inbound) {
+    for (const to of ["openai-chat", "openai-responses", "anthropic"] as const) {
+      if (to === from) continue;
+      const out = convert(from, body, to);
+      assertEquals([strictOf[to](out.body), out.ignored], [true, []], `${from} → ${to}`);
+    }
+    const toGemini = convert(from, body, "gemini");
+    assertEquals(toGemini.body.tools[0].functionDeclarations[0].strict, undefined);
+    assertEquals(toGemini.ignored, [field], `${from} → gemini`);
+  }
+});
+
+Deno.test("a tool's strict false or left out: carried as declared, nothing named for gemini", () => {
+  const tools = [
+    { type: "function", function: { name: "a", parameters: {}, strict: false } },
+    { type: "function", function: { name: "b", parameters: {} } },
+  ];
+  const toResponses = convert("openai-chat", chat({ tools }), "openai-responses");
+  assertEquals(toResponses.body.tools.map((tool: Json) => tool.strict), [false, undefined]);
+  assertEquals("strict" in toResponses.body.tools[1], false);
+  const toAnthropic = convert("openai-chat", chat({ tools }), "anthropic");
+  assertEquals(toAnthropic.body.tools.map((tool: Json) => tool.strict), [false, undefined]);
+  assertEquals(convert("openai-chat", chat({ tools }), "gemini").ignored, []);
+});
+
+Deno.test("a responses custom tool carries no strict (the format has none for it)", () => {
+  const tools = [{ type: "custom", name: "patch", strict: true }];
+  const out = convert("openai-responses", responses({ tools }), "openai-chat");
+  assertEquals("strict" in out.body.tools[0].function, false);
+});
