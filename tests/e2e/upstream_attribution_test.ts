@@ -1,5 +1,6 @@
 /** Every failed upstream attempt is attributed: channel, URL, cause class, latency. */
 
+import { refusedPort } from "../helpers/refused_port.ts";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { postJson, serverTest } from "../helpers/gateway.ts";
@@ -9,12 +10,6 @@ import { startOpenAIChatUpstream, startResettingServer } from "../upstream/opena
 const ask = { model: MODEL, messages: [{ role: "user", content: "who failed?" }] };
 
 /** A loopback port that nothing listens on. */
-function closedPort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Replaces the setup's only channel by one at `baseUrl`; returns its id. */
 async function onlyChannel(s: ChatSetup, baseUrl: string, extra = {}): Promise<string> {
@@ -47,7 +42,7 @@ const cases: Array<{
     errorClass: "connect_refused",
     start: () =>
       Promise.resolve({
-        baseUrl: `http://127.0.0.1:${closedPort()}/v1`,
+        baseUrl: `http://127.0.0.1:${refusedPort()}/v1`,
         [Symbol.asyncDispose]: async () => {},
       }),
   },
@@ -159,7 +154,7 @@ Deno.test(
     const primary = (await s.gw.admin("GET", "/admin/channels")).body.data[0].id;
     const dead = await s.gw.addChannel({
       name: "dead",
-      base_url: `http://127.0.0.1:${closedPort()}/v1`,
+      base_url: `http://127.0.0.1:${refusedPort()}/v1`,
       models: [MODEL],
       priority: 1,
     });

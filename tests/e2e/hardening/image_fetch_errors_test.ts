@@ -5,24 +5,19 @@
  * token, often). Nothing is charged.
  */
 
+import { refusedPort } from "../../helpers/refused_port.ts";
 import { assertNothingCharged } from "../../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { postJson, serverTest } from "../../helpers/gateway.ts";
 import { IMAGE_MODEL, setupImages } from "../../helpers/image_setup.ts";
 
 /** A local port nothing listens on. */
-function closedPort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 Deno.test(
   "an image URL that cannot be fetched: 502 (Gemini: 503) naming the host and the failure, not the URL or the runtime's text",
   serverTest,
   async () => {
-    const host = `127.0.0.1:${closedPort()}`;
+    const host = `127.0.0.1:${refusedPort()}`;
     await using s = await setupImages("openai-images", {
       openai: { resultUrl: `http://${host}/img.png?X-Amz-Signature=s3cr3t-token` },
       env: { GATEWAY_MEDIA_FETCH_HOSTS: host },
