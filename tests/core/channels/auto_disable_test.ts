@@ -1,4 +1,5 @@
 import { assertEquals } from "../../helpers/assert.ts";
+import { channelRecord } from "../../helpers/channel_record.ts";
 import {
   afterFailedProbe,
   attemptVerdict,
@@ -50,26 +51,12 @@ Deno.test("auto-disable probes: waits grow 30 s, 1 min, 2 min, 5 min, then 10 mi
 });
 
 function channel(marks: Channel["auto_disabled"]): Channel {
-  return {
-    id: "ch_1",
+  return channelRecord("ch_1", {
     name: "c",
-    type: "openai",
-    base_url: "http://x",
     keys: ["k-a", "k-b"],
     fingerprints: new Map([["k-a", "aaaaaaaa"], ["k-b", "bbbbbbbb"]]),
     auto_disabled: marks,
-    models: ["m"],
-    model_map: {},
-    priority: 0,
-    weight: 1,
-    groups: ["default"],
-    enabled: true,
-    timeout_ms: 1000,
-    stream_idle_ms: 1000,
-    source: "admin",
-    created_at: "",
-    updated_at: "",
-  };
+  });
 }
 
 Deno.test("auto-disable routing: a marked key is never picked; a channel without keys left is skipped", () => {

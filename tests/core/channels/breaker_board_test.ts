@@ -4,30 +4,14 @@
  * at a time across boards, and a key set aside leaves the channel's other keys in use.
  */
 
+import { channelRecord } from "../../helpers/channel_record.ts";
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { BreakerBoard } from "../../../core/channels/breaker_board.ts";
 import type { Channel } from "../../../core/channels/channel_schema.ts";
 import { countingKv } from "../../../core/kv/counting_kv.ts";
 
 function channel(id: string, keys = ["sk-one"]): Channel {
-  return {
-    id,
-    name: id,
-    type: "openai",
-    base_url: "http://upstream.test/v1",
-    keys,
-    models: ["m"],
-    model_map: {},
-    priority: 0,
-    weight: 1,
-    groups: ["default"],
-    enabled: true,
-    timeout_ms: 1000,
-    stream_idle_ms: 1000,
-    source: "admin",
-    created_at: "",
-    updated_at: "",
-  };
+  return channelRecord(id, { base_url: "http://upstream.test/v1", keys });
 }
 
 const refused = { reason: "connect_refused", refused: false, rateLimited: false };

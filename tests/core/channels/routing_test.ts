@@ -1,32 +1,12 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import type { Channel } from "../../../core/channels/channel_schema.ts";
+import { channelRecord } from "../../helpers/channel_record.ts";
 import {
   eligibleChannels,
   planChannelOrder,
   upstreamModelName,
 } from "../../../core/channels/routing.ts";
 
-function channel(id: string, fields: Partial<Channel> = {}): Channel {
-  return {
-    id,
-    name: id,
-    type: "openai",
-    base_url: "http://x",
-    keys: ["k"],
-    models: ["m"],
-    model_map: {},
-    priority: 0,
-    weight: 1,
-    groups: ["default"],
-    enabled: true,
-    timeout_ms: 1000,
-    stream_idle_ms: 1000,
-    source: "admin",
-    created_at: "",
-    updated_at: "",
-    ...fields,
-  };
-}
+const channel = channelRecord;
 
 Deno.test("planChannelOrder() puts the highest priority tier first", () => {
   const order = planChannelOrder([
