@@ -14,6 +14,7 @@ import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core
 import { detectPlatform, type Platform } from "./core/platform.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
+import { upgradeToAccounts } from "./core/keys/accounts_upgrade.ts";
 import { countingKv } from "./core/kv/counting_kv.ts";
 import type { Metrics } from "./core/telemetry/metrics.ts";
 import { auditedChange } from "./core/audit/audited_change.ts";
@@ -192,6 +193,8 @@ export async function startGateway(
   );
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
+  const upgraded = await upgradeToAccounts(kv);
+  if (upgraded) log?.({ msg: "upgraded keys to accounts", keys: upgraded });
   await gateway.registry.start();
   await gateway.captures.start();
   if (config) await applyConfig(gateway, { config, file: settings.configPath! });

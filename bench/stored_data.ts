@@ -115,6 +115,7 @@ export async function seedStoredData(kvPath: string, counts: StoredCounts): Prom
           action: "generations",
           owner: keyIds[i % keyIds.length] ?? "nobody",
           key_id: keyIds[i % keyIds.length] ?? "nobody",
+          wallet_id: keyIds[i % keyIds.length] ?? "nobody",
           model: "gen-image-2",
           progress: "100%",
           held: 40_000,

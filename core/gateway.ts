@@ -1,5 +1,6 @@
 /** The gateway's domain services, built once at boot and passed to routes and workers. */
 
+import { AccountStore } from "./accounts/account_store.ts";
 import { KeyStore } from "./keys/key_store.ts";
 import { InstanceLease } from "./kv/instance_lease.ts";
 import { Ledger } from "./billing/ledger.ts";
@@ -132,6 +133,7 @@ export class Gateway {
   /** This process's lease in KV: holds carry its id, so a dead process's holds are found. */
   readonly instance: InstanceLease;
   readonly keys: KeyStore;
+  readonly accounts: AccountStore;
   readonly registry: Registry;
   /** Each channel's and upstream key's circuit breaker, shared across instances. */
   readonly breakers: BreakerBoard;
@@ -163,7 +165,12 @@ export class Gateway {
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
     this.ledger = new Ledger(kv, { instanceId: this.instance.id });
-    this.keys = new KeyStore(kv, this.ledger, { sealer: box, track: (work) => this.track(work) });
+    this.accounts = new AccountStore(kv, this.ledger);
+    this.keys = new KeyStore(kv, this.ledger, {
+      sealer: box,
+      track: (work) => this.track(work),
+      accounts: this.accounts,
+    });
     this.registry = new Registry(kv, box, {
       rules: CHANNEL_RULES,
       configFile: options.configFile,

@@ -7,6 +7,7 @@
  */
 
 import { Hono } from "hono";
+import { walletOf } from "../core/billing/ledger.ts";
 import type { Gateway } from "../core/gateway.ts";
 import { withoutSecrets } from "../core/util/without_secrets.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
@@ -139,7 +140,7 @@ export function meRoutes(gateway: Gateway) {
   });
   serveRoute(app, ownLedger, withKey, async (c) => {
     const options = listOptions(c.get("url"));
-    const page = await listed(options, () => gateway.ledger.list(c.get("key").id, options));
+    const page = await listed(options, () => gateway.ledger.list(walletOf(c.get("key")), options));
     return c.json({ data: page.data.map(selfView), cursor: page.cursor });
   });
   return app;

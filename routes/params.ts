@@ -100,6 +100,10 @@ export function checkPathParams(c: Context, pathname: string): void {
 /** Id shapes the gateway makes; anything else cannot name a record. */
 export const ID_SHAPES = {
   key: { pattern: /^key_[0-9A-Za-z]{1,64}$/, looksLike: "key_ followed by letters and digits" },
+  account: {
+    pattern: /^acct_[0-9A-Za-z]{1,64}$/,
+    looksLike: "acct_ followed by letters and digits",
+  },
   task: { pattern: /^task_[0-9A-Za-z]{1,64}$/, looksLike: "task_ followed by letters and digits" },
   channel: {
     pattern: /^[A-Za-z0-9_.-]{1,100}$/,

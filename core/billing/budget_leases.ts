@@ -14,7 +14,12 @@
  * began; the dead process's lease is returned by the orphaned-holds sweep, once.
  */
 
-import type { BillableKey, LedgerEntry, SpendingLimit } from "./ledger_records.ts";
+import {
+  type BillableKey,
+  type LedgerEntry,
+  type SpendingLimit,
+  walletOf,
+} from "./ledger_records.ts";
 import type { ReceiptEntry } from "./receipt.ts";
 
 /**
@@ -33,6 +38,7 @@ export interface LeaseLedger {
   chargeAggregated(
     keyId: string,
     options: {
+      keyId?: string;
       cost: number;
       requests: number;
       through: string;
@@ -67,6 +73,8 @@ export interface ChargedShare extends ReceiptEntry {
 }
 
 interface Waiter {
+  /** The key whose request it is (each key's costs are an entry of their own). */
+  keyId: string;
   /** What the request is charged: its cost less its shortfall. */
   cost: number;
   shortfall: number;
@@ -74,7 +82,10 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** One key's lease and pending costs in this process. */
+/**
+ * One wallet's lease and pending costs in this process (the wallet's keys share its lease; the
+ * key ids below name the wallet, as they did when every key had a wallet of its own).
+ */
 interface KeyBudget {
   keyId: string;
   /** Whether the key's requests spend from a lease (it has a credit floor). */
@@ -113,10 +124,11 @@ export class BudgetLeases {
   }
 
   #budget(key: BillableKey): KeyBudget {
-    let budget = this.#budgets.get(key.id);
+    const walletId = walletOf(key);
+    let budget = this.#budgets.get(walletId);
     if (!budget) {
       budget = {
-        keyId: key.id,
+        keyId: walletId,
         leased: !key.unlimited,
         ref: null,
         generation: 0,
@@ -130,7 +142,7 @@ export class BudgetLeases {
         renewingNeed: 0,
         lastUsed: Date.now(),
       };
-      this.#budgets.set(key.id, budget);
+      this.#budgets.set(walletId, budget);
     }
     // A key changed from unlimited to limited (or back) leases from its next request on.
     budget.leased = !key.unlimited;
@@ -177,7 +189,7 @@ export class BudgetLeases {
     options: { key: BillableKey; need: number; remedy?: string },
   ): Promise<void> {
     const { key, need } = options;
-    const entry = await this.#ledger.takeLease(key.id, {
+    const entry = await this.#ledger.takeLease(walletOf(key), {
       limit: key,
       need,
       want: Math.max(need, (need + budget.free) * REQUESTS_PER_LEASE),
@@ -224,7 +236,7 @@ export class BudgetLeases {
     budget.pendingShortfall += shortfall;
     budget.lastUsed = Date.now();
     const written = new Promise<ChargedShare>((resolve, reject) => {
-      budget.waiters.push({ cost: cost - shortfall, shortfall, resolve, reject });
+      budget.waiters.push({ keyId: key.id, cost: cost - shortfall, shortfall, resolve, reject });
     });
     this.#schedule();
     return written;
@@ -239,7 +251,7 @@ export class BudgetLeases {
     let missing = excess - this.#take(budget, excess);
     if (missing === 0) return 0;
     try {
-      const entry = await this.#ledger.extendLease(key.id, { limit: key, want: missing });
+      const entry = await this.#ledger.extendLease(walletOf(key), { limit: key, want: missing });
       if (entry) this.#extended(budget, entry);
     } catch {
       // Not extended: what the lease cannot cover is the shortfall.
@@ -295,39 +307,65 @@ export class BudgetLeases {
       budget.waiters.length === 0;
   }
 
-  /** Writes `budget`'s pending costs as one entry; on failure they stay pending for the next. */
+  /**
+   * Writes `budget`'s pending costs, one entry per key (in one commit when the ledger batches
+   * them); on failure a key's costs stay pending for the next flush.
+   */
   async #flush(budget: KeyBudget): Promise<void> {
     const waiters = budget.waiters;
-    const cost = budget.pendingCost;
-    const shortfall = budget.pendingShortfall;
     budget.waiters = [];
     budget.pendingCost = 0;
     budget.pendingShortfall = 0;
-    budget.flushing++;
-    let written: { entry: LedgerEntry; leaseKept: boolean };
+    const byKey = new Map<string, Waiter[]>();
+    for (const waiter of waiters) {
+      const list = byKey.get(waiter.keyId);
+      if (list) list.push(waiter);
+      else byKey.set(waiter.keyId, [waiter]);
+    }
     const leaseRef = budget.ref ?? undefined;
+    budget.flushing++;
+    let failure: unknown = null;
+    // Answered once the flush is over, so a request that sees its answer sees the budget idle.
+    const answers: Array<() => void> = [];
     try {
-      written = await this.#ledger.chargeAggregated(budget.keyId, {
-        cost,
-        requests: waiters.length,
-        through: new Date().toISOString(),
-        leaseRef,
-        shortfall,
-      });
-    } catch (error) {
-      budget.waiters.unshift(...waiters);
-      budget.pendingCost += cost;
-      budget.pendingShortfall += shortfall;
-      throw error;
+      await Promise.all([...byKey].map(async ([keyId, ofKey]) => {
+        let cost = 0;
+        let shortfall = 0;
+        for (const waiter of ofKey) {
+          cost += waiter.cost;
+          shortfall += waiter.shortfall;
+        }
+        let written: { entry: LedgerEntry; leaseKept: boolean };
+        try {
+          written = await this.#ledger.chargeAggregated(budget.keyId, {
+            keyId,
+            cost,
+            requests: ofKey.length,
+            through: new Date().toISOString(),
+            leaseRef,
+            shortfall,
+          });
+        } catch (error) {
+          budget.waiters.unshift(...ofKey);
+          budget.pendingCost += cost;
+          budget.pendingShortfall += shortfall;
+          failure ??= error;
+          return;
+        }
+        // Swept while this process lived (its instance lease lapsed): admit nothing more from it.
+        if (leaseRef && !written.leaseKept && budget.ref === leaseRef) this.#lost(budget);
+        const { entry } = written;
+        for (const waiter of ofKey) {
+          answers.push(() =>
+            waiter.resolve({ id: entry.id, amount: -waiter.cost, shortfall: waiter.shortfall })
+          );
+        }
+      }));
     } finally {
       budget.flushing--;
     }
-    // Swept while this process lived (its instance lease lapsed): admit nothing more from it.
-    if (leaseRef && !written.leaseKept && budget.ref === leaseRef) this.#lost(budget);
-    const { entry } = written;
-    for (const waiter of waiters) {
-      waiter.resolve({ id: entry.id, amount: -waiter.cost, shortfall: waiter.shortfall });
-    }
+    for (const answer of answers) answer();
+    if (failure) throw failure;
   }
 
   async #returnLease(budget: KeyBudget): Promise<void> {

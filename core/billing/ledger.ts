@@ -47,6 +47,7 @@ export type {
   SpendCaps,
   SpendingLimit,
 } from "./ledger_records.ts";
+export { walletOf } from "./ledger_records.ts";
 
 /** Units reserved by `leases`. */
 function leasedUnits(leases: Map<string, BudgetLease>): number {
@@ -80,6 +81,8 @@ export interface HoldOptions {
   /** The request or task the money is held for. */
   ref: string;
   amount: number;
+  /** The key the request came from, whose caps count it (default: the wallet id itself). */
+  keyId?: string;
   /** The key's caps; checked in the hold's commit, against counters that commit updates. */
   caps?: SpendCaps;
   /** Tokens the request may use at most, held against `caps.tpm` for the current minute. */
@@ -101,10 +104,10 @@ export interface HoldOptions {
  * the tokens used (a release: none). A minute already over needs no change.
  */
 function closingCounterChanges(
-  keyId: string,
   closing: { hold: OpenHold; planned: PlannedEntry; options: { tokens?: number } },
 ): CounterChange[] {
   const { hold, planned, options } = closing;
+  const keyId = hold.key_id;
   const changes: CounterChange[] = (hold.spend_windows ?? []).map((id) => ({
     key: kvKeys.spendCounter(keyId, id),
     delta: -planned.amount,
@@ -270,7 +273,7 @@ export class Ledger {
   async credit(
     keyId: string,
     amount: number,
-    options: { note?: string; ref?: string } = {},
+    options: { note?: string; ref?: string; alsoWrite?: (atomic: KvAtomic) => void } = {},
   ): Promise<LedgerEntry> {
     const ref = options.ref ?? timeOrderedId("cr");
     if (!Number.isSafeInteger(amount)) {
@@ -303,6 +306,7 @@ export class Ledger {
         if (seen.versionstamp) return null;
         atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
       }
+      options.alsoWrite?.(atomic);
       return { type: "credit", amount, ref, note: options.note };
     }, options.ref !== undefined);
     if (!entry) {
@@ -333,9 +337,12 @@ export class Ledger {
       );
     }
     this.#pendingHolds.set(keyId, (this.#pendingHolds.get(keyId) ?? 0) + amount);
-    const change = this.#change(keyId, async (view) => {
+    const walletId = keyId;
+    const capsKey = options.keyId ?? walletId;
+    const change = this.#change(walletId, async (view) => {
       const { balance, cached } = view;
       const nowMs = Date.now();
+      const keyId = capsKey;
       const windows = spendWindowsAt(nowMs);
       const spendKeys = windows.map((window) => kvKeys.spendCounter(keyId, window.id));
       const tpm = options.caps?.tpm ?? null;
@@ -380,6 +387,7 @@ export class Ledger {
       if (!options.uniqueRef && await view.readHold(ref)) return null;
       view.writeHold(ref, {
         key_id: keyId,
+        ...(walletId !== keyId && { wallet_id: walletId }),
         amount,
         at: new Date(nowMs).toISOString(),
         ...(this.#instanceId && { instance: this.#instanceId }),
@@ -391,7 +399,7 @@ export class Ledger {
         ...(tokens ? [{ key: tokenKey, delta: tokens, expireIn: TOKEN_COUNTER_TTL_MS }] : []),
       ]);
       options.alsoWrite?.(view.atomic);
-      return { type: "hold", amount: -amount, ref };
+      return { type: "hold", amount: -amount, ref, key_id: keyId };
     });
     const entry = await change.finally(() => {
       const left = (this.#pendingHolds.get(keyId) ?? 0) - amount;
@@ -420,14 +428,15 @@ export class Ledger {
     },
   ) {
     const { limit, ref, cost } = options;
-    return this.#close(keyId, ref, options, async (held, view) => {
+    return this.#close(keyId, ref, options, async (hold, view) => {
+      const held = hold.amount;
       // Beyond the hold, the cost is taken from what no lease of the key has reserved.
       const floor = limit.unlimited || cost <= held
         ? -Infinity
         : -limit.credit_limit + leasedUnits(await view.readLeases());
       const collected = Math.min(cost, Math.max(held, held + view.balance - floor));
       const shortfall = cost - collected;
-      await view.addToCounters(shortfallCounter(keyId, shortfall));
+      await view.addToCounters(shortfallCounter(hold.key_id, shortfall));
       return { type: "settle", amount: held - collected, ref, cost, shortfall };
     });
   }
@@ -436,15 +445,18 @@ export class Ledger {
    * Charges `cost` for `ref` in one entry, with no hold before it: for keys without a limit,
    * where a hold reserves nothing. `ref` must be fresh (a request id), so it is charged once.
    */
-  charge(keyId: string, { ref, cost }: { ref: string; cost: number }): Promise<LedgerEntry | null> {
-    return this.#change(keyId, async (view) => {
+  charge(
+    walletId: string,
+    { ref, cost, keyId = walletId }: { ref: string; cost: number; keyId?: string },
+  ): Promise<LedgerEntry | null> {
+    return this.#change(walletId, async (view) => {
       await view.addToCounters(
         spendWindowsAt(Date.now()).map((window) => ({
           key: kvKeys.spendCounter(keyId, window.id),
           delta: cost,
         })),
       );
-      return { type: "charge", amount: -cost, ref, cost };
+      return { type: "charge", amount: -cost, ref, cost, key_id: keyId };
     });
   }
 
@@ -520,8 +532,10 @@ export class Ledger {
    * whether the lease was there.
    */
   async chargeAggregated(
-    keyId: string,
+    walletId: string,
     options: {
+      /** The key whose requests these are (default: the wallet id itself). */
+      keyId?: string;
       cost: number;
       requests: number;
       through: string;
@@ -533,7 +547,8 @@ export class Ledger {
     const { cost, leaseRef } = options;
     const instance = this.instanceId;
     let leaseKept = false;
-    const entry = await this.#change(keyId, async (view) => {
+    const keyId = options.keyId ?? walletId;
+    const entry = await this.#change(walletId, async (view) => {
       leaseKept = false;
       if (leaseRef) {
         const mine = (await view.readLeases()).get(instance);
@@ -553,6 +568,7 @@ export class Ledger {
       return {
         type: "charge",
         amount: -cost,
+        key_id: keyId,
         ref: leaseRef ?? `charges_${instance}`,
         cost,
         ...(shortfall > 0 && { shortfall }),
@@ -595,7 +611,7 @@ export class Ledger {
       keyId,
       ref,
       { ...options, tokens: 0 },
-      (held) => ({ type: "release", amount: held, ref, note }),
+      (hold) => ({ type: "release", amount: hold.amount, ref, note }),
     );
   }
 
@@ -603,15 +619,15 @@ export class Ledger {
     keyId: string,
     ref: string,
     options: CloseOptions & { tokens?: number },
-    compute: (held: number, view: BatchView) => PlannedEntry | Promise<PlannedEntry>,
+    compute: (hold: OpenHold, view: BatchView) => PlannedEntry | Promise<PlannedEntry>,
   ): Promise<LedgerEntry | null> {
     return this.#change(keyId, async (view) => {
       if (options.guard && !(await options.guard(view.atomic))) return GUARD_REFUSED;
       const hold = await view.readHold(ref);
       if (!hold) return null;
       view.writeHold(ref, null);
-      const planned = await compute(hold.amount, view);
-      await view.addToCounters(closingCounterChanges(keyId, { hold, planned, options }));
+      const planned = { key_id: hold.key_id, ...(await compute(hold, view)) };
+      await view.addToCounters(closingCounterChanges({ hold, planned, options }));
       return planned;
     }, options.guard !== undefined);
   }
@@ -680,13 +696,13 @@ export class Ledger {
         if (Date.parse(hold.at) > cutoff) continue;
         note = "stale hold released";
       }
-      if (await this.release(hold.key_id, { ref, note })) released++;
+      if (await this.release(hold.wallet_id ?? hold.key_id, { ref, note })) released++;
     }
     for await (const entry of this.#kv.list<BudgetLease>({ prefix: kvKeys.budgetLeases() })) {
       const lease = entry.value;
       if (!alive.has(lease.instance)) alive.set(lease.instance, options.isAlive(lease.instance));
       if (await alive.get(lease.instance)) continue;
-      const returned = await this.returnLease(lease.key_id, {
+      const returned = await this.returnLease(lease.wallet_id ?? lease.key_id, {
         ref: lease.ref,
         instance: lease.instance,
         note: `returned: instance ${lease.instance} stopped renewing its lease (the process died)`,

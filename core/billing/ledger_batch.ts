@@ -225,7 +225,8 @@ export class LedgerBatch implements BatchView {
     this.balance += planned.amount;
     const entry: LedgerEntry = {
       id: timeOrderedId("le"),
-      key_id: this.#keyId,
+      key_id: this.#keyId.startsWith("key_") ? this.#keyId : null,
+      wallet_id: this.#keyId,
       balance_after: this.balance,
       at: new Date().toISOString(),
       ...planned,

@@ -17,7 +17,14 @@ export type LedgerEntryType =
 
 export interface LedgerEntry {
   id: string;
-  key_id: string;
+  /**
+   * The key the entry came from (a request's hold, settle or charge). Null on an entry of the
+   * wallet itself (a credit, a lease) of an account's wallet; a wallet that was one key's before
+   * accounts (its id is the key's) names that key on every entry.
+   */
+  key_id: string | null;
+  /** The wallet (ledger) the entry is in: the account's `wallet_id`. */
+  wallet_id?: string;
   type: LedgerEntryType;
   /** Signed units: + adds to the balance, − takes from it. */
   amount: number;
@@ -51,7 +58,9 @@ export interface LedgerEntry {
  * change of the key counts the leases as spoken for, so the credit floor is never crossed.
  */
 export interface BudgetLease {
+  /** The wallet the lease reserves from (named `key_id` since before accounts). */
   key_id: string;
+  wallet_id?: string;
   instance: string;
   /** The lease's id; its lease, aggregated charges and return entries carry it as `ref`. */
   ref: string;
@@ -62,7 +71,10 @@ export interface BudgetLease {
 
 /** An open hold, removed by exactly one settle or release. */
 export interface OpenHold {
+  /** The key whose request it holds for (its caps count it). */
   key_id: string;
+  /** The wallet it holds from; absent when that is `key_id` (every hold before accounts). */
+  wallet_id?: string;
   amount: number;
   at: string;
   /** The process that holds it (its instance lease); absent on holds written before. */
@@ -89,4 +101,11 @@ export interface SpendCaps {
 /** A key as billing sees it: its id, how far it may spend, and its caps. */
 export interface BillableKey extends SpendingLimit, SpendCaps {
   id: string;
+  /** The wallet it pays from, its account's (absent: the key's own id, as before accounts). */
+  wallet_id?: string;
+}
+
+/** The wallet `key` pays from. */
+export function walletOf(key: { id: string; wallet_id?: string }): string {
+  return key.wallet_id ?? key.id;
 }

@@ -6,7 +6,13 @@
  * the once).
  */
 
-import { type BillableKey, hasSpendCaps, type Ledger, type LedgerEntry } from "./ledger.ts";
+import {
+  type BillableKey,
+  hasSpendCaps,
+  type Ledger,
+  type LedgerEntry,
+  walletOf,
+} from "./ledger.ts";
 import type { ReceiptEntry } from "./receipt.ts";
 import type { Reservation } from "./budget_leases.ts";
 
@@ -75,8 +81,10 @@ export class RequestBill {
     if (!this.#holds) return;
     const ledger = this.#ledger;
     const key = this.#key;
-    const covered = !hasSpendCaps(key) && ledger.covers(key.id, { limit: key, amount });
-    const committing = ledger.hold(key.id, {
+    const wallet = walletOf(key);
+    const covered = !hasSpendCaps(key) && ledger.covers(wallet, { limit: key, amount });
+    const committing = ledger.hold(wallet, {
+      keyId: key.id,
       limit: key,
       ref: this.#ref,
       amount,
@@ -113,11 +121,17 @@ export class RequestBill {
       return -share.amount;
     }
     if (!this.#holds) {
-      this.#keep(await this.#ledger.charge(this.#key.id, { ref: this.#ref, cost }));
+      this.#keep(
+        await this.#ledger.charge(walletOf(this.#key), {
+          keyId: this.#key.id,
+          ref: this.#ref,
+          cost,
+        }),
+      );
       return cost;
     }
     await this.#confirmed.catch(() => {});
-    const settled = await this.#ledger.settle(this.#key.id, {
+    const settled = await this.#ledger.settle(walletOf(this.#key), {
       limit: this.#key,
       ref: this.#ref,
       cost,
@@ -149,6 +163,6 @@ export class RequestBill {
     }
     if (!this.#holds) return;
     if (await this.#confirmed.then(() => false, () => true)) return;
-    this.#keep(await this.#ledger.release(this.#key.id, { ref: this.#ref, note }));
+    this.#keep(await this.#ledger.release(walletOf(this.#key), { ref: this.#ref, note }));
   }
 }

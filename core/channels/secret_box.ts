@@ -72,7 +72,18 @@ export async function loadSecretBox(kvLocation: string, secretKey?: string): Pro
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     const raw = crypto.getRandomValues(new Uint8Array(32));
-    await Deno.writeFile(path, raw, { mode: 0o600, createNew: true });
-    return SecretBox.fromRaw(raw);
+    // Written whole under another name, then linked: an instance booting at the same time
+    // either links first (and the other reads its key) or reads a complete file, never half.
+    const staging = `${path}.${crypto.randomUUID()}`;
+    await Deno.writeFile(staging, raw, { mode: 0o600, createNew: true });
+    try {
+      await Deno.link(staging, path);
+      return SecretBox.fromRaw(raw);
+    } catch (linkError) {
+      if (!(linkError instanceof Deno.errors.AlreadyExists)) throw linkError;
+      return await SecretBox.fromRaw(await Deno.readFile(path));
+    } finally {
+      await Deno.remove(staging).catch(() => {});
+    }
   }
 }

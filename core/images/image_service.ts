@@ -9,6 +9,7 @@ import { randomBase62 } from "../util/ids.ts";
 import { headerList } from "../util/header_value.ts";
 import { ownerOf } from "../keys/key_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
+import { walletOf } from "../billing/ledger_records.ts";
 import type { RequestScope } from "../scope.ts";
 import { newTaskRecord, type TaskRecord, unixNow } from "../tasks/task_record.ts";
 import { bytesDigest, idempotentTaskId, replayOf, requestDigest } from "../tasks/idempotency.ts";
@@ -252,6 +253,7 @@ export async function submitImageTask(
       action: job.action,
       owner,
       key_id: key.id,
+      wallet_id: walletOf(key),
       model: job.model,
       progress: "10%",
       held: unitPrice * job.n,

@@ -12,6 +12,8 @@ export type KeySort = (typeof KEY_SORTS)[number];
 /** Which keys a list shows; every given filter must match. */
 export interface KeyFilter {
   name_prefix?: string;
+  /** Keys of this account. */
+  account_id?: string;
   group?: string;
   enabled?: boolean;
   /** Keys with an expiry before this time (epoch ms); keys that never expire do not match. */
@@ -29,6 +31,7 @@ export function matchesKeyFilter(record: KeyRecord, filter: KeyFilter): boolean 
     return false;
   }
   if (filter.group !== undefined && record.group !== filter.group) return false;
+  if (filter.account_id !== undefined && record.account_id !== filter.account_id) return false;
   if (filter.enabled !== undefined && record.enabled !== filter.enabled) return false;
   if (filter.expires_before !== undefined) {
     if (record.expires_at === null || Date.parse(record.expires_at) >= filter.expires_before) {

@@ -44,6 +44,11 @@ const keyFields = {
 
 export const keyInputSchema = z.strictObject({
   ...keyFields,
+  /**
+   * The account the key belongs to, whose wallet it pays from; absent: an account of its own,
+   * made with the key's name, group, credit limit and opening balance.
+   */
+  account_id: z.string().min(1).max(100).optional(),
   /** Opening balance in units, written as a `credit` ledger entry. */
   balance: unitsSchema.default(0),
 });
@@ -75,6 +80,10 @@ export interface PreviousSecret {
 /** A key as stored. The secret itself is never stored, only its SHA-256. */
 export interface KeyRecord {
   id: string;
+  /** The account it belongs to; absent on a key stored before accounts, until the upgrade. */
+  account_id?: string;
+  /** The wallet it pays from: its account's (absent: its own id, as before accounts). */
+  wallet_id?: string;
   name: string;
   group: string;
   models: string[] | null;

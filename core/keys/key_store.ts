@@ -10,7 +10,10 @@ import { newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions } from "../kv/list_options.ts";
 import { isKvLocked, withKvRetry } from "../kv/kv_retry.ts";
-import type { Ledger } from "../billing/ledger.ts";
+import { type Ledger, walletOf } from "../billing/ledger.ts";
+import type { AccountStore } from "../accounts/account_store.ts";
+import type { AccountRecord } from "../accounts/account_schema.ts";
+import { upgradedAccountId } from "./accounts_upgrade.ts";
 import {
   type KeyInput,
   type keyPatchSchema,
@@ -58,6 +61,23 @@ export interface KeyStoreOptions {
   sealer?: SecretSealer;
   /** Keeps background work (last-use writes) alive until shutdown. */
   track?: (work: Promise<unknown>) => void;
+  /** The accounts keys belong to (their group, limit, wallet and suspension). */
+  accounts?: AccountStore;
+}
+
+/** The fields of a key that are its account's: shown from, and changed on, the account. */
+const ACCOUNT_FIELDS = ["group", "credit_limit", "unlimited"] as const;
+
+/** `record` with its account's group, limit and wallet, as billing and routing must see it. */
+export function withAccount(record: KeyRecord, account: AccountRecord | null): KeyRecord {
+  if (!account) return record;
+  return {
+    ...record,
+    group: account.group,
+    credit_limit: account.credit_limit,
+    unlimited: account.unlimited,
+    wallet_id: account.wallet_id,
+  };
 }
 
 interface CachedLookup {
@@ -111,11 +131,27 @@ export class KeyStore {
   /** Public views of `records` with balances and usage. */
   async #views(records: KeyRecord[]) {
     const ids = records.map((record) => record.id);
-    const balances = await this.#ledger.balances(ids);
-    const usage = await this.#usage(ids);
-    return records.map((record) =>
-      publicKey(record, balances.get(record.id) ?? 0, usage.get(record.id))
+    const accounts = await this.#accountsOf(records);
+    const shown = records.map((record) =>
+      withAccount(record, record.account_id ? accounts.get(record.account_id) ?? null : null)
     );
+    const balances = await this.#ledger.balances(shown.map(walletOf));
+    const usage = await this.#usage(ids);
+    return shown.map((record) =>
+      publicKey(record, balances.get(walletOf(record)) ?? 0, usage.get(record.id))
+    );
+  }
+
+  async #accountsOf(records: KeyRecord[]): Promise<Map<string, AccountRecord>> {
+    const ids = [...new Set(records.flatMap((record) => record.account_id ?? []))];
+    const result = new Map<string, AccountRecord>();
+    for (let i = 0; i < ids.length; i += 10) {
+      const found = await this.#kv.getMany<AccountRecord[]>(
+        ids.slice(i, i + 10).map((id) => kvKeys.account(id)),
+      );
+      for (const entry of found) if (entry.value) result.set(entry.value.id, entry.value);
+    }
+    return result;
   }
 
   /**
@@ -130,15 +166,45 @@ export class KeyStore {
     this.#options.track?.(write);
   }
 
-  /** Creates a key; the secret is in the answer only. An opening balance is a credit entry. */
-  async create(input: KeyInput) {
+  /**
+   * Creates a key; the secret is in the answer only. In `account_id`'s account, or else in an
+   * account of its own made with the key's name, group, limit and opening balance (a credit).
+   */
+  async create(input: KeyInput & { account_id?: string }) {
     const secret = newApiKeySecret();
     const hash = await sha256Hex(secret);
     const now = new Date().toISOString();
-    const { balance, ...fields } = input;
+    const { balance, account_id, ...fields } = input;
+    const id = timeOrderedId("key");
+    const accounts = this.#accounts();
+    const account = account_id
+      ? await accounts.record(account_id).catch((error) => {
+        if (error instanceof GatewayError && error.status === 404) {
+          throw new GatewayError(
+            "invalid_request",
+            400,
+            `account_id '${account_id}' names no account`,
+            { param: "account_id" },
+          );
+        }
+        throw error;
+      })
+      : await accounts.create({
+        name: fields.name,
+        group: fields.group,
+        credit_limit: fields.credit_limit,
+        unlimited: fields.unlimited,
+        enabled: true,
+        balance,
+      }, { id: upgradedAccountId(id), walletId: id });
     const record: KeyRecord = {
-      id: timeOrderedId("key"),
+      id,
+      account_id: account.id,
+      wallet_id: account.wallet_id,
       ...fields,
+      group: account.group,
+      credit_limit: account.credit_limit,
+      unlimited: account.unlimited,
       prefix: secret.slice(0, 10),
       hash,
       created_at: now,
@@ -150,17 +216,34 @@ export class KeyStore {
         .check({ key: kvKeys.apiKeyByHash(hash), versionstamp: null })
         .set(kvKeys.apiKey(record.id), record)
         .set(kvKeys.apiKeyByHash(hash), record.id)
+        .set(kvKeys.accountKey(account.id, record.id), true)
         .commit()
     );
     if (!result.ok) throw new GatewayError("conflict", 409, "Key id collision; retry");
-    if (balance > 0) await this.#ledger.credit(record.id, balance, { note: "opening balance" });
-    return { ...publicKey(record, balance), key: secret };
+    return { ...(await this.#views([record]))[0], key: secret };
+  }
+
+  #accounts(): AccountStore {
+    if (!this.#options.accounts) throw new Error("the key store was made without accounts");
+    return this.#options.accounts;
   }
 
   async #record(id: string): Promise<Deno.KvEntryMaybe<KeyRecord>> {
     const entry = await this.#kv.get<KeyRecord>(kvKeys.apiKey(id));
     if (!entry.value) throw new GatewayError("key_not_found", 404, `No key has the id '${id}'`);
     return entry;
+  }
+
+  /** Views of the keys `ids` that exist, in that order. */
+  async views(ids: string[]) {
+    const records: KeyRecord[] = [];
+    for (let i = 0; i < ids.length; i += 10) {
+      const found = await this.#kv.getMany<KeyRecord[]>(
+        ids.slice(i, i + 10).map((id) => kvKeys.apiKey(id)),
+      );
+      for (const entry of found) if (entry.value) records.push(entry.value);
+    }
+    return await this.#views(records);
   }
 
   async get(id: string) {
@@ -207,13 +290,25 @@ export class KeyStore {
     return { data: await this.#views(page.map((row) => records.get(row.id)!)), cursor };
   }
 
+  /**
+   * Changes the fields `patch` names. A key's group, credit limit and unlimited are its
+   * account's: changing them changes the account, for all of its keys.
+   */
   async update(id: string, patch: z.infer<typeof keyPatchSchema>) {
+    const sent = sentFields(patch);
+    const accountChanges = Object.fromEntries(
+      ACCOUNT_FIELDS.filter((field) => field in sent).map((field) => [field, sent[field]]),
+    );
+    const current = (await this.#record(id)).value!;
+    if (Object.keys(accountChanges).length && current.account_id) {
+      await this.#accounts().update(current.account_id, accountChanges);
+    }
     // The read is retried with the commit: a locked read is as passing as a locked commit.
     const record = await withKvRetry(async () => {
       const entry = await this.#record(id);
       const record: KeyRecord = {
         ...entry.value!,
-        ...sentFields(patch),
+        ...sent,
         updated_at: new Date().toISOString(),
       };
       const result = await this.#kv.atomic().check(entry).set(kvKeys.apiKey(id), record).commit();
@@ -339,6 +434,7 @@ export class KeyStore {
       const atomic = this.#kv.atomic().check(entry)
         .delete(kvKeys.apiKey(id))
         .delete(kvKeys.apiKeyByHash(entry.value!.hash));
+      if (entry.value!.account_id) atomic.delete(kvKeys.accountKey(entry.value!.account_id, id));
       if (previous) atomic.delete(kvKeys.apiKeyByHash(previous.hash));
       await atomic.commit();
       return entry.value!;
@@ -383,8 +479,19 @@ export class KeyStore {
         `The API key '${record.prefix}…' expired at ${record.expires_at}`,
       );
     }
+    const account = record.account_id
+      ? await this.#options.accounts?.cached(record.account_id, now) ?? null
+      : null;
+    if (account && !account.enabled) {
+      throw new GatewayError(
+        "account_disabled",
+        403,
+        `The account of API key '${record.prefix}…' is suspended; its keys are refused until ` +
+          "the operator resumes it",
+      );
+    }
     this.#hashes.remember(secret, hash);
     this.#noteUse(record.id, now);
-    return record;
+    return withAccount(record, account);
   }
 }

@@ -30,6 +30,14 @@ export const kvKeys = {
   /** A rotation made under an Idempotency-Key (its SHA-256), kept for the idempotency window. */
   keyRotation: (keyId: string, idempotencyDigest: string) =>
     ["key_rotations", keyId, idempotencyDigest] as const,
+  /** Accounts (core/accounts): customers with one wallet each. */
+  account: (id: string) => ["accounts", id] as const,
+  accounts: () => ["accounts"] as const,
+  /** The keys of an account: account id, key id → true. */
+  accountKey: (accountId: string, keyId: string) => ["account_keys", accountId, keyId] as const,
+  accountKeys: (accountId: string) => ["account_keys", accountId] as const,
+  /** Set once every key stored before accounts has an account of its own. */
+  accountsUpgraded: () => ["migrations", "accounts_v1"] as const,
   channel: (id: string) => ["channels", id] as const,
   channels: () => ["channels"] as const,
   model: (id: string) => ["models", id] as const,

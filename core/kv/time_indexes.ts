@@ -22,8 +22,12 @@ export async function buildTimeIndexes(kv: KvBackend): Promise<void> {
     atomic = kv.atomic();
     pending = 0;
   };
-  for await (const entry of kv.list<{ id: string; key_id: string }>({ prefix: kvKeys.ledger() })) {
-    await add(kvKeys.ledgerByTime(entry.value.id), entry.value.key_id);
+  for await (
+    const entry of kv.list<{ id: string; key_id: string; wallet_id?: string }>({
+      prefix: kvKeys.ledger(),
+    })
+  ) {
+    await add(kvKeys.ledgerByTime(entry.value.id), entry.value.wallet_id ?? entry.value.key_id);
   }
   for await (
     const entry of kv.list<{ id: string; submit_time: number }>({ prefix: kvKeys.tasks() })

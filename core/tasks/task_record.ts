@@ -26,6 +26,8 @@ export interface TaskRecord<Input = unknown> {
   /** The key owner the task belongs to (see ownerOf); only keys of this owner can read it. */
   owner: string;
   key_id: string;
+  /** The wallet its money is held in (its key's account's); absent before accounts: `key_id`. */
+  wallet_id?: string;
   model: string;
   status: TaskStatus;
   progress: string;
@@ -158,6 +160,8 @@ export interface NewTask<Input> {
   action: string;
   owner: string;
   key_id: string;
+  /** The wallet its money is held in. */
+  wallet_id: string;
   model: string;
   /** The progress shown while submitted. */
   progress: string;

@@ -9,7 +9,13 @@
 import { GatewayError } from "../errors.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
-import type { BillableKey, Ledger, LedgerEntry, SpendingLimit } from "../billing/ledger.ts";
+import {
+  type BillableKey,
+  type Ledger,
+  type LedgerEntry,
+  type SpendingLimit,
+  walletOf,
+} from "../billing/ledger.ts";
 import { kvListOptions, type ListOptions, timeRangeSelector } from "../kv/list_options.ts";
 import { forwardOnly, isFinished, type TaskRecord, unixNow, writeTask } from "./task_record.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
@@ -120,7 +126,8 @@ export class TaskStore {
     task: TaskRecord,
     input: { key: BillableKey; idempotent?: boolean; remedy?: string },
   ): Promise<LedgerEntry> {
-    const entry = await this.#options.ledger.hold(input.key.id, {
+    const entry = await this.#options.ledger.hold(walletOf(input.key), {
+      keyId: input.key.id,
       limit: input.key,
       ref: task.id,
       amount: task.held,
@@ -311,7 +318,7 @@ export class TaskStore {
    * written.
    */
   async end(
-    task: Pick<TaskRecord, "id" | "key_id">,
+    task: Pick<TaskRecord, "id" | "key_id" | "wallet_id">,
     input: {
       workerId: string;
       update: TaskUpdate;
@@ -342,9 +349,15 @@ export class TaskStore {
     const entry = await withKvRetry(async () => {
       if ("cost" in money) {
         const limit = await this.#options.limitOf(task.key_id);
-        return await ledger.settle(task.key_id, { limit, ref: task.id, cost: money.cost, guard });
+        return await ledger.settle(task.wallet_id ?? task.key_id, {
+          limit,
+          ref: task.id,
+          cost: money.cost,
+          guard,
+        });
       }
-      return await ledger.release(task.key_id, { ref: task.id, note: money.release, guard });
+      const wallet = task.wallet_id ?? task.key_id;
+      return await ledger.release(wallet, { ref: task.id, note: money.release, guard });
     });
     if (applied && ended) this.#options.onEnd?.committed(ended);
     return applied && { entry };

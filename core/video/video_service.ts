@@ -20,6 +20,7 @@ import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
+import { walletOf } from "../billing/ledger_records.ts";
 
 /** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
@@ -410,6 +411,7 @@ function videoTaskRecord(
     action: "generations",
     owner: priced.owner,
     key_id: key.id,
+    wallet_id: walletOf(key),
     model: request.model,
     progress: "20%",
     held: bill.amount,

@@ -24,6 +24,7 @@ interface TargetReader {
 /** The areas whose records have a public view, by the path segment after /admin/. */
 const TARGET_READERS: Record<string, TargetReader> = {
   keys: { kind: "key", read: (gateway, id) => gateway.keys.get(id) },
+  accounts: { kind: "account", read: (gateway, id) => gateway.accounts.get(id) },
   channels: {
     kind: "channel",
     read: async (gateway, id) =>

@@ -2,6 +2,8 @@
 
 import { Hono } from "hono";
 import type { Gateway } from "../../core/gateway.ts";
+import { GatewayError } from "../../core/errors.ts";
+import { walletOf } from "../../core/billing/ledger.ts";
 import {
   creditInputSchema,
   keyInputSchema,
@@ -33,6 +35,7 @@ export function keyListQuery(url: URL): KeyListQuery {
     ...listOptions(url),
     name_prefix: queryValue(url, "name_prefix") || undefined,
     group: queryValue(url, "group") || undefined,
+    account_id: queryValue(url, "account_id") || undefined,
     enabled: enabled === undefined ? undefined : enabled === "true",
     expires_before: timeParam(url, "expires_before"),
     sort: queryChoice(url, "sort", { allowed: KEY_SORTS, fallback: "created" }),
@@ -65,6 +68,7 @@ const listKeys = adminRoute({
     },
     { name: "name_prefix", description: "keys whose name starts with this", schema: TEXT_QUERY },
     { name: "group", description: "keys of this group", schema: TEXT_QUERY },
+    { name: "account_id", description: "keys of this account", schema: TEXT_QUERY },
     {
       name: "enabled",
       description: "`true` or `false`",
@@ -123,10 +127,28 @@ const creditKey = adminRoute({
   answers: createdAnswer("the ledger entry"),
 });
 
+/** A key made in an account takes its group, limit and balance from it: naming them is a 400. */
+function refuseAccountFields(body: unknown): void {
+  const named = ["group", "balance", "credit_limit", "unlimited"].filter((field) =>
+    Object.hasOwn(body as object, field)
+  );
+  if (!named.length) return;
+  throw new GatewayError(
+    "invalid_request",
+    400,
+    `A key made in an account (account_id) takes ${named.join(", ")} from the account; ` +
+      "leave them out, or change them on the account (PATCH /admin/accounts/{id}, " +
+      "POST /admin/accounts/{id}/credit)",
+    { param: named[0] },
+  );
+}
+
 export function adminKeyRoutes(gateway: Gateway) {
   const app = new Hono<AppEnv>();
   serveRoute(app, createKey, async (c) => {
-    const input = validate(keyInputSchema, await adminBody(c.req.raw));
+    const body = await adminBody(c.req.raw);
+    const input = validate(keyInputSchema, body);
+    if (input.account_id) refuseAccountFields(body);
     return c.json(await gateway.keys.create(input), 201);
   });
   serveRoute(app, listKeys, async (c) => {
@@ -156,8 +178,8 @@ export function adminKeyRoutes(gateway: Gateway) {
   serveRoute(app, creditKey, async (c) => {
     const id = keyId(c);
     const input = validate(creditInputSchema, await adminBody(c.req.raw));
-    await gateway.keys.get(id);
-    const entry = await gateway.ledger.credit(id, input.amount, {
+    const key = await gateway.keys.get(id);
+    const entry = await gateway.ledger.credit(walletOf(key), input.amount, {
       note: input.note,
       ref: input.ref,
     });

@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import { verifyLedger } from "../../core/billing/ledger_audit.ts";
 import type { Gateway } from "../../core/gateway.ts";
+import { walletOf } from "../../core/billing/ledger.ts";
 import type { AppEnv } from "../middleware.ts";
 import { jsonAnswer, pageAnswer, serveRoute } from "../openapi/declare_route.ts";
 import {
@@ -18,7 +19,7 @@ import {
 const listLedger = adminRoute({
   method: "get",
   path: "/admin/ledger",
-  summary: "Ledger entries of one key or every key",
+  summary: "Ledger entries of one key's wallet (its account's) or of every wallet",
   query: [...LIST_QUERY, KEY_FILTER],
   answers: pageAnswer("ledger entries {id, key_id, type, amount, balance_after, ref, at, …}"),
 });
@@ -39,12 +40,14 @@ export function adminLedgerRoutes(gateway: Gateway) {
   serveRoute(app, listLedger, async (c) => {
     const options = listOptions(c.get("url"));
     const key = keyFilter(c.get("url"));
-    return c.json(await listed(options, () => gateway.ledger.list(key, options)));
+    // A key's ledger is its wallet's: its account's, shared with the account's other keys.
+    const wallet = key === undefined ? undefined : walletOf(await gateway.keys.get(key));
+    return c.json(await listed(options, () => gateway.ledger.list(wallet, options)));
   });
   serveRoute(app, verifyKeyLedger, async (c) => {
-    const id = keyId(c);
-    await gateway.keys.get(id);
-    return c.json(await verifyLedger(gateway.kv, id));
+    const key = await gateway.keys.get(keyId(c));
+    const verification = await verifyLedger(gateway.kv, walletOf(key));
+    return c.json({ ...verification, key_id: key.id, wallet_id: walletOf(key) });
   });
   return app;
 }

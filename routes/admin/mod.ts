@@ -10,6 +10,7 @@ import { isAdminToken } from "../../core/keys/admin_token.ts";
 import { type AppEnv, authFailure } from "../middleware.ts";
 import { adminChannelRoutes } from "./channels.ts";
 import { adminKeyRoutes } from "./keys.ts";
+import { adminAccountRoutes } from "./accounts.ts";
 import { adminModelRoutes } from "./models.ts";
 import { adminTaskRoutes } from "./tasks.ts";
 import { adminLedgerRoutes } from "./ledger.ts";
@@ -40,6 +41,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   });
   app.use("/admin/*", auditAdminChanges(gateway));
 
+  app.route("/", adminAccountRoutes(gateway));
   app.route("/", adminKeyRoutes(gateway));
   app.route("/", adminChannelRoutes(gateway));
   app.route("/", adminModelRoutes(gateway));

@@ -146,6 +146,10 @@ export function newModelId(id: string): string {
   return id;
 }
 
+export const accountNotFound = (id: string) =>
+  new GatewayError("account_not_found", 404, `No account has the id '${id}'`);
+export const accountId = (c: Context<AppEnv>) =>
+  idParam(c, "id", { shape: "account", notFound: accountNotFound });
 export const keyId = (c: Context<AppEnv>) =>
   idParam(c, "id", { shape: "key", notFound: keyNotFound });
 export const channelId = (c: Context<AppEnv>) =>

@@ -30,6 +30,7 @@ const LAYERS: string[][] = [
     "core/channels",
     "core/audit",
     "core/console",
+    "core/accounts",
   ],
   ["core/upstream", "core/tasks", "core/formats", "core/webhooks", "core/config_file.ts"],
   ["core/providers"],

@@ -25,6 +25,7 @@ Deno.test(
     assertEquals(verified.status, 200, JSON.stringify(verified.body));
     assertEquals(verified.body, {
       key_id: s.keyId,
+      wallet_id: s.keyId,
       balance,
       entries_sum: entries.reduce((sum, entry) => sum + entry.amount, 0),
       entries: entries.length,

@@ -5,6 +5,7 @@
  * as the console session's.
  */
 
+import { walletOf } from "../../../core/billing/ledger.ts";
 import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
@@ -70,8 +71,8 @@ async function keyDetailPage(
   { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
 ) {
   const keyView = await gateway.keys.get(id);
-  const check = await verifyLedger(gateway.kv, id);
-  const ledger = await gateway.ledger.list(id, { limit: 20, order: "desc" });
+  const check = await verifyLedger(gateway.kv, walletOf(keyView));
+  const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
   const activity = await readKeyActivity(gateway, id);
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
@@ -289,7 +290,10 @@ export function keyDetailPages(gateway: Gateway) {
             method: "POST",
             target: { kind: "key", id },
             readTarget: (target) => gateway.keys.get(target),
-            apply: () => gateway.ledger.credit(id, input.amount, { note: input.note }),
+            apply: async () =>
+              gateway.ledger.credit(walletOf(await gateway.keys.get(id)), input.amount, {
+                note: input.note,
+              }),
             outcomeOf: () => ({ status: 201 }),
           },
         });

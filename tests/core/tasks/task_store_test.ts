@@ -5,13 +5,14 @@ import { serverTest, startTestGateway } from "../../helpers/gateway.ts";
 import { type TaskRecord, writeTask } from "../../../core/tasks/task_record.ts";
 import { kvKeys } from "../../../core/kv/kv_keys.ts";
 
-function leasedTask(keyId: string, workerId: string): TaskRecord {
+function leasedTask(keyId: string, workerId: string, walletId: string): TaskRecord {
   return {
     id: "task_lifecycle_test",
     kind: "video",
     action: "generations",
     owner: `key:${keyId}`,
     key_id: keyId,
+    wallet_id: walletId,
     model: "vid-2",
     status: "in_progress",
     progress: "50%",
@@ -41,8 +42,9 @@ Deno.test(
     const gateway = gw.running.gateway;
     const { id: keyId } = await gw.createKey({ balance: 1000 });
     const key = (await gateway.keys.get(keyId))!;
-    const task = leasedTask(keyId, "wrk_a");
-    await gateway.ledger.hold(keyId, {
+    const task = leasedTask(keyId, "wrk_a", key.wallet_id!);
+    await gateway.ledger.hold(key.wallet_id!, {
+      keyId,
       limit: key,
       ref: task.id,
       amount: task.held,
