@@ -84,6 +84,8 @@ export interface KeyRecord {
   account_id?: string;
   /** The wallet it pays from: its account's (absent: its own id, as before accounts). */
   wallet_id?: string;
+  /** The member who made it in the token management area; null or absent: the operator. */
+  created_by?: string | null;
   name: string;
   group: string;
   models: string[] | null;

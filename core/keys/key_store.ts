@@ -170,11 +170,11 @@ export class KeyStore {
    * Creates a key; the secret is in the answer only. In `account_id`'s account, or else in an
    * account of its own made with the key's name, group, limit and opening balance (a credit).
    */
-  async create(input: KeyInput & { account_id?: string }) {
+  async create(input: KeyInput & { account_id?: string; created_by?: string | null }) {
     const secret = newApiKeySecret();
     const hash = await sha256Hex(secret);
     const now = new Date().toISOString();
-    const { balance, account_id, ...fields } = input;
+    const { balance, account_id, created_by, ...fields } = input;
     const id = timeOrderedId("key");
     const accounts = this.#accounts();
     const account = account_id
@@ -201,6 +201,7 @@ export class KeyStore {
       id,
       account_id: account.id,
       wallet_id: account.wallet_id,
+      ...(created_by && { created_by }),
       ...fields,
       group: account.group,
       credit_limit: account.credit_limit,

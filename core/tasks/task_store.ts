@@ -51,13 +51,16 @@ export interface TaskFilter {
   status?: TaskRecord["status"];
   model?: string;
   key?: string;
+  /** Tasks of any of these keys (an account's). */
+  keys?: ReadonlySet<string>;
 }
 
 function matches(task: TaskRecord, filter: TaskFilter): boolean {
   return (!filter.kind || task.kind === filter.kind) &&
     (!filter.status || task.status === filter.status) &&
     (!filter.model || task.model === filter.model) &&
-    (!filter.key || task.key_id === filter.key);
+    (!filter.key || task.key_id === filter.key) &&
+    (!filter.keys || filter.keys.has(task.key_id));
 }
 
 export interface DueTask {

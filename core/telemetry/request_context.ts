@@ -103,6 +103,7 @@ export class RequestContext {
       interface: clientInterface,
       route: this.route,
       key_id: this.key?.id ?? null,
+      ...(this.key?.account_id && { account_id: this.key.account_id }),
       model: this.model,
       channel_id: result.channelId ??
         this.upstreamAttempts.findLast((attempt) => attempt.outcome !== "skipped")?.channel_id ??

@@ -45,6 +45,8 @@ export interface RequestLogEntry {
   interface: string;
   route: string;
   key_id: string | null;
+  /** The key's account; absent on records written before accounts. */
+  account_id?: string | null;
   model: string | null;
   channel_id: string | null;
   status: number;

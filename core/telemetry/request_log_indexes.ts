@@ -17,11 +17,11 @@ import { kvKeys } from "../kv/kv_keys.ts";
 import type { RequestLogEntry } from "./request_log_entry.ts";
 
 /** Every field a query filters on, in the order it prefers an index (most selective first). */
-export const FILTER_FIELDS = ["key", "channel", "model", "status", "interface"] as const;
+export const FILTER_FIELDS = ["key", "account", "channel", "model", "status", "interface"] as const;
 export type FilterField = typeof FILTER_FIELDS[number];
 
 /** The fields with an index. */
-export const INDEXED_FIELDS = ["key", "channel", "model"] as const;
+export const INDEXED_FIELDS = ["key", "account", "channel", "model"] as const;
 export type IndexedField = typeof INDEXED_FIELDS[number];
 
 /** Indexes written before status and interface lost theirs: the retention sweep deletes them. */
@@ -48,6 +48,8 @@ function fieldOf(entry: RequestLogEntry, field: FilterField): string | null {
   switch (field) {
     case "key":
       return entry.key_id;
+    case "account":
+      return entry.account_id ?? null;
     case "channel":
       return entry.channel_id;
     case "model":

@@ -34,6 +34,8 @@ export const SCAN_LIMIT = 2_000;
 /** What a query may ask for; every field given must match. */
 export interface RequestFilter {
   key?: string;
+  /** The records of every key of one account. */
+  account?: string;
   model?: string;
   channel?: string;
   /** A class (`2xx`…`5xx`) or an exact code (`404`). */

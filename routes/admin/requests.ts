@@ -32,6 +32,11 @@ import { interfaceNames } from "../../core/formats/interfaces.ts";
 
 /** The request log's filters beside `key`, as the OpenAPI document says. */
 const REQUEST_FILTERS: QueryParameter[] = [
+  {
+    name: "account",
+    description: "an account id: the records of all its keys",
+    schema: TEXT_QUERY,
+  },
   { name: "model", description: "the model asked for", schema: TEXT_QUERY },
   { name: "channel", description: "a channel id", schema: TEXT_QUERY },
   { name: "status", description: "`2xx`, `4xx`, `5xx` or one status code", schema: TEXT_QUERY },
@@ -58,6 +63,16 @@ export function requestFilter(url: URL): RequestFilter {
   const filter: RequestFilter = {};
   const key = keyFilter(url);
   if (key) filter.key = key;
+  const account = queryValue(url, "account");
+  if (account) {
+    if (!hasIdShape(account, "account")) {
+      throw invalidQueryParameter(
+        "account",
+        `must be an account id (${ID_SHAPES.account.looksLike})`,
+      );
+    }
+    filter.account = account;
+  }
   const model = queryValue(url, "model");
   if (model) {
     if (model.length > 256) throw invalidQueryParameter("model", "must be at most 256 characters");

@@ -35,7 +35,7 @@ const LAYERS: string[][] = [
   ["core/upstream", "core/tasks", "core/formats", "core/webhooks", "core/config_file.ts"],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts", "core/options_from_settings.ts"],
-  ["core/text", "core/images", "core/video"],
+  ["core/text", "core/images", "core/video", "core/account_area"],
   ["routes", "workers"],
 ];
 

@@ -15,7 +15,7 @@ const ALLOWED: Record<string, { calls: string[]; why: string }> = {
   "main.ts": { calls: ["openKv", "mkdir"], why: "the KV (and the folder of a local KV file)" },
   "core/config_file.ts": { calls: ["readTextFile"], why: "the config file (GATEWAY_CONFIG)" },
   "core/channels/secret_box.ts": {
-    calls: ["readFile", "writeFile"],
+    calls: ["readFile", "remove", "writeFile"],
     why: "the secret key file beside a local KV file (never on Deploy)",
   },
   "routes/video_form.ts": {
