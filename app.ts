@@ -20,29 +20,25 @@ import { consoleRoutes } from "./routes/console/mod.ts";
 import { chatFastPath } from "./routes/chat_fast_path.ts";
 import { textInterfaceRoutes } from "./routes/text_interface_routes.ts";
 import { finalResponse } from "./routes/final_response.ts";
-import {
-  AuthThrottle,
-  type AuthThrottleOptions,
-  trustProxyHopsOf,
-} from "./core/keys/auth_throttle.ts";
+import { AuthThrottle, type AuthThrottleOptions } from "./core/keys/auth_throttle.ts";
+import type { ProxyTrust } from "./core/util/client_address.ts";
+import { CidrSet } from "./core/util/cidr.ts";
 
 export interface AppOptions {
   /** The failed-authentication throttle's limits (defaults: 10 failures a minute per address). */
   authThrottle?: Partial<AuthThrottleOptions>;
-  /** Proxies whose `x-forwarded-for` is believed; default: GATEWAY_TRUST_PROXY, else none. */
-  trustProxyHops?: number;
+  /** Proxies whose `x-forwarded-for` is believed; default: the gateway's options (settings). */
+  proxyTrust?: ProxyTrust;
   /** Chat completions served before Hono (routes/chat_fast_path.ts); default true. */
   fastPath?: boolean;
 }
 
-function envTrustProxyHops(): number {
-  let value: string | undefined;
-  try {
-    value = Deno.env.get("GATEWAY_TRUST_PROXY");
-  } catch {
-    value = undefined; // no env permission: trust no proxy
-  }
-  return trustProxyHopsOf(value);
+function proxyTrustOf(gateway: Gateway): ProxyTrust {
+  const { trustProxyHops, trustedProxies } = gateway.options;
+  return {
+    trustProxyHops,
+    trustedProxies: trustedProxies.length ? new CidrSet(trustedProxies) : undefined,
+  };
 }
 
 /** Builds the app for `gateway`. */
@@ -53,12 +49,10 @@ export function createApp(
   options: AppOptions = {},
 ) {
   const app = new Hono<AppEnv>();
+  const proxyTrust = options.proxyTrust ?? proxyTrustOf(gateway);
   app.use(
     "*",
-    requestContext(gateway, {
-      authThrottle: new AuthThrottle(options.authThrottle),
-      trustProxyHops: options.trustProxyHops ?? envTrustProxyHops(),
-    }),
+    requestContext(gateway, { authThrottle: new AuthThrottle(options.authThrottle), proxyTrust }),
   );
   app.route("/", operationRoutes(gateway, isReady));
   app.route("/", openApiRoutes(() => app.routes));
@@ -86,10 +80,10 @@ export function createApp(
   );
   app.onError((error, c) => renderError(gateway, { error, c }));
   const honoFetch = app.fetch;
-  const fast = options.fastPath !== false ? chatFastPath(gateway) : undefined;
+  const fast = options.fastPath !== false ? chatFastPath(gateway, proxyTrust) : undefined;
   app.fetch = async (request, env, executionCtx) => {
     // The fast path sees each request first; what it does not take goes to Hono unchanged.
-    const served = fast?.(request);
+    const served = fast?.(request, env);
     const response = (served && await served) ?? await honoFetch(request, env, executionCtx);
     return finalResponse(response, request, env);
   };

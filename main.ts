@@ -264,7 +264,13 @@ export async function startGateway(
       kv.close();
     })();
 
-  const host = settings.host === "0.0.0.0" ? "127.0.0.1" : settings.host;
+  const host = settings.host === "0.0.0.0"
+    ? "127.0.0.1"
+    : settings.host === "::"
+    ? "[::1]"
+    : settings.host.includes(":")
+    ? `[${settings.host}]`
+    : settings.host;
   return { url: `http://${host}:${port}`, port, gateway, platform, sweeps, shutdown };
 }
 

@@ -65,6 +65,12 @@ export interface GatewayOptions {
   /** Longest pause allowed between two chunks of a client's request body (then 408). */
   clientIdleMs: number;
   /**
+   * Whose `x-forwarded-for` names the client (core/util/client_address.ts): any peer's, this
+   * many proxies deep (GATEWAY_TRUST_PROXY), or only these ranges' (GATEWAY_TRUSTED_PROXIES).
+   */
+  trustProxyHops: number;
+  trustedProxies: string[];
+  /**
    * Largest non-stream answers read from upstreams (text, and images or video tasks), and the
    * largest event of an upstream text stream.
    */
@@ -111,6 +117,8 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   tempFiles: true,
   upstreamMaxBytes: { text: 16 * 1024 * 1024, media: 32 * 1024 * 1024, event: 8 * 1024 * 1024 },
   clientIdleMs: 30_000,
+  trustProxyHops: 0,
+  trustedProxies: [],
   instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
   webhooks: {

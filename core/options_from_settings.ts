@@ -55,6 +55,8 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
     log: boot.log,
     configFile: settings.configPath,
     clientIdleMs: settings.clientIdleMs,
+    trustProxyHops: settings.trustProxyHops,
+    trustedProxies: settings.trustedProxies,
     instanceLeaseMs: settings.instanceLeaseMs,
     metricsTokenHash: boot.metricsTokenHash,
     ...(boot.now && { now: boot.now }),

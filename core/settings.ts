@@ -1,5 +1,7 @@
 /** Process settings from the environment (design.md §1). */
 
+import { trustedProxiesOf, trustProxyHopsOf } from "./util/client_address.ts";
+
 export interface Settings {
   port: number;
   host: string;
@@ -33,6 +35,10 @@ export interface Settings {
   instanceLeaseMs: number;
   /** Longest pause between two chunks of a request body. */
   clientIdleMs: number;
+  /** GATEWAY_TRUST_PROXY: proxies in front whose `x-forwarded-for` is believed from any peer. */
+  trustProxyHops: number;
+  /** GATEWAY_TRUSTED_PROXIES: ranges of proxies whose `x-forwarded-for` is believed. */
+  trustedProxies: string[];
   /** A bearer token /metrics requires, when set. */
   metricsToken?: string;
   /** The largest non-stream answer read from a text upstream. */
@@ -72,6 +78,14 @@ export function readSettings(get: (name: string) => string | undefined): Setting
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`PORT must be an integer from 0 to 65535, got '${get("PORT")}'`);
   }
+  const trustProxyHops = trustProxyHopsOf(get("GATEWAY_TRUST_PROXY"));
+  const trustedProxies = trustedProxiesOf(get("GATEWAY_TRUSTED_PROXIES"));
+  if (trustProxyHops > 0 && trustedProxies.length > 0) {
+    throw new Error(
+      "Set GATEWAY_TRUSTED_PROXIES or GATEWAY_TRUST_PROXY, not both: GATEWAY_TRUSTED_PROXIES " +
+        "believes x-forwarded-for only from the proxies it lists, GATEWAY_TRUST_PROXY from any peer",
+    );
+  }
   return {
     port,
     host: get("HOST") ?? "0.0.0.0",
@@ -92,6 +106,8 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     videoPollMaxMs: positiveNumber(get, "GATEWAY_VIDEO_POLL_MAX_MS", 30_000),
     videoTimeoutMs: positiveNumber(get, "GATEWAY_VIDEO_TIMEOUT_MINUTES", 60) * 60_000,
     metricsToken: get("GATEWAY_METRICS_TOKEN") || undefined,
+    trustProxyHops,
+    trustedProxies,
     clientIdleMs: positiveNumber(get, "GATEWAY_CLIENT_IDLE_MS", 30_000),
     instanceLeaseMs: positiveNumber(get, "GATEWAY_INSTANCE_LEASE_MS", 60_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,

@@ -19,7 +19,9 @@ import { limitBodyIdle } from "./body_idle.ts";
 import type { RequestScope } from "../core/scope.ts";
 import { readClientHints } from "../core/providers/client_hints.ts";
 import { errorResponse } from "./error_envelopes.ts";
-import { type AuthThrottle, clientAddress } from "../core/keys/auth_throttle.ts";
+import type { AuthThrottle } from "../core/keys/auth_throttle.ts";
+import { clientAddress, NO_PROXY, type ProxyTrust } from "../core/util/client_address.ts";
+import { checkIpAllowlist } from "../core/keys/ip_allowlist.ts";
 import { checkPathParams } from "./params.ts";
 
 export type AppEnv = {
@@ -58,16 +60,24 @@ function isUnlogged(path: string): boolean {
     path.startsWith("/console/");
 }
 
-/** How the app tells clients apart for the failed-authentication throttle. */
+/** How the app tells clients apart, for the auth throttle, the audit log and IP allowlists. */
 export interface ClientOptions {
   authThrottle?: AuthThrottle;
-  /** Proxies in front whose `x-forwarded-for` is believed (GATEWAY_TRUST_PROXY); 0: none. */
-  trustProxyHops: number;
+  /** Proxies whose `x-forwarded-for` is believed (core/util/client_address.ts). */
+  proxyTrust: ProxyTrust;
 }
 
-function peerAddress(c: Context<AppEnv>): string | undefined {
-  const addr = c.env?.remoteAddr;
-  return addr && "hostname" in addr ? addr.hostname : undefined;
+/** The client address of `request`, from what Deno.serve passed beside it (`env`). */
+export function requestAddress(
+  request: Request,
+  env: AppEnv["Bindings"],
+  trust: ProxyTrust,
+): string {
+  const addr = env?.remoteAddr;
+  return clientAddress({
+    peer: addr && "hostname" in addr ? addr.hostname : undefined,
+    forwardedFor: request.headers.get("x-forwarded-for"),
+  }, trust);
 }
 
 /** A request's context, its record named by the table of interfaces once the route is known. */
@@ -91,18 +101,12 @@ export function newRequestContext(
  */
 export function requestContext(
   gateway: Gateway,
-  client: ClientOptions = { trustProxyHops: 0 },
+  client: ClientOptions = { proxyTrust: NO_PROXY },
 ): MiddlewareHandler<AppEnv> {
   return async function requestContextMiddleware(c, next) {
     const url = new URL(c.req.url);
     c.set("url", url);
-    c.set(
-      "clientAddress",
-      clientAddress(peerAddress(c), {
-        forwardedFor: c.req.raw.headers.get("x-forwarded-for"),
-        trustProxyHops: client.trustProxyHops,
-      }),
-    );
+    c.set("clientAddress", requestAddress(c.req.raw, c.env, client.proxyTrust));
     if (client.authThrottle) c.set("authThrottle", client.authThrottle);
     // Every body read (JSON, multipart) fails with 408 once the client stalls too long.
     if (c.req.raw.body) limitBodyIdle(c.req.raw, gateway.options.clientIdleMs);
@@ -201,6 +205,7 @@ export function requireKey(
       throw error instanceof GatewayError ? authFailure(c, error) : error;
     }
     context.key = key;
+    checkIpAllowlist(key, c.get("clientAddress") ?? "unknown");
     gateway.rateLimiter.take(key.id, key.rpm);
     c.set("key", key);
     c.set("credential", credential);

@@ -134,34 +134,3 @@ export function throttleBucket(address: string): string {
     : head;
   return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
-
-/**
- * The client address of a request: the connection's peer, or, when `trustProxyHops` is N > 0,
- * the Nth address from the right of `x-forwarded-for` (the one the outermost trusted proxy saw;
- * addresses further left are whatever the client wrote). Falls back to the peer when the header
- * has fewer entries.
- */
-export function clientAddress(
-  peer: string | undefined,
-  { forwardedFor, trustProxyHops }: { forwardedFor?: string | null; trustProxyHops: number },
-): string {
-  if (trustProxyHops > 0 && forwardedFor) {
-    const hops = forwardedFor.split(",").map((part) => part.trim()).filter(Boolean);
-    const chosen = hops[hops.length - trustProxyHops];
-    if (chosen && /^[0-9A-Fa-f.:[\]]{2,64}$/.test(chosen)) return chosen;
-  }
-  return peer ?? "unknown";
-}
-
-/** Reads GATEWAY_TRUST_PROXY: unset, "" or "0" trusts none; "1" (or "true") one proxy; N hops. */
-export function trustProxyHopsOf(value: string | undefined): number {
-  if (value === undefined || value === "" || value === "0" || value === "false") return 0;
-  if (value === "true") return 1;
-  const hops = Number(value);
-  if (!Number.isInteger(hops) || hops < 0 || hops > 10) {
-    throw new Error(
-      `GATEWAY_TRUST_PROXY must be 0, 1 (or true) or a hop count up to 10, got '${value}'`,
-    );
-  }
-  return hops;
-}

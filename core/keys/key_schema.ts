@@ -4,6 +4,7 @@ import { z } from "zod";
 import { unitsSchema } from "../billing/price_schema.ts";
 import { SPEND_PERIODS, type SpendLimits, type SpendPeriod } from "../billing/spend_windows.ts";
 import { patchShape } from "../util/patch_schema.ts";
+import { ipAllowlistSchema } from "./ip_allowlist.ts";
 
 /** The form of the owner a key without one has; no chosen owner may take it. */
 const KEY_OWNER = /^key:/i;
@@ -40,6 +41,8 @@ const keyFields = {
   ).nullable().default(null),
   /** Refuse (400) what a converting channel would drop, instead of naming it in a header. */
   strict_fields: z.boolean().default(false),
+  /** Addresses and CIDR ranges the key may be used from; null: any address. */
+  ip_allowlist: ipAllowlistSchema.default(null),
 };
 
 export const keyInputSchema = z.strictObject({
@@ -101,6 +104,8 @@ export interface KeyRecord {
   owner?: string | null;
   /** Absent on keys created before it existed (false). */
   strict_fields?: boolean;
+  /** Absent on keys created before it existed (any address). */
+  ip_allowlist?: string[] | null;
   /** The first characters of the secret, to recognise it in lists. */
   prefix: string;
   hash: string;
@@ -139,6 +144,7 @@ export function publicKey(record: KeyRecord, balance: number, usage?: KeyUsage) 
     ...rest,
     tpm: record.tpm ?? null,
     spend_limits: record.spend_limits ?? null,
+    ip_allowlist: record.ip_allowlist ?? null,
     previous_secret: previous_secret
       ? { prefix: previous_secret.prefix, expires_at: previous_secret.expires_at }
       : null,

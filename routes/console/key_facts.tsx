@@ -29,6 +29,8 @@ export function KeyFacts({ keyView }: { keyView: KeyView }) {
       <dd>{keyView.group}</dd>
       <dt>Models</dt>
       <dd>{keyView.models ? keyView.models.join(", ") : "every model of the group"}</dd>
+      <dt>IP allowlist</dt>
+      <dd>{keyView.ip_allowlist ? keyView.ip_allowlist.join(", ") : "any address"}</dd>
       <dt>Expires</dt>
       <dd>{keyView.expires_at ?? "never"}</dd>
       <dt>Requests per minute</dt>

@@ -1,10 +1,14 @@
 /**
  * The key forms' fields turned into the admin API's JSON (then validated by the same schemas):
  * empty fields are left out, numbers are read as integers, models as a comma-separated list,
- * times from `datetime-local` as UTC.
+ * the IP allowlist one range per line or comma-separated, times from `datetime-local` as UTC.
  */
 
 type Fields = Record<string, string>;
+
+export const IP_ALLOWLIST_HINT =
+  "addresses or CIDR ranges (203.0.113.0/24, 2001:db8::/32), one per line or comma-separated; " +
+  "empty allows every address";
 
 function integerOrText(value: string): number | string {
   return /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -35,6 +39,10 @@ export function keyPatchOf(fields: Fields, options: { clearEmpty?: boolean } = {
   nullable(
     "models",
     text("models") && text("models").split(",").map((model) => model.trim()).filter(Boolean),
+  );
+  nullable(
+    "ip_allowlist",
+    text("ip_allowlist") && text("ip_allowlist").split(/[\s,]+/).filter(Boolean),
   );
   nullable("expires_at", text("expires_at") && utcTime(text("expires_at")));
   nullable("rpm", text("rpm") && integerOrText(text("rpm")));

@@ -1,6 +1,7 @@
 /**
  * The console's session middleware: reads the session cookie, checks the session in KV (and, for
- * a key holder, that the key still exists, is enabled and has not expired), and refuses a POST
+ * a key holder, that the key still exists, is enabled, has not expired and allows the request's
+ * address), and refuses a POST
  * that does not carry the session's CSRF token. Signed-out visitors are sent to the sign-in page.
  */
 
@@ -9,33 +10,51 @@ import { deleteCookie, getCookie } from "hono/cookie";
 import type { ConsoleSession } from "../../core/console/session_store.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
+import { checkIpAllowlist } from "../../core/keys/ip_allowlist.ts";
+import type { KeyRecord } from "../../core/keys/key_schema.ts";
 import { type ConsoleEnv, SESSION_COOKIE } from "./console_env.ts";
 import { checkCsrfToken, checkOrigin } from "./csrf.ts";
 import { readForm } from "./form_body.ts";
 
-async function holderKeyUsable(gateway: Gateway, keyId: string): Promise<boolean> {
+/** The holder's key while it is usable (exists, enabled, not expired); else null. */
+async function holderKey(gateway: Gateway, keyId: string) {
   try {
     const key = await gateway.keys.get(keyId);
-    return key.enabled && (!key.expires_at || Date.parse(key.expires_at) > Date.now());
+    const usable = key.enabled && (!key.expires_at || Date.parse(key.expires_at) > Date.now());
+    return usable ? key : null;
   } catch (error) {
-    if (error instanceof GatewayError && error.status === 404) return false;
+    if (error instanceof GatewayError && error.status === 404) return null;
     throw error;
   }
 }
 
-/** The live session of the request's cookie; a holder session whose key went is ended. */
+/**
+ * The live session of the request's cookie; a holder session whose key went is ended, and one
+ * whose key's IP allowlist leaves out `address` is not honoured from there.
+ */
 async function sessionOf(
   gateway: Gateway,
-  cookie: string | undefined,
+  { cookie, address }: { cookie: string | undefined; address: string },
 ): Promise<ConsoleSession | null> {
   if (!cookie) return null;
   const session = await gateway.consoleSessions.get(cookie);
   if (!session) return null;
-  if (session.role.kind === "holder" && !(await holderKeyUsable(gateway, session.role.keyId))) {
+  if (session.role.kind !== "holder") return session;
+  const key = await holderKey(gateway, session.role.keyId);
+  if (!key) {
     await gateway.consoleSessions.delete(session.id);
     return null;
   }
-  return session;
+  return key.ip_allowlist && !allowsAddress(key, address) ? null : session;
+}
+
+function allowsAddress(key: Pick<KeyRecord, "prefix" | "ip_allowlist">, address: string) {
+  try {
+    checkIpAllowlist(key, address);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -46,7 +65,10 @@ export function loadSession(gateway: Gateway): MiddlewareHandler<ConsoleEnv> {
   return async function consoleSession(c, next) {
     const isPost = c.req.method === "POST";
     if (isPost) checkOrigin(gateway, c.req.raw);
-    const session = await sessionOf(gateway, getCookie(c, SESSION_COOKIE));
+    const session = await sessionOf(gateway, {
+      cookie: getCookie(c, SESSION_COOKIE),
+      address: c.get("clientAddress") ?? "unknown",
+    });
     if (session) c.set("session", session);
     else if (getCookie(c, SESSION_COOKIE)) deleteCookie(c, SESSION_COOKIE, { path: "/console" });
     if (isPost && session && c.get("url").pathname !== "/console/sign-in") {

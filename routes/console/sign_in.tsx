@@ -11,6 +11,7 @@ import type { ConsoleRole } from "../../core/console/session_store.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import { isAdminToken } from "../../core/keys/admin_token.ts";
+import { checkIpAllowlist } from "../../core/keys/ip_allowlist.ts";
 import { type AppEnv, authFailure } from "../middleware.ts";
 import {
   type ConsoleContext,
@@ -57,13 +58,17 @@ function signInPage(
   return renderPage(c, <SignInForm next={next} problem={problem} />, { title: "Sign in", status });
 }
 
-/** Who `token` signs in as; throws the API's 401 (with `key_disabled`/`key_expired` where so). */
+/**
+ * Who `token` signs in as; throws the API's 401 (with `key_disabled`/`key_expired` where so), or
+ * 403 `ip_not_allowed` for a key whose IP allowlist leaves out `address`.
+ */
 async function roleOf(
   gateway: Gateway,
-  { token, adminTokenHash }: { token: string; adminTokenHash: string },
+  { token, adminTokenHash, address }: { token: string; adminTokenHash: string; address: string },
 ): Promise<ConsoleRole> {
   if (token.startsWith("sk-gw-")) {
     const key = await gateway.keys.authenticate(token);
+    checkIpAllowlist(key, address);
     return { kind: "holder", keyId: key.id };
   }
   if (token && await isAdminToken(token, adminTokenHash)) return { kind: "operator" };
@@ -83,7 +88,11 @@ export function signInRoutes(gateway: Gateway, adminTokenHash: string) {
     const next = safeNext(form.next);
     let role: ConsoleRole;
     try {
-      role = await roleOf(gateway, { token: (form.token ?? "").trim(), adminTokenHash });
+      role = await roleOf(gateway, {
+        token: (form.token ?? "").trim(),
+        adminTokenHash,
+        address: c.get("clientAddress") ?? "unknown",
+      });
     } catch (error) {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
       const answer = authFailure(c as unknown as Context<AppEnv>, error);
@@ -93,6 +102,8 @@ export function signInRoutes(gateway: Gateway, adminTokenHash: string) {
         ? "This key is disabled; ask the operator to enable it"
         : answer.code === "key_expired"
         ? "This key has expired"
+        : answer.code === "ip_not_allowed"
+        ? answer.message
         : "The token is not valid; check it and try again";
       const response = signInPage(c, {
         next,

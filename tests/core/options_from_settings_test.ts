@@ -108,3 +108,37 @@ Deno.test("optionsFromSettings: the webhook worker polls no faster than its floo
   const options = optionsFromSettings(fast, { platform: localPlatform, taskQueue: true });
   assertEquals(options.webhooks.pollMs, WEBHOOK_MIN_POLL_MS);
 });
+
+Deno.test("optionsFromSettings: the proxies whose x-forwarded-for is believed", () => {
+  const options = (vars: Record<string, string>) => {
+    const { trustProxyHops, trustedProxies } = optionsFromSettings(readSettings(env(vars)), {
+      platform: localPlatform,
+      taskQueue: true,
+    });
+    return { trustProxyHops, trustedProxies };
+  };
+  assertEquals(options({}), { trustProxyHops: 0, trustedProxies: [] });
+  assertEquals(options({ GATEWAY_TRUST_PROXY: "2" }), { trustProxyHops: 2, trustedProxies: [] });
+  assertEquals(options({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8, fd00::/8" }), {
+    trustProxyHops: 0,
+    trustedProxies: ["10.0.0.0/8", "fd00::/8"],
+  });
+  const refusal = (vars: Record<string, string>) => {
+    try {
+      readSettings(env(vars));
+      return "";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  assertEquals(
+    refusal({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8,proxy.local" }),
+    "GATEWAY_TRUSTED_PROXIES: 'proxy.local' is not a CIDR range: not an IPv4 or IPv6 address",
+  );
+  assertEquals(
+    refusal({ GATEWAY_TRUSTED_PROXIES: "10.0.0.0/8", GATEWAY_TRUST_PROXY: "1" }).startsWith(
+      "Set GATEWAY_TRUSTED_PROXIES or GATEWAY_TRUST_PROXY, not both",
+    ),
+    true,
+  );
+});

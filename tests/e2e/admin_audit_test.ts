@@ -285,15 +285,7 @@ Deno.test(
       await using gw = await startTestGateway();
       assertEquals(await change(gw), "127.0.0.1");
     }
-    // The app reads GATEWAY_TRUST_PROXY when it is built, at boot.
-    Deno.env.set("GATEWAY_TRUST_PROXY", "1");
-    let gw: TestGateway;
-    try {
-      gw = await startTestGateway();
-    } finally {
-      Deno.env.delete("GATEWAY_TRUST_PROXY");
-    }
-    await using _closed = gw;
+    await using gw = await startTestGateway({ GATEWAY_TRUST_PROXY: "1" });
     assertEquals(await change(gw), "203.0.113.9");
   },
 );

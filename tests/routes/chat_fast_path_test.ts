@@ -5,6 +5,7 @@
  */
 
 import { createApp } from "../../app.ts";
+import { NO_PROXY } from "../../core/util/client_address.ts";
 import { chatFastPath } from "../../routes/chat_fast_path.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
@@ -148,7 +149,8 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupChat();
-    const fast = chatFastPath(s.gw.running.gateway);
+    const fastPath = chatFastPath(s.gw.running.gateway, NO_PROXY);
+    const fast = (request: Request) => fastPath(request, undefined);
     const post = (path: string, auth: string | null, method = "POST") =>
       new Request(`${s.gw.url}${path}`, {
         method,

@@ -23,7 +23,7 @@ import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
 import { KeyActivitySections, readKeyActivity } from "../key_activity.tsx";
 import { KeyFacts, type KeyView, SdkSnippets } from "../key_facts.tsx";
-import { keyPatchOf } from "../key_form.ts";
+import { IP_ALLOWLIST_HINT, keyPatchOf } from "../key_form.ts";
 import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
@@ -40,6 +40,7 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
   const field = (name: string, label: string, value: string, type = "text") => (
     <Field name={name} id={`edit-${name}`} label={label} type={type} value={value} />
   );
+  const allowlist = keyView.ip_allowlist;
   return (
     <form method="post" action={`/console/keys/${keyView.id}/edit`}>
       <CsrfField session={c.get("session")} />
@@ -47,6 +48,14 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
         {field("name", "Name", keyView.name)}
         {field("group", "Group", keyView.group)}
         {field("models", "Models", keyView.models?.join(", ") ?? "")}
+        <Field
+          name="ip_allowlist"
+          id="edit-ip_allowlist"
+          label="IP allowlist"
+          value={allowlist?.join("\n") ?? ""}
+          rows={Math.min(10, Math.max(3, allowlist?.length ?? 0))}
+          hint={IP_ALLOWLIST_HINT}
+        />
         {field(
           "expires_at",
           "Expires (UTC)",

@@ -15,7 +15,7 @@ import { validate } from "../../validation.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
-import { keyInputOf } from "../key_form.ts";
+import { IP_ALLOWLIST_HINT, keyInputOf } from "../key_form.ts";
 import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
@@ -117,13 +117,14 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
 function NewKeyForm(
   { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
 ) {
-  const field = (name: string, label: string, type = "text", hint?: string) => (
+  const field = (name: string, label: string, type = "text", hint?: string, rows?: number) => (
     <Field
       name={name}
       label={label}
       type={type}
       value={fields[name] ?? ""}
       hint={hint}
+      rows={rows}
       required={name === "name"}
     />
   );
@@ -136,6 +137,7 @@ function NewKeyForm(
         {field("balance", "Balance", "text", "units; 1000000 = 1.00")}
         {field("group", "Group", "text", "default when empty")}
         {field("models", "Models", "text", "comma-separated; empty allows all of the group")}
+        {field("ip_allowlist", "IP allowlist", "text", IP_ALLOWLIST_HINT, 3)}
         {field("expires_at", "Expires (UTC)", "datetime-local")}
         {field("rpm", "Requests per minute (RPM)", "number")}
         {field("tpm", "Tokens per minute (TPM)", "number")}

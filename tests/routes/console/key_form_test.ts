@@ -32,3 +32,12 @@ Deno.test("keyPatchOf() with clearEmpty clears the optional fields the form sent
     { name: "b", models: null, rpm: null, spend_limits: null },
   );
 });
+
+Deno.test("keyInputOf() reads the IP allowlist one range per line or comma-separated", () => {
+  assertEquals(
+    keyInputOf({ name: "a", ip_allowlist: " 203.0.113.0/24\r\n2001:db8::/32, 10.1.2.3,\n\n" }),
+    { name: "a", ip_allowlist: ["203.0.113.0/24", "2001:db8::/32", "10.1.2.3"] },
+  );
+  assertEquals(keyPatchOf({ ip_allowlist: " " }, { clearEmpty: true }), { ip_allowlist: null });
+  assertEquals(keyPatchOf({ ip_allowlist: "" }), {});
+});
