@@ -229,6 +229,7 @@ function memberView(key: KeyView) {
     spend_limits: key.spend_limits,
     enabled: key.enabled,
     strict_fields: key.strict_fields ?? false,
+    ip_allowlist: key.ip_allowlist ?? null,
     created_by: key.created_by ?? null,
     previous_secret: key.previous_secret,
     spend_today: key.spend_today,

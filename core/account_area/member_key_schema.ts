@@ -15,6 +15,7 @@ export const memberKeyInputSchema = keyInputSchema.pick({
   spend_limits: true,
   enabled: true,
   strict_fields: true,
+  ip_allowlist: true,
 });
 
 export const memberKeyPatchSchema = keyPatchSchema.pick({
@@ -26,6 +27,7 @@ export const memberKeyPatchSchema = keyPatchSchema.pick({
   spend_limits: true,
   enabled: true,
   strict_fields: true,
+  ip_allowlist: true,
 });
 
 export type MemberKeyInput = z.infer<typeof memberKeyInputSchema>;
