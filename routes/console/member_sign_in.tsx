@@ -46,7 +46,8 @@ export function MemberSignInForm(
           required
         />
         <p>
-          <button type="submit">Sign in</button> <a href="/console/forgot">Forgot password?</a>
+          <button type="submit">Sign in with email</button>{" "}
+          <a href="/console/forgot">Forgot password?</a>
         </p>
       </form>
     </section>
