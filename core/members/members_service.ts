@@ -25,6 +25,7 @@ import {
 } from "./invitations.ts";
 import type { Mailer, MailMessage } from "./mailer.ts";
 import { SignInThrottle } from "./sign_in_throttle.ts";
+import { AuthThrottle } from "../keys/auth_throttle.ts";
 import { newTotpSecret, totpStep, totpUri } from "./totp.ts";
 import { hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes } from "./recovery_codes.ts";
 import { SignupCodes } from "./signup_codes.ts";
@@ -77,6 +78,11 @@ export class Members {
   #kv: KvBackend;
   #box: SecretBox;
   #issuer: string;
+  #resetRequests = new AuthThrottle({
+    threshold: 3,
+    windowMs: 15 * 60_000,
+    baseBlockMs: 15 * 60_000,
+  });
 
   constructor(kv: KvBackend, box: SecretBox, options: MembersOptions) {
     this.#kv = kv;
@@ -212,6 +218,12 @@ export class Members {
     const email = normaliseEmail(rawEmail);
     const member = await this.store.byEmail(email);
     if (!member || member.disabled) return { sent: this.mailer.configured };
+    if (!returnLink) {
+      // Asked from the public page: at most 3 mails per email in 15 minutes, so the page cannot
+      // be used to flood someone's inbox. The answer does not change.
+      if (this.#resetRequests.retryAfter(email) > 0) return { sent: this.mailer.configured };
+      this.#resetRequests.failed(email, badSignIn());
+    }
     const { secret, expiresAt } = await this.tokens.issue(
       "reset",
       { member_id: member.id },

@@ -9,9 +9,16 @@ import { sha256Hex } from "../util/ids.ts";
 export const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 
+/** Bytes at or above this would favour the first letters (256 is not a multiple of 31). */
+const UNBIASED_LIMIT = 256 - (256 % ALPHABET.length);
+
 function randomCode(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(10));
-  const chars = Array.from(bytes, (byte) => ALPHABET[byte % ALPHABET.length]).join("");
+  let chars = "";
+  while (chars.length < 10) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(16))) {
+      if (byte < UNBIASED_LIMIT && chars.length < 10) chars += ALPHABET[byte % ALPHABET.length];
+    }
+  }
   return `${chars.slice(0, 5)}-${chars.slice(5)}`;
 }
 

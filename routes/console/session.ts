@@ -23,7 +23,15 @@ async function holderKeyUsable(gateway: Gateway, keyId: string): Promise<boolean
   }
 }
 
-/** The live session of the request's cookie; a holder session whose key went is ended. */
+async function memberUsable(gateway: Gateway, memberId: string): Promise<boolean> {
+  const member = await gateway.members.store.find(memberId);
+  return member !== null && !member.disabled;
+}
+
+/**
+ * The live session of the request's cookie; a holder session whose key went, or a member session
+ * whose member went or was disabled, is ended.
+ */
 async function sessionOf(
   gateway: Gateway,
   cookie: string | undefined,
@@ -32,6 +40,10 @@ async function sessionOf(
   const session = await gateway.consoleSessions.get(cookie);
   if (!session) return null;
   if (session.role.kind === "holder" && !(await holderKeyUsable(gateway, session.role.keyId))) {
+    await gateway.consoleSessions.delete(session.id);
+    return null;
+  }
+  if (session.role.kind === "member" && !(await memberUsable(gateway, session.role.memberId))) {
     await gateway.consoleSessions.delete(session.id);
     return null;
   }

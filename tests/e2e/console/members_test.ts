@@ -288,3 +288,42 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "members: Forgot password mails one email at most 3 times in 15 minutes; the page answers the same",
+  serverTest,
+  async () => {
+    await using smtp = await startSmtpServer();
+    await using gw = await startTestGateway({
+      GATEWAY_SMTP_URL: smtp.url,
+      GATEWAY_MAIL_FROM: "noreply@gateway.test",
+    });
+    const invited = await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+      email: "flo@example.com",
+      role: "member",
+    });
+    assertEquals(invited.status, 201);
+    const token = new URL(linkIn(await smtp.nextMailTo("flo@example.com"))).searchParams.get(
+      "token",
+    )!;
+    const visitor = consoleClient(gw.url);
+    await (await visitor.post("/console/invitation", { token, name: "Flo", password: PASSWORD }))
+      .body?.cancel();
+    for (let i = 0; i < 5; i++) {
+      const asked = await visitor.post("/console/forgot", { email: "flo@example.com" });
+      assertEquals(asked.status, 200);
+      assertOk((await asked.text()).includes("If this email belongs to a member"));
+    }
+    // Each answer came after the SMTP server took its mail, and the server prints mails in order:
+    // once this later mail is seen, every reset mail sent before it has been seen too.
+    await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+      email: "barrier@example.com",
+      role: "member",
+    });
+    await smtp.nextMailTo("barrier@example.com");
+    const resets = smtp.mails.filter((m) =>
+      m.to.includes("flo@example.com") && m.subject.includes("Reset")
+    );
+    assertEquals(resets.length, 3);
+  },
+);
