@@ -165,6 +165,10 @@ Deno.test(
     const made = await gw.admin("POST", "/admin/signup-codes", { uses: 1 });
     assertEquals(made.status, 201);
     const code = made.body.signup_code as string;
+    assertOk(/^signup-\w+$/.test(code), code);
+    const audit = await gw.admin("GET", "/admin/audit");
+    assertOk(audit.body.data.some((r: { route: string }) => r.route === "/admin/signup-codes"));
+    assertOk(!JSON.stringify(audit.body).includes(code), "no sign-up code in the audit log");
     const visitor = consoleClient(gw.url);
     const fields = { code, name: "Ivy", email: "ivy@example.com", password: PASSWORD };
     const bad = await visitor.post("/console/sign-up", { ...fields, code: "signup-wrong" });
