@@ -14,6 +14,7 @@ import { Field } from "./field.tsx";
 import { readForm } from "./form_body.ts";
 import { formProblemOf, withProblemHeaders } from "./form_problem.ts";
 import { renderPage } from "./render.tsx";
+import { CsrfField } from "./layout.tsx";
 import { signInPage } from "./sign_in.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -97,11 +98,14 @@ export async function memberSignIn(
   return c.redirect(`/console/sign-in/second-factor?next=${encodeURIComponent(next)}`, 303);
 }
 
-function SecondFactorForm({ next, problem }: { next: string; problem?: string }) {
+function SecondFactorForm(
+  { c, next, problem }: { c: ConsoleContext; next: string; problem?: string },
+) {
   return (
     <section class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <form method="post" action="/console/sign-in/second-factor">
+        <CsrfField session={c.get("session")} />
         <input type="hidden" name="next" value={next} />
         <Field
           name="code"
@@ -125,7 +129,7 @@ function secondFactorPage(
   problem?: string,
   status?: ContentfulStatusCode,
 ) {
-  return renderPage(c, <SecondFactorForm next={next} problem={problem} />, {
+  return renderPage(c, <SecondFactorForm c={c} next={next} problem={problem} />, {
     title: "Second factor",
     status,
   });
