@@ -31,6 +31,9 @@ import { Webhooks } from "./webhooks/webhook_service.ts";
 import { GATEWAY_NAME, GATEWAY_VERSION } from "./version.ts";
 import type { Resolver } from "./webhooks/public_address.ts";
 import type { KvBackend } from "./kv/kv_backend.ts";
+import { Members } from "./members/members_service.ts";
+import { createMailer } from "./members/mailer.ts";
+import { timeOrderedId } from "./util/ids.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -77,6 +80,7 @@ export interface GatewayOptions {
   upstreamMaxBytes: { text: number; media: number; event: number };
   video: VideoOptions;
   webhooks: WebhookOptions;
+  members: MemberOptions;
   /**
    * The clock of the timing rules tests drive (breaker cooldowns, automatic disabling, recovery
    * probes); Date.now.
@@ -94,6 +98,16 @@ export interface WebhookOptions {
   pollMs: number;
   /** Name resolution of the SSRF guard; the attempt connects to what it answered (default: DNS). */
   resolve?: Resolver;
+}
+
+export interface MemberOptions {
+  /** SMTP server of invitation and reset mail; without it (or `mailFrom`) links are shown. */
+  smtpUrl?: string;
+  mailFrom?: string;
+  /** Self sign-up with an invite code. */
+  signup: boolean;
+  /** The group of accounts self sign-up makes. */
+  signupGroup: string;
 }
 
 export interface VideoOptions {
@@ -121,6 +135,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   trustedProxies: [],
   instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
+  members: { signup: false, signupGroup: "default" },
   webhooks: {
     allowPrivate: false,
     timeoutMs: 10_000,
@@ -154,6 +169,8 @@ export class Gateway {
   readonly audit: AuditLog;
   /** Signed-in sessions of the web console (routes/console). */
   readonly consoleSessions: ConsoleSessionStore;
+  /** People who sign in with an email and a password, their invitations and second factor. */
+  readonly members: Members;
   readonly rateLimiter = new RateLimiter();
   readonly metrics = new Metrics();
   readonly media: MediaStore;
@@ -249,6 +266,15 @@ export class Gateway {
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.consoleSessions = new ConsoleSessionStore(kv);
+    this.members = new Members(kv, box, {
+      mailer: createMailer(options.members),
+      signup: options.members.signup,
+      accounts: {
+        exists: (id) => this.accountExists(id),
+        create: (name) => this.createSignupAccount(name),
+        nameOf: async (id) => (await this.accounts.cached(id))?.name ?? null,
+      },
+    });
     this.autoDisabler = new AutoDisabler(kv, {
       now: options.now,
       audit: this.audit,
@@ -263,6 +289,24 @@ export class Gateway {
       stdout: options.logRequestsToStdout,
       onDrop: () => this.metrics.add("gateway_request_log_dropped_total", {}),
     });
+  }
+
+  /** Whether account `id` exists. */
+  async accountExists(id: string): Promise<boolean> {
+    return /^acct_[0-9A-Za-z]{1,64}$/.test(id) && (await this.accounts.cached(id)) !== null;
+  }
+
+  /** Makes the account of a self sign-up, in `options.members.signupGroup` with a zero balance. */
+  async createSignupAccount(name: string): Promise<{ id: string }> {
+    const account = await this.accounts.create({
+      name,
+      group: this.options.members.signupGroup,
+      credit_limit: 0,
+      unlimited: false,
+      enabled: true,
+      balance: 0,
+    });
+    return { id: account.id };
   }
 
   /** Keeps `work` alive until it ends; shutdown waits for it. */

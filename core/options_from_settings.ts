@@ -70,6 +70,12 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
       pollMaxMs: settings.videoPollMaxMs,
       timeoutMs: settings.videoTimeoutMs,
     },
+    members: {
+      smtpUrl: settings.smtpUrl,
+      mailFrom: settings.mailFrom,
+      signup: settings.signup,
+      signupGroup: settings.signupGroup,
+    },
     webhooks: {
       allowPrivate: settings.webhookAllowPrivate,
       timeoutMs: settings.webhookTimeoutMs,

@@ -55,6 +55,14 @@ export interface Settings {
   webhookRetryBaseMs: number;
   /** Attempts of one webhook delivery before it fails. */
   webhookMaxAttempts: number;
+  /** GATEWAY_SMTP_URL: `smtp://user:pass@host:port` of the server that sends members' mail. */
+  smtpUrl?: string;
+  /** GATEWAY_MAIL_FROM: the sender of members' mail (`Gateway <noreply@example.com>`). */
+  mailFrom?: string;
+  /** GATEWAY_SIGNUP=1: self sign-up with an invite code (off by default). */
+  signup: boolean;
+  /** GATEWAY_SIGNUP_GROUP: the group of accounts made by self sign-up (default `default`). */
+  signupGroup: string;
 }
 
 const MIB = 1024 * 1024;
@@ -119,7 +127,26 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     webhookTimeoutMs: positiveNumber(get, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
     webhookRetryBaseMs: positiveNumber(get, "GATEWAY_WEBHOOK_RETRY_BASE_MS", 5_000),
     webhookMaxAttempts: Math.floor(positiveNumber(get, "GATEWAY_WEBHOOK_MAX_ATTEMPTS", 8)),
+    smtpUrl: smtpUrlOf(get("GATEWAY_SMTP_URL")),
+    mailFrom: get("GATEWAY_MAIL_FROM") || undefined,
+    signup: get("GATEWAY_SIGNUP") === "1" || get("GATEWAY_SIGNUP") === "true",
+    signupGroup: get("GATEWAY_SIGNUP_GROUP") || "default",
   };
+}
+
+function smtpUrlOf(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // refused below
+  }
+  if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname) {
+    // The URL may carry a password: never echo it.
+    throw new Error("GATEWAY_SMTP_URL must be smtp://user:pass@host:port or smtps://…");
+  }
+  return raw;
 }
 
 /** Whether the KV location names a remote KV Connect database. */

@@ -15,8 +15,22 @@ import type { KvBackend } from "../kv/kv_backend.ts";
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 3600_000;
 
-/** Who a session signed in as: the operator (admin token) or the holder of one key. */
-export type ConsoleRole = { kind: "operator" } | { kind: "holder"; keyId: string };
+/**
+ * Who a session signed in as: the operator (admin token), the holder of one key (a read-only view
+ * of that key), or a member (core/members) viewing one of their accounts.
+ */
+export type ConsoleRole =
+  | { kind: "operator" }
+  | { kind: "holder"; keyId: string }
+  | { kind: "member"; memberId: string; accountId: string };
+
+/** One of a member's sessions as "Settings" lists it. */
+export interface MemberSessionInfo {
+  label: string;
+  created_at: string;
+  expires_at: string;
+  current: boolean;
+}
 
 export interface ConsoleSession {
   /** The secret id from the cookie (never stored). */
@@ -33,6 +47,7 @@ interface StoredSession {
   role: ConsoleRole;
   csrf: string;
   expires_at: number;
+  created_at?: number;
   /** The sealed secret and what it belongs to (a key id), shown only on that key's page. */
   flash?: { for: string; iv: string; data: string };
 }
@@ -58,10 +73,20 @@ export class ConsoleSessionStore {
   async create(role: ConsoleRole, now = Date.now()): Promise<ConsoleSession> {
     const id = randomBase62(43);
     const idHash = await sha256Hex(id);
-    const stored: StoredSession = { role, csrf: randomBase62(32), expires_at: now + this.ttlMs };
-    await withKvRetry(() =>
-      this.#kv.set(kvKeys.consoleSession(idHash), stored, { expireIn: this.ttlMs })
-    );
+    const stored: StoredSession = {
+      role,
+      csrf: randomBase62(32),
+      expires_at: now + this.ttlMs,
+      created_at: now,
+    };
+    const atomic = this.#kv.atomic()
+      .set(kvKeys.consoleSession(idHash), stored, { expireIn: this.ttlMs });
+    if (role.kind === "member") {
+      atomic.set(kvKeys.memberSession(role.memberId, idHash), stored.expires_at, {
+        expireIn: this.ttlMs,
+      });
+    }
+    await withKvRetry(() => atomic.commit());
     return {
       id,
       label: idHash.slice(0, 16),
@@ -88,8 +113,57 @@ export class ConsoleSessionStore {
 
   /** Ends the session (sign-out); ending an unknown one does nothing. */
   async delete(id: string): Promise<void> {
+    await this.#deleteByHash(await sha256Hex(id));
+  }
+
+  async #deleteByHash(idHash: string): Promise<void> {
+    const key = kvKeys.consoleSession(idHash);
+    const role = (await this.#kv.get<StoredSession>(key)).value?.role;
+    const atomic = this.#kv.atomic().delete(key);
+    if (role?.kind === "member") atomic.delete(kvKeys.memberSession(role.memberId, idHash));
+    await withKvRetry(() => atomic.commit());
+  }
+
+  /** Changes the role of session `id` (a member switching accounts); same id, same expiry. */
+  async setRole(id: string, role: ConsoleRole): Promise<void> {
     const key = kvKeys.consoleSession(await sha256Hex(id));
-    await withKvRetry(() => this.#kv.delete(key));
+    const entry = await this.#kv.get<StoredSession>(key);
+    if (!entry.value) return;
+    const expireIn = Math.max(1, entry.value.expires_at - Date.now());
+    await withKvRetry(() =>
+      this.#kv.atomic().check(entry).set(key, { ...entry.value, role }, { expireIn }).commit()
+    );
+  }
+
+  /** The live sessions of member `memberId`, `currentId`'s marked. */
+  async ofMember(memberId: string, currentId?: string): Promise<MemberSessionInfo[]> {
+    const currentHash = currentId ? await sha256Hex(currentId) : null;
+    const out: MemberSessionInfo[] = [];
+    for await (const entry of this.#kv.list({ prefix: [...kvKeys.memberSessions(memberId)] })) {
+      const idHash = String(entry.key[2]);
+      const stored = (await this.#kv.get<StoredSession>(kvKeys.consoleSession(idHash))).value;
+      if (!stored || stored.expires_at <= Date.now()) continue;
+      out.push({
+        label: idHash.slice(0, 16),
+        created_at: new Date(stored.created_at ?? stored.expires_at - this.ttlMs).toISOString(),
+        expires_at: new Date(stored.expires_at).toISOString(),
+        current: idHash === currentHash,
+      });
+    }
+    return out;
+  }
+
+  /** Ends every session of `memberId` but `keepId` (or all when none); returns how many. */
+  async endMemberSessions(memberId: string, keepId?: string): Promise<number> {
+    const keepHash = keepId ? await sha256Hex(keepId) : null;
+    let ended = 0;
+    for await (const entry of this.#kv.list({ prefix: [...kvKeys.memberSessions(memberId)] })) {
+      const idHash = String(entry.key[2]);
+      if (idHash === keepHash) continue;
+      await this.#deleteByHash(idHash);
+      ended++;
+    }
+    return ended;
   }
 
   /** Keeps `secret` (of `owner`, a key id) sealed in session `id` until `takeFlash` reads it. */

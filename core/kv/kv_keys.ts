@@ -115,4 +115,26 @@ export const kvKeys = {
   webhooksDue: () => ["webhook_due"] as const,
   /** A console session, by the SHA-256 of its id (the cookie holds the id, KV never does). */
   consoleSession: (idHash: string) => ["console_sessions", idHash] as const,
+  /** Ends of a member's console sessions, so "sign out elsewhere" can find them. */
+  memberSession: (memberId: string, idHash: string) =>
+    ["member_sessions", memberId, idHash] as const,
+  memberSessions: (memberId: string) => ["member_sessions", memberId] as const,
+  /** Members (core/members): people who sign in with an email and a password. */
+  member: (id: string) => ["members", id] as const,
+  members: () => ["members"] as const,
+  /** Unique index: a normalised (lower-case) email → member id. */
+  memberByEmail: (email: string) => ["member_by_email", email] as const,
+  /** A member's role in an account, kept both ways. */
+  membership: (memberId: string, accountId: string) =>
+    ["memberships", memberId, accountId] as const,
+  membershipsOf: (memberId: string) => ["memberships", memberId] as const,
+  accountMember: (accountId: string, memberId: string) =>
+    ["account_members", accountId, memberId] as const,
+  accountMembers: (accountId: string) => ["account_members", accountId] as const,
+  /** A single-use token (reset link, invitation, sign-in challenge) by the SHA-256 of its secret. */
+  memberToken: (hash: string) => ["member_tokens", hash] as const,
+  /** The last TOTP time step a member used, so a code is not accepted twice. */
+  totpLastStep: (memberId: string) => ["totp_last_step", memberId] as const,
+  /** A self sign-up code (operator-made, a number of uses) by the SHA-256 of the code. */
+  signupCode: (hash: string) => ["signup_codes", hash] as const,
 };

@@ -8,9 +8,11 @@ import { redactSecrets } from "./redact.ts";
 
 /**
  * Field names never kept: secrets shown once (`key` on key creation or rotation), hashes, sealed
- * or clear upstream keys, tokens, passwords.
+ * or clear upstream keys, tokens, passwords, single-use links (invitations, resets) and sign-up
+ * codes.
  */
-const SECRET_FIELD = /^(key|keys|secret|secrets|sealed_keys|password|token)$|hash|secret|_token$/i;
+const SECRET_FIELD =
+  /^(key|keys|secret|secrets|sealed_keys|password|token|link|signup_code)$|hash|secret|_token$/i;
 
 /** `value` without secret-named fields, its strings redacted; a copy, JSON-shaped. */
 export function withoutSecrets(value: unknown): unknown {

@@ -20,6 +20,7 @@ import { auditAdminChanges } from "./audit_changes.ts";
 import { adminRequestRoutes } from "./requests.ts";
 import { adminUsageRoutes } from "./usage.ts";
 import { adminWebhookRoutes } from "./webhooks.ts";
+import { adminMemberRoutes } from "./members.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -52,5 +53,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminRequestRoutes(gateway));
   app.route("/", adminUsageRoutes(gateway));
   app.route("/", adminWebhookRoutes(gateway));
+  app.route("/", adminMemberRoutes(gateway));
   return app;
 }

@@ -36,10 +36,23 @@ const HOLDER_NAV: Array<[string, string]> = [
   ["Tasks", "/console/tasks"],
 ];
 
-/** The nav entries a session sees: the operator's, or the key holder's. */
+const MEMBER_NAV: Array<[string, string]> = [
+  ["Account", "/console/account"],
+  ["Members", "/console/members"],
+  ["Settings", "/console/settings"],
+];
+
+/** The nav entries a session sees: the operator's, the key holder's or a member's. */
 export function navFor(session: ConsoleSession): Array<[string, string]> {
-  return session.role.kind === "operator" ? OPERATOR_NAV : HOLDER_NAV;
+  const kind = session.role.kind;
+  return kind === "operator" ? OPERATOR_NAV : kind === "member" ? MEMBER_NAV : HOLDER_NAV;
 }
+
+const SIGNED_IN_AS = {
+  operator: "Signed in as operator",
+  holder: "Signed in as key holder",
+  member: "Signed in as member",
+} as const;
 
 function isCurrent(href: string, path: string): boolean {
   return href === "/console" ? path === "/console" : path === href || path.startsWith(`${href}/`);
@@ -113,9 +126,7 @@ export function Layout(props: LayoutProps) {
           {props.children}
         </main>
         <footer>
-          {session
-            ? session.role.kind === "operator" ? "Signed in as operator" : "Signed in as key holder"
-            : "Not signed in"}
+          {session ? SIGNED_IN_AS[session.role.kind] : "Not signed in"}
         </footer>
         {props.copyButtons ? <script nonce={props.nonce}>{raw(COPY_SCRIPT)}</script> : null}
       </body>

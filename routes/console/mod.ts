@@ -25,6 +25,14 @@ import { taskPages } from "./pages/tasks.tsx";
 import { overviewPages } from "./pages/overview.tsx";
 import { webhookPages } from "./pages/webhooks.tsx";
 import { webhookDetailPages } from "./pages/webhook_detail.tsx";
+import { secondFactorRoutes } from "./member_sign_in.tsx";
+import { passwordResetPages } from "./pages/password_reset.tsx";
+import { invitationPages } from "./pages/invitation.tsx";
+import { signUpPages } from "./pages/sign_up.tsx";
+import { memberPagesOnly, requireMember } from "./member_guard.ts";
+import { memberAccountPages } from "./pages/member_account.tsx";
+import { memberSettingsPages } from "./pages/member_settings.tsx";
+import { accountMemberPages } from "./pages/account_members.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -33,8 +41,20 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/console/*", securityHeaders(), readTheme(), loadSession(gateway));
   app.route("/", signInRoutes(gateway, adminTokenHash));
   app.route("/", themeRoutes(gateway));
+  // Pages reached without a session: the second factor, reset and invitation links, sign-up.
+  app.route("/", secondFactorRoutes(gateway));
+  app.route("/", passwordResetPages(gateway));
+  app.route("/", invitationPages(gateway));
+  app.route("/", signUpPages(gateway));
   app.use("/console/*", requireSession());
+  app.use("/console/*", memberPagesOnly());
   app.use("/console/keys/*", requireOperator());
+  for (const path of ["/console/account", "/console/members/*", "/console/settings/*"]) {
+    app.use(path, requireMember());
+  }
+  app.route("/", memberAccountPages(gateway));
+  app.route("/", memberSettingsPages(gateway));
+  app.route("/", accountMemberPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));

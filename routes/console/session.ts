@@ -28,9 +28,15 @@ async function holderKey(gateway: Gateway, keyId: string) {
   }
 }
 
+async function memberUsable(gateway: Gateway, memberId: string): Promise<boolean> {
+  const member = await gateway.members.store.find(memberId);
+  return member !== null && !member.disabled;
+}
+
 /**
- * The live session of the request's cookie; a holder session whose key went is ended, and one
- * whose key's IP allowlist leaves out `address` is not honoured from there.
+ * The live session of the request's cookie; a holder session whose key went, or a member session
+ * whose member went or was disabled, is ended; a holder session whose key's IP allowlist leaves
+ * out `address` is not honoured from there.
  */
 async function sessionOf(
   gateway: Gateway,
@@ -39,6 +45,10 @@ async function sessionOf(
   if (!cookie) return null;
   const session = await gateway.consoleSessions.get(cookie);
   if (!session) return null;
+  if (session.role.kind === "member" && !(await memberUsable(gateway, session.role.memberId))) {
+    await gateway.consoleSessions.delete(session.id);
+    return null;
+  }
   if (session.role.kind !== "holder") return session;
   const key = await holderKey(gateway, session.role.keyId);
   if (!key) {

@@ -1,11 +1,13 @@
 /**
- * Sign-in and sign-out. The admin token signs in as operator, a client key (`sk-gw-…`) as that
- * key's holder (a disabled or expired key is refused). A failed sign-in counts against the
- * client's address exactly like a failed API authentication (core/keys/auth_throttle.ts).
+ * Sign-in and sign-out. A member signs in with an email and a password (then the second factor,
+ * member_sign_in.tsx); the admin token signs in as operator, a client key (`sk-gw-…`) as a
+ * read-only view of that key (a disabled or expired key is refused). A failed token sign-in
+ * counts against the client's address exactly like a failed API authentication
+ * (core/keys/auth_throttle.ts); member sign-ins have their own throttle per email and address.
  */
 
 import { Hono } from "hono";
-import { deleteCookie, setCookie } from "hono/cookie";
+import { deleteCookie } from "hono/cookie";
 import type { Context } from "hono";
 import type { ConsoleRole } from "../../core/console/session_store.ts";
 import { GatewayError } from "../../core/errors.ts";
@@ -13,25 +15,38 @@ import type { Gateway } from "../../core/gateway.ts";
 import { isAdminToken } from "../../core/keys/admin_token.ts";
 import { checkIpAllowlist } from "../../core/keys/ip_allowlist.ts";
 import { type AppEnv, authFailure } from "../middleware.ts";
-import {
-  type ConsoleContext,
-  type ConsoleEnv,
-  isHttps,
-  safeNext,
-  SESSION_COOKIE,
-} from "./console_env.ts";
+import { type ConsoleContext, type ConsoleEnv, safeNext, SESSION_COOKIE } from "./console_env.ts";
+import { beginSession } from "./begin_session.ts";
+import { memberSignIn, MemberSignInForm } from "./member_sign_in.tsx";
 import { Field } from "./field.tsx";
 import { readForm } from "./form_body.ts";
 import { renderPage } from "./render.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-function SignInForm({ next, problem }: { next: string; problem?: string }) {
+function SignInForm(
+  { next, problem, memberProblem, email }: {
+    next: string;
+    problem?: string;
+    memberProblem?: string;
+    email?: string;
+  },
+) {
   return (
-    <section class="card">
+    <div class="panes">
+      <MemberSignInForm next={next} problem={memberProblem} email={email} />
+      <TokenSignInForm next={next} problem={problem} />
+    </div>
+  );
+}
+
+function TokenSignInForm({ next, problem }: { next: string; problem?: string }) {
+  return (
+    <section class="card" aria-labelledby="token-sign-in">
+      <h2 id="token-sign-in">Operator or key</h2>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <p id="sign-in-help" class="muted">
-        Sign in with the admin token to manage the gateway, or with your client key (sk-gw-…) to see
-        your own key.
+        Sign in with the admin token to manage the gateway, or with a client key (sk-gw-…) for a
+        read-only view of that key.
       </p>
       <form method="post" action="/console/sign-in">
         <input type="hidden" name="next" value={next} />
@@ -41,7 +56,6 @@ function SignInForm({ next, problem }: { next: string; problem?: string }) {
           type="password"
           autocomplete="current-password"
           required
-          autofocus
         />
         <p>
           <button type="submit">Sign in</button>
@@ -51,11 +65,21 @@ function SignInForm({ next, problem }: { next: string; problem?: string }) {
   );
 }
 
-function signInPage(
+export function signInPage(
   c: ConsoleContext,
-  { next, problem, status }: { next: string; problem?: string; status?: ContentfulStatusCode },
+  { next, problem, memberProblem, email, status }: {
+    next: string;
+    problem?: string;
+    memberProblem?: string;
+    email?: string;
+    status?: ContentfulStatusCode;
+  },
 ) {
-  return renderPage(c, <SignInForm next={next} problem={problem} />, { title: "Sign in", status });
+  return renderPage(
+    c,
+    <SignInForm next={next} problem={problem} memberProblem={memberProblem} email={email} />,
+    { title: "Sign in", status },
+  );
 }
 
 /**
@@ -86,6 +110,7 @@ export function signInRoutes(gateway: Gateway, adminTokenHash: string) {
   app.post("/console/sign-in", async (c) => {
     const form = await readForm(c);
     const next = safeNext(form.next);
+    if (form.email !== undefined) return await memberSignIn(c, gateway, form);
     let role: ConsoleRole;
     try {
       role = await roleOf(gateway, {
@@ -115,16 +140,7 @@ export function signInRoutes(gateway: Gateway, adminTokenHash: string) {
       }
       return response;
     }
-    const old = c.get("session");
-    if (old) await gateway.consoleSessions.delete(old.id);
-    const session = await gateway.consoleSessions.create(role);
-    setCookie(c, SESSION_COOKIE, session.id, {
-      path: "/console",
-      httpOnly: true,
-      sameSite: "Strict",
-      secure: isHttps(gateway, c.get("url")),
-      maxAge: Math.floor(gateway.consoleSessions.ttlMs / 1000),
-    });
+    await beginSession(c, gateway, role);
     return c.redirect(role.kind === "holder" && next === "/console" ? "/console/me" : next, 303);
   });
 

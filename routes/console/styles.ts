@@ -41,6 +41,7 @@ border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);t
 display:inline-block}
 button.quiet{background:transparent;color:var(--accent)}
 button.danger{background:var(--bad);border-color:var(--bad);color:#fff}
+.panes{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:16px;align-items:start}
 .fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 16px}
 .fields input,.fields select{width:100%}
 .fields input[type=checkbox],.fields input[type=radio]{width:auto;margin:0 6px 0 0}

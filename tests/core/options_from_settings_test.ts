@@ -23,7 +23,34 @@ Deno.test("optionsFromSettings: an empty environment and no config file give the
     configFile: undefined,
     metricsTokenHash: undefined,
     webhooks: { ...DEFAULT_OPTIONS.webhooks, resolve: undefined },
+    members: { ...DEFAULT_OPTIONS.members, smtpUrl: undefined, mailFrom: undefined },
   });
+});
+
+Deno.test("optionsFromSettings: the members' mail and sign-up settings", () => {
+  const options = optionsFromSettings(
+    readSettings(env({
+      GATEWAY_SMTP_URL: "smtp://u:p@mail.example.com:2525",
+      GATEWAY_MAIL_FROM: "Gateway <noreply@example.com>",
+      GATEWAY_SIGNUP: "1",
+      GATEWAY_SIGNUP_GROUP: "trial",
+    })),
+    { platform: localPlatform, taskQueue: true },
+  );
+  assertEquals(options.members, {
+    smtpUrl: "smtp://u:p@mail.example.com:2525",
+    mailFrom: "Gateway <noreply@example.com>",
+    signup: true,
+    signupGroup: "trial",
+  });
+  let refused = "";
+  try {
+    readSettings(env({ GATEWAY_SMTP_URL: "http://user:secret@mail.example.com" }));
+  } catch (error) {
+    refused = String(error);
+  }
+  assertEquals(refused.includes("GATEWAY_SMTP_URL must be"), true);
+  assertEquals(refused.includes("secret"), false, "the password is not echoed");
 });
 
 Deno.test("optionsFromSettings: each setting lands in its option", () => {

@@ -78,6 +78,6 @@ export async function signIn(
 ): Promise<void> {
   await watched.page.goto(`${origin}/console/sign-in`);
   await watched.page.getByLabel("Token", { exact: true }).fill(token);
-  await watched.page.getByRole("button", { name: "Sign in" }).click();
+  await watched.page.getByRole("button", { name: "Sign in", exact: true }).click();
   await watched.page.waitForURL((url) => !url.pathname.startsWith("/console/sign-in"));
 }

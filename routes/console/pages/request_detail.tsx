@@ -186,7 +186,7 @@ async function visibleRecord(
   const role = c.get("session").role;
   if (role.kind === "operator") return record;
   // Another key's request is "not found", so ids of other keys' requests cannot be probed.
-  if (record.key_id !== role.keyId) throw requestNotFound();
+  if (role.kind !== "holder" || record.key_id !== role.keyId) throw requestNotFound();
   return selfView(record) as Partial<RequestLogEntry>;
 }
 

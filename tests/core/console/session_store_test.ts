@@ -40,3 +40,24 @@ Deno.test("ConsoleSessionStore flash: sealed in KV, read once, only with the ses
   assertEquals(await store.takeFlash(session.id, "key_a"), null);
   assertOk(await store.get(session.id), "the session stays");
 });
+
+Deno.test("ConsoleSessionStore: a member's sessions are indexed; ending the others keeps this one", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const store = new ConsoleSessionStore(kv, { ttlMs: 60_000 });
+  const role = { kind: "member", memberId: "mem_1", accountId: "acct_1" } as const;
+  const here = await store.create(role);
+  const phone = await store.create(role);
+  const other = await store.create({ ...role, memberId: "mem_2" });
+  const listed = await store.ofMember("mem_1", here.id);
+  assertEquals(listed.length, 2);
+  assertEquals(listed.filter((s) => s.current).length, 1);
+  assertEquals(await store.endMemberSessions("mem_1", here.id), 1);
+  assertEquals(await store.get(phone.id), null);
+  assertEquals((await store.get(here.id))?.role, role);
+  assertEquals((await store.get(other.id))?.role.kind, "member");
+  await store.setRole(here.id, { ...role, accountId: "acct_2" });
+  assertEquals((await store.get(here.id))?.role, { ...role, accountId: "acct_2" });
+  await store.delete(here.id);
+  assertEquals((await store.ofMember("mem_1")).length, 0);
+  assertEquals([...await Array.fromAsync(kv.list({ prefix: ["member_sessions", "mem_1"] }))], []);
+});

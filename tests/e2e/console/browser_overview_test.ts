@@ -35,7 +35,7 @@ chromium.test(
         const { page } = watched;
         await page.goto(`${s.gw.url}/console`);
         await page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
-        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("button", { name: "Sign in", exact: true }).click();
         await page.waitForURL((url) => url.pathname === "/console");
         assertEquals(await page.getByRole("heading", { level: 1 }).textContent(), "Overview");
         assertEquals(await page.getByRole("img", { name: /per day, 30 days/ }).count(), 2);
@@ -63,7 +63,7 @@ chromium.test(
       const phone = await browser.newPage({ width: 390 });
       await phone.page.goto(`${s.gw.url}/console`);
       await phone.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
-      await phone.page.getByRole("button", { name: "Sign in" }).click();
+      await phone.page.getByRole("button", { name: "Sign in", exact: true }).click();
       await phone.page.waitForURL((url) => url.pathname === "/console");
       assertEquals(await phone.page.evaluate(`document.documentElement.scrollWidth`), 390);
       assertCleanLoad(phone, s.gw.url);

@@ -104,7 +104,7 @@ chromium.test(
     const { page } = watched;
     await page.goto(`${s.gw.url}/console`);
     await page.getByLabel("Token", { exact: true }).fill(s.key);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/\/console\/me$/);
     assertEquals(await page.getByRole("heading", { level: 1 }).textContent(), "My key");
     const nav = page.getByRole("navigation");
@@ -135,7 +135,7 @@ chromium.test(
     assertEquals(await noJs.page.locator("html").getAttribute("data-theme"), "light");
     // Without JS: sign-in works, snippets are plain selectable text, copy buttons stay hidden.
     await noJs.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
-    await noJs.page.getByRole("button", { name: "Sign in" }).click();
+    await noJs.page.getByRole("button", { name: "Sign in", exact: true }).click();
     await noJs.page.goto(`${s.gw.url}/console/keys/${s.keyId}`);
     assertOk(await noJs.page.locator("#snippet-0").isVisible(), "the snippet is shown");
     assertEquals(await noJs.page.getByRole("button", { name: "Copy" }).count(), 0);
@@ -150,7 +150,7 @@ chromium.test(
         assertEquals(background, scheme === "dark" ? "rgb(18, 20, 23)" : "rgb(247, 247, 248)");
         await page.screenshot({ path: `${folder}/sign-in-${scheme}.png` });
         await page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
-        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("button", { name: "Sign in", exact: true }).click();
         await page.waitForURL((url) => url.pathname === "/console");
         await page.goto(`${s.gw.url}/console/keys`);
         await page.screenshot({ path: `${folder}/keys-${scheme}.png`, fullPage: true });

@@ -1,0 +1,40 @@
+/**
+ * Keeps members to their own pages: a member's session reaches only the member pages listed
+ * here, and every operator page (keys, channels, models, requests, tasks, webhooks, audit, the
+ * overview) answers 403. A list of what is allowed, so a page added later is refused to members
+ * until it is written for them.
+ */
+
+import type { MiddlewareHandler } from "hono";
+import { GatewayError } from "../../core/errors.ts";
+import type { ConsoleEnv } from "./console_env.ts";
+
+const MEMBER_PAGES = [
+  /^\/console\/account$/,
+  /^\/console\/members(\/[^/]+\/(role|remove))?$/,
+  /^\/console\/settings(\/[a-z-]+(\/[a-z-]+)?)?$/,
+  /^\/console\/sign-out$/,
+  /^\/console\/theme$/,
+];
+
+export function memberPagesOnly(): MiddlewareHandler<ConsoleEnv> {
+  return async function consoleMemberPagesOnly(c, next) {
+    if (c.get("session")?.role.kind !== "member") return await next();
+    const path = c.get("url").pathname;
+    if (path === "/console" && c.req.method === "GET") return c.redirect("/console/account", 303);
+    if (MEMBER_PAGES.some((page) => page.test(path))) return await next();
+    throw new GatewayError(
+      "operator_only",
+      403,
+      "This page is for the gateway's operator; members see their account, members and settings",
+    );
+  };
+}
+
+/** Lets only a member through (the member pages). */
+export function requireMember(): MiddlewareHandler<ConsoleEnv> {
+  return async function consoleRequireMember(c, next) {
+    if (c.get("session")?.role.kind === "member") return await next();
+    throw new GatewayError("members_only", 403, "This page is for members who sign in by email");
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * A member in the web console over plain HTTP (no browser): the console client plus the email and
+ * password sign-in, its second-factor step (with the challenge cookie), and reading values off
+ * pages.
+ */
+
+import { consoleClient } from "./console_client.ts";
+
+function cookiePair(response: Response, name: string): string | undefined {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    if (pair.startsWith(`${name}=`)) return pair;
+  }
+  return undefined;
+}
+
+export type MemberClient = ReturnType<typeof memberClient>;
+
+export function memberClient(url: string) {
+  const client = consoleClient(url);
+  let challenge = "";
+  return Object.assign(client, {
+    /** POSTs the member form of /console/sign-in; keeps the session or challenge cookie. */
+    async signInMember(email: string, password: string): Promise<Response> {
+      const response = await fetch(`${url}/console/sign-in`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: url,
+          ...(client.cookie ? { cookie: client.cookie } : {}),
+        },
+        body: new URLSearchParams({ email, password }),
+      });
+      const session = cookiePair(response, "console_session");
+      if (session) client.cookie = session;
+      challenge = cookiePair(response, "console_challenge") ?? challenge;
+      return response;
+    },
+    /** POSTs the second-factor step with the challenge cookie. */
+    async secondFactor(code: string): Promise<Response> {
+      const response = await fetch(`${url}/console/sign-in/second-factor`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: url,
+          cookie: challenge,
+        },
+        body: new URLSearchParams({ code }),
+      });
+      const session = cookiePair(response, "console_session");
+      if (session) client.cookie = session;
+      return response;
+    },
+    /** The CSRF token of the signed-in member, read off the settings page. */
+    async memberCsrf(): Promise<string> {
+      const page = await (await client.get("/console/settings")).text();
+      const match = page.match(/name="csrf" value="([^"]+)"/);
+      if (!match) throw new Error("no CSRF token on the settings page: not signed in?");
+      return match[1];
+    },
+    /** POSTs a form as the signed-in member. */
+    async postMember(path: string, fields: Record<string, string>): Promise<Response> {
+      return await client.post(path, fields, { csrf: await this.memberCsrf() });
+    },
+  });
+}
+
+/** The text of the element with `id` on an HTML page (no nested tags). */
+export function textOf(html: string, id: string): string {
+  const match = html.match(new RegExp(`id="${id}"[^>]*>([^<]*)<`));
+  if (!match) throw new Error(`no element #${id} on the page`);
+  return match[1].replaceAll("&amp;", "&");
+}
