@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
+import type { PublicAccount } from "../../../core/accounts/account_schema.ts";
 import {
   creditInputSchema,
   keyPatchSchema,
@@ -66,6 +67,20 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
   );
 }
 
+/** Whose wallet the key pays from: its balance, group and limit are the account's. */
+function KeyAccount({ account }: { account: PublicAccount }) {
+  return (
+    <p class="notice">
+      Account: <a href={`/console/accounts/${account.id}`}>{account.name}</a>{" "}
+      <code>{account.id}</code>
+      {account.enabled ? null : <span class="bad">(suspended)</span>}. The balance below is the
+      account's wallet, shared by its{" "}
+      {account.keys === 1 ? "1 key" : `${account.keys} keys`}; group and credit limit are the
+      account's, and Add credit adds to that wallet.
+    </p>
+  );
+}
+
 async function keyDetailPage(
   gateway: Gateway,
   { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
@@ -74,6 +89,7 @@ async function keyDetailPage(
   const check = await verifyLedger(gateway.kv, walletOf(keyView));
   const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
   const activity = await readKeyActivity(gateway, id);
+  const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
   return renderPage(
@@ -82,6 +98,7 @@ async function keyDetailPage(
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{keyView.name}</h2>
+        {account ? <KeyAccount account={account} /> : null}
         <KeyFacts keyView={keyView} />
         <form method="post" action={`/console/keys/${id}/enabled`} class="row">
           <CsrfField session={session} />

@@ -32,3 +32,17 @@ Deno.test("keyPatchOf() with clearEmpty clears the optional fields the form sent
     { name: "b", models: null, rpm: null, spend_limits: null },
   );
 });
+
+Deno.test("keyInputOf() sends a chosen account, and leaves the default (its own account) out", () => {
+  assertEquals(keyInputOf({ name: "a", account_id: "", balance: "" }), { name: "a" });
+  assertEquals(keyInputOf({ name: "a", account_id: " acct_1 ", balance: "" }), {
+    name: "a",
+    account_id: "acct_1",
+  });
+  assertEquals(keyInputOf({ name: "a", account_id: "acct_1", balance: "5", group: "g" }), {
+    name: "a",
+    group: "g",
+    account_id: "acct_1",
+    balance: 5,
+  });
+});
