@@ -76,7 +76,9 @@ function SuspendForm({ c, account }: { c: ConsoleContext; account: PublicAccount
       <div>
         <input id="confirm-suspend" name="confirm" type="checkbox" value="yes" required />{" "}
         <label for="confirm-suspend" class="inline">
-          Suspend this account: all {account.keys} of its keys are refused (403{" "}
+          Suspend this account:{" "}
+          {account.keys === 1 ? "its key is" : `all ${account.keys} of its keys are`} refused (403
+          {" "}
           <code>account_disabled</code>) until it is resumed; its balance, ledger and keys stay
         </label>
       </div>
@@ -152,6 +154,7 @@ async function accountDetailPage(
       </section>
       <section class="card" aria-labelledby="credit-heading">
         <h2 id="credit-heading">Add credit</h2>
+        <p class="muted">1000000 units = 1.00; a negative amount takes money back.</p>
         <form method="post" action={`/console/accounts/${id}/credit`} class="row">
           <CsrfField session={session} />
           <Field
@@ -159,7 +162,6 @@ async function accountDetailPage(
             label="Amount (units)"
             type="number"
             required
-            hint="1000000 = 1.00; negative takes money back"
           />
           <Field name="note" label="Note" />
           <div>
