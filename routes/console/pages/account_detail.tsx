@@ -135,6 +135,12 @@ async function accountDetailPage(
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{account.name}</h2>
         <UsageFacts account={account} />
+        <p>
+          <a href={`/console/audit?target_kind=account&target_id=${id}`}>
+            Changes to this account
+          </a>{" "}
+          (the audit log)
+        </p>
         <SuspendForm c={c} account={account} />
         <CopyAsCurl
           id="curl-enabled"

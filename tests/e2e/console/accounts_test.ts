@@ -117,6 +117,10 @@ Deno.test(
     );
     assertOk(detail.includes(`href="/console/requests?key=${keyId}"`), "the key's requests");
     assertOk(detail.includes(`-0.250000 (credit limit 250000 units)`), "the floor");
+    const changes = await (await client.get(
+      detail.match(/href="(\/console\/audit\?[^"]+)"/)![1].replaceAll("&amp;", "&"),
+    )).text();
+    assertOk(changes.includes("/admin/accounts/:id/credit"), "the audit log of the account");
 
     const unticked = await client.post(`/console/accounts/${id}/suspend`, {});
     assertEquals(unticked.status, 400);
