@@ -46,7 +46,13 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
       <CsrfField session={c.get("session")} />
       <div class="fields">
         {field("name", "Name", keyView.name)}
-        {field("group", "Group", keyView.group)}
+        <Field
+          name="group"
+          id="edit-group"
+          label="Group"
+          value={keyView.group}
+          hint={keyView.account_id ? "the account's: changing it changes all its keys" : undefined}
+        />
         {field("models", "Models", keyView.models?.join(", ") ?? "")}
         {field(
           "expires_at",
@@ -148,7 +154,7 @@ async function keyDetailPage(
         />
       </section>
       <section class="card" aria-labelledby="ledger-heading">
-        <h2 id="ledger-heading">Ledger</h2>
+        <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
         <p class={check.ok ? "ok" : "bad"}>
           {check.ok
             ? `Σ entries = balance ✓ (${check.entries} entries, ${formatUnits(check.balance)})`
