@@ -272,6 +272,32 @@ export class Ledger {
     amount: number,
     options: { note?: string; ref?: string } = {},
   ): Promise<LedgerEntry> {
+    const entry = await this.#credit(keyId, amount, options);
+    if (entry === GUARD_REFUSED) throw new Error("unreachable: a credit without a guard");
+    return entry;
+  }
+
+  /**
+   * A credit that happens only if `guard` allows it, in the same atomic commit: the guard reads
+   * what it depends on (e.g. a redemption code's record), adds its checks and writes to `atomic`
+   * and returns true, or returns false to write nothing. When another writer moves what the
+   * guard checked, the commit fails and the guard runs again on fresh reads, so the credit and
+   * the guard's writes land together exactly once. Resolves null when the guard said no.
+   */
+  async creditGuarded(
+    keyId: string,
+    amount: number,
+    options: { note?: string; ref: string; guard: (atomic: KvAtomic) => Promise<boolean> },
+  ): Promise<LedgerEntry | null> {
+    const entry = await this.#credit(keyId, amount, options);
+    return entry === GUARD_REFUSED ? null : entry;
+  }
+
+  async #credit(
+    keyId: string,
+    amount: number,
+    options: { note?: string; ref?: string; guard?: (atomic: KvAtomic) => Promise<boolean> },
+  ): Promise<LedgerEntry | typeof GUARD_REFUSED> {
     const ref = options.ref ?? timeOrderedId("cr");
     if (!Number.isSafeInteger(amount)) {
       throw new GatewayError(
@@ -281,7 +307,9 @@ export class Ledger {
         { param: "amount" },
       );
     }
+    let refused = false;
     const entry = await this.#change(keyId, async ({ atomic, balance, cached }) => {
+      refused = false;
       // Checked before anything is added to the commit: a refused credit writes nothing.
       if (Math.abs(balance + amount) > MAX_BALANCE) {
         // Another instance may have moved the balance since this one last looked.
@@ -298,13 +326,18 @@ export class Ledger {
           { param: "amount" },
         );
       }
+      if (options.guard && !(await options.guard(atomic))) {
+        refused = true;
+        return GUARD_REFUSED;
+      }
       if (options.ref) {
         const seen = await this.#kv.get(kvKeys.ledgerRef(`credit:${ref}`));
         if (seen.versionstamp) return null;
         atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
       }
       return { type: "credit", amount, ref, note: options.note };
-    }, options.ref !== undefined);
+    }, options.ref !== undefined || options.guard !== undefined);
+    if (refused) return GUARD_REFUSED;
     if (!entry) {
       throw new GatewayError(
         "duplicate_credit",
