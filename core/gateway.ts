@@ -1,6 +1,8 @@
 /** The gateway's domain services, built once at boot and passed to routes and workers. */
 
 import { KeyStore } from "./keys/key_store.ts";
+import { RedemptionStore } from "./accounts/redemption_store.ts";
+import { RedemptionCodes } from "./accounts/redemption_codes.ts";
 import { InstanceLease } from "./kv/instance_lease.ts";
 import { Ledger } from "./billing/ledger.ts";
 import { MediaStore } from "./media/media_store.ts";
@@ -155,6 +157,8 @@ export class Gateway {
   readonly webhooks: Webhooks;
   /** Keys and channels the gateway disables on its own, and their recovery (core/channels). */
   readonly autoDisabler: AutoDisabler;
+  /** Redemption-code batches, their codes' states, and redeeming a code into a wallet. */
+  readonly redemptions: RedemptionCodes;
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -163,6 +167,7 @@ export class Gateway {
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
     this.ledger = new Ledger(kv, { instanceId: this.instance.id });
+    this.redemptions = new RedemptionCodes(new RedemptionStore(kv), this.ledger);
     this.keys = new KeyStore(kv, this.ledger, { sealer: box, track: (work) => this.track(work) });
     this.registry = new Registry(kv, box, {
       rules: CHANNEL_RULES,

@@ -124,7 +124,8 @@ export class RedemptionCodes {
     if (!preview.value) throw NOT_FOUND();
     const entry = await this.#ledger.creditGuarded(redeemer.walletId, preview.value.amount, {
       ref: `redeem:${location.code_id}`,
-      note: `redemption code ${location.code_id} of batch '${preview.value.name}' (${location.batch_id})`,
+      note:
+        `redemption code ${location.code_id} of batch '${preview.value.name}' (${location.batch_id})`,
       guard,
     });
     if (!entry) throw why ?? NOT_FOUND();

@@ -19,6 +19,7 @@ import { auditAdminChanges } from "./audit_changes.ts";
 import { adminRequestRoutes } from "./requests.ts";
 import { adminUsageRoutes } from "./usage.ts";
 import { adminWebhookRoutes } from "./webhooks.ts";
+import { adminRedemptionRoutes } from "./redemption_codes.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -50,5 +51,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminRequestRoutes(gateway));
   app.route("/", adminUsageRoutes(gateway));
   app.route("/", adminWebhookRoutes(gateway));
+  app.route("/", adminRedemptionRoutes(gateway));
   return app;
 }

@@ -66,7 +66,10 @@ Deno.test("100 concurrent redemptions of one code on two instances credit it exa
 
 Deno.test("Redeeming: unknown, malformed, disabled, expired and other-group codes are refused", async () => {
   await withTwoInstances(async (a, _b, ledger) => {
-    assertEquals(await errorCode(a.redeem("gwr-" + "x".repeat(24), redeemer)), "404 code_not_found");
+    assertEquals(
+      await errorCode(a.redeem("gwr-" + "x".repeat(24), redeemer)),
+      "404 code_not_found",
+    );
     assertEquals(await errorCode(a.redeem("not a code", redeemer)), "404 code_not_found");
 
     const batch = await a.store.createBatch({ name: "two", amount: 10, count: 2 });
@@ -76,7 +79,12 @@ Deno.test("Redeeming: unknown, malformed, disabled, expired and other-group code
     assertEquals(await errorCode(a.redeem(batch.codes[1].code, redeemer)), "409 code_disabled");
 
     const soon = new Date(Date.now() + 60_000).toISOString();
-    const expiring = await a.store.createBatch({ name: "exp", amount: 10, count: 1, expires_at: soon });
+    const expiring = await a.store.createBatch({
+      name: "exp",
+      amount: 10,
+      count: 1,
+      expires_at: soon,
+    });
     assertEquals(
       await errorCode(a.redeem(expiring.codes[0].code, redeemer, Date.now() + 120_000)),
       "410 code_expired",
@@ -99,9 +107,15 @@ Deno.test("Redeeming: ten failures a minute make the redeemer wait (429), others
     const codes = new RedemptionCodes(new RedemptionStore(kv), new Ledger(kv));
     const { codes: [good] } = await codes.store.createBatch({ name: "g", amount: 1, count: 1 });
     for (let i = 0; i < 10; i++) {
-      assertEquals(await errorCode(codes.redeem(`gwr-${"a".repeat(23)}${i}`, redeemer)), "404 code_not_found");
+      assertEquals(
+        await errorCode(codes.redeem(`gwr-${"a".repeat(23)}${i}`, redeemer)),
+        "404 code_not_found",
+      );
     }
-    assertEquals(await errorCode(codes.redeem(good.code, redeemer)), "429 too_many_redemption_attempts");
+    assertEquals(
+      await errorCode(codes.redeem(good.code, redeemer)),
+      "429 too_many_redemption_attempts",
+    );
     const other = { accountId: "acct_b", walletId: "key_wallet_b", group: "default" };
     assertEquals(await errorCode(codes.redeem(good.code, other)), "ok");
   } finally {
