@@ -193,6 +193,7 @@ export async function startGateway(
   counted.metrics = gateway.metrics;
   await buildTimeIndexes(kv);
   await gateway.registry.start();
+  await gateway.groups.start();
   await gateway.captures.start();
   if (config) await applyConfig(gateway, { config, file: settings.configPath! });
 
@@ -257,6 +258,7 @@ export async function startGateway(
       await gateway.drain();
       await gateway.instance.stop();
       gateway.registry.stop();
+      gateway.groups.stop();
       gateway.captures.stop();
       kv.close();
     })();

@@ -20,6 +20,7 @@ import { type VideoRules, videoRulesOf } from "./video_models.ts";
 import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
+import type { PriceTier } from "../billing/price_tier.ts";
 
 /** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
@@ -264,6 +265,8 @@ interface PricedVideo {
   files: CheckedFile[];
   durationReader: DurationReaderName | null;
   billed: { durationSeconds: number; referenceSeconds: number[] };
+  /** The key's price tier at submission: the hold is the task's whole price. */
+  tier: PriceTier;
   bill: VideoBill;
 }
 
@@ -310,6 +313,7 @@ async function checkAndPrice(
   const durationReader = rules.probeReferences || !isPerTask(price)
     ? await probeDurations(gateway, checked, { rules, requestId: scope.context.id })
     : null;
+  const tier = gateway.priceTierOf(key);
   const billed = {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
@@ -325,7 +329,8 @@ async function checkAndPrice(
     files: checked,
     durationReader,
     billed,
-    bill: videoBill(price, billed),
+    tier,
+    bill: videoBill(price, billed, tier),
   };
 }
 
@@ -349,7 +354,7 @@ async function storeAndSubmit(scope: RequestScope, priced: PricedVideo): Promise
     });
     scope.context.task = {
       id: task.id,
-      receipt: receiptOf(videoReceipt(price, priced.billed), {
+      receipt: receiptOf(videoReceipt(price, priced.billed, priced.tier), {
         entries: [hold],
         status: "held",
         held: task.held,

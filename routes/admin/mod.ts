@@ -20,6 +20,7 @@ import { adminRequestRoutes } from "./requests.ts";
 import { adminUsageRoutes } from "./usage.ts";
 import { adminWebhookRoutes } from "./webhooks.ts";
 import { adminRedemptionRoutes } from "./redemption_codes.ts";
+import { adminGroupRoutes } from "./groups.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -52,5 +53,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminUsageRoutes(gateway));
   app.route("/", adminWebhookRoutes(gateway));
   app.route("/", adminRedemptionRoutes(gateway));
+  app.route("/", adminGroupRoutes(gateway));
   return app;
 }
