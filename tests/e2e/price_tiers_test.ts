@@ -143,6 +143,18 @@ Deno.test("a vip key pays 0.8× for images; the receipt shows it", serverTest, a
   assertEquals(record.receipt.formula, "ceil(2 images × 40000 × 0.8 (group vip)) = 64000");
   assertEquals(record.cost, 64_000);
   assertEquals(await s.gw.assertLedgerInvariant(vip.id), 10_000_000 - 64_000);
+
+  // The hold is the multiplied worst case: 64000 covers two vip images (80000 at ×1).
+  const exact = await s.gw.createKey({ group: "vip", balance: 64_000 });
+  const exactClient = new OpenAI({ apiKey: exact.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+  await exactClient.images.generate({ model: IMAGE_MODEL, prompt: "kite", n: 2 });
+  assertEquals(await s.gw.assertLedgerInvariant(exact.id), 0);
+  const plain = await s.gw.createKey({ balance: 64_000 });
+  const plainClient = new OpenAI({ apiKey: plain.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+  const refused = await plainClient.images.generate({ model: IMAGE_MODEL, prompt: "kite", n: 2 })
+    .catch((error) => error);
+  assertEquals(refused.status, 402);
+  assertEquals(await s.gw.assertLedgerInvariant(plain.id), 64_000);
 });
 
 Deno.test("a vip key's video tasks hold and settle 0.8× the price", serverTest, async () => {
