@@ -31,6 +31,9 @@ export interface Redemption {
 const NOT_FOUND = () =>
   new GatewayError("code_not_found", 404, "No redemption code matches what was sent");
 
+const REDEEMED = () =>
+  new GatewayError("code_redeemed", 409, "This code has already been redeemed");
+
 /** Why a code cannot be redeemed by `redeemer` at `nowMs`, or null when it can. */
 function refusal(
   code: StoredCode,
@@ -38,9 +41,7 @@ function refusal(
   redeemer: Redeemer,
   nowMs: number,
 ): GatewayError | null {
-  if (code.state === "redeemed") {
-    return new GatewayError("code_redeemed", 409, "This code has already been redeemed");
-  }
+  if (code.state === "redeemed") return REDEEMED();
   if (code.state === "disabled" || batch.disabled_at) {
     return new GatewayError("code_disabled", 409, "This code has been disabled");
   }
@@ -128,7 +129,8 @@ export class RedemptionCodes {
         `redemption code ${location.code_id} of batch '${preview.value.name}' (${location.batch_id})`,
       guard,
     });
-    if (!entry) throw why ?? NOT_FOUND();
+    // No reason from the guard: the ref `redeem:<code id>` exists, so the code was redeemed.
+    if (!entry) throw why ?? REDEEMED();
     return {
       code_id: location.code_id,
       batch_id: location.batch_id,

@@ -282,7 +282,8 @@ export class Ledger {
    * what it depends on (e.g. a redemption code's record), adds its checks and writes to `atomic`
    * and returns true, or returns false to write nothing. When another writer moves what the
    * guard checked, the commit fails and the guard runs again on fresh reads, so the credit and
-   * the guard's writes land together exactly once. Resolves null when the guard said no.
+   * the guard's writes land together exactly once. Resolves null when the guard said no, or when
+   * a credit with `ref` was made already (then the guard is not asked).
    */
   async creditGuarded(
     keyId: string,
@@ -326,18 +327,20 @@ export class Ledger {
           { param: "amount" },
         );
       }
-      if (options.guard && !(await options.guard(atomic))) {
-        refused = true;
-        return GUARD_REFUSED;
-      }
       if (options.ref) {
         const seen = await this.#kv.get(kvKeys.ledgerRef(`credit:${ref}`));
         if (seen.versionstamp) return null;
         atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
       }
+      // After the ref: a credit made already returns above, before the guard writes anything.
+      if (options.guard && !(await options.guard(atomic))) {
+        refused = true;
+        return GUARD_REFUSED;
+      }
       return { type: "credit", amount, ref, note: options.note };
     }, options.ref !== undefined || options.guard !== undefined);
-    if (refused) return GUARD_REFUSED;
+    // A guarded credit whose ref was credited already is refused like one its guard refused.
+    if (refused || (!entry && options.guard)) return GUARD_REFUSED;
     if (!entry) {
       throw new GatewayError(
         "duplicate_credit",

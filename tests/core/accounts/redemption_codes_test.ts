@@ -145,8 +145,8 @@ Deno.test("A batch's CSV lists each code's state, never the code", async () => {
   });
 });
 
-Deno.test("A code's state change is refused once the redemption is in: disabling a batch later keeps it redeemed", async () => {
-  await withTwoInstances(async (a, b) => {
+Deno.test("A disable racing a redemption on another instance: the code's state and the money agree", async () => {
+  await withTwoInstances(async (a, b, ledger) => {
     const { batch, codes } = await a.store.createBatch({ name: "race", amount: 3, count: 1 });
     const [redeemed] = await Promise.all([
       errorCode(b.redeem(codes[0].code, redeemer)),
@@ -155,6 +155,7 @@ Deno.test("A code's state change is refused once the redemption is in: disabling
     const state = (await a.store.code(codes[0].id)).state;
     // Either order is possible; the code's state and the money agree.
     assertEquals(redeemed === "ok" ? "redeemed" : "disabled", state);
+    assertEquals(await ledger.balance(redeemer.walletId), redeemed === "ok" ? 3 : 0);
     await assertRejects(() => b.redeem(codes[0].code, redeemer));
   });
 });
