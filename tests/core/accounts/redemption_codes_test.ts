@@ -159,3 +159,16 @@ Deno.test("A disable racing a redemption on another instance: the code's state a
     await assertRejects(() => b.redeem(codes[0].code, redeemer));
   });
 });
+
+Deno.test("A batch of 1,000 codes is written in several commits; every code is there once and redeems", async () => {
+  await withTwoInstances(async (a, b, ledger) => {
+    const { batch, codes } = await a.store.createBatch({ name: "big", amount: 1, count: 1000 });
+    assertEquals(new Set(codes.map((code) => code.code)).size, 1000);
+    assertEquals((await a.store.summary(batch.id)).states.unused, 1000);
+    const page = await a.store.codes(batch.id, { limit: 600 });
+    const rest = await a.store.codes(batch.id, { limit: 600, after: page.cursor! });
+    assertEquals([page.data.length, rest.data.length, rest.cursor], [600, 400, null]);
+    await b.redeem(codes[999].code, redeemer);
+    assertEquals(await ledger.balance(redeemer.walletId), 1);
+  });
+});
