@@ -121,6 +121,7 @@ export class RedemptionCodes {
       atomic.check(batchEntry, codeEntry).set(codeEntry.key, redeemed);
       return true;
     };
+    // A batch's amount and name never change once made; the guard reads what may (states).
     const preview = await this.store.batchEntry(location.batch_id);
     if (!preview.value) throw NOT_FOUND();
     const entry = await this.#ledger.creditGuarded(redeemer.walletId, preview.value.amount, {
