@@ -15,6 +15,17 @@ import type { TaskFilter } from "../tasks/task_store.ts";
 import { type AccountActor, managesKey } from "./actor.ts";
 import type { MemberKeyInput, MemberKeyPatch } from "./member_key_schema.ts";
 
+/**
+ * What redeems a code into a wallet: `gateway.redemptions` (core/accounts/redemption_codes.ts,
+ * built on branch r-codes). Until that is merged the gateway has none, and redeeming says so.
+ */
+export interface CodeRedeemer {
+  redeem(
+    code: string,
+    redeemer: { accountId: string; walletId: string; group: string },
+  ): Promise<{ amount: number }>;
+}
+
 const keyNotFound = (id: string) =>
   new GatewayError("key_not_found", 404, `No key of this account has the id '${id}'`, {
     param: "id",
@@ -191,6 +202,39 @@ export class AccountArea {
       rows.push(...await this.#gateway.requestLog.usage({ ...query, keyId }));
     }
     return rows.map(({ channel_id: _channel, ...row }) => row);
+  }
+
+  /** Usage rows of one key the actor manages (404 for any other), from the rollups. */
+  async keyUsage(actor: AccountActor, id: string, query: Omit<UsageQuery, "keyId">) {
+    await this.#managed(actor, id);
+    const rows = await this.#gateway.requestLog.usage({ ...query, keyId: id });
+    return rows.map(({ channel_id: _channel, ...row }) => row);
+  }
+
+  /** Redeems a code into the account's wallet; only an owner tops the account up. */
+  async redeem(actor: AccountActor, code: string): Promise<{ amount: number }> {
+    if (actor.role !== "owner") {
+      throw new GatewayError("owners_only", 403, "Only the account's owners redeem codes");
+    }
+    if (!code.trim()) {
+      throw new GatewayError("invalid_request", 400, "Enter a code to redeem", { param: "code" });
+    }
+    const account = await this.#gateway.accounts.record(actor.accountId);
+    // For the lead: once r-codes is merged, `gateway.redemptions` exists and this finds it.
+    const codes = (this.#gateway as unknown as { redemptions?: CodeRedeemer }).redemptions;
+    if (!codes) {
+      throw new GatewayError(
+        "redemption_unavailable",
+        409,
+        "Redemption codes are not available on this gateway yet",
+      );
+    }
+    const redemption = await codes.redeem(code.trim(), {
+      accountId: account.id,
+      walletId: account.wallet_id,
+      group: account.group,
+    });
+    return { amount: redemption.amount };
   }
 
   /** 404 unless `keyId` is a key of the actor's account (a member may read its usage). */

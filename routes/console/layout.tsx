@@ -37,7 +37,10 @@ const HOLDER_NAV: Array<[string, string]> = [
 ];
 
 const MEMBER_NAV: Array<[string, string]> = [
-  ["Account", "/console/account"],
+  ["Dashboard", "/console/account"],
+  ["Keys", "/console/account/keys"],
+  ["Usage", "/console/account/usage"],
+  ["Wallet", "/console/account/wallet"],
   ["Members", "/console/members"],
   ["Settings", "/console/settings"],
 ];
@@ -54,8 +57,11 @@ const SIGNED_IN_AS = {
   member: "Signed in as member",
 } as const;
 
+/** Pages with pages under them in the nav of their own (the dashboard) match exactly. */
+const EXACT_NAV = new Set(["/console", "/console/account"]);
+
 function isCurrent(href: string, path: string): boolean {
-  return href === "/console" ? path === "/console" : path === href || path.startsWith(`${href}/`);
+  return EXACT_NAV.has(href) ? path === href : path === href || path.startsWith(`${href}/`);
 }
 
 /** The hidden CSRF field every state-changing form of a signed-in page carries. */

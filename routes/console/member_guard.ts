@@ -11,6 +11,11 @@ import type { ConsoleEnv } from "./console_env.ts";
 
 const MEMBER_PAGES = [
   /^\/console\/account$/,
+  // The token management area: keys, usage (and its export), one request, the wallet.
+  /^\/console\/account\/keys(\/new|\/[^/]+(\/(created|edit|enabled|rotate|delete))?)?$/,
+  /^\/console\/account\/usage(\/export)?$/,
+  /^\/console\/account\/requests\/[^/]+$/,
+  /^\/console\/account\/wallet(\/redeem)?$/,
   /^\/console\/members(\/[^/]+\/(role|remove))?$/,
   /^\/console\/settings(\/[a-z-]+(\/[a-z-]+)?)?$/,
   /^\/console\/sign-out$/,
@@ -26,7 +31,7 @@ export function memberPagesOnly(): MiddlewareHandler<ConsoleEnv> {
     throw new GatewayError(
       "operator_only",
       403,
-      "This page is for the gateway's operator; members see their account, members and settings",
+      "This page is for the gateway's operator; members see their account's dashboard, keys, usage, wallet, members and settings",
     );
   };
 }

@@ -33,6 +33,10 @@ import { memberPagesOnly, requireMember } from "./member_guard.ts";
 import { memberAccountPages } from "./pages/member_account.tsx";
 import { memberSettingsPages } from "./pages/member_settings.tsx";
 import { accountMemberPages } from "./pages/account_members.tsx";
+import { memberKeyPages } from "./pages/member_keys.tsx";
+import { memberKeyDetailPages } from "./pages/member_key_detail.tsx";
+import { memberUsagePages } from "./pages/member_usage.tsx";
+import { memberWalletPages } from "./pages/member_wallet.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -49,12 +53,22 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/console/*", requireSession());
   app.use("/console/*", memberPagesOnly());
   app.use("/console/keys/*", requireOperator());
-  for (const path of ["/console/account", "/console/members/*", "/console/settings/*"]) {
+  const memberPaths = [
+    "/console/account",
+    "/console/account/*",
+    "/console/members/*",
+    "/console/settings/*",
+  ];
+  for (const path of memberPaths) {
     app.use(path, requireMember());
   }
   app.route("/", memberAccountPages(gateway));
   app.route("/", memberSettingsPages(gateway));
   app.route("/", accountMemberPages(gateway));
+  app.route("/", memberKeyPages(gateway));
+  app.route("/", memberKeyDetailPages(gateway));
+  app.route("/", memberUsagePages(gateway));
+  app.route("/", memberWalletPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
