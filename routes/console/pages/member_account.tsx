@@ -17,7 +17,15 @@ import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { BarChart } from "../bar_chart.tsx";
 import { DataTable } from "../data_table.tsx";
 import { formatUnits } from "../snippets.ts";
-import { DAY_MS, dayStart, type Ranked, topBy, totalsSince } from "../usage_summary.ts";
+import {
+  dailySeries,
+  DAY_MS,
+  dayStart,
+  type Ranked,
+  topBy,
+  totalsSince,
+} from "../usage_summary.ts";
+import { ShareBars } from "../share_bars.tsx";
 import { floorText } from "../wallet_floor.ts";
 
 /** The member and account of a member's session (member pages only run for members). */
@@ -49,6 +57,7 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
   return {
     account,
     spend30: totalsSince(usage, 0).cost,
+    days: dailySeries(usage, { now, days: 30 }),
     byKey: topBy(usage, { field: "key_id", limit: 10 }),
     byModel: topBy(usage, { field: "model", limit: 10 }),
     keyNames,
@@ -56,81 +65,59 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
   };
 }
 
-function SpendChart(
-  { id, title, rows, nameOf }: {
-    id: string;
-    title: string;
-    rows: Ranked[];
-    nameOf: (name: string | null) => string;
-  },
-) {
-  if (!rows.length) return <p class="muted">No spend in the last 30 days.</p>;
-  return (
-    <>
-      <BarChart
-        id={id}
-        title={title}
-        points={rows.map((row) => ({ label: nameOf(row.name), value: row.cost }))}
-        format={formatUnits}
-      />
-      <DataTable
-        rows={rows}
-        columns={[
-          { header: "Name", cell: (row) => nameOf(row.name) },
-          { header: "Requests", cell: (row) => row.requests },
-          { header: "Spent", cell: (row) => formatUnits(row.cost) },
-        ]}
-      />
-    </>
-  );
-}
-
 function Dashboard(
   { data, role }: { data: Awaited<ReturnType<typeof dashboardOf>>; role: string },
 ) {
   const { account } = data;
+  const tile = (id: string, label: string, value: string) => (
+    <div class="tile">
+      <span class="tile-label">{label}</span>
+      <span class="tile-value" id={id}>{value}</span>
+    </div>
+  );
+  const shares = (rows: Ranked[], nameOf: (name: string | null) => string) =>
+    rows.map((row) => ({ label: nameOf(row.name), value: row.cost, requests: row.requests }));
   return (
     <>
       <section class="card" aria-labelledby="account-heading">
         <h2 id="account-heading">{account.name}</h2>
-        <dl class="facts">
-          <dt>Account</dt>
-          <dd>
-            <code>{account.id}</code>
-          </dd>
-          <dt>Your role</dt>
-          <dd>{role}</dd>
-          <dt>Balance</dt>
-          <dd id="balance">{formatUnits(account.balance)}</dd>
-          <dt>Floor</dt>
-          <dd>{floorText(account)}</dd>
-          <dt>State</dt>
-          <dd>{account.enabled ? "active" : <span class="bad">suspended by the operator</span>}</dd>
-          <dt>Spent today</dt>
-          <dd id="spend-today">{formatUnits(account.spend_today)}</dd>
-          <dt>Spent this month</dt>
-          <dd id="spend-month">{formatUnits(account.spend_month)}</dd>
-          <dt>Spent over 30 days</dt>
-          <dd id="spend-30">{formatUnits(data.spend30)}</dd>
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="by-key-heading">
-        <h2 id="by-key-heading">Spend by key, last 30 days</h2>
-        <SpendChart
-          id="by-key"
-          title="Spend by key"
-          rows={data.byKey}
-          nameOf={(name) => name === null ? "no key" : data.keyNames.get(name) ?? name}
+        <p class="muted">
+          Account <code>{account.id}</code> · your role: {role} ·{" "}
+          {account.enabled ? "active" : <span class="bad">suspended by the operator</span>}
+        </p>
+        <div class="tiles">
+          {tile("balance", "Balance", formatUnits(account.balance))}
+          {tile("floor", "Floor", floorText(account))}
+          {tile("spend-today", "Spent today", formatUnits(account.spend_today))}
+          {tile("spend-month", "Spent this month", formatUnits(account.spend_month))}
+          {tile("spend-30", "Spent over 30 days", formatUnits(data.spend30))}
+        </div>
+        <BarChart
+          id="spend-days"
+          title="Spend per day, 30 days"
+          points={data.days.map((day) => ({ label: day.day, value: day.cost }))}
+          format={formatUnits}
         />
       </section>
-      <section class="card" aria-labelledby="by-model-heading">
-        <h2 id="by-model-heading">Spend by model, last 30 days</h2>
-        <SpendChart
-          id="by-model"
-          title="Spend by model"
-          rows={data.byModel}
-          nameOf={(name) => name ?? "no model"}
-        />
+      <section class="card" aria-labelledby="spend-heading">
+        <h2 id="spend-heading">Where it went, last 30 days</h2>
+        <div class="charts">
+          <ShareBars
+            caption="Spend by key"
+            rows={shares(
+              data.byKey,
+              (name) => name === null ? "no key" : data.keyNames.get(name) ?? name,
+            )}
+            format={formatUnits}
+            empty="No spend in the last 30 days."
+          />
+          <ShareBars
+            caption="Spend by model"
+            rows={shares(data.byModel, (name) => name ?? "no model")}
+            format={formatUnits}
+            empty="No spend in the last 30 days."
+          />
+        </div>
       </section>
       <section class="card" aria-labelledby="tasks-heading">
         <h2 id="tasks-heading">Running tasks</h2>
