@@ -81,10 +81,16 @@ function Dashboard(
     <>
       <section class="card" aria-labelledby="account-heading">
         <h2 id="account-heading">{account.name}</h2>
-        <p class="muted">
-          Account <code>{account.id}</code> · your role: {role} ·{" "}
-          {account.enabled ? "active" : <span class="bad">suspended by the operator</span>}
-        </p>
+        <dl class="facts">
+          <dt>Account</dt>
+          <dd>
+            <code>{account.id}</code>
+          </dd>
+          <dt>Your role</dt>
+          <dd>{role}</dd>
+          <dt>State</dt>
+          <dd>{account.enabled ? "active" : <span class="bad">suspended by the operator</span>}</dd>
+        </dl>
         <div class="tiles">
           {tile("balance", "Balance", formatUnits(account.balance))}
           {tile("floor", "Floor", floorText(account))}
