@@ -204,6 +204,26 @@ export class AccountArea {
     return rows.map(({ channel_id: _channel, ...row }) => row);
   }
 
+  /** 404 unless `keyId` is a key of the actor's account (a member may read its usage). */
+  async #inAccount(actor: AccountActor, keyId: string): Promise<void> {
+    const ids = await this.#gateway.accounts.keyIdsOf(actor.accountId);
+    if (!ids.includes(keyId)) throw keyNotFound(keyId);
+  }
+
+  async #checkModels(actor: AccountActor, models: string[] | null | undefined): Promise<void> {
+    if (!models) return;
+    const allowed = new Set(await this.models(actor));
+    const outside = models.filter((model) => !allowed.has(model));
+    if (outside.length) {
+      throw new GatewayError(
+        "invalid_request",
+        400,
+        `models must be among the account's models; not available: ${outside.join(", ")}`,
+        { param: "models" },
+      );
+    }
+  }
+
   /** Usage rows of one key the actor manages (404 for any other), from the rollups. */
   async keyUsage(actor: AccountActor, id: string, query: Omit<UsageQuery, "keyId">) {
     await this.#managed(actor, id);
@@ -235,26 +255,6 @@ export class AccountArea {
       group: account.group,
     });
     return { amount: redemption.amount };
-  }
-
-  /** 404 unless `keyId` is a key of the actor's account (a member may read its usage). */
-  async #inAccount(actor: AccountActor, keyId: string): Promise<void> {
-    const ids = await this.#gateway.accounts.keyIdsOf(actor.accountId);
-    if (!ids.includes(keyId)) throw keyNotFound(keyId);
-  }
-
-  async #checkModels(actor: AccountActor, models: string[] | null | undefined): Promise<void> {
-    if (!models) return;
-    const allowed = new Set(await this.models(actor));
-    const outside = models.filter((model) => !allowed.has(model));
-    if (outside.length) {
-      throw new GatewayError(
-        "invalid_request",
-        400,
-        `models must be among the account's models; not available: ${outside.join(", ")}`,
-        { param: "models" },
-      );
-    }
   }
 }
 
