@@ -138,6 +138,20 @@ chromium.test(
       assertCleanLoad(themed, origin);
     }
 
+    const noScript = await browser.newPage({ javaScriptEnabled: false });
+    await noScript.page.goto(`${origin}/console/sign-in`);
+    await noScript.page.getByLabel("Email").fill(EMAIL);
+    await noScript.page.getByLabel("Password", { exact: true }).fill(MEMBER_PASSWORD);
+    await noScript.page.getByRole("button", { name: "Sign in with email" }).click();
+    await noScript.page.waitForURL((url) => url.pathname === "/console/account");
+    await noScript.page.goto(`${origin}/console/account/keys/new`);
+    await noScript.page.getByLabel("Name").fill("no script app");
+    await noScript.page.getByRole("button", { name: "Create key" }).click();
+    await noScript.page.waitForURL((url) => url.pathname.endsWith("/created"));
+    const plainSecret = (await noScript.page.locator("#secret").textContent()) ?? "";
+    assertOk(plainSecret.startsWith("sk-"), "the secret without JavaScript");
+    assertEquals(await noScript.page.locator('button[data-copy="secret"]').isVisible(), false);
+
     const phone = await browser.newPage({ width: 375 });
     await signInByKeyboard(phone, origin);
     for (const pagePath of pages) {

@@ -201,6 +201,13 @@ Deno.test(
     assertOk((await badRange.text()).includes("10.0.0.0/8"));
     assertEquals(await count(), 0, "still nothing");
 
+    const forged = await owner.post("/console/account/keys", { name: "forged" }, {
+      csrf: "not-the-token",
+    });
+    assertEquals(forged.status, 403, "a POST without the session's CSRF token");
+    await forged.body?.cancel();
+    assertEquals(await count(), 0, "nothing made by it");
+
     const id = await createKey(gw.url, owner, { name: "good", enabled: "true" });
     const badEdit = new URLSearchParams({ name: "renamed" });
     badEdit.append("models", "not-a-model");
