@@ -77,6 +77,9 @@ export function memberWalletPages(gateway: Gateway) {
     const cursor = url.searchParams.get("cursor") || undefined;
     const ledger = await area.ledger(actor, { limit: 50, order: "desc", cursor });
     const keyNames = new Map((await area.keys(actor)).map((key) => [key.id, key.name]));
+    // The next page's link carries the list's query, not the notice of a redemption.
+    const pageUrl = new URL(url);
+    pageUrl.searchParams.delete("redeemed");
     return renderPage(
       c,
       <>
@@ -117,7 +120,7 @@ export function memberWalletPages(gateway: Gateway) {
           {ledger.cursor
             ? (
               <p>
-                <a href={`/console/account/wallet${listQuery(url, ledger.cursor)}`} rel="next">
+                <a href={`/console/account/wallet${listQuery(pageUrl, ledger.cursor)}`} rel="next">
                   Next page
                 </a>
               </p>
