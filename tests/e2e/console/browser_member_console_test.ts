@@ -121,6 +121,7 @@ chromium.test(
     await page.getByRole("heading", { name: "Redeem a code" }).waitFor();
     assertOk(await page.getByLabel("Code", { exact: true }).isVisible(), "the code field");
     assertOk(await page.getByRole("button", { name: "Redeem" }).isVisible());
+    await shoot(watched, "wallet");
     assertCleanLoad(watched, origin);
 
     await area.gw.settle();
@@ -135,6 +136,10 @@ chromium.test(
       );
       assertEquals(background, scheme === "dark" ? "rgb(18, 20, 23)" : "rgb(247, 247, 248)");
       await shoot(themed, `dashboard-${scheme}`);
+      await themed.page.goto(`${origin}/console/account/usage`);
+      await shoot(themed, `usage-${scheme}`);
+      await themed.page.goto(`${origin}/console/account/keys/${keyId}`);
+      await shoot(themed, `key-${scheme}`);
       assertCleanLoad(themed, origin);
     }
 
