@@ -8,6 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/errors.ts";
 import type { ConsoleEnv } from "./console_env.ts";
+import type { Gateway } from "../../core/gateway.ts";
 
 const MEMBER_PAGES = [
   /^\/console\/account$/,
@@ -41,5 +42,17 @@ export function requireMember(): MiddlewareHandler<ConsoleEnv> {
   return async function consoleRequireMember(c, next) {
     if (c.get("session")?.role.kind === "member") return await next();
     throw new GatewayError("members_only", 403, "This page is for members who sign in by email");
+  };
+}
+
+/** Reads a member's role in the account they view, so the nav offers only what it allows. */
+export function readAccountRole(gateway: Gateway): MiddlewareHandler<ConsoleEnv> {
+  return async function consoleReadAccountRole(c, next) {
+    const role = c.get("session")?.role;
+    if (role?.kind === "member") {
+      const accountRole = await gateway.members.store.roleIn(role.memberId, role.accountId);
+      if (accountRole) c.set("accountRole", accountRole);
+    }
+    await next();
   };
 }

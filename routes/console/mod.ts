@@ -29,7 +29,7 @@ import { secondFactorRoutes } from "./member_sign_in.tsx";
 import { passwordResetPages } from "./pages/password_reset.tsx";
 import { invitationPages } from "./pages/invitation.tsx";
 import { signUpPages } from "./pages/sign_up.tsx";
-import { memberPagesOnly, requireMember } from "./member_guard.ts";
+import { memberPagesOnly, readAccountRole, requireMember } from "./member_guard.ts";
 import { memberAccountPages } from "./pages/member_account.tsx";
 import { memberSettingsPages } from "./pages/member_settings.tsx";
 import { accountMemberPages } from "./pages/account_members.tsx";
@@ -60,7 +60,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
     "/console/settings/*",
   ];
   for (const path of memberPaths) {
-    app.use(path, requireMember());
+    app.use(path, requireMember(), readAccountRole(gateway));
   }
   app.route("/", memberAccountPages(gateway));
   app.route("/", memberSettingsPages(gateway));

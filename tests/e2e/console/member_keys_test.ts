@@ -280,5 +280,7 @@ Deno.test(
       assertOk(nav.includes(`>${item}</a>`), item);
     }
     assertOk(!nav.includes('href="/console/channels"'), "no operator nav");
+    assertOk(!nav.includes(">Members</a>"), "Members is for owners");
+    assertOk(ownerList.includes(">Members</a>"), "an owner has Members");
   },
 );
