@@ -212,6 +212,30 @@ export class AccountArea {
       );
     }
   }
+
+  /** Usage rows of one key the actor manages (404 for any other), from the rollups. */
+  async keyUsage(actor: AccountActor, id: string, query: Omit<UsageQuery, "keyId">) {
+    await this.#managed(actor, id);
+    const rows = await this.#gateway.requestLog.usage({ ...query, keyId: id });
+    return rows.map(({ channel_id: _channel, ...row }) => row);
+  }
+
+  /** Redeems a code into the account's wallet; only an owner tops the account up. */
+  async redeem(actor: AccountActor, code: string): Promise<{ amount: number }> {
+    if (actor.role !== "owner") {
+      throw new GatewayError("owners_only", 403, "Only the account's owners redeem codes");
+    }
+    if (!code.trim()) {
+      throw new GatewayError("invalid_request", 400, "Enter a code to redeem", { param: "code" });
+    }
+    const account = await this.#gateway.accounts.record(actor.accountId);
+    const redemption = await this.#gateway.redemptions.redeem(code.trim(), {
+      accountId: account.id,
+      walletId: account.wallet_id,
+      group: account.group,
+    });
+    return { amount: redemption.amount };
+  }
 }
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;

@@ -15,10 +15,14 @@ import { timeOrderedId } from "../util/ids.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
 
-/** Who made a change: `admin_token`, `console:<session id>` or `config:<file>`. */
+/**
+ * Who made a change: `admin_token`, `console:<session id>`, `config:<file>`, or
+ * `member:<member id>` (a member in their account's token management area).
+ */
 export type AuditActor =
   | "admin_token"
   | `console:${string}`
+  | `member:${string}`
   | `config:${string}`
   /** The gateway itself: automatic disabling and recovery of channels (core/channels). */
   | "gateway";

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { ConsoleSession } from "../../core/console/session_store.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
+import type { AccountRole } from "../../core/account_area/actor.ts";
 
 export type ConsoleEnv = {
   Bindings: AppEnv["Bindings"];
@@ -14,6 +15,8 @@ export type ConsoleEnv = {
     session: ConsoleSession;
     /** light, dark, or system (follow `prefers-color-scheme`). */
     theme: Theme;
+    /** On member pages: the member's role in the account they view (the nav shows it). */
+    accountRole?: AccountRole;
   };
 };
 

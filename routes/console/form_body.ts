@@ -7,13 +7,15 @@ import { readMultipartEntries } from "../multipart_body.ts";
 
 const MAX_FORM_BYTES = 64 * 1024;
 
+type FormEntries = Array<[string, string]>;
+
 /** Each request's form, read once: the CSRF check and the handler both ask for it. */
-const forms = new WeakMap<Request, Promise<Record<string, string>>>();
+const forms = new WeakMap<Request, Promise<FormEntries>>();
 
 const tooLarge = () =>
   new GatewayError("payload_too_large", 413, `A console form is at most 64 KB`);
 
-async function parseForm(request: Request): Promise<Record<string, string>> {
+async function parseForm(request: Request): Promise<FormEntries> {
   const length = Number(request.headers.get("content-length") ?? "0");
   if (length > MAX_FORM_BYTES) throw tooLarge();
   const type = request.headers.get("content-type") ?? "";
@@ -28,11 +30,9 @@ async function parseForm(request: Request): Promise<Record<string, string>> {
       if (error instanceof GatewayError && error.status === 408) throw error;
       throw new GatewayError("invalid_form", 400, "The form's body could not be read");
     });
-    return Object.fromEntries(
-      entries.map(([name, value]) => [name, typeof value === "string" ? value : ""]),
-    );
+    return entries.map(([name, value]) => [name, typeof value === "string" ? value : ""]);
   }
-  if (!/^application\/x-www-form-urlencoded/i.test(type)) return {};
+  if (!/^application\/x-www-form-urlencoded/i.test(type)) return [];
   // Read under the cap whether or not a length was declared (a chunked body declares none).
   const bytes = await readLimitedBytes(request, MAX_FORM_BYTES).catch((error) => {
     if (error instanceof GatewayError && error.status === 413) throw tooLarge();
@@ -44,15 +44,24 @@ async function parseForm(request: Request): Promise<Record<string, string>> {
   } catch {
     throw new GatewayError("invalid_form", 400, "The form's body could not be read");
   }
-  return Object.fromEntries(new URLSearchParams(text));
+  return [...new URLSearchParams(text)];
 }
 
-/** The form's fields; a field given twice keeps its last value. */
-export function readForm(c: Context): Promise<Record<string, string>> {
+function formEntries(c: Context): Promise<FormEntries> {
   let form = forms.get(c.req.raw);
   if (!form) {
     form = parseForm(c.req.raw);
     forms.set(c.req.raw, form);
   }
   return form;
+}
+
+/** The form's fields; a field given twice keeps its last value. */
+export async function readForm(c: Context): Promise<Record<string, string>> {
+  return Object.fromEntries(await formEntries(c));
+}
+
+/** Every value of the field `name`, in order (a multiple `<select>`, checkboxes). */
+export async function readFormValues(c: Context, name: string): Promise<string[]> {
+  return (await formEntries(c)).filter(([field]) => field === name).map(([, value]) => value);
 }

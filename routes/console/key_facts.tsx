@@ -59,14 +59,14 @@ export function KeyFacts({ keyView }: { keyView: KeyView }) {
 }
 
 /** The OpenAI, Anthropic and Google SDK snippets for `baseUrl`, each with a copy button. */
-export function SdkSnippets({ baseUrl }: { baseUrl: string }) {
+export function SdkSnippets({ baseUrl, model }: { baseUrl: string; model?: string }) {
   return (
     <section class="card" aria-labelledby="snippets-heading">
       <h2 id="snippets-heading">Use the key</h2>
       <p>
         Base URL: <code>{baseUrl}</code>. Put the key in <code>GATEWAY_KEY</code>.
       </p>
-      {sdkSnippets(baseUrl).map(({ sdk, code }, index) => (
+      {sdkSnippets(baseUrl, model).map(({ sdk, code }, index) => (
         <>
           <h3>{sdk}</h3>
           <pre id={`snippet-${index}`}>{code}</pre>

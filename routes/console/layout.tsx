@@ -4,6 +4,7 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import type { ConsoleSession } from "../../core/console/session_store.ts";
 import type { Theme } from "./console_env.ts";
+import type { AccountRole } from "../../core/account_area/actor.ts";
 import { CONSOLE_CSS } from "./styles.ts";
 import { COPY_SCRIPT } from "./copy_script.ts";
 
@@ -14,6 +15,8 @@ export interface LayoutProps {
   /** The request's path, to mark the current page and come back after a theme switch. */
   path: string;
   session?: ConsoleSession;
+  /** A member's role in the account they view: only owners are offered Members. */
+  accountRole?: AccountRole;
   /** Includes the copy-button script. */
   copyButtons?: boolean;
   children?: Child;
@@ -38,15 +41,29 @@ const HOLDER_NAV: Array<[string, string]> = [
 ];
 
 const MEMBER_NAV: Array<[string, string]> = [
-  ["Account", "/console/account"],
+  ["Dashboard", "/console/account"],
+  ["Keys", "/console/account/keys"],
+  ["Usage", "/console/account/usage"],
+  ["Wallet", "/console/account/wallet"],
   ["Members", "/console/members"],
   ["Settings", "/console/settings"],
 ];
 
-/** The nav entries a session sees: the operator's, the key holder's or a member's. */
-export function navFor(session: ConsoleSession): Array<[string, string]> {
+/**
+ * The nav entries a session sees: the operator's, the key holder's or a member's (Members only
+ * for an account's owners).
+ */
+export function navFor(
+  session: ConsoleSession,
+  accountRole?: AccountRole,
+): Array<[string, string]> {
   const kind = session.role.kind;
-  return kind === "operator" ? OPERATOR_NAV : kind === "member" ? MEMBER_NAV : HOLDER_NAV;
+  if (kind === "member") {
+    return accountRole === "owner"
+      ? MEMBER_NAV
+      : MEMBER_NAV.filter(([, href]) => href !== "/console/members");
+  }
+  return kind === "operator" ? OPERATOR_NAV : HOLDER_NAV;
 }
 
 const SIGNED_IN_AS = {
@@ -55,8 +72,11 @@ const SIGNED_IN_AS = {
   member: "Signed in as member",
 } as const;
 
+/** Pages with pages under them in the nav of their own (the dashboard) match exactly. */
+const EXACT_NAV = new Set(["/console", "/console/account"]);
+
 function isCurrent(href: string, path: string): boolean {
-  return href === "/console" ? path === "/console" : path === href || path.startsWith(`${href}/`);
+  return EXACT_NAV.has(href) ? path === href : path === href || path.startsWith(`${href}/`);
 }
 
 /** The hidden CSRF field every state-changing form of a signed-in page carries. */
@@ -99,7 +119,7 @@ export function Layout(props: LayoutProps) {
             ? (
               <nav aria-label="Console">
                 <ul>
-                  {navFor(session).map(([label, href]) => (
+                  {navFor(session, props.accountRole).map(([label, href]) => (
                     <li>
                       <a href={href} aria-current={isCurrent(href, path) ? "page" : undefined}>
                         {label}

@@ -8,9 +8,15 @@
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/errors.ts";
 import type { ConsoleEnv } from "./console_env.ts";
+import type { Gateway } from "../../core/gateway.ts";
 
 const MEMBER_PAGES = [
   /^\/console\/account$/,
+  // The token management area: keys, usage (and its export), one request, the wallet.
+  /^\/console\/account\/keys(\/new|\/[^/]+(\/(created|edit|enabled|rotate|delete))?)?$/,
+  /^\/console\/account\/usage(\/export)?$/,
+  /^\/console\/account\/requests\/[^/]+$/,
+  /^\/console\/account\/wallet(\/redeem)?$/,
   /^\/console\/members(\/[^/]+\/(role|remove))?$/,
   /^\/console\/settings(\/[a-z-]+(\/[a-z-]+)?)?$/,
   /^\/console\/sign-out$/,
@@ -26,7 +32,7 @@ export function memberPagesOnly(): MiddlewareHandler<ConsoleEnv> {
     throw new GatewayError(
       "operator_only",
       403,
-      "This page is for the gateway's operator; members see their account, members and settings",
+      "This page is for the gateway's operator; members see their account's dashboard, keys, usage, wallet, members and settings",
     );
   };
 }
@@ -36,5 +42,17 @@ export function requireMember(): MiddlewareHandler<ConsoleEnv> {
   return async function consoleRequireMember(c, next) {
     if (c.get("session")?.role.kind === "member") return await next();
     throw new GatewayError("members_only", 403, "This page is for members who sign in by email");
+  };
+}
+
+/** Reads a member's role in the account they view, so the nav offers only what it allows. */
+export function readAccountRole(gateway: Gateway): MiddlewareHandler<ConsoleEnv> {
+  return async function consoleReadAccountRole(c, next) {
+    const role = c.get("session")?.role;
+    if (role?.kind === "member") {
+      const accountRole = await gateway.members.store.roleIn(role.memberId, role.accountId);
+      if (accountRole) c.set("accountRole", accountRole);
+    }
+    await next();
   };
 }

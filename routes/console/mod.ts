@@ -31,10 +31,14 @@ import { secondFactorRoutes } from "./member_sign_in.tsx";
 import { passwordResetPages } from "./pages/password_reset.tsx";
 import { invitationPages } from "./pages/invitation.tsx";
 import { signUpPages } from "./pages/sign_up.tsx";
-import { memberPagesOnly, requireMember } from "./member_guard.ts";
+import { memberPagesOnly, readAccountRole, requireMember } from "./member_guard.ts";
 import { memberAccountPages } from "./pages/member_account.tsx";
 import { memberSettingsPages } from "./pages/member_settings.tsx";
 import { accountMemberPages } from "./pages/account_members.tsx";
+import { memberKeyPages } from "./pages/member_keys.tsx";
+import { memberKeyDetailPages } from "./pages/member_key_detail.tsx";
+import { memberUsagePages } from "./pages/member_usage.tsx";
+import { memberWalletPages } from "./pages/member_wallet.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -51,8 +55,14 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/console/*", requireSession());
   app.use("/console/*", memberPagesOnly());
   app.use("/console/keys/*", requireOperator());
-  for (const path of ["/console/account", "/console/members/*", "/console/settings/*"]) {
-    app.use(path, requireMember());
+  const memberPaths = [
+    "/console/account",
+    "/console/account/*",
+    "/console/members/*",
+    "/console/settings/*",
+  ];
+  for (const path of memberPaths) {
+    app.use(path, requireMember(), readAccountRole(gateway));
   }
   app.route("/", memberAccountPages(gateway));
   app.route("/", memberSettingsPages(gateway));
@@ -60,6 +70,10 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/console/accounts/*", requireOperator());
   app.route("/", accountPages(gateway));
   app.route("/", accountDetailPages(gateway));
+  app.route("/", memberKeyPages(gateway));
+  app.route("/", memberKeyDetailPages(gateway));
+  app.route("/", memberUsagePages(gateway));
+  app.route("/", memberWalletPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));

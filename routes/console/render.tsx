@@ -21,6 +21,7 @@ export function renderPage(c: ConsoleContext, body: Child, options: PageOptions)
       theme={c.get("theme") ?? "system"}
       path={c.get("url").pathname}
       session={c.get("session")}
+      accountRole={c.get("accountRole")}
       copyButtons={options.copyButtons}
     >
       {body}

@@ -73,6 +73,7 @@ margin:0 0 16px}
 figure.chart{margin:0}figure.chart svg{display:block;width:100%;height:8rem;
 border:1px solid var(--line);border-radius:6px}
 figure.chart .bar{fill:var(--accent)}figure.chart .axis{stroke:var(--line)}
+svg.share{display:block;width:100%;min-width:4rem;height:.9rem}svg.share .bar{fill:var(--accent)}
 figcaption{font-size:.9rem;margin-top:4px}caption{text-align:left;font-weight:600;padding:4px 0}
 footer{max-width:1100px;margin:0 auto;padding:16px;color:var(--muted);font-size:.85rem}
 @media (max-width:640px){

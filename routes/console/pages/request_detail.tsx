@@ -130,7 +130,7 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
   );
 }
 
-function Facts({ record }: { record: Partial<RequestLogEntry> }) {
+export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>

@@ -10,6 +10,14 @@ Deno.test("sdkSnippets() gives each SDK the base URL form it takes", () => {
   assertOk(google.code.includes(`baseUrl: "https://gw.example"`));
 });
 
+Deno.test("sdkSnippets() with a model goes on to a first request to it", () => {
+  const [openai, anthropic, google] = sdkSnippets("https://gw.example", "gpt-test");
+  assertOk(openai.code.includes(`client.chat.completions.create({\n  model: "gpt-test"`));
+  assertOk(anthropic.code.includes(`client.messages.create({\n  model: "gpt-test"`));
+  assertOk(google.code.includes(`generateContent({ model: "gpt-test"`));
+  assertOk(!sdkSnippets("https://gw.example")[0].code.includes("create("), "no model: no call");
+});
+
 Deno.test("adminCurl() quotes the body for the shell and keeps the token in a variable", () => {
   assertEquals(
     adminCurl("https://gw.example", {
