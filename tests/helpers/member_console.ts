@@ -83,3 +83,23 @@ export function textOf(html: string, id: string): string {
   if (!match) throw new Error(`no element #${id} on the page`);
   return match[1].replaceAll("&amp;", "&");
 }
+
+/** POSTs `body` as it is (a field may repeat), with the member's CSRF token. */
+export async function postRaw(
+  url: string,
+  client: MemberClient,
+  path: string,
+  body: URLSearchParams,
+) {
+  body.set("csrf", await client.memberCsrf());
+  return await fetch(`${url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: url,
+      cookie: client.cookie,
+    },
+    body,
+  });
+}

@@ -8,7 +8,7 @@
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { serverTest } from "../../helpers/gateway.ts";
-import { type MemberClient, textOf } from "../../helpers/member_console.ts";
+import { type MemberClient, postRaw, textOf } from "../../helpers/member_console.ts";
 import { chatWith, MODELS, startMemberArea } from "../../helpers/member_area.ts";
 
 /** Posts the New key form; the new key's id from the redirect. */
@@ -26,26 +26,6 @@ async function createKey(
   return response.headers.get("location")!.match(/\/console\/account\/keys\/(key_\w+)\/created$/)![
     1
   ];
-}
-
-/** POSTs `body` as it is (a field may repeat), with the member's CSRF token. */
-export async function postRaw(
-  url: string,
-  client: MemberClient,
-  path: string,
-  body: URLSearchParams,
-) {
-  body.set("csrf", await client.memberCsrf());
-  return await fetch(`${url}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: url,
-      cookie: client.cookie,
-    },
-    body,
-  });
 }
 
 Deno.test(
