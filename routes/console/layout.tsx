@@ -22,6 +22,7 @@ export interface LayoutProps {
 const OPERATOR_NAV: Array<[string, string]> = [
   ["Overview", "/console"],
   ["Accounts", "/console/accounts"],
+  ["Groups", "/console/groups"],
   ["Keys", "/console/keys"],
   ["Channels", "/console/channels"],
   ["Requests", "/console/requests"],

@@ -15,6 +15,7 @@ import { signInRoutes } from "./sign_in.tsx";
 import { renderErrorPage } from "./render.tsx";
 import { accountPages } from "./pages/accounts.tsx";
 import { accountDetailPages } from "./pages/account_detail.tsx";
+import { groupPages } from "./pages/groups.tsx";
 import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
@@ -60,6 +61,8 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.use("/console/accounts/*", requireOperator());
   app.route("/", accountPages(gateway));
   app.route("/", accountDetailPages(gateway));
+  app.use("/console/groups/*", requireOperator());
+  app.route("/", groupPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
