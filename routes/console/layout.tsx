@@ -23,6 +23,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ["Overview", "/console"],
   ["Accounts", "/console/accounts"],
   ["Groups", "/console/groups"],
+  ["Codes", "/console/redemption-codes"],
   ["Keys", "/console/keys"],
   ["Channels", "/console/channels"],
   ["Requests", "/console/requests"],

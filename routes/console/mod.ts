@@ -16,6 +16,8 @@ import { renderErrorPage } from "./render.tsx";
 import { accountPages } from "./pages/accounts.tsx";
 import { accountDetailPages } from "./pages/account_detail.tsx";
 import { groupPages } from "./pages/groups.tsx";
+import { batchPages } from "./pages/redemption_batches.tsx";
+import { batchDetailPages } from "./pages/redemption_batch_detail.tsx";
 import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
@@ -63,6 +65,9 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", accountDetailPages(gateway));
   app.use("/console/groups/*", requireOperator());
   app.route("/", groupPages(gateway));
+  app.use("/console/redemption-codes/*", requireOperator());
+  app.route("/", batchPages(gateway));
+  app.route("/", batchDetailPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));
