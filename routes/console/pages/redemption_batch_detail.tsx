@@ -118,7 +118,7 @@ function CodeRows(
         { header: "Redeemed", cell: (code) => code.redeemed_at ?? "" },
         { header: "Disabled", cell: (code) => code.disabled_at ?? "" },
         {
-          header: "",
+          header: "Action",
           cell: (code) =>
             code.state === "unused"
               ? (
