@@ -85,7 +85,23 @@ Deno.test(
     await unknown.body?.cancel();
     assertEquals(unknown.status, 404, "neither a record nor an account");
 
-    const audit = (await consoleAudit(gw)).filter((entry) => entry.target.kind === "group");
+    // A name that is not plain ASCII links to its own page and is changed there.
+    const gold = await client.post("/console/groups", { name: "金牌:1", price_multiplier: "1.25" });
+    await gold.body?.cancel();
+    assertEquals(gold.status, 303);
+    const goldPath = `/console/groups/${encodeURIComponent("金牌:1")}`;
+    assertOk((await (await client.get("/console/groups")).text()).includes(`href="${goldPath}"`));
+    const goldChanged = await client.post(goldPath, { price_multiplier: "2" });
+    await goldChanged.body?.cancel();
+    assertEquals([goldChanged.status, goldChanged.headers.get("location")], [303, goldPath]);
+    const goldRecord = await gw.admin("GET", `/admin/groups/${encodeURIComponent("金牌:1")}`);
+    assertEquals(goldRecord.body.price_multiplier, 2);
+    const goldDeleted = await client.post(`${goldPath}/delete`, { confirm: "yes" });
+    await goldDeleted.body?.cancel();
+    assertEquals(goldDeleted.status, 303);
+
+    const audit = (await consoleAudit(gw))
+      .filter((entry) => entry.target.kind === "group" && entry.target.id === "vip");
     assertEquals(
       audit.map((entry) => `${entry.method} ${entry.route} ${entry.status}`).reverse(),
       [
@@ -160,7 +176,7 @@ Deno.test(
 );
 
 Deno.test(
-  "console groups: a key holder's and a member's sessions are refused every group page and change (403)",
+  "console groups: a key holder's and a member's sessions are refused every group page and change, and a form without the session's CSRF token (403)",
   serverTest,
   async () => {
     await using gw = await startTestGateway();
@@ -184,7 +200,11 @@ Deno.test(
       ["/console/groups/vip", { price_multiplier: "0.1" }],
       ["/console/groups/vip/delete", { confirm: "yes" }],
     ];
+    const operator = await operatorSession(gw);
     for (const [path, fields] of changes) {
+      const forged = await operator.post(path, fields, { csrf: "not-the-session-token" });
+      await forged.body?.cancel();
+      assertEquals(forged.status, 403, `${path} without the session's CSRF token`);
       const byHolder = await holder.post(path, fields);
       await byHolder.body?.cancel();
       assertEquals(byHolder.status, 403, path);

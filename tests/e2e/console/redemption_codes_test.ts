@@ -283,7 +283,7 @@ Deno.test(
 );
 
 Deno.test(
-  "console redemption codes: a key holder's and a member's sessions are refused every page and change (403)",
+  "console redemption codes: a key holder's and a member's sessions are refused every page and change, and a form without the session's CSRF token (403)",
   serverTest,
   async () => {
     await using gw = await startTestGateway();
@@ -317,7 +317,11 @@ Deno.test(
       [`/console/redemption-codes/${id}/disable`, { confirm: "yes" }],
       [`/console/redemption-codes/${id}/codes/${codeId}/disable`, {}],
     ];
+    const operator = await operatorSession(gw);
     for (const [path, fields] of changes) {
+      const forged = await operator.post(path, fields, { csrf: "not-the-session-token" });
+      await forged.body?.cancel();
+      assertEquals(forged.status, 403, `${path} without the session's CSRF token`);
       const byHolder = await holder.post(path, fields);
       await byHolder.body?.cancel();
       assertEquals(byHolder.status, 403, path);
