@@ -60,6 +60,12 @@ Deno.test(
       "in the operator's navigation",
     );
 
+    const accountId = (await gw.admin("GET", "/admin/accounts?group=vip")).body.data[0].id;
+    const accountPage = await (await client.get(`/console/accounts/${accountId}`)).text();
+    assertOk(
+      accountPage.includes('<a href="/console/groups/vip">vip</a> (prices ×0.8)'),
+      "an account's page links its group and says its multiplier",
+    );
     const page = await (await client.get("/console/groups/vip")).text();
     assertOk(page.includes('value="0.8"') && page.includes('value="good customers"'), "prefilled");
     const changed = await client.post("/console/groups/vip", {
