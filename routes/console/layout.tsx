@@ -25,6 +25,8 @@ export interface LayoutProps {
 const OPERATOR_NAV: Array<[string, string]> = [
   ["Overview", "/console"],
   ["Accounts", "/console/accounts"],
+  ["Groups", "/console/groups"],
+  ["Codes", "/console/redemption-codes"],
   ["Keys", "/console/keys"],
   ["Channels", "/console/channels"],
   ["Requests", "/console/requests"],

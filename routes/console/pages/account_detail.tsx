@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import type { Gateway } from "../../../core/gateway.ts";
 import { accountPatchSchema, type PublicAccount } from "../../../core/accounts/account_schema.ts";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
+import { multiplierText, type PriceTier } from "../../../core/billing/price_tier.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { creditInputSchema } from "../../../core/keys/key_schema.ts";
 import { accountNotFound } from "../../admin/shared.ts";
@@ -30,7 +31,7 @@ function accountIdOf(c: ConsoleContext): string {
   return id;
 }
 
-function UsageFacts({ account }: { account: PublicAccount }) {
+function UsageFacts({ account, tier }: { account: PublicAccount; tier: PriceTier }) {
   return (
     <dl class="facts">
       <dt>Id</dt>
@@ -40,7 +41,10 @@ function UsageFacts({ account }: { account: PublicAccount }) {
       <dt>State</dt>
       <dd>{account.enabled ? "enabled" : <span class="bad">suspended</span>}</dd>
       <dt>Group</dt>
-      <dd>{account.group}</dd>
+      <dd>
+        <a href={`/console/groups/${encodeURIComponent(account.group)}`}>{account.group}</a>{" "}
+        (prices ×{multiplierText(tier.multiplier)})
+      </dd>
       <dt>Keys</dt>
       <dd>{account.keys}</dd>
       <dt>Spent today</dt>
@@ -134,7 +138,7 @@ async function accountDetailPage(
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{account.name}</h2>
-        <UsageFacts account={account} />
+        <UsageFacts account={account} tier={gateway.groups.tierOf(account.group)} />
         <p>
           <a href={`/console/audit?target_kind=account&target_id=${id}`}>
             Changes to this account

@@ -1,0 +1,28 @@
+/**
+ * The New batch form's fields turned into the body of POST /admin/redemption-batches (then
+ * validated by the same schema): empty optional fields are left out, whole numbers are read as
+ * integers (anything else is passed on as text, so the schema's own message says what is wrong),
+ * the expiry from a `datetime-local` input is read as UTC.
+ */
+
+type Fields = Record<string, string>;
+
+function integerOrText(value: string): number | string {
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+function utcTime(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : value;
+}
+
+export function batchInputOf(fields: Fields): Record<string, unknown> {
+  const text = (name: string) => fields[name]?.trim() ?? "";
+  const input: Record<string, unknown> = {
+    name: text("name"),
+    amount: integerOrText(text("amount")),
+    count: integerOrText(text("count")),
+  };
+  if (text("expires_at")) input.expires_at = utcTime(text("expires_at"));
+  if (text("group")) input.group = text("group");
+  return input;
+}
