@@ -33,7 +33,6 @@ import type { Resolver } from "./webhooks/public_address.ts";
 import type { KvBackend } from "./kv/kv_backend.ts";
 import { Members } from "./members/members_service.ts";
 import { createMailer } from "./members/mailer.ts";
-import { timeOrderedId } from "./util/ids.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -269,6 +268,7 @@ export class Gateway {
     this.members = new Members(kv, box, {
       mailer: createMailer(options.members),
       signup: options.members.signup,
+      track: (work) => this.track(work),
       accounts: {
         exists: (id) => this.accountExists(id),
         create: (name) => this.createSignupAccount(name),

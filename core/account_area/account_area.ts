@@ -10,7 +10,7 @@ import type { Gateway } from "../gateway.ts";
 import type { ListOptions } from "../kv/list_options.ts";
 import type { RequestLogEntry } from "../telemetry/request_log_entry.ts";
 import { keyMayUseModel } from "../channels/catalog.ts";
-import type { UsageQuery } from "../telemetry/usage_rollups.ts";
+import { mergeUsageRows, type UsageQuery } from "../telemetry/usage_rollups.ts";
 import type { TaskFilter } from "../tasks/task_store.ts";
 import { type AccountActor, managesKey } from "./actor.ts";
 import type { MemberKeyInput, MemberKeyPatch } from "./member_key_schema.ts";
@@ -183,14 +183,18 @@ export class AccountArea {
     };
   }
 
-  /** Usage rows of the account's keys (by key and/or model), from the rollups. */
+  /**
+   * Usage rows of the account's keys (by key and/or model), from the rollups: one row per
+   * interval and group, however many keys it sums.
+   */
   async usage(actor: AccountActor, query: Omit<UsageQuery, "keyId">) {
     const ids = await this.#gateway.accounts.keyIdsOf(actor.accountId);
+    const groupBy = query.groupBy.filter((group) => group !== "channel");
     const rows = [];
     for (const keyId of ids) {
-      rows.push(...await this.#gateway.requestLog.usage({ ...query, keyId }));
+      rows.push(...await this.#gateway.requestLog.usage({ ...query, groupBy, keyId }));
     }
-    return rows.map(({ channel_id: _channel, ...row }) => row);
+    return mergeUsageRows(rows);
   }
 
   /** 404 unless `keyId` is a key of the actor's account (a member may read its usage). */

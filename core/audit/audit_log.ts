@@ -15,11 +15,15 @@ import { timeOrderedId } from "../util/ids.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
 
-/** Who made a change: `admin_token`, `console:<session id>` or `config:<file>`. */
+/**
+ * Who made a change: `admin_token`, `console:<session id>`, `config:<file>`, or
+ * `pat:<token id>` (a member's personal access token on the account API).
+ */
 export type AuditActor =
   | "admin_token"
   | `console:${string}`
   | `config:${string}`
+  | `pat:${string}`
   /** The gateway itself: automatic disabling and recovery of channels (core/channels). */
   | "gateway";
 
