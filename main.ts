@@ -196,6 +196,7 @@ export async function startGateway(
   const upgraded = await upgradeToAccounts(kv);
   if (upgraded) log?.({ msg: "upgraded keys to accounts", keys: upgraded });
   await gateway.registry.start();
+  await gateway.groups.start();
   await gateway.captures.start();
   if (config) await applyConfig(gateway, { config, file: settings.configPath! });
 
@@ -260,6 +261,7 @@ export async function startGateway(
       await gateway.drain();
       await gateway.instance.stop();
       gateway.registry.stop();
+      gateway.groups.stop();
       gateway.captures.stop();
       kv.close();
     })();

@@ -2,6 +2,11 @@
 
 import { AccountStore } from "./accounts/account_store.ts";
 import { KeyStore } from "./keys/key_store.ts";
+import { RedemptionStore } from "./accounts/redemption_store.ts";
+import { RedemptionCodes } from "./accounts/redemption_codes.ts";
+import { GroupStore } from "./accounts/group_store.ts";
+import { groupOf } from "./accounts/group_of.ts";
+import type { PriceTier } from "./billing/price_tier.ts";
 import { InstanceLease } from "./kv/instance_lease.ts";
 import { Ledger } from "./billing/ledger.ts";
 import { MediaStore } from "./media/media_store.ts";
@@ -181,6 +186,10 @@ export class Gateway {
   readonly webhooks: Webhooks;
   /** Keys and channels the gateway disables on its own, and their recovery (core/channels). */
   readonly autoDisabler: AutoDisabler;
+  /** Group records and their price multipliers, held in memory for pricing. */
+  readonly groups: GroupStore;
+  /** Redemption-code batches, their codes' states, and redeeming a code into a wallet. */
+  readonly redemptions: RedemptionCodes;
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
@@ -189,6 +198,8 @@ export class Gateway {
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
     this.ledger = new Ledger(kv, { instanceId: this.instance.id });
+    this.groups = new GroupStore(kv);
+    this.redemptions = new RedemptionCodes(new RedemptionStore(kv), this.ledger);
     this.accounts = new AccountStore(kv, this.ledger);
     this.keys = new KeyStore(kv, this.ledger, {
       sealer: box,
@@ -307,6 +318,11 @@ export class Gateway {
       balance: 0,
     });
     return { id: account.id };
+  }
+
+  /** The price tier `key`'s requests are charged at (its group's multiplier; no KV read). */
+  priceTierOf(key: { group: string }): PriceTier {
+    return this.groups.tierOf(groupOf(key));
   }
 
   /** Keeps `work` alive until it ends; shutdown waits for it. */

@@ -5,7 +5,8 @@
  */
 
 import { Hono } from "hono";
-import type { CatalogModel } from "../core/channels/catalog.ts";
+import { callerPriceText } from "../core/billing/price_text.ts";
+import type { ListedModel } from "../core/formats/gemini/model_list.ts";
 import { keyMayUseModel } from "../core/channels/catalog.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
@@ -17,14 +18,19 @@ import { type AppEnv, requireKey } from "./middleware.ts";
 import { invalidQueryParameter, queryInteger, queryValue } from "./params.ts";
 import { declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 
-/** Models `key` may use that an enabled channel serves, sorted by id. */
-export function modelsForKey(gateway: Gateway, key: KeyRecord): CatalogModel[] {
+/**
+ * Models `key` may use that an enabled channel serves, sorted by id, each with the price the
+ * key pays (its group's price tier) for the shapes that describe models.
+ */
+export function modelsForKey(gateway: Gateway, key: KeyRecord): ListedModel[] {
+  const tier = gateway.priceTierOf(key);
   return gateway.registry.models
     .filter((model) =>
       model.enabled !== false && keyMayUseModel(key, model) &&
       gateway.registry.servesModel(model.id, key.group)
     )
-    .sort((a, b) => a.id.localeCompare(b.id));
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((model) => ({ ...model, caller_price: callerPriceText(model, tier) }));
 }
 
 function notFound(id: string) {

@@ -117,6 +117,14 @@ export const ID_SHAPES = {
     pattern: /^whd_[0-9A-Za-z]{1,64}$/,
     looksLike: "whd_ followed by letters and digits",
   },
+  redemptionBatch: {
+    pattern: /^rb_[0-9A-Za-z]{1,64}$/,
+    looksLike: "rb_ followed by letters and digits",
+  },
+  redemptionCode: {
+    pattern: /^rc_[0-9A-Za-z]{1,64}$/,
+    looksLike: "rc_ followed by letters and digits",
+  },
 } as const;
 
 export type IdShape = keyof typeof ID_SHAPES;

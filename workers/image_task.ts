@@ -21,8 +21,6 @@ import type { ImageTaskInput, StoredInputImage } from "../core/images/image_serv
 import { type TaskRecord, unixNow } from "../core/tasks/task_record.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 import { logTaskEnd } from "./task_log.ts";
-import { imageReceipt } from "../core/billing/receipt.ts";
-import type { ImagePrice } from "../core/billing/image_price.ts";
 import type { AttemptRecord } from "../core/telemetry/request_log.ts";
 
 export const MAX_ATTEMPTS = 3;
@@ -76,7 +74,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
       images: await Promise.all(task.input.images.map((image) => loadInput(gateway, image))),
       mask: task.input.mask ? await loadInput(gateway, task.input.mask) : undefined,
     };
-    const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
+    const { order, costOf, pricingOf } = resolveImageModel(gateway, { key, job });
     const attempts: AttemptRecord[] = [];
     const { result, channel } = await runImageJob(gateway, order, {
       job,
@@ -94,7 +92,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
     });
     if (delivered.items.length === 0) throw undeliverable(delivered.failures);
     const urls = delivered.items.map((item) => item.url!);
-    const cost = unitPrice * urls.length;
+    const cost = costOf(urls.length);
     const ended = await gateway.tasks.end(task, {
       workerId: run.workerId,
       update: {
@@ -116,7 +114,7 @@ export async function runImageTask(gateway: Gateway, run: TaskRun): Promise<void
         held: task.held,
         entry: ended.entry,
         images: urls.length,
-        pricing: imageReceipt(model.price as ImagePrice, { ...job, count: urls.length }),
+        pricing: pricingOf(urls.length),
       });
     }
   } catch (error) {

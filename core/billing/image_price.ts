@@ -1,6 +1,7 @@
 /** What images cost: per delivered image, by model and size/quality tier. Pure. */
 
 import type { ImagePrice } from "./price_schema.ts";
+import { type PriceTier, tieredCeil } from "./price_tier.ts";
 
 export type { ImagePrice };
 
@@ -17,10 +18,11 @@ export function imageUnitPrice(
     price.per_image;
 }
 
-/** Units for `count` images. */
+/** Units for `count` images at the caller's price `tier` (default ×1), rounded up once. */
 export function imageCost(
   price: ImagePrice,
   { size, quality, count }: { size: string; quality: string; count: number },
+  tier?: PriceTier,
 ) {
-  return imageUnitPrice(price, { size, quality }) * count;
+  return tieredCeil(BigInt(imageUnitPrice(price, { size, quality })) * BigInt(count), 1n, tier);
 }

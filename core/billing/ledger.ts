@@ -273,8 +273,35 @@ export class Ledger {
   async credit(
     keyId: string,
     amount: number,
-    options: { note?: string; ref?: string; alsoWrite?: (atomic: KvAtomic) => void } = {},
+    options: { note?: string; ref?: string } = {},
   ): Promise<LedgerEntry> {
+    const entry = await this.#credit(keyId, amount, options);
+    if (entry === GUARD_REFUSED) throw new Error("unreachable: a credit without a guard");
+    return entry;
+  }
+
+  /**
+   * A credit that happens only if `guard` allows it, in the same atomic commit: the guard reads
+   * what it depends on (e.g. a redemption code's record), adds its checks and writes to `atomic`
+   * and returns true, or returns false to write nothing. When another writer moves what the
+   * guard checked, the commit fails and the guard runs again on fresh reads, so the credit and
+   * the guard's writes land together exactly once. Resolves null when the guard said no, or when
+   * a credit with `ref` was made already (then the guard is not asked).
+   */
+  async creditGuarded(
+    keyId: string,
+    amount: number,
+    options: { note?: string; ref: string; guard: (atomic: KvAtomic) => Promise<boolean> },
+  ): Promise<LedgerEntry | null> {
+    const entry = await this.#credit(keyId, amount, options);
+    return entry === GUARD_REFUSED ? null : entry;
+  }
+
+  async #credit(
+    keyId: string,
+    amount: number,
+    options: { note?: string; ref?: string; guard?: (atomic: KvAtomic) => Promise<boolean> },
+  ): Promise<LedgerEntry | typeof GUARD_REFUSED> {
     const ref = options.ref ?? timeOrderedId("cr");
     if (!Number.isSafeInteger(amount)) {
       throw new GatewayError(
@@ -284,7 +311,9 @@ export class Ledger {
         { param: "amount" },
       );
     }
+    let refused = false;
     const entry = await this.#change(keyId, async ({ atomic, balance, cached }) => {
+      refused = false;
       // Checked before anything is added to the commit: a refused credit writes nothing.
       if (Math.abs(balance + amount) > MAX_BALANCE) {
         // Another instance may have moved the balance since this one last looked.
@@ -306,9 +335,15 @@ export class Ledger {
         if (seen.versionstamp) return null;
         atomic.check(seen).set(kvKeys.ledgerRef(`credit:${ref}`), keyId);
       }
-      options.alsoWrite?.(atomic);
+      // After the ref: a credit made already returns above, before the guard writes anything.
+      if (options.guard && !(await options.guard(atomic))) {
+        refused = true;
+        return GUARD_REFUSED;
+      }
       return { type: "credit", amount, ref, note: options.note };
-    }, options.ref !== undefined);
+    }, options.ref !== undefined || options.guard !== undefined);
+    // A guarded credit whose ref was credited already is refused like one its guard refused.
+    if (refused || (!entry && options.guard)) return GUARD_REFUSED;
     if (!entry) {
       throw new GatewayError(
         "duplicate_credit",

@@ -9,6 +9,7 @@ import { imageCost, imageUnitPrice } from "./image_price.ts";
 import { failureCost, videoBill, type VideoPrice } from "./video_price.ts";
 import type { ImagePrice, TextPrice } from "./price_schema.ts";
 import type { TokenUsage } from "./usage.ts";
+import { type PriceTier, tierFactorText, tierMultipliers } from "./price_tier.ts";
 
 /** Units by kind; a kind a request did not use is absent. */
 export interface ReceiptUnits {
@@ -33,8 +34,9 @@ export interface Receipt {
   /** Unit prices in units (1 unit = 0.000001 of the currency). */
   prices: Record<string, number | string>;
   /**
-   * Factors applied to the prices. The gateway's pricing has no group ratio or other multiplier
-   * today, so this is `{}` except a fixed-price video's failure refund percent.
+   * Factors applied to the prices: `price_multiplier` of the caller's group when it is not ×1
+   * (its name is in the formula), and a failed fixed-price video's `failure_refund_percent`;
+   * `{}` when there is none. `prices` are the catalog's, before the multiplier.
    */
   multipliers: Record<string, number>;
   /** The formula with the receipt's numbers in it, and its result. */
@@ -70,15 +72,16 @@ export type ReceiptPricing = Pick<
   "kind" | "units" | "prices" | "multipliers" | "formula" | "amount"
 >;
 
-/** The pricing of text usage at a per-million-token price. */
+/** The pricing of text usage at a per-million-token price and the caller's price `tier`. */
 export function textReceipt(
   price: TextPrice,
   usage: TokenUsage & { reasoning_tokens?: number | null },
+  tier?: PriceTier,
 ): ReceiptPricing {
   const cached = Math.min(usage.cached_input_tokens, usage.input_tokens);
   const uncached = usage.input_tokens - cached;
   const cachedPrice = price.cached_input ?? price.input;
-  const amount = textCost(price, usage);
+  const amount = textCost(price, usage, tier);
   return {
     kind: "text",
     units: {
@@ -88,36 +91,47 @@ export function textReceipt(
       reasoning_tokens: usage.reasoning_tokens ?? null,
     },
     prices: { input: price.input, cached_input: cachedPrice, output: price.output },
-    multipliers: {},
+    multipliers: tierMultipliers(tier),
     formula:
-      `ceil((${uncached} uncached input × ${price.input} + ${cached} cached input × ${cachedPrice} + ${usage.output_tokens} output × ${price.output}) / 1000000) = ${amount}`,
+      `ceil((${uncached} uncached input × ${price.input} + ${cached} cached input × ${cachedPrice} + ${usage.output_tokens} output × ${price.output})${
+        tierFactorText(tier)
+      } / 1000000) = ${amount}`,
     amount,
   };
 }
 
-/** The pricing of `count` images of `size` and `quality`. */
+/** The pricing of `count` images of `size` and `quality` at the caller's price `tier`. */
 export function imageReceipt(
   price: ImagePrice,
   job: { size: string; quality: string; count: number },
+  tier?: PriceTier,
 ): ReceiptPricing {
   const unit = imageUnitPrice(price, job);
-  const amount = imageCost(price, job);
+  const amount = imageCost(price, job, tier);
+  const factor = tierFactorText(tier);
   return {
     kind: "image",
     units: { images: job.count },
     prices: { per_image: unit, tier: `${job.size}/${job.quality}` },
-    multipliers: {},
-    formula: `${job.count} images × ${unit} = ${amount}`,
+    multipliers: tierMultipliers(tier),
+    formula: factor
+      ? `ceil(${job.count} images × ${unit}${factor}) = ${amount}`
+      : `${job.count} images × ${unit} = ${amount}`,
     amount,
   };
 }
 
-/** The pricing of a video task of `durationSeconds` with references of `referenceSeconds`. */
+/**
+ * The pricing of a video task of `durationSeconds` with references of `referenceSeconds` at the
+ * caller's price `tier`.
+ */
 export function videoReceipt(
   price: VideoPrice,
   task: { durationSeconds: number; referenceSeconds: readonly number[] },
+  tier?: PriceTier,
 ): ReceiptPricing {
-  const bill = videoBill(price, task);
+  const bill = videoBill(price, task, tier);
+  const factor = tierFactorText(tier);
   const units: ReceiptUnits = {
     output_seconds: task.durationSeconds,
     reference_seconds: [...task.referenceSeconds],
@@ -127,8 +141,10 @@ export function videoReceipt(
       kind: "video",
       units,
       prices: { per_task: price.per_task },
-      multipliers: {},
-      formula: `${price.per_task} per task = ${bill.amount}`,
+      multipliers: tierMultipliers(tier),
+      formula: factor
+        ? `ceil(${price.per_task} per task${factor}) = ${bill.amount}`
+        : `${price.per_task} per task = ${bill.amount}`,
       amount: bill.amount,
     };
   }
@@ -141,8 +157,8 @@ export function videoReceipt(
     kind: "video",
     units: { ...units, billed_seconds: billedMs / 1000 },
     prices: { per_second: price.per_second },
-    multipliers: {},
-    formula: `ceil(${price.per_second} × (${parts.join(" + ")}) / 1000) = ${bill.amount}`,
+    multipliers: tierMultipliers(tier),
+    formula: `ceil(${price.per_second} × (${parts.join(" + ")})${factor} / 1000) = ${bill.amount}`,
     amount: bill.amount,
   };
 }

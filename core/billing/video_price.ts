@@ -5,6 +5,8 @@
  * Fixed-price models bill one price per task whatever the seconds.
  */
 
+import { type PriceTier, tieredCeil } from "./price_tier.ts";
+
 export type VideoPrice =
   | { per_second: number }
   | { per_task: number; failure_refund_percent?: number };
@@ -22,17 +24,21 @@ export function isPerTask(price: VideoPrice): price is { per_task: number } {
   return "per_task" in price;
 }
 
-/** The bill of a task of `durationSeconds` output with references of `referenceSeconds`. */
+/**
+ * The bill of a task of `durationSeconds` output with references of `referenceSeconds`, at the
+ * caller's price `tier` (default ×1), rounded up to a whole unit once.
+ */
 export function videoBill(
   price: VideoPrice,
   { durationSeconds, referenceSeconds }: {
     durationSeconds: number;
     referenceSeconds: readonly number[];
   },
+  tier?: PriceTier,
 ): VideoBill {
   if ("per_task" in price) {
     return {
-      amount: price.per_task,
+      amount: tieredCeil(BigInt(price.per_task), 1n, tier),
       billedMs: null,
       refundPercent: price.failure_refund_percent ?? 100,
     };
@@ -40,7 +46,7 @@ export function videoBill(
   const billedMs = durationSeconds * 1000 +
     referenceSeconds.reduce((sum, seconds) => sum + Math.round(seconds * 1000), 0);
   return {
-    amount: Math.ceil(price.per_second * billedMs / 1000),
+    amount: tieredCeil(BigInt(price.per_second) * BigInt(billedMs), 1000n, tier),
     billedMs,
     refundPercent: 100,
   };

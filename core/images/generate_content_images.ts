@@ -168,14 +168,14 @@ export async function serveGenerateContentImages(
   if (job.n < 1 || job.n > 10) {
     throw invalidRequest("candidateCount must be from 1 to 10", "generationConfig.candidateCount");
   }
-  const { model: catalogModel, order, unitPrice } = resolveImageModel(gateway, { key, job });
+  const { order, costOf, pricingOf } = resolveImageModel(gateway, { key, job });
   const bill = new RequestBill(gateway.ledger, {
     key,
     ref: context.id,
     remedy: IMAGES_REMEDY,
     aggregate: false,
   });
-  await bill.hold(unitPrice * job.n);
+  await bill.hold(costOf(job.n));
   let answer: { body: Record<string, unknown>; images: number };
   let channelId: string;
   try {
@@ -227,9 +227,9 @@ export async function serveGenerateContentImages(
   }
   if (answer.body.modelVersion !== undefined) answer.body.modelVersion = model;
   const images = Math.min(answer.images, job.n);
-  const cost = unitPrice * images;
+  const cost = costOf(images);
   context.logsLater = true;
-  settleImagesLater(scope, { bill, model: catalogModel, job, count: images, channelId });
+  settleImagesLater(scope, { bill, pricing: pricingOf(images), count: images, channelId });
   return {
     body: answer.body,
     images,

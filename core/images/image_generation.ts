@@ -14,18 +14,26 @@ import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
 import { builtRequest, callUpstream } from "../upstream/call.ts";
 import type { ImageAttemptResult, ImageJob, UpstreamImage } from "../jobs/image_job.ts";
-import { type ImagePrice, imageUnitPrice } from "../billing/image_price.ts";
+import { imageCost, type ImagePrice } from "../billing/image_price.ts";
+import { imageReceipt } from "../billing/receipt.ts";
 
-/** The catalog entry, channel order and price of one image for `job`, or why not. */
+/**
+ * The catalog entry and channel order for `job`, or why not; and what `count` of its images
+ * cost the key (at its group's price tier) and their receipt's pricing.
+ */
 export function resolveImageModel(
   gateway: Gateway,
   { key, job }: { key: KeyRecord; job: ImageJob },
 ) {
   const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
+  const price = model.price as ImagePrice;
+  const tier = gateway.priceTierOf(key);
   return {
     model,
     order,
-    unitPrice: imageUnitPrice(model.price as ImagePrice, { size: job.size, quality: job.quality }),
+    costOf: (count: number) =>
+      imageCost(price, { size: job.size, quality: job.quality, count }, tier),
+    pricingOf: (count: number) => imageReceipt(price, { ...job, count }, tier),
   };
 }
 

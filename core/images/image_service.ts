@@ -22,9 +22,7 @@ import {
 } from "./image_generation.ts";
 import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
 import { checkUserLength, checkVariantSize } from "./request_schema.ts";
-import { imageReceipt, receiptOf } from "../billing/receipt.ts";
-import type { ImagePrice } from "../billing/image_price.ts";
-import type { CatalogModel } from "../channels/catalog.ts";
+import { receiptOf, type ReceiptPricing } from "../billing/receipt.ts";
 
 export interface ImagesAnswer {
   body: { created: number; data: ImageItem[] };
@@ -59,15 +57,14 @@ export function settleImagesLater(
   scope: RequestScope,
   input: {
     bill: RequestBill;
-    model: CatalogModel;
-    job: ImageJob;
+    /** The pricing of the `count` images delivered (resolveImageModel's `pricingOf`). */
+    pricing: ReceiptPricing;
     count: number;
     channelId: string;
   },
 ): void {
   const { gateway, context, key } = scope;
-  const { bill, job, count, channelId } = input;
-  const pricing = imageReceipt(input.model.price as ImagePrice, { ...job, count });
+  const { bill, pricing, count, channelId } = input;
   const status = key.unlimited ? "charged" : "settled";
   // Logged with the answer's latency, once the settle is written.
   const log = context.finishLater({ status: 200, channelId, images: count });
@@ -88,7 +85,7 @@ export async function serveImages(
   const { gateway, context, key, signal, publicUrl } = scope;
   const { job, format } = input;
   checkVariantSize(job.model, job.size);
-  const { model, order, unitPrice } = resolveImageModel(gateway, { key, job });
+  const { model, order, costOf, pricingOf } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
   const bill = new RequestBill(gateway.ledger, {
     key,
@@ -96,7 +93,7 @@ export async function serveImages(
     remedy: IMAGES_REMEDY,
     aggregate: false,
   });
-  await bill.hold(unitPrice * job.n);
+  await bill.hold(costOf(job.n));
   let delivered: { items: ImageItem[]; failures: string[] };
   let channelId: string;
   let ignoredFields: string[];
@@ -123,9 +120,14 @@ export async function serveImages(
     await bill.release("image request failed");
     throw error;
   }
-  const cost = unitPrice * delivered.items.length;
+  const cost = costOf(delivered.items.length);
   context.logsLater = true;
-  settleImagesLater(scope, { bill, model, job, count: delivered.items.length, channelId });
+  settleImagesLater(scope, {
+    bill,
+    pricing: pricingOf(delivered.items.length),
+    count: delivered.items.length,
+    channelId,
+  });
   return {
     body: { created: unixNow(), data: delivered.items },
     headers: imageAnswerHeaders({ channelId, ignoredFields, count: delivered.items.length, cost }),
@@ -223,7 +225,7 @@ export async function submitImageTask(
   const { gateway, key, publicUrl } = scope;
   const { job, format, idempotencyKey } = request;
   checkVariantSize(job.model, job.size);
-  const { model, unitPrice } = resolveImageModel(gateway, { key, job });
+  const { model, costOf, pricingOf } = resolveImageModel(gateway, { key, job });
   checkUserLength(job.user, model);
   const callback = request.callbackUrl === undefined
     ? null
@@ -256,7 +258,7 @@ export async function submitImageTask(
       wallet_id: walletOf(key),
       model: job.model,
       progress: "10%",
-      held: unitPrice * job.n,
+      held: costOf(job.n),
       request_digest: digest,
       request_id: scope.context.id,
       callback,
@@ -269,7 +271,7 @@ export async function submitImageTask(
     });
     scope.context.task = {
       id: task.id,
-      receipt: receiptOf(imageReceipt(model.price as ImagePrice, { ...job, count: job.n }), {
+      receipt: receiptOf(pricingOf(job.n), {
         entries: [hold],
         status: "held",
         held: task.held,

@@ -148,4 +148,19 @@ export const kvKeys = {
   accessTokenLastUsed: (id: string) => ["access_token_last_used", id] as const,
   /** A self sign-up code (operator-made, a number of uses) by the SHA-256 of the code. */
   signupCode: (hash: string) => ["signup_codes", hash] as const,
+  /** Group records (price tiers) by name, and the version every instance watches to reload them. */
+  group: (name: string) => ["groups", name] as const,
+  groups: () => ["groups"] as const,
+  groupsVersion: () => ["groups_version"] as const,
+  /** Redemption-code batches (ids are time-ordered, so the key order is creation order). */
+  redemptionBatch: (batchId: string) => ["redemption_batches", batchId] as const,
+  redemptionBatches: () => ["redemption_batches"] as const,
+  /** A batch's codes: their state, never the code itself. */
+  redemptionCode: (batchId: string, codeId: string) =>
+    ["redemption_codes", batchId, codeId] as const,
+  redemptionCodesOf: (batchId: string) => ["redemption_codes", batchId] as const,
+  /** Code id → its batch id, so a code is found by its id alone. */
+  redemptionCodeBatch: (codeId: string) => ["redemption_code_batch", codeId] as const,
+  /** SHA-256 (hex) of a code → {batch_id, code_id}: how a redeemed code is found. */
+  redemptionCodeByHash: (hash: string) => ["redemption_code_by_hash", hash] as const,
 };

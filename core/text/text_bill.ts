@@ -11,6 +11,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
+import type { PriceTier } from "../billing/price_tier.ts";
 import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.ts";
 import type { RequestScope } from "../scope.ts";
 import type { RequestContext } from "../telemetry/request_context.ts";
@@ -30,6 +31,8 @@ export class TextBill {
   #inputTokens?: { upperBound: number; estimate: number };
   readonly #copies: number;
   readonly #price: TextPrice;
+  /** The caller's price tier, fixed for the request: the hold and the settle use the same one. */
+  readonly #tier: PriceTier;
   readonly #bill: RequestBill;
   /** Output tokens the request may produce (per choice or candidate); held in full. */
   readonly maxOutput: number;
@@ -38,6 +41,7 @@ export class TextBill {
     this.#scope = scope;
     this.#inbound = input.inbound;
     this.#price = input.model.price as TextPrice;
+    this.#tier = scope.gateway.priceTierOf(scope.key);
     this.#bill = new RequestBill(scope.gateway.ledger, {
       key: scope.key,
       ref: scope.context.id,
@@ -72,7 +76,7 @@ export class TextBill {
         input_tokens: this.#input().upperBound,
         cached_input_tokens: 0,
         output_tokens: maxOutput,
-      }),
+      }, this.#tier),
       { tokens: this.#input().estimate + maxOutput },
     );
   }
@@ -126,7 +130,7 @@ export class TextBill {
       outcome,
     });
     gateway.track(chargeThenLog(this.#bill, {
-      pricing: textReceipt(this.#price, usage),
+      pricing: textReceipt(this.#price, usage, this.#tier),
       tokens: usage.input_tokens + usage.output_tokens,
       log,
     }));

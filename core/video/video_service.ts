@@ -21,6 +21,7 @@ import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billin
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
 import { walletOf } from "../billing/ledger_records.ts";
+import type { PriceTier } from "../billing/price_tier.ts";
 
 /** A file part of the upload: on disk at `path`, or in memory (no temp files here) as `bytes`. */
 export interface UploadedFile {
@@ -265,6 +266,8 @@ interface PricedVideo {
   files: CheckedFile[];
   durationReader: DurationReaderName | null;
   billed: { durationSeconds: number; referenceSeconds: number[] };
+  /** The key's price tier at submission: the hold is the task's whole price. */
+  tier: PriceTier;
   bill: VideoBill;
 }
 
@@ -311,6 +314,7 @@ async function checkAndPrice(
   const durationReader = rules.probeReferences || !isPerTask(price)
     ? await probeDurations(gateway, checked, { rules, requestId: scope.context.id })
     : null;
+  const tier = gateway.priceTierOf(key);
   const billed = {
     durationSeconds: request.duration,
     referenceSeconds: checked.flatMap((file) => file.seconds === null ? [] : [file.seconds]),
@@ -326,7 +330,8 @@ async function checkAndPrice(
     files: checked,
     durationReader,
     billed,
-    bill: videoBill(price, billed),
+    tier,
+    bill: videoBill(price, billed, tier),
   };
 }
 
@@ -350,7 +355,7 @@ async function storeAndSubmit(scope: RequestScope, priced: PricedVideo): Promise
     });
     scope.context.task = {
       id: task.id,
-      receipt: receiptOf(videoReceipt(price, priced.billed), {
+      receipt: receiptOf(videoReceipt(price, priced.billed, priced.tier), {
         entries: [hold],
         status: "held",
         held: task.held,

@@ -32,6 +32,16 @@ const TARGET_READERS: Record<string, TargetReader> = {
   },
   models: { kind: "model", read: (gateway, id) => gateway.registry.getModel(id) },
   webhooks: { kind: "webhook", read: (gateway, id) => gateway.webhooks.get(id) },
+  groups: { kind: "group", read: (gateway, name) => gateway.groups.get(name) },
+  // A batch's view never holds its codes: the 201 that shows them once is not what is kept.
+  "redemption-batches": {
+    kind: "redemption_batch",
+    read: (gateway, id) => gateway.redemptions.store.summary(id),
+  },
+  "redemption-codes": {
+    kind: "redemption_code",
+    read: (gateway, id) => gateway.redemptions.store.code(id),
+  },
 };
 
 function decodeSegment(segment: string): string {

@@ -128,7 +128,7 @@ const creditKey = adminRoute({
 });
 
 /** A key made in an account takes its group, limit and balance from it: naming them is a 400. */
-function refuseAccountFields(body: unknown): void {
+export function refuseAccountFields(body: unknown): void {
   const named = ["group", "balance", "credit_limit", "unlimited"].filter((field) =>
     Object.hasOwn(body as object, field)
   );

@@ -21,6 +21,8 @@ import { adminRequestRoutes } from "./requests.ts";
 import { adminUsageRoutes } from "./usage.ts";
 import { adminWebhookRoutes } from "./webhooks.ts";
 import { adminMemberRoutes } from "./members.ts";
+import { adminRedemptionRoutes } from "./redemption_codes.ts";
+import { adminGroupRoutes } from "./groups.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -54,5 +56,7 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminUsageRoutes(gateway));
   app.route("/", adminWebhookRoutes(gateway));
   app.route("/", adminMemberRoutes(gateway));
+  app.route("/", adminRedemptionRoutes(gateway));
+  app.route("/", adminGroupRoutes(gateway));
   return app;
 }

@@ -13,6 +13,7 @@ import {
   videoReceipt,
 } from "../../core/billing/receipt.ts";
 import type { VideoPrice } from "../../core/billing/video_price.ts";
+import type { PriceTier } from "../../core/billing/price_tier.ts";
 
 /** The most of any one quantity the calculator takes. */
 const MOST = 1_000_000_000;
@@ -29,8 +30,12 @@ function countOf(fields: Record<string, string>, name: string, label: string): n
   return Number(text);
 }
 
-/** What `model` would bill for the quantities in `fields`. */
-export function costEstimate(model: CatalogModel, fields: Record<string, string>): CostEstimate {
+/** What `model` would bill for the quantities in `fields`, at price `tier` (default ×1). */
+export function costEstimate(
+  model: CatalogModel,
+  fields: Record<string, string>,
+  tier?: PriceTier,
+): CostEstimate {
   const counts: Record<string, number> = {};
   const labels: Record<string, string> = model.kind === "text"
     ? {
@@ -55,7 +60,7 @@ export function costEstimate(model: CatalogModel, fields: Record<string, string>
         input_tokens: counts.input_tokens,
         cached_input_tokens: counts.cached_input_tokens,
         output_tokens: counts.output_tokens,
-      }),
+      }, tier),
     };
   }
   if (model.kind === "image") {
@@ -64,13 +69,13 @@ export function costEstimate(model: CatalogModel, fields: Record<string, string>
         size: (fields.size ?? "").trim() || "*",
         quality: (fields.quality ?? "").trim() || "*",
         count: counts.images,
-      }),
+      }, tier),
     };
   }
   return {
     pricing: videoReceipt(model.price as VideoPrice, {
       durationSeconds: counts.seconds,
       referenceSeconds: [],
-    }),
+    }, tier),
   };
 }

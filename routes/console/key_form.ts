@@ -18,9 +18,15 @@ function utcTime(value: string): string {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : value;
 }
 
-/** The body of POST /admin/keys for the New key form. */
+/**
+ * The body of POST /admin/keys for the New key form. An empty `account_id` (the default) makes
+ * an account of its own; a chosen one is sent, and so is any balance or group typed beside it,
+ * for the API's own check to refuse.
+ */
 export function keyInputOf(fields: Fields): Record<string, unknown> {
   const input: Record<string, unknown> = { ...keyPatchOf(fields) };
+  const accountId = fields.account_id?.trim();
+  if (accountId) input.account_id = accountId;
   const balance = fields.balance?.trim();
   if (balance) input.balance = integerOrText(balance);
   return input;

@@ -21,6 +21,7 @@ export interface LayoutProps {
 
 const OPERATOR_NAV: Array<[string, string]> = [
   ["Overview", "/console"],
+  ["Accounts", "/console/accounts"],
   ["Keys", "/console/keys"],
   ["Channels", "/console/channels"],
   ["Requests", "/console/requests"],

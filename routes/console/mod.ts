@@ -13,6 +13,8 @@ import { loadSession, requireOperator, requireSession } from "./session.ts";
 import { readTheme, themeRoutes } from "./theme.ts";
 import { signInRoutes } from "./sign_in.tsx";
 import { renderErrorPage } from "./render.tsx";
+import { accountPages } from "./pages/accounts.tsx";
+import { accountDetailPages } from "./pages/account_detail.tsx";
 import { keyPages } from "./pages/keys.tsx";
 import { keyDetailPages } from "./pages/key_detail.tsx";
 import { myKeyPages } from "./pages/my_key.tsx";
@@ -55,6 +57,9 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", memberAccountPages(gateway));
   app.route("/", memberSettingsPages(gateway));
   app.route("/", accountMemberPages(gateway));
+  app.use("/console/accounts/*", requireOperator());
+  app.route("/", accountPages(gateway));
+  app.route("/", accountDetailPages(gateway));
   app.route("/", keyPages(gateway));
   app.route("/", keyDetailPages(gateway));
   app.route("/", myKeyPages(gateway));

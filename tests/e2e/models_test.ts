@@ -94,6 +94,8 @@ Deno.test(
   },
 );
 
+const PRICE = "Price: input 1000000, cached input 500000, output 2000000 units per million tokens.";
+
 Deno.test(
   "model descriptions name the key groups of each model, in every list shape that has a description",
   serverTest,
@@ -111,19 +113,22 @@ Deno.test(
     const descriptions: Record<string, string | undefined> = {};
     for await (const model of await ai.models.list()) descriptions[model.name!] = model.description;
     assertEquals(descriptions, {
-      "models/alpha": "A general model. Groups: default, vip.",
-      "models/beta": "Groups: default, vip.",
-      "models/gamma": "Groups: default, vip.",
+      "models/alpha": `A general model. Groups: default, vip. ${PRICE}`,
+      "models/beta": `Groups: default, vip. ${PRICE}`,
+      "models/gamma": `Groups: default, vip. ${PRICE}`,
     });
     assertEquals(
       (await ai.models.get({ model: "alpha" })).description,
-      "A general model. Groups: default, vip.",
+      `A general model. Groups: default, vip. ${PRICE}`,
     );
     const vipAi = new GoogleGenAI({ apiKey: vip.key, httpOptions: { baseUrl: gw.url } });
-    assertEquals((await vipAi.models.get({ model: "vip-only" })).description, "Groups: vip.");
+    assertEquals(
+      (await vipAi.models.get({ model: "vip-only" })).description,
+      `Groups: vip. ${PRICE}`,
+    );
     // The Gemini shape on /v1/models (Google credentials) too.
     const v1 = await fetch(`${gw.url}/v1/models/alpha`, { headers: { "x-goog-api-key": key } });
-    assertEquals((await v1.json()).description, "A general model. Groups: default, vip.");
+    assertEquals((await v1.json()).description, `A general model. Groups: default, vip. ${PRICE}`);
     // OpenAI's Model and Anthropic's ModelInfo have no description field: none is added.
     const openai = await fetch(`${gw.url}/v1/models/alpha`, {
       headers: { authorization: `Bearer ${key}` },

@@ -1,10 +1,20 @@
 /**
  * A member in the web console over plain HTTP (no browser): the console client plus the email and
  * password sign-in, its second-factor step (with the challenge cookie), and reading values off
- * pages.
+ * pages; and the real account a member is invited into.
  */
 
 import { consoleClient } from "./console_client.ts";
+import type { TestGateway } from "./gateway.ts";
+
+/** Creates an account named `name` through the admin API; returns its id (`acct_…`). */
+export async function createAccount(gw: TestGateway, name: string): Promise<string> {
+  const created = await gw.admin("POST", "/admin/accounts", { name });
+  if (created.status !== 201) {
+    throw new Error(`account ${name} not created: ${JSON.stringify(created.body)}`);
+  }
+  return created.body.id as string;
+}
 
 function cookiePair(response: Response, name: string): string | undefined {
   for (const line of response.headers.getSetCookie()) {

@@ -8,19 +8,25 @@ function base64Utf8(text: string): string {
   return new TextEncoder().encode(text).toBase64();
 }
 
+/** A catalog entry as a caller's list shows it: with the price that caller pays, when known. */
+export type ListedModel = CatalogModel & { caller_price?: string };
+
 /**
  * A model's description with the key groups that may use it, as the specification puts them
- * there ("Image generation and edits. Groups: default, images."). Of the three list shapes only
- * Google's has a description (OpenAI's Model and Anthropic's ModelInfo have none).
+ * there ("Image generation and edits. Groups: default, images."), then the price the caller
+ * pays. Of the three list shapes only Google's has a description (OpenAI's Model and
+ * Anthropic's ModelInfo have none).
  */
-function describedWithGroups(model: Pick<CatalogModel, "description" | "groups">): string {
+function describedWithGroups(
+  model: Pick<ListedModel, "description" | "groups" | "caller_price">,
+): string {
   const text = model.description.trim();
   const groups = `Groups: ${model.groups.join(", ")}.`;
-  if (!text) return groups;
-  return `${text}${/[.!?]$/.test(text) ? "" : "."} ${groups}`;
+  const described = text ? `${text}${/[.!?]$/.test(text) ? "" : "."} ${groups}` : groups;
+  return model.caller_price ? `${described} ${model.caller_price}` : described;
 }
 
-export function geminiModel(model: CatalogModel) {
+export function geminiModel(model: ListedModel) {
   return {
     name: `models/${model.id}`,
     version: "1",

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
+import type { PublicAccount } from "../../../core/accounts/account_schema.ts";
 import {
   creditInputSchema,
   keyPatchSchema,
@@ -46,7 +47,13 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
       <CsrfField session={c.get("session")} />
       <div class="fields">
         {field("name", "Name", keyView.name)}
-        {field("group", "Group", keyView.group)}
+        <Field
+          name="group"
+          id="edit-group"
+          label="Group"
+          value={keyView.group}
+          hint={keyView.account_id ? "the account's: changing it changes all its keys" : undefined}
+        />
         {field("models", "Models", keyView.models?.join(", ") ?? "")}
         <Field
           name="ip_allowlist"
@@ -75,6 +82,20 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
   );
 }
 
+/** Whose wallet the key pays from: its balance, group and limit are the account's. */
+function KeyAccount({ account }: { account: PublicAccount }) {
+  return (
+    <p class="notice">
+      Account: <a href={`/console/accounts/${account.id}`}>{account.name}</a>{" "}
+      <code>{account.id}</code>
+      {account.enabled ? null : <span class="bad">(suspended)</span>}. The balance below is the
+      account's wallet, shared by its{" "}
+      {account.keys === 1 ? "1 key" : `${account.keys} keys`}; group and credit limit are the
+      account's, and Add credit adds to that wallet.
+    </p>
+  );
+}
+
 async function keyDetailPage(
   gateway: Gateway,
   { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
@@ -83,6 +104,7 @@ async function keyDetailPage(
   const check = await verifyLedger(gateway.kv, walletOf(keyView));
   const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
   const activity = await readKeyActivity(gateway, id);
+  const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
   return renderPage(
@@ -91,6 +113,7 @@ async function keyDetailPage(
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{keyView.name}</h2>
+        {account ? <KeyAccount account={account} /> : null}
         <KeyFacts keyView={keyView} />
         <form method="post" action={`/console/keys/${id}/enabled`} class="row">
           <CsrfField session={session} />
@@ -140,7 +163,7 @@ async function keyDetailPage(
         />
       </section>
       <section class="card" aria-labelledby="ledger-heading">
-        <h2 id="ledger-heading">Ledger</h2>
+        <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
         <p class={check.ok ? "ok" : "bad"}>
           {check.ok
             ? `Σ entries = balance ✓ (${check.entries} entries, ${formatUnits(check.balance)})`

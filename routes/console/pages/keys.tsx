@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { Gateway } from "../../../core/gateway.ts";
 import { keyInputSchema } from "../../../core/keys/key_schema.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { keyListQuery } from "../../admin/keys.ts";
+import { keyListQuery, refuseAccountFields } from "../../admin/keys.ts";
 import { listed } from "../../admin/shared.ts";
 import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
@@ -17,7 +17,7 @@ import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
 import { IP_ALLOWLIST_HINT, keyInputOf } from "../key_form.ts";
 import { DataTable } from "../data_table.tsx";
-import { Field } from "../field.tsx";
+import { Field, type FieldOption } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
@@ -114,8 +114,22 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
   );
 }
 
+/** The Account select's choices: an account of its own (the default), then each by name. */
+async function accountChoices(gateway: Gateway): Promise<FieldOption[]> {
+  const { data } = await gateway.accounts.list({ sort: "name", limit: 1000 });
+  return [
+    ["", "A new account of its own"],
+    ...data.map((account): FieldOption => [account.id, `${account.name} (${account.id})`]),
+  ];
+}
+
 function NewKeyForm(
-  { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
+  { c, fields, problem, accounts }: {
+    c: ConsoleContext;
+    fields: Record<string, string>;
+    problem?: string;
+    accounts: FieldOption[];
+  },
 ) {
   const field = (name: string, label: string, type = "text", hint?: string, rows?: number) => (
     <Field
@@ -134,8 +148,20 @@ function NewKeyForm(
       <CsrfField session={c.get("session")} />
       <div class="fields">
         {field("name", "Name")}
-        {field("balance", "Balance", "text", "units; 1000000 = 1.00")}
-        {field("group", "Group", "text", "default when empty")}
+        <Field
+          name="account_id"
+          label="Account"
+          value={fields.account_id ?? ""}
+          options={accounts}
+          hint="whose wallet the key pays from; a chosen account gives it its group and balance"
+        />
+        {field(
+          "balance",
+          "Balance",
+          "text",
+          "units; 1000000 = 1.00; only for an account of its own",
+        )}
+        {field("group", "Group", "text", "default when empty; only for an account of its own")}
         {field("models", "Models", "text", "comma-separated; empty allows all of the group")}
         {field("ip_allowlist", "IP allowlist", "text", IP_ALLOWLIST_HINT, 3)}
         {field("expires_at", "Expires (UTC)", "datetime-local")}
@@ -152,22 +178,26 @@ function NewKeyForm(
   );
 }
 
-function newKeyPage(
+async function newKeyPage(
   c: ConsoleContext,
   options: { gateway: Gateway; fields?: Record<string, string>; problem?: string },
 ) {
   const fields = options.fields ?? {};
   const body = keyInputOf(fields);
+  const accounts = await accountChoices(options.gateway);
   return renderPage(
     c,
     <>
-      <NewKeyForm c={c} fields={fields} problem={options.problem} />
+      <NewKeyForm c={c} fields={fields} problem={options.problem} accounts={accounts} />
       <CopyAsCurl
         id="curl-create"
         curl={adminCurl(baseUrlOf(options.gateway, c.get("url")), {
           method: "POST",
           path: "/admin/keys",
-          body: Object.keys(body).length ? body : { name: "my key", balance: 1_000_000 },
+          body: body.name ? body : {
+            name: "my key",
+            ...(body.account_id ? { account_id: body.account_id } : { balance: 1_000_000 }),
+          },
         })}
       />
     </>,
@@ -178,26 +208,28 @@ function newKeyPage(
 async function createKey(gateway: Gateway, c: ConsoleContext) {
   const fields = await readForm(c);
   const { csrf: _csrf, ...shown } = fields;
-  let input;
+  let created;
   try {
-    input = validate(keyInputSchema, keyInputOf(fields));
+    const body = keyInputOf(fields);
+    const input = validate(keyInputSchema, body);
+    if (input.account_id) refuseAccountFields(body);
+    created = await consoleChange(gateway, {
+      c,
+      change: {
+        route: "/admin/keys",
+        method: "POST",
+        target: { kind: "key", id: null },
+        readTarget: (id) => gateway.keys.get(id),
+        apply: () => gateway.keys.create(input),
+        outcomeOf: (result) => ({ status: 201, createdId: result.id }),
+      },
+    });
   } catch (error) {
     if (error instanceof GatewayError && error.status === 400) {
       return newKeyPage(c, { gateway, fields: shown, problem: error.message });
     }
     throw error;
   }
-  const created = await consoleChange(gateway, {
-    c,
-    change: {
-      route: "/admin/keys",
-      method: "POST",
-      target: { kind: "key", id: null },
-      readTarget: (id) => gateway.keys.get(id),
-      apply: () => gateway.keys.create(input),
-      outcomeOf: (result) => ({ status: 201, createdId: result.id }),
-    },
-  });
   await gateway.consoleSessions.putFlash(
     c.get("session").id,
     { owner: created.id, secret: created.key },
@@ -224,7 +256,11 @@ async function createdPage(gateway: Gateway, c: ConsoleContext, id: string) {
 export function keyPages(gateway: Gateway) {
   const app = new Hono<ConsoleEnv>();
   app.get("/console/keys", (c) => keysListPage(gateway, c));
-  app.get("/console/keys/new", (c) => newKeyPage(c, { gateway }));
+  app.get("/console/keys/new", (c) => {
+    // "New key in this account" on an account's page preselects it.
+    const accountId = c.get("url").searchParams.get("account_id") ?? "";
+    return newKeyPage(c, { gateway, fields: accountId ? { account_id: accountId } : {} });
+  });
   app.post("/console/keys", (c) => createKey(gateway, c));
   app.get("/console/keys/:id/created", (c) => {
     const id = c.req.param("id");

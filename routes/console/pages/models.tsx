@@ -18,24 +18,44 @@ import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl, formatTieredUnits, formatUnits } from "../snippets.ts";
+import { isBaseTier, multiplierText, type PriceTier } from "../../../core/billing/price_tier.ts";
 
-/** A model's price in words, in currency (units shown as 1.000000 = 1,000,000 units). */
-function priceText(model: CatalogModel): string {
+/**
+ * A model's price in words, in currency (units shown as 1.000000 = 1,000,000 units), at price
+ * tier `tier` (default: the catalog price, ×1).
+ */
+function priceText(model: CatalogModel, tier?: PriceTier): string {
+  const money = (units: number) => formatTieredUnits(units, tier);
   const price = model.price as Record<string, unknown>;
   if (model.kind === "text") {
     const cached = price.cached_input ?? price.input;
-    return `input ${formatUnits(price.input as number)}, cached ${
-      formatUnits(cached as number)
-    }, output ${formatUnits(price.output as number)} per million tokens`;
+    return `input ${money(price.input as number)}, cached ${money(cached as number)}, output ${
+      money(price.output as number)
+    } per million tokens`;
   }
   if ("per_image" in price) {
     const tiers = Object.entries((price.tiers ?? {}) as Record<string, number>)
-      .map(([tier, units]) => `; ${tier} ${formatUnits(units)}`).join("");
-    return `${formatUnits(price.per_image as number)} per image${tiers}`;
+      .map(([tier, units]) => `; ${tier} ${money(units)}`).join("");
+    return `${money(price.per_image as number)} per image${tiers}`;
   }
-  if ("per_second" in price) return `${formatUnits(price.per_second as number)} per second`;
-  return `${formatUnits(price.per_task as number)} per task`;
+  if ("per_second" in price) return `${money(price.per_second as number)} per second`;
+  return `${money(price.per_task as number)} per task`;
+}
+
+/** The catalog price, then the price each of the model's groups with a multiplier pays. */
+function PriceCell({ model, tiers }: { model: CatalogModel; tiers: PriceTier[] }) {
+  const own = tiers.filter((tier) => model.groups.includes(tier.group));
+  return (
+    <>
+      {priceText(model)}
+      {own.map((tier) => (
+        <div class="muted">
+          {tier.group} ×{multiplierText(tier.multiplier)}: {priceText(model, tier)}
+        </div>
+      ))}
+    </>
+  );
 }
 
 function EnabledCell({ c, model }: { c: ConsoleContext; model: CatalogModel }) {
@@ -74,7 +94,9 @@ function EnabledCell({ c, model }: { c: ConsoleContext; model: CatalogModel }) {
   );
 }
 
-function ModelRows({ c, models }: { c: ConsoleContext; models: CatalogModel[] }) {
+function ModelRows(
+  { c, models, tiers }: { c: ConsoleContext; models: CatalogModel[]; tiers: PriceTier[] },
+) {
   return (
     <DataTable
       rows={models}
@@ -83,7 +105,7 @@ function ModelRows({ c, models }: { c: ConsoleContext; models: CatalogModel[] })
         { header: "Model", cell: (model) => <code>{model.id}</code> },
         { header: "Kind", cell: (model) => model.kind },
         { header: "Groups", cell: (model) => model.groups.join(", ") },
-        { header: "Price", cell: priceText },
+        { header: "Price", cell: (model) => <PriceCell model={model} tiers={tiers} /> },
         { header: "State", cell: (model) => <EnabledCell c={c} model={model} /> },
       ]}
     />
@@ -123,6 +145,7 @@ function Calculator(
           {field("size", "Size", "image models, e.g. 1024x1024")}
           {field("quality", "Quality", "image models, e.g. high")}
           {field("seconds", "Seconds", "video models")}
+          {field("group", "Group", "the caller's group, for its price tier (default ×1)")}
         </div>
         <p>
           <button type="submit">Calculate</button>
@@ -151,12 +174,20 @@ function Calculator(
 function modelsPage(gateway: Gateway, c: ConsoleContext) {
   const url = c.get("url");
   const models = gateway.registry.models;
+  const tiers = gateway.groups.list()
+    .map((group) => gateway.groups.tierOf(group.name))
+    .filter((tier) => !isBaseTier(tier));
   const chosen = url.searchParams.get("model");
   let estimate: CostEstimate | undefined;
   if (chosen !== null) {
     const model = models.find((model) => model.id === chosen);
+    const group = url.searchParams.get("group")?.trim();
     estimate = model
-      ? costEstimate(model, Object.fromEntries(url.searchParams))
+      ? costEstimate(
+        model,
+        Object.fromEntries(url.searchParams),
+        group ? gateway.groups.tierOf(group) : undefined,
+      )
       : { problem: `No model '${chosen.slice(0, 100)}' in the catalog` };
   }
   const base = baseUrlOf(gateway, url);
@@ -165,7 +196,7 @@ function modelsPage(gateway: Gateway, c: ConsoleContext) {
     c,
     <>
       <section class="card" aria-label="Models">
-        <ModelRows c={c} models={models} />
+        <ModelRows c={c} models={models} tiers={tiers} />
       </section>
       <CopyAsCurl
         id="curl-list"

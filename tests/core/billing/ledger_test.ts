@@ -187,3 +187,47 @@ Deno.test("Ledger: a hold released by another instance is not settled again by t
     }
   });
 });
+
+Deno.test("Ledger.creditGuarded() writes the credit and the guard's writes together, or nothing", async () => {
+  await withLedger(async (ledger, kv) => {
+    const marker = ["test_marker"];
+    const refused = await ledger.creditGuarded("k", 50, {
+      ref: "gift-1",
+      guard: (atomic) => {
+        atomic.set(marker, "written");
+        return Promise.resolve(false);
+      },
+    });
+    assertEquals(refused, null);
+    assertEquals((await kv.get(marker)).value, null);
+    assertEquals(await ledger.balance("k"), 0);
+
+    // The guard checks a record another writer moves: the commit fails and the guard runs again.
+    await kv.set(["gate"], "open");
+    let runs = 0;
+    const entry = await ledger.creditGuarded("k", 50, {
+      ref: "gift-1",
+      note: "guarded",
+      guard: async (atomic) => {
+        runs++;
+        const gate = await kv.get<string>(["gate"]);
+        if (runs === 1) await kv.set(["gate"], "open");
+        atomic.check(gate).set(marker, "written");
+        return true;
+      },
+    });
+    assertEquals(runs, 2);
+    assertEquals([entry?.type, entry?.amount, entry?.ref], ["credit", 50, "gift-1"]);
+    assertEquals((await kv.get(marker)).value, "written");
+    assertEquals(await ledger.balance("k"), 50);
+    assertEquals(await sumOfEntries(ledger, "k"), 50);
+
+    // The same ref again: null, and the guard is not asked.
+    const again = await ledger.creditGuarded("k", 50, {
+      ref: "gift-1",
+      guard: () => Promise.reject(new Error("not asked")),
+    });
+    assertEquals(again, null);
+    assertEquals(await ledger.balance("k"), 50);
+  });
+});

@@ -1,14 +1,16 @@
 /**
  * The admin API of members: invitations (the link in the answer without SMTP, never in the audit
  * log), finding members, role changes and removal, reset links, sign-up codes; every bad input a
- * 400 in the admin envelope.
+ * 4xx in the admin envelope, and an invitation into an account that does not exist a 404 that
+ * stores nothing.
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { assertAdminError } from "../../helpers/admin_error.ts";
 import { serverTest, startTestGateway, type TestGateway } from "../../helpers/gateway.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
-import { memberClient } from "../../helpers/member_console.ts";
+import { kvKeys } from "../../../core/kv/kv_keys.ts";
+import { createAccount, memberClient } from "../../helpers/member_console.ts";
 
 const PASSWORD = "a long enough password";
 
@@ -28,7 +30,8 @@ Deno.test(
   serverTest,
   async () => {
     await using gw = await startTestGateway();
-    const invited = await gw.admin("POST", "/admin/accounts/acct_a/invitations", {
+    const account = await createAccount(gw, "A");
+    const invited = await gw.admin("POST", `/admin/accounts/${account}/invitations`, {
       email: " Fay@Example.com ",
       role: "member",
     });
@@ -36,13 +39,17 @@ Deno.test(
     assertEquals(invited.body.sent, false);
     assertEquals(invited.body.email, "fay@example.com");
     assertEquals(invited.body.role, "member");
+    assertEquals(invited.body.account_id, account);
     assertOk(Date.parse(invited.body.expires_at) > Date.now() + 6.9 * 86_400_000, "7 days");
     assertOk(invited.body.link.startsWith(`${gw.url}/console/invitation?token=`));
     const token = new URL(invited.body.link).searchParams.get("token")!;
 
     const audit = await gw.admin("GET", "/admin/audit?target_kind=account");
-    assertEquals(audit.body.data.length, 1);
-    assertEquals(audit.body.data[0].route, "/admin/accounts/:id/invitations");
+    const invitations = audit.body.data.filter((r: { route: string }) =>
+      r.route === "/admin/accounts/:id/invitations"
+    );
+    assertEquals(invitations.length, 1, "the invitation is audited once");
+    assertEquals(invitations[0].target.id, account);
     assertOk(!JSON.stringify(audit.body).includes(token), "no token in the audit log");
 
     await acceptInvitation(gw, invited.body.link, "Fay");
@@ -52,18 +59,19 @@ Deno.test(
     const member = found.body.data[0];
     assertOk(/^mem_/.test(member.id));
     assertEquals([member.name, member.totp_enabled], ["Fay", false]);
-    assertEquals(member.memberships.map((m: { account_id: string }) => m.account_id), ["acct_a"]);
+    assertEquals(member.memberships.map((m: { account_id: string }) => m.account_id), [account]);
     assertOk(!JSON.stringify(found.body).includes("argon2"), "no password hash");
     assertEquals((await gw.admin("GET", "/admin/members?email=nobody@example.com")).body.data, []);
   },
 );
 
 Deno.test(
-  "admin members: bad email, wrong role, unknown field, bad ids → 4xx in the admin envelope",
+  "admin members: bad email, wrong role, unknown field, bad ids → 4xx in the admin envelope; an unknown account → 404 and nothing stored",
   serverTest,
   async () => {
     await using gw = await startTestGateway();
-    const invite = (body: unknown, account = "acct_a") =>
+    const real = await createAccount(gw, "A");
+    const invite = (body: unknown, account = real) =>
       gw.admin("POST", `/admin/accounts/${account}/invitations`, body);
     assertAdminError(
       await invite({ email: "not-an-email", role: "member" }),
@@ -86,18 +94,21 @@ Deno.test(
       404,
       "account_not_found",
     );
+    const missing = await invite({ email: "g@example.com", role: "member" }, "acct_0missing");
+    assertOk(assertAdminError(missing, 404, "account_not_found").includes("acct_0missing"));
+    assertEquals(missing.body.error.type, "invalid_request_error");
     assertAdminError(
-      await gw.admin("PATCH", "/admin/accounts/acct_a/members/mem_x", { role: "boss" }),
+      await gw.admin("PATCH", `/admin/accounts/${real}/members/mem_x`, { role: "boss" }),
       400,
       "invalid_request",
     );
     assertAdminError(
-      await gw.admin("PATCH", "/admin/accounts/acct_a/members/nope", { role: "owner" }),
+      await gw.admin("PATCH", `/admin/accounts/${real}/members/nope`, { role: "owner" }),
       404,
       "member_not_found",
     );
     assertAdminError(
-      await gw.admin("DELETE", "/admin/accounts/acct_a/members/mem_x"),
+      await gw.admin("DELETE", `/admin/accounts/${real}/members/mem_x`),
       404,
       "membership_not_found",
     );
@@ -105,6 +116,25 @@ Deno.test(
       await gw.admin("POST", "/admin/signup-codes", { uses: 0 }),
       400,
       "invalid_request",
+    );
+
+    // None of these made an invitation, a member or an account.
+    const tokens = [];
+    for await (
+      const entry of gw.running.gateway.kv.list({ prefix: kvKeys.memberToken("").slice(0, 1) })
+    ) {
+      tokens.push(entry.key);
+    }
+    assertEquals(tokens, [], "no invitation stored");
+    assertEquals((await gw.admin("GET", "/admin/members")).body.data, []);
+    assertAdminError(
+      await gw.admin("GET", "/admin/accounts/acct_0missing"),
+      404,
+      "account_not_found",
+    );
+    assertEquals(
+      (await gw.admin("GET", "/admin/accounts")).body.data.map((a: { id: string }) => a.id),
+      [real],
     );
   },
 );
@@ -114,8 +144,12 @@ Deno.test(
   serverTest,
   async () => {
     await using gw = await startTestGateway();
+    const account = await createAccount(gw, "B");
     for (const [email, role] of [["gil@example.com", "owner"], ["hal@example.com", "member"]]) {
-      const invited = await gw.admin("POST", "/admin/accounts/acct_b/invitations", { email, role });
+      const invited = await gw.admin("POST", `/admin/accounts/${account}/invitations`, {
+        email,
+        role,
+      });
       await acceptInvitation(gw, invited.body.link, email.split("@")[0]);
     }
     const idOf = async (email: string) =>
@@ -123,15 +157,15 @@ Deno.test(
     const gil = await idOf("gil@example.com");
     const hal = await idOf("hal@example.com");
     assertAdminError(
-      await gw.admin("PATCH", `/admin/accounts/acct_b/members/${gil}`, { role: "member" }),
+      await gw.admin("PATCH", `/admin/accounts/${account}/members/${gil}`, { role: "member" }),
       409,
       "last_owner",
     );
-    const promoted = await gw.admin("PATCH", `/admin/accounts/acct_b/members/${hal}`, {
+    const promoted = await gw.admin("PATCH", `/admin/accounts/${account}/members/${hal}`, {
       role: "owner",
     });
     assertEquals([promoted.status, promoted.body.role], [200, "owner"]);
-    const removed = await gw.admin("DELETE", `/admin/accounts/acct_b/members/${gil}`);
+    const removed = await gw.admin("DELETE", `/admin/accounts/${account}/members/${gil}`);
     assertEquals(removed.status, 204);
     const left = await gw.admin("GET", `/admin/members?email=gil@example.com`);
     assertEquals(left.body.data[0].memberships, []);

@@ -7,12 +7,13 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { serverTest, startTestGateway, type TestGateway } from "../../helpers/gateway.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
-import { memberClient, textOf } from "../../helpers/member_console.ts";
+import { createAccount, memberClient, textOf } from "../../helpers/member_console.ts";
 
 const PASSWORD = "a long enough password";
 
 async function member(gw: TestGateway, email: string, account: string, role: string) {
   const invited = await gw.admin("POST", `/admin/accounts/${account}/invitations`, { email, role });
+  assertEquals(invited.status, 201, JSON.stringify(invited.body));
   const token = new URL(invited.body.link).searchParams.get("token")!;
   await (await consoleClient(gw.url).post("/console/invitation", {
     token,
@@ -29,8 +30,9 @@ Deno.test(
   serverTest,
   async () => {
     await using gw = await startTestGateway();
-    const owner = await member(gw, "kim@example.com", "acct_c", "owner");
-    const plain = await member(gw, "lee@example.com", "acct_c", "member");
+    const account = await createAccount(gw, "C");
+    const owner = await member(gw, "kim@example.com", account, "owner");
+    const plain = await member(gw, "lee@example.com", account, "member");
     const refused = await plain.get("/console/members");
     assertEquals(refused.status, 403);
     await refused.body?.cancel();
@@ -77,8 +79,11 @@ Deno.test(
   serverTest,
   async () => {
     await using gw = await startTestGateway();
-    const nia = await member(gw, "nia@example.com", "acct_d", "owner");
-    const invited = await gw.admin("POST", "/admin/accounts/acct_e/invitations", {
+    const first = await createAccount(gw, "D");
+    const second = await createAccount(gw, "E");
+    const strangers = await createAccount(gw, "Z");
+    const nia = await member(gw, "nia@example.com", first, "owner");
+    const invited = await gw.admin("POST", `/admin/accounts/${second}/invitations`, {
       email: "nia@example.com",
       role: "member",
     });
@@ -94,12 +99,14 @@ Deno.test(
     });
     assertEquals([joined.status, joined.headers.get("location")], [303, "/console/account"]);
     const account = await (await nia.get("/console/account")).text();
-    assertOk(account.includes("acct_e") && account.includes("Switch account"));
-    const back = await nia.postMember("/console/account", { account_id: "acct_d" });
+    assertOk(account.includes(second) && account.includes("Switch account"));
+    const back = await nia.postMember("/console/account", { account_id: first });
     assertEquals(back.status, 303);
     assertOk((await (await nia.get("/console/account")).text()).includes("<dd>owner</dd>"));
-    const stranger = await nia.postMember("/console/account", { account_id: "acct_zzz" });
-    assertEquals(stranger.status, 403);
-    await stranger.body?.cancel();
+    for (const account_id of [strangers, "acct_zzz"]) {
+      const stranger = await nia.postMember("/console/account", { account_id });
+      assertEquals(stranger.status, 403, account_id);
+      await stranger.body?.cancel();
+    }
   },
 );

@@ -12,6 +12,7 @@ import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { assertCleanLoad, launchBrowser } from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
 import { startTestGateway } from "../../helpers/gateway.ts";
+import { createAccount } from "../../helpers/member_console.ts";
 
 const chromium = await findChromium();
 const PASSWORD = "a long enough password";
@@ -26,7 +27,8 @@ chromium.test(
     await using gw = await startTestGateway();
     await using browser = await launchBrowser(path);
     const origin = gw.url;
-    const invited = await gw.admin("POST", "/admin/accounts/acct_web/invitations", {
+    const account = await createAccount(gw, "Web");
+    const invited = await gw.admin("POST", `/admin/accounts/${account}/invitations`, {
       email: "web@example.com",
       role: "owner",
     });
@@ -54,7 +56,7 @@ chromium.test(
     };
     await signInByKeyboard();
     assertEquals(new URL(page.url()).pathname, "/console/account");
-    assertOk((await page.content()).includes("acct_web"));
+    assertOk((await page.content()).includes(account));
 
     await page.getByRole("navigation").getByRole("link", { name: "Settings" }).click();
     await page.getByRole("button", { name: "Set up the second factor" }).click();

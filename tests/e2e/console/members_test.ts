@@ -11,7 +11,7 @@ import { serverTest, startTestGateway, type TestGateway } from "../../helpers/ga
 import { consoleClient } from "../../helpers/console_client.ts";
 import { ADMIN_TOKEN } from "../../helpers/gateway.ts";
 import { linkIn, startSmtpServer } from "../../helpers/smtp_server.ts";
-import { memberClient, textOf } from "../../helpers/member_console.ts";
+import { createAccount, memberClient, textOf } from "../../helpers/member_console.ts";
 
 const PASSWORD = "a long enough password";
 
@@ -19,8 +19,9 @@ const codeAt = (secret: string, timestamp: number) =>
   new TOTP({ algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(secret) })
     .generate({ timestamp });
 
-/** Invites `email` into `account` without SMTP and sets the password through the returned link. */
-async function memberWithoutMail(gw: TestGateway, email: string, account = "acct_team") {
+/** Invites `email` into a new account without SMTP and sets the password through the returned link. */
+async function memberWithoutMail(gw: TestGateway, email: string) {
+  const account = await createAccount(gw, "Team");
   const invited = await gw.admin("POST", `/admin/accounts/${account}/invitations`, {
     email,
     role: "owner",
@@ -45,7 +46,8 @@ Deno.test(
       GATEWAY_SMTP_URL: smtp.url,
       GATEWAY_MAIL_FROM: "Gateway <noreply@gateway.test>",
     });
-    const invited = await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+    const team = await createAccount(gw, "Team");
+    const invited = await gw.admin("POST", `/admin/accounts/${team}/invitations`, {
       email: "Ana@Example.com",
       role: "owner",
     });
@@ -91,7 +93,7 @@ Deno.test(
     const signedIn = await ana.signInMember("ANA@example.com", PASSWORD);
     assertEquals([signedIn.status, signedIn.headers.get("location")], [303, "/console/account"]);
     const account = await (await ana.get("/console/account")).text();
-    assertOk(account.includes("acct_team") && account.includes("owner"), "the account and role");
+    assertOk(account.includes(team) && account.includes("owner"), "the account and role");
 
     const started = await ana.postMember("/console/settings/totp/start", {});
     const enrolPage = await started.text();
@@ -143,7 +145,8 @@ Deno.test(
       GATEWAY_SMTP_URL: smtp.url,
       GATEWAY_MAIL_FROM: "noreply@gateway.test",
     });
-    const invited = await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+    const team = await createAccount(gw, "Team");
+    const invited = await gw.admin("POST", `/admin/accounts/${team}/invitations`, {
       email: "bo@example.com",
       role: "member",
     });
@@ -298,7 +301,8 @@ Deno.test(
       GATEWAY_SMTP_URL: smtp.url,
       GATEWAY_MAIL_FROM: "noreply@gateway.test",
     });
-    const invited = await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+    const team = await createAccount(gw, "Team");
+    const invited = await gw.admin("POST", `/admin/accounts/${team}/invitations`, {
       email: "flo@example.com",
       role: "member",
     });
@@ -316,7 +320,7 @@ Deno.test(
     }
     // Each answer came after the SMTP server took its mail, and the server prints mails in order:
     // once this later mail is seen, every reset mail sent before it has been seen too.
-    await gw.admin("POST", "/admin/accounts/acct_team/invitations", {
+    await gw.admin("POST", `/admin/accounts/${team}/invitations`, {
       email: "barrier@example.com",
       role: "member",
     });

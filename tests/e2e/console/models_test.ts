@@ -86,3 +86,32 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "console models: each group with a price multiplier shows the price its callers pay; the calculator prices a group",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    await s.gw.admin("PATCH", `/admin/models/${MODEL}`, { groups: ["default", "vip"] });
+    await s.gw.admin("PUT", "/admin/groups/vip", { price_multiplier: 0.8 });
+    await s.gw.admin("PUT", "/admin/groups/other", { price_multiplier: 1.25 });
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const page = await (await client.get("/console/models")).text();
+    assertOk(
+      page.includes("input 1.000000, cached 0.500000, output 2.000000"),
+      "the catalog price",
+    );
+    assertOk(
+      page.includes("vip ×0.8: input 0.800000, cached 0.400000, output 1.600000"),
+      "the vip price",
+    );
+    // `other` is not a group of any text model here, so no model row shows it for text.
+    assertOk(!page.includes("other ×1.25: input"), "only the model's own groups");
+
+    const priced = await (await client.get(
+      `/console/models?model=${MODEL}&input_tokens=1000&output_tokens=501&group=vip`,
+    )).text();
+    assertOk(priced.includes("× 0.8 (group vip) / 1000000) = 1602"), "the tier in the formula");
+  },
+);

@@ -41,3 +41,17 @@ Deno.test("keyInputOf() reads the IP allowlist one range per line or comma-separ
   assertEquals(keyPatchOf({ ip_allowlist: " " }, { clearEmpty: true }), { ip_allowlist: null });
   assertEquals(keyPatchOf({ ip_allowlist: "" }), {});
 });
+
+Deno.test("keyInputOf() sends a chosen account, and leaves the default (its own account) out", () => {
+  assertEquals(keyInputOf({ name: "a", account_id: "", balance: "" }), { name: "a" });
+  assertEquals(keyInputOf({ name: "a", account_id: " acct_1 ", balance: "" }), {
+    name: "a",
+    account_id: "acct_1",
+  });
+  assertEquals(keyInputOf({ name: "a", account_id: "acct_1", balance: "5", group: "g" }), {
+    name: "a",
+    group: "g",
+    account_id: "acct_1",
+    balance: 5,
+  });
+});

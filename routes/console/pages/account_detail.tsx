@@ -1,0 +1,331 @@
+/**
+ * Operator's account page: the account's facts and usage, Suspend (a box to tick) / Resume, its
+ * wallet with the ledger check and the last 20 entries, its keys, Add credit and Edit (name,
+ * group, credit limit, unlimited). Changes go through the same service calls as
+ * /admin/accounts/:id… and are audited as those routes, by the console session.
+ */
+
+import { Hono } from "hono";
+import type { Gateway } from "../../../core/gateway.ts";
+import { accountPatchSchema, type PublicAccount } from "../../../core/accounts/account_schema.ts";
+import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import { creditInputSchema } from "../../../core/keys/key_schema.ts";
+import { accountNotFound } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { validate } from "../../validation.ts";
+import { accountPatchOf, creditInputOf } from "../account_form.ts";
+import { AccountKeys, WalletFacts, WalletLedger } from "../account_sections.tsx";
+import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
+import { type ConsoleChange, consoleChange } from "../console_change.ts";
+import { Field } from "../field.tsx";
+import { readForm } from "../form_body.ts";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
+import { renderPage } from "../render.tsx";
+import { adminCurl, formatUnits } from "../snippets.ts";
+
+function accountIdOf(c: ConsoleContext): string {
+  const id = c.req.param("id") ?? "";
+  if (!hasIdShape(id, "account")) throw accountNotFound(id.slice(0, 80));
+  return id;
+}
+
+function UsageFacts({ account }: { account: PublicAccount }) {
+  return (
+    <dl class="facts">
+      <dt>Id</dt>
+      <dd>
+        <code>{account.id}</code>
+      </dd>
+      <dt>State</dt>
+      <dd>{account.enabled ? "enabled" : <span class="bad">suspended</span>}</dd>
+      <dt>Group</dt>
+      <dd>{account.group}</dd>
+      <dt>Keys</dt>
+      <dd>{account.keys}</dd>
+      <dt>Spent today</dt>
+      <dd>{formatUnits(account.spend_today)}</dd>
+      <dt>Spent this month</dt>
+      <dd>{formatUnits(account.spend_month)}</dd>
+      <dt>Last used</dt>
+      <dd>{account.last_used_at ?? "never"}</dd>
+      <dt>Created</dt>
+      <dd>{account.created_at}</dd>
+    </dl>
+  );
+}
+
+function SuspendForm({ c, account }: { c: ConsoleContext; account: PublicAccount }) {
+  const session = c.get("session");
+  if (!account.enabled) {
+    return (
+      <form method="post" action={`/console/accounts/${account.id}/resume`} class="row">
+        <CsrfField session={session} />
+        <p class="bad">
+          Suspended: every key of this account is refused with 403 <code>account_disabled</code>.
+        </p>
+        <div>
+          <button type="submit">Resume</button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <form method="post" action={`/console/accounts/${account.id}/suspend`} class="row">
+      <CsrfField session={session} />
+      <div>
+        <input id="confirm-suspend" name="confirm" type="checkbox" value="yes" required />{" "}
+        <label for="confirm-suspend" class="inline">
+          Suspend this account:{" "}
+          {account.keys === 1 ? "its key is" : `all ${account.keys} of its keys are`} refused (403
+          {" "}
+          <code>account_disabled</code>) until it is resumed; its balance, ledger and keys stay
+        </label>
+      </div>
+      <div>
+        <button type="submit" class="danger">Suspend</button>
+      </div>
+    </form>
+  );
+}
+
+function EditForm({ c, account }: { c: ConsoleContext; account: PublicAccount }) {
+  return (
+    <form method="post" action={`/console/accounts/${account.id}/edit`}>
+      <CsrfField session={c.get("session")} />
+      <div class="fields">
+        <Field name="name" id="edit-name" label="Name" value={account.name} required />
+        <Field name="group" id="edit-group" label="Group" value={account.group} required />
+        <Field
+          name="credit_limit"
+          id="edit-credit_limit"
+          label="Credit limit"
+          value={String(account.credit_limit)}
+          hint="units the wallet may go below zero"
+        />
+        <div>
+          <input type="hidden" name="unlimited" value="false" />
+          <label class="choice">
+            <input type="checkbox" name="unlimited" value="true" checked={account.unlimited} />
+            <span>Unlimited (no floor)</span>
+          </label>
+        </div>
+      </div>
+      <p>
+        <button type="submit">Save</button>
+      </p>
+    </form>
+  );
+}
+
+async function accountDetailPage(
+  gateway: Gateway,
+  { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
+) {
+  const account = await gateway.accounts.get(id);
+  const check = await verifyLedger(gateway.kv, account.wallet_id);
+  const ledger = await gateway.ledger.list(account.wallet_id, { limit: 20, order: "desc" });
+  const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
+  const base = baseUrlOf(gateway, c.get("url"));
+  const session = c.get("session");
+  return renderPage(
+    c,
+    <>
+      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      <section class="card" aria-labelledby="facts-heading">
+        <h2 id="facts-heading">{account.name}</h2>
+        <UsageFacts account={account} />
+        <p>
+          <a href={`/console/audit?target_kind=account&target_id=${id}`}>
+            Changes to this account
+          </a>{" "}
+          (the audit log)
+        </p>
+        <SuspendForm c={c} account={account} />
+        <CopyAsCurl
+          id="curl-enabled"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `/admin/accounts/${id}/${account.enabled ? "suspend" : "resume"}`,
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="wallet-heading">
+        <h2 id="wallet-heading">Wallet</h2>
+        <WalletFacts account={account} check={check} />
+        <CopyAsCurl
+          id="curl-verify"
+          curl={adminCurl(base, { method: "GET", path: `/admin/accounts/${id}/ledger/verify` })}
+        />
+      </section>
+      <section class="card" aria-labelledby="credit-heading">
+        <h2 id="credit-heading">Add credit</h2>
+        <p class="muted">1000000 units = 1.00; a negative amount takes money back.</p>
+        <form method="post" action={`/console/accounts/${id}/credit`} class="row">
+          <CsrfField session={session} />
+          <Field
+            name="amount"
+            label="Amount (units)"
+            type="number"
+            required
+          />
+          <Field name="note" label="Note" />
+          <div>
+            <button type="submit">Add credit</button>
+          </div>
+        </form>
+        <CopyAsCurl
+          id="curl-credit"
+          curl={adminCurl(base, {
+            method: "POST",
+            path: `/admin/accounts/${id}/credit`,
+            body: { amount: 1_000_000, note: "top-up" },
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="ledger-heading">
+        <h2 id="ledger-heading">Wallet ledger</h2>
+        <p class="muted">The last 20 entries, newest first.</p>
+        <WalletLedger entries={ledger.data} keys={keys} />
+        <CopyAsCurl
+          id="curl-ledger"
+          curl={adminCurl(base, {
+            method: "GET",
+            path: `/admin/accounts/${id}/ledger?order=desc&limit=20`,
+          })}
+        />
+      </section>
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Keys</h2>
+        <p>
+          Every key pays from this wallet.{" "}
+          <a href={`/console/keys/new?account_id=${id}`}>New key in this account</a>
+        </p>
+        <AccountKeys keys={keys} />
+      </section>
+      {/* Members of the account go here, as their own section. */}
+      <section class="card" aria-labelledby="edit-heading">
+        <h2 id="edit-heading">Edit</h2>
+        <EditForm c={c} account={account} />
+        <CopyAsCurl
+          id="curl-edit"
+          curl={adminCurl(base, {
+            method: "PATCH",
+            path: `/admin/accounts/${id}`,
+            body: {
+              name: account.name,
+              group: account.group,
+              credit_limit: account.credit_limit,
+              unlimited: account.unlimited,
+            },
+          })}
+        />
+      </section>
+    </>,
+    { title: `Account ${account.name}`, copyButtons: true, status: problem ? 400 : 200 },
+  );
+}
+
+/**
+ * Validates and runs an audited account change from a form; a bad input (400) or a refused one
+ * (409, e.g. a credit past the largest balance) shows the page again with the API's message.
+ */
+async function changeAccount<T>(
+  gateway: Gateway,
+  { c, id, change }: { c: ConsoleContext; id: string; change: () => ConsoleChange<T> },
+) {
+  try {
+    await consoleChange(gateway, { c, change: change() });
+  } catch (error) {
+    if (error instanceof GatewayError && (error.status === 400 || error.status === 409)) {
+      return accountDetailPage(gateway, { c, id, problem: error.message });
+    }
+    throw error;
+  }
+  return c.redirect(`/console/accounts/${id}`, 303);
+}
+
+function accountChange<T>(
+  gateway: Gateway,
+  id: string,
+  change: Pick<ConsoleChange<T>, "route" | "method" | "apply" | "outcomeOf">,
+): ConsoleChange<T> {
+  return {
+    ...change,
+    target: { kind: "account", id },
+    readTarget: (target) => gateway.accounts.get(target),
+  };
+}
+
+export function accountDetailPages(gateway: Gateway) {
+  const app = new Hono<ConsoleEnv>();
+  app.get("/console/accounts/:id", (c) => accountDetailPage(gateway, { c, id: accountIdOf(c) }));
+  app.post("/console/accounts/:id/credit", async (c) => {
+    const id = accountIdOf(c);
+    const form = await readForm(c);
+    return changeAccount(gateway, {
+      c,
+      id,
+      change: () => {
+        const input = validate(creditInputSchema, creditInputOf(form));
+        return accountChange(gateway, id, {
+          route: "/admin/accounts/:id/credit",
+          method: "POST",
+          apply: () => gateway.accounts.credit(id, input.amount, { note: input.note }),
+          outcomeOf: () => ({ status: 201 }),
+        });
+      },
+    });
+  });
+  app.post("/console/accounts/:id/edit", async (c) => {
+    const id = accountIdOf(c);
+    const form = await readForm(c);
+    return changeAccount(gateway, {
+      c,
+      id,
+      change: () => {
+        const patch = validate(accountPatchSchema, accountPatchOf(form));
+        return accountChange(gateway, id, {
+          route: "/admin/accounts/:id",
+          method: "PATCH",
+          apply: () => gateway.accounts.update(id, patch),
+        });
+      },
+    });
+  });
+  app.post("/console/accounts/:id/suspend", async (c) => {
+    const id = accountIdOf(c);
+    const form = await readForm(c);
+    if (form.confirm !== "yes") {
+      return accountDetailPage(gateway, {
+        c,
+        id,
+        problem: "Tick the box to confirm the suspension; nothing was changed",
+      });
+    }
+    return changeAccount(gateway, {
+      c,
+      id,
+      change: () =>
+        accountChange(gateway, id, {
+          route: "/admin/accounts/:id/suspend",
+          method: "POST",
+          apply: () => gateway.accounts.update(id, { enabled: false }),
+        }),
+    });
+  });
+  app.post("/console/accounts/:id/resume", (c) => {
+    const id = accountIdOf(c);
+    return changeAccount(gateway, {
+      c,
+      id,
+      change: () =>
+        accountChange(gateway, id, {
+          route: "/admin/accounts/:id/resume",
+          method: "POST",
+          apply: () => gateway.accounts.update(id, { enabled: true }),
+        }),
+    });
+  });
+  return app;
+}

@@ -1,0 +1,39 @@
+import { assertEquals } from "../../helpers/assert.ts";
+import {
+  accountInputOf,
+  accountPatchOf,
+  creditInputOf,
+} from "../../../routes/console/account_form.ts";
+
+Deno.test("accountInputOf() leaves out empty fields, reads integers and the unlimited box", () => {
+  assertEquals(accountInputOf({ name: " Acme ", group: "", credit_limit: "", balance: "" }), {
+    name: "Acme",
+  });
+  assertEquals(
+    accountInputOf({
+      name: "Acme",
+      group: "vip",
+      credit_limit: "250000",
+      unlimited: "true",
+      balance: "-5",
+    }),
+    { name: "Acme", group: "vip", credit_limit: 250_000, unlimited: true, balance: -5 },
+  );
+  assertEquals(accountInputOf({ name: "", balance: "1.5" }), { name: "", balance: "1.5" });
+});
+
+Deno.test("accountPatchOf() sends every field of the edit form; the last unlimited wins", () => {
+  assertEquals(
+    accountPatchOf({ name: "A", group: "default", credit_limit: "0", unlimited: "false" }),
+    { name: "A", group: "default", credit_limit: 0, unlimited: false },
+  );
+  assertEquals(accountPatchOf({ unlimited: "true" }), { unlimited: true });
+  assertEquals(accountPatchOf({ name: " ", credit_limit: "x" }), { name: "", credit_limit: "x" });
+});
+
+Deno.test("creditInputOf() reads a whole amount and leaves an empty note out", () => {
+  assertEquals(creditInputOf({ amount: " 500000 ", note: "" }), { amount: 500_000 });
+  assertEquals(creditInputOf({ amount: "-1", note: " back " }), { amount: -1, note: "back" });
+  assertEquals(creditInputOf({ amount: "1.5" }), { amount: "1.5" });
+  assertEquals(creditInputOf({}), { amount: "" });
+});
