@@ -126,6 +126,25 @@ export class AccountArea {
     await this.#gateway.keys.delete(id);
   }
 
+  /**
+   * Redeems a code into the account's wallet (an owner or a member may): it credits once, however
+   * many redemptions race (core/accounts/redemption_codes.ts).
+   */
+  async redeem(actor: AccountActor, code: string) {
+    const account = await this.#gateway.accounts.record(actor.accountId);
+    const redemption = await this.#gateway.redemptions.redeem(code, {
+      accountId: account.id,
+      walletId: account.wallet_id,
+      group: account.group,
+    });
+    return {
+      code_id: redemption.code_id,
+      amount: redemption.amount,
+      balance: redemption.ledger_entry.balance_after,
+      ledger_entry_id: redemption.ledger_entry.id,
+    };
+  }
+
   /** The wallet's ledger, each entry naming its key. */
   async ledger(actor: AccountActor, options: ListOptions) {
     const account = await this.#gateway.accounts.record(actor.accountId);

@@ -22,6 +22,6 @@ export function accountApiRoutes(gateway: Gateway) {
   app.use("/v1/account/*", requireAccessToken(gateway), auditAccountChanges(gateway, area));
   app.route("/", accountReadRoutes(area));
   app.route("/", accountKeyRoutes(area));
-  app.route("/", accountRedeemRoutes());
+  app.route("/", accountRedeemRoutes(area));
   return app;
 }

@@ -2,7 +2,7 @@
 
 import { Hono } from "hono";
 import { z } from "zod";
-import { GatewayError } from "../../core/errors.ts";
+import type { AccountArea } from "../../core/account_area/account_area.ts";
 import type { AppEnv } from "../middleware.ts";
 import { jsonAnswer, serveRoute } from "../openapi/declare_route.ts";
 import { validate } from "../validation.ts";
@@ -13,23 +13,22 @@ export const redeemInputSchema = z.strictObject({ code: z.string().trim().min(1)
 const redeemCode = accountRoute({
   method: "post",
   path: "/v1/account/redeem",
-  summary: "Redeem a code: its amount is credited to the account's wallet, once",
+  summary: "Redeem a code: its amount is credited to the account's wallet, once. Refused: 404 " +
+    "code_not_found, 409 code_redeemed or code_disabled, 410 code_expired, 403 " +
+    "code_not_for_group, 429 after too many refusals",
   body: { name: "AccountRedeem", schema: redeemInputSchema },
-  answers: { "200": jsonAnswer("the credit and the wallet's new balance") },
+  answers: {
+    "200": jsonAnswer(
+      "`{code_id, amount, balance, ledger_entry_id}`: the credit and the new balance",
+    ),
+  },
 });
 
-export function accountRedeemRoutes() {
+export function accountRedeemRoutes(area: AccountArea) {
   const app = new Hono<AppEnv>();
   serveRoute(app, redeemCode, async (c) => {
-    validate(redeemInputSchema, await accountBody(c.req.raw));
-    // TODO(lead): wire redemption codes once branch r-codes is merged: through AccountArea (a
-    // `redeem(actor, code)` that calls core/accounts/redemption_codes.ts `redeem(code,
-    // {accountId, walletId, group})` with the actor's account) and answer 200 with the credit.
-    throw new GatewayError(
-      "not_implemented",
-      501,
-      "Redeeming codes by API is not available on this gateway yet; redeem in the console",
-    );
+    const input = validate(redeemInputSchema, await accountBody(c.req.raw));
+    return c.json(await area.redeem(c.get("actor"), input.code));
   });
   return app;
 }

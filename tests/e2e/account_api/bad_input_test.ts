@@ -49,6 +49,7 @@ Deno.test(
       ["POST", `/keys/${key.id}/rotate`, { grace_seconds: 99_999_999 }, "grace_seconds"],
       ["POST", `/keys/${key.id}/rotate`, { grace: 10 }, "grace"],
       ["POST", "/redeem", { code: "x", extra: true }, "extra"],
+      ["POST", "/redeem", { code: 42 }, "code"],
       ["GET", "/usage?group_by=channel", undefined, "group_by"],
       ["GET", "/usage?interval=week", undefined, "interval"],
       ["GET", "/usage?from=yesterday", undefined, "from"],

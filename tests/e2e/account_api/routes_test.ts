@@ -2,7 +2,8 @@
  * The account API end to end as an owner's script: a token made in the console's Settings reads
  * the account, its models, keys, usage, requests, tasks and ledger; makes a key that works with
  * the openai SDK, changes, rotates and deletes it; each change is audited as `pat:<token id>`
- * without a secret; and nothing the account API does is charged or logged as a request.
+ * without a secret; nothing the account API does is charged or logged as a request; a member
+ * redeems a code once.
  */
 
 import OpenAI from "openai";
@@ -159,17 +160,64 @@ Deno.test(
 );
 
 Deno.test(
-  "account API: POST /v1/account/redeem checks its body, then answers 501 not_implemented until codes are wired",
+  "account API: a member redeems a code once (the balance rises once, the ledger names the code); refusals in the OpenAI envelope; audited without the code",
   serverTest,
   async () => {
     await using s = await accountApiGateway();
-    const account = await createAccount(s.gw, { balance: 1_000 });
-    const { token } = await memberWithToken(s.gw, account.id, "rae@example.com", "member");
-    const api = accountApi(s.gw, token);
+    const { gw } = s;
+    const account = await createAccount(gw, { balance: 1_000 });
+    const { token } = await memberWithToken(gw, account.id, "rae@example.com", "member");
+    const api = accountApi(gw, token);
+    const batch = await gw.admin("POST", "/admin/redemption-batches", {
+      name: "launch",
+      amount: 2_000_000,
+      count: 2,
+    });
+    assertEquals(batch.status, 201, JSON.stringify(batch.body));
+    const [first, second] = batch.body.codes.map((c: Json) => c.code as string);
+
+    const redeemed = await api("POST", "/redeem", { code: ` ${first} ` });
+    assertEquals(redeemed.status, 200, JSON.stringify(redeemed.body));
+    assertEquals([redeemed.body.amount, redeemed.body.balance], [2_000_000, 2_001_000]);
+    assertOpenAIError(await api("POST", "/redeem", { code: first }), 409, "code_redeemed");
+    assertOpenAIError(
+      await api("POST", "/redeem", { code: "gwr-" + "x".repeat(24) }),
+      404,
+      "code_not_found",
+    );
+    assertEquals((await api("GET")).body.balance, 2_001_000, "credited once");
+    const ledger = (await api("GET", "/ledger")).body.data as Json[];
+    assertEquals(ledger[0].id, redeemed.body.ledger_entry_id);
+    assertEquals([ledger[0].type, ledger[0].amount], ["credit", 2_000_000]);
+
     const missing = assertOpenAIError(await api("POST", "/redeem", {}), 400, "invalid_request");
     assertEquals(missing.param, "code");
-    const answer = await api("POST", "/redeem", { code: "GW-SOME-CODE" });
-    assertOpenAIError(answer, 501, "not_implemented");
-    assertEquals((await api("GET")).body.balance, 1_000, "nothing credited or charged");
+    const audit = (await gw.admin("GET", "/admin/audit?actor=pat&limit=10")).body.data as Json[];
+    assertEquals(
+      audit.map((r) => `${r.route} ${r.status} ${r.error_code}`).reverse(),
+      [
+        "/v1/account/redeem 200 null",
+        "/v1/account/redeem 409 code_redeemed",
+        "/v1/account/redeem 404 code_not_found",
+        "/v1/account/redeem 400 invalid_request",
+      ],
+    );
+    assertEquals(audit.at(-1).target, { kind: "account", id: account.id });
+    assertEquals([audit.at(-1).before.balance, audit.at(-1).after.balance], [1_000, 2_001_000]);
+    const text = JSON.stringify(audit);
+    assertOk(!text.includes(first) && !text.includes(second), "no code in the audit log");
+
+    // Raced by an owner's and the member's tokens: one credit.
+    const ownerToken = (await memberWithToken(gw, account.id, "ola@example.com", "owner")).token;
+    const owner = accountApi(gw, ownerToken);
+    const raced = await Promise.all(
+      Array.from(
+        { length: 12 },
+        (_, i) => (i % 2 ? api : owner)("POST", "/redeem", { code: second }),
+      ),
+    );
+    assertEquals(raced.filter((answer) => answer.status === 200).length, 1);
+    assertOk(raced.every((answer) => [200, 409, 429].includes(answer.status)));
+    assertEquals((await api("GET")).body.balance, 4_001_000, "the second code credited once");
   },
 );
