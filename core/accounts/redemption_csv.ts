@@ -1,6 +1,6 @@
 /** A batch's codes as CSV: id, state, redeemed_by, redeemed_at; never the codes. Pure. */
 
-import { csvField } from "../telemetry/request_log_csv.ts";
+import { csvField } from "../util/csv_field.ts";
 import type { CodeView } from "./redemption_records.ts";
 
 const COLUMNS = ["id", "state", "redeemed_by", "redeemed_at"] as const;
