@@ -15,6 +15,7 @@ import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
+import { accountApiRoutes } from "./routes/account_api/mod.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
 import { consoleRoutes } from "./routes/console/mod.ts";
 import { chatFastPath } from "./routes/chat_fast_path.ts";
@@ -58,6 +59,7 @@ export function createApp(
   app.route("/", openApiRoutes(() => app.routes));
   app.route("/", adminRoutes(gateway, adminTokenHash));
   app.route("/", meRoutes(gateway));
+  app.route("/", accountApiRoutes(gateway));
   app.route("/", consoleRoutes(gateway, adminTokenHash));
   app.route("/", modelRoutes(gateway));
   app.route("/", chatCompletionsRoutes(gateway));

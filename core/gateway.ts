@@ -279,6 +279,7 @@ export class Gateway {
     this.members = new Members(kv, box, {
       mailer: createMailer(options.members),
       signup: options.members.signup,
+      track: (work) => this.track(work),
       accounts: {
         exists: (id) => this.accountExists(id),
         create: (name) => this.createSignupAccount(name),

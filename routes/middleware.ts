@@ -23,6 +23,7 @@ import type { AuthThrottle } from "../core/keys/auth_throttle.ts";
 import { clientAddress, NO_PROXY, type ProxyTrust } from "../core/util/client_address.ts";
 import { checkIpAllowlist } from "../core/keys/ip_allowlist.ts";
 import { checkPathParams } from "./params.ts";
+import type { AccountActor } from "../core/account_area/actor.ts";
 
 export type AppEnv = {
   /** What Deno.serve passes beside the request (absent when the app is called directly). */
@@ -39,6 +40,10 @@ export type AppEnv = {
     scope: RequestScope;
     /** The parsed request URL, parsed once per request. */
     url: URL;
+    /** The member and account of a personal access token (set by `requireAccessToken`). */
+    actor: AccountActor;
+    /** The id of that token, for the audit trail. */
+    accessTokenId: string;
   };
 };
 
@@ -56,7 +61,8 @@ const UNLOGGED = new Set(["/", "/healthz", "/metrics", "/openapi.json"]);
 
 function isUnlogged(path: string): boolean {
   return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/") ||
-    path === "/v1/me" || path.startsWith("/v1/me/") || path === "/console" ||
+    path === "/v1/me" || path.startsWith("/v1/me/") || path === "/v1/account" ||
+    path.startsWith("/v1/account/") || path === "/console" ||
     path.startsWith("/console/");
 }
 

@@ -10,7 +10,7 @@ import type { Gateway } from "../gateway.ts";
 import type { ListOptions } from "../kv/list_options.ts";
 import type { RequestLogEntry } from "../telemetry/request_log_entry.ts";
 import { keyMayUseModel } from "../channels/catalog.ts";
-import type { UsageQuery } from "../telemetry/usage_rollups.ts";
+import { mergeUsageRows, type UsageQuery } from "../telemetry/usage_rollups.ts";
 import type { TaskFilter } from "../tasks/task_store.ts";
 import { type AccountActor, managesKey } from "./actor.ts";
 import type { MemberKeyInput, MemberKeyPatch } from "./member_key_schema.ts";
@@ -126,6 +126,28 @@ export class AccountArea {
     await this.#gateway.keys.delete(id);
   }
 
+  /**
+   * Redeems a code into the account's wallet (an owner or a member may): it credits once, however
+   * many redemptions race (core/accounts/redemption_codes.ts).
+   */
+  async redeem(actor: AccountActor, code: string) {
+    if (!code.trim()) {
+      throw new GatewayError("invalid_request", 400, "Enter a code to redeem", { param: "code" });
+    }
+    const account = await this.#gateway.accounts.record(actor.accountId);
+    const redemption = await this.#gateway.redemptions.redeem(code.trim(), {
+      accountId: account.id,
+      walletId: account.wallet_id,
+      group: account.group,
+    });
+    return {
+      code_id: redemption.code_id,
+      amount: redemption.amount,
+      balance: redemption.ledger_entry.balance_after,
+      ledger_entry_id: redemption.ledger_entry.id,
+    };
+  }
+
   /** The wallet's ledger, each entry naming its key. */
   async ledger(actor: AccountActor, options: ListOptions) {
     const account = await this.#gateway.accounts.record(actor.accountId);
@@ -183,14 +205,18 @@ export class AccountArea {
     };
   }
 
-  /** Usage rows of the account's keys (by key and/or model), from the rollups. */
+  /**
+   * Usage rows of the account's keys (by key and/or model), from the rollups: one row per
+   * interval and group, however many keys it sums.
+   */
   async usage(actor: AccountActor, query: Omit<UsageQuery, "keyId">) {
     const ids = await this.#gateway.accounts.keyIdsOf(actor.accountId);
+    const groupBy = query.groupBy.filter((group) => group !== "channel");
     const rows = [];
     for (const keyId of ids) {
-      rows.push(...await this.#gateway.requestLog.usage({ ...query, keyId }));
+      rows.push(...await this.#gateway.requestLog.usage({ ...query, groupBy, keyId }));
     }
-    return rows.map(({ channel_id: _channel, ...row }) => row);
+    return mergeUsageRows(rows);
   }
 
   /** 404 unless `keyId` is a key of the actor's account (a member may read its usage). */
@@ -218,23 +244,6 @@ export class AccountArea {
     await this.#managed(actor, id);
     const rows = await this.#gateway.requestLog.usage({ ...query, keyId: id });
     return rows.map(({ channel_id: _channel, ...row }) => row);
-  }
-
-  /** Redeems a code into the account's wallet; only an owner tops the account up. */
-  async redeem(actor: AccountActor, code: string): Promise<{ amount: number }> {
-    if (actor.role !== "owner") {
-      throw new GatewayError("owners_only", 403, "Only the account's owners redeem codes");
-    }
-    if (!code.trim()) {
-      throw new GatewayError("invalid_request", 400, "Enter a code to redeem", { param: "code" });
-    }
-    const account = await this.#gateway.accounts.record(actor.accountId);
-    const redemption = await this.#gateway.redemptions.redeem(code.trim(), {
-      accountId: account.id,
-      walletId: account.wallet_id,
-      group: account.group,
-    });
-    return { amount: redemption.amount };
   }
 }
 

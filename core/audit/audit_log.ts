@@ -17,13 +17,15 @@ import type { KvBackend } from "../kv/kv_backend.ts";
 
 /**
  * Who made a change: `admin_token`, `console:<session id>`, `config:<file>`, or
- * `member:<member id>` (a member in their account's token management area).
+ * `member:<member id>` (a member in their account's token management area), or
+ * `pat:<token id>` (a member's personal access token on the account API).
  */
 export type AuditActor =
   | "admin_token"
   | `console:${string}`
   | `member:${string}`
   | `config:${string}`
+  | `pat:${string}`
   /** The gateway itself: automatic disabling and recovery of channels (core/channels). */
   | "gateway";
 

@@ -6,7 +6,7 @@
  */
 
 import { GatewayError } from "../errors.ts";
-import { newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
+import { ACCESS_TOKEN_PREFIX, newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions } from "../kv/list_options.ts";
 import { isKvLocked, withKvRetry } from "../kv/kv_retry.ts";
@@ -446,6 +446,14 @@ export class KeyStore {
 
   /** Resolves a presented secret to its usable key record, or throws the matching 401/403. */
   async authenticate(secret: string): Promise<KeyRecord> {
+    if (secret.startsWith(ACCESS_TOKEN_PREFIX)) {
+      throw new GatewayError(
+        "invalid_api_key",
+        401,
+        "This is a personal access token (gwpat-…): it works only on the account API " +
+          "(/v1/account); model requests take an API key (sk-gw-…)",
+      );
+    }
     const hash = await this.#hashes.hashOf(secret);
     const now = Date.now();
     let cached = this.#cache.get(hash);

@@ -135,6 +135,17 @@ export const kvKeys = {
   memberToken: (hash: string) => ["member_tokens", hash] as const,
   /** The last TOTP time step a member used, so a code is not accepted twice. */
   totpLastStep: (memberId: string) => ["totp_last_step", memberId] as const,
+  /** A member's personal access token (account API), by id; its secret is never stored. */
+  accessToken: (id: string) => ["access_tokens", id] as const,
+  /** Unique index: the SHA-256 of a personal access token's secret → its id. */
+  accessTokenByHash: (hash: string) => ["access_token_by_hash", hash] as const,
+  /** The tokens a member made for one account. */
+  memberAccessToken: (memberId: string, accountId: string, id: string) =>
+    ["member_access_tokens", memberId, accountId, id] as const,
+  memberAccessTokens: (memberId: string, accountId: string) =>
+    ["member_access_tokens", memberId, accountId] as const,
+  /** When a token was last used (ms), written at most once a minute per instance. */
+  accessTokenLastUsed: (id: string) => ["access_token_last_used", id] as const,
   /** A self sign-up code (operator-made, a number of uses) by the SHA-256 of the code. */
   signupCode: (hash: string) => ["signup_codes", hash] as const,
   /** Group records (price tiers) by name, and the version every instance watches to reload them. */

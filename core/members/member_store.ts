@@ -3,6 +3,10 @@
  * the same commit as the member); a membership is kept both ways (`memberships` by member,
  * `account_members` by account) in one commit, so either side lists it. Accounts are opaque ids
  * here: this store never reads the account store.
+ *
+ * `cachedMember` and `cachedRoleIn` serve the hot path (a personal access token's every use) from
+ * memory for at most MEMBER_CACHE_MS; changes made through this store apply to them at once,
+ * changes made on another instance within that bound.
  */
 
 import { GatewayError } from "../errors.ts";
@@ -71,8 +75,20 @@ const membershipNotFound = (memberId: string, accountId: string) =>
     `Member '${memberId}' is not a member of account '${accountId}'`,
   );
 
+export const MEMBER_CACHE_MS = 5_000;
+const CACHE_LIMIT = 100_000;
+
+interface Cached<T> {
+  value: T;
+  until: number;
+}
+
+const roleCacheKey = (memberId: string, accountId: string) => `${memberId} ${accountId}`;
+
 export class MemberStore {
   #kv: KvBackend;
+  #members = new Map<string, Cached<MemberRecord | null>>();
+  #roles = new Map<string, Cached<MemberRole | null>>();
 
   constructor(kv: KvBackend) {
     this.#kv = kv;
@@ -144,7 +160,10 @@ export class MemberStore {
       const result = await withKvRetry(() =>
         this.#kv.atomic().check(entry).set(kvKeys.member(id), next).commit()
       );
-      if (result.ok) return next;
+      if (result.ok) {
+        this.#members.delete(id);
+        return next;
+      }
     }
     throw new GatewayError("conflict", 409, "The member changed meanwhile; try again");
   }
@@ -166,6 +185,7 @@ export class MemberStore {
         .set(kvKeys.accountMember(accountId, memberId), membership)
         .commit()
     );
+    this.#roles.delete(roleCacheKey(memberId, accountId));
     return membership;
   }
 
@@ -183,6 +203,7 @@ export class MemberStore {
         .set(kvKeys.accountMember(accountId, memberId), changed)
         .commit()
     );
+    this.#roles.delete(roleCacheKey(memberId, accountId));
     return changed;
   }
 
@@ -197,6 +218,7 @@ export class MemberStore {
         .delete(kvKeys.accountMember(accountId, memberId))
         .commit()
     );
+    this.#roles.delete(roleCacheKey(memberId, accountId));
   }
 
   async membershipsOf(memberId: string): Promise<Membership[]> {
@@ -211,6 +233,25 @@ export class MemberStore {
     return (await this.membership(memberId, accountId))?.role ?? null;
   }
 
+  /** The member for the hot path, from memory when looked up within MEMBER_CACHE_MS. */
+  async cachedMember(id: string, now = Date.now()): Promise<MemberRecord | null> {
+    return await cachedRead(this.#members, id, now, () => this.find(id));
+  }
+
+  /** `roleIn` for the hot path, from memory when looked up within MEMBER_CACHE_MS. */
+  async cachedRoleIn(
+    memberId: string,
+    accountId: string,
+    now = Date.now(),
+  ): Promise<MemberRole | null> {
+    return await cachedRead(
+      this.#roles,
+      roleCacheKey(memberId, accountId),
+      now,
+      () => this.roleIn(memberId, accountId),
+    );
+  }
+
   async #listAll(prefix: readonly string[]): Promise<Membership[]> {
     const out: Membership[] = [];
     for await (const entry of this.#kv.list<Membership>({ prefix: [...prefix] })) {
@@ -218,4 +259,18 @@ export class MemberStore {
     }
     return out;
   }
+}
+
+async function cachedRead<T>(
+  cache: Map<string, Cached<T>>,
+  key: string,
+  now: number,
+  read: () => Promise<T>,
+): Promise<T> {
+  const hit = cache.get(key);
+  if (hit && hit.until >= now) return hit.value;
+  const value = await read();
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, { value, until: now + MEMBER_CACHE_MS });
+  return value;
 }

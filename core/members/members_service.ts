@@ -29,6 +29,7 @@ import { AuthThrottle } from "../keys/auth_throttle.ts";
 import { newTotpSecret, totpStep, totpUri } from "./totp.ts";
 import { hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes } from "./recovery_codes.ts";
 import { SignupCodes } from "./signup_codes.ts";
+import { AccessTokens } from "./access_tokens.ts";
 
 /** What members need of accounts; the account store provides it. */
 export interface AccountFunctions {
@@ -48,6 +49,8 @@ export interface MembersOptions {
   /** The name authenticator apps show. */
   issuer?: string;
   throttle?: SignInThrottle;
+  /** Keeps background work (a token's last-use write) alive until shutdown. */
+  track?: (work: Promise<unknown>) => void;
 }
 
 /** How a sign-in's first step ended. */
@@ -72,6 +75,8 @@ export class Members {
   readonly tokens: SingleUseTokens;
   readonly throttle: SignInThrottle;
   readonly signupCodes: SignupCodes;
+  /** Personal access tokens for the account API. */
+  readonly accessTokens: AccessTokens;
   readonly mailer: Mailer;
   readonly accounts: AccountFunctions;
   readonly signup: boolean;
@@ -90,6 +95,7 @@ export class Members {
     this.store = new MemberStore(kv);
     this.tokens = new SingleUseTokens(kv);
     this.signupCodes = new SignupCodes(kv);
+    this.accessTokens = new AccessTokens(kv, { track: options.track });
     this.throttle = options.throttle ?? new SignInThrottle();
     this.mailer = options.mailer;
     this.accounts = options.accounts;

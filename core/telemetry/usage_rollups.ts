@@ -153,6 +153,34 @@ export async function readUsage(kv: KvBackend, query: UsageQuery): Promise<Usage
     .sort((a, b) => compareRows(a, b));
 }
 
+/**
+ * Rows of several reads (one per key of an account) as one read's: rows of the same interval and
+ * group summed, sorted as `readUsage` sorts.
+ */
+export function mergeUsageRows(rows: readonly UsageRow[]): UsageRow[] {
+  const merged = new Map<string, UsageRow>();
+  for (const row of rows) {
+    const id = JSON.stringify([row.start, row.key_id, row.model, row.channel_id]);
+    const found = merged.get(id);
+    if (!found) {
+      merged.set(id, { ...row });
+      continue;
+    }
+    for (const counter of SUMMED) found[counter] += row[counter];
+  }
+  return [...merged.values()].sort(compareRows);
+}
+
+const SUMMED = [
+  "requests",
+  "input_tokens",
+  "cached_input_tokens",
+  "output_tokens",
+  "seconds",
+  "images",
+  "cost",
+] as const;
+
 /** Hours of one key's rollups listed at once. */
 const HOURS_AT_ONCE = 32;
 

@@ -45,6 +45,14 @@ export function newApiKeySecret(): string {
   return `sk-gw-${randomBase62(43)}`;
 }
 
+/** The prefix of a member's personal access token (the account API), never an API key's. */
+export const ACCESS_TOKEN_PREFIX = "gwpat-";
+
+/** A new personal access token: the prefix and 43 base62 chars (≈ 256 bits, as an API key). */
+export function newAccessTokenSecret(): string {
+  return `${ACCESS_TOKEN_PREFIX}${randomBase62(43)}`;
+}
+
 /** Hex SHA-256 of a string. */
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

@@ -11,6 +11,7 @@ const SECRET_SHAPES: RegExp[] = [
   /\bsk-[A-Za-z0-9_\-]{8,}/g, // OpenAI, Anthropic (sk-ant-…), this gateway's own (sk-gw-…)
   /\bAIza[0-9A-Za-z_\-]{20,}/g, // Google API keys
   /\bgw-admin-[A-Za-z0-9]{8,}/g, // this gateway's admin token
+  /\bgwpat-[A-Za-z0-9]{8,}/g, // this gateway's personal access tokens
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+\/=\-]{8,}/gi,
   /\b(api[_-]?key|x-api-key|x-goog-api-key|key|token|secret)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+\/\-]{8,}/gi,
 ];

@@ -8,6 +8,19 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infe
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
+  if (issue.code === "unrecognized_keys") {
+    // The field at fault is the unknown one, not the object that holds it.
+    const path = [...issue.path, issue.keys[0]].join(".");
+    throw new GatewayError(
+      "invalid_request",
+      400,
+      `Unknown field '${path}'${
+        issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more)` : ""
+      }: ` +
+        "leave it out",
+      { param: path },
+    );
+  }
   const path = issue.path.join(".");
   throw new GatewayError(
     "invalid_request",

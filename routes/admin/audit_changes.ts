@@ -63,7 +63,8 @@ export function adminTarget(template: string, pathname: string) {
   return { area, id };
 }
 
-async function outcomeOf(c: Context<AppEnv>): Promise<ChangeOutcome> {
+/** How a handler's answer ended, for the audit record (the created id of a 201). */
+export async function responseOutcome(c: Context<AppEnv>): Promise<ChangeOutcome> {
   const response = c.res;
   let returned: unknown;
   if (response.headers.get("content-type")?.includes("json")) {
@@ -100,7 +101,7 @@ export function auditAdminChanges(
       requestId: c.get("context")?.id ?? null,
       readTarget: reader && ((targetId) => reader.read(gateway, targetId)),
       apply: () => next(),
-      outcomeOf: () => outcomeOf(c),
+      outcomeOf: () => responseOutcome(c),
     });
   };
 }

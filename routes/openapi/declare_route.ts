@@ -11,9 +11,13 @@ import type { H } from "hono/types";
 import type { z } from "zod";
 import type { AppEnv } from "../middleware.ts";
 
-/** Who may call a route: the admin token, a client key in the forms of an interface, or anyone. */
+/**
+ * Who may call a route: the admin token, a client key in the forms of an interface, a member's
+ * personal access token (the account API), or anyone.
+ */
 export type RouteSecurity =
   | "admin"
+  | "access_token"
   | "openai"
   | "anthropic"
   | "gemini"

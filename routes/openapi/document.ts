@@ -17,6 +17,12 @@ const SECURITY_SCHEMES = {
     scheme: "bearer",
     description: "GATEWAY_ADMIN_TOKEN, as `Authorization: Bearer <token>`",
   },
+  accessToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "A member's personal access token (`gwpat-…`, made in the console's Settings); " +
+      "API keys and the admin token are refused",
+  },
   keyBearer: { type: "http", scheme: "bearer", description: "A client key as a bearer token" },
   keyHeader: {
     type: "apiKey",
@@ -51,6 +57,7 @@ const SECURITY_SCHEMES = {
 
 const SECURITY: Record<RouteSecurity, Array<Record<string, string[]>>> = {
   admin: [{ adminToken: [] }],
+  access_token: [{ accessToken: [] }],
   openai: [{ keyBearer: [] }],
   anthropic: [{ keyHeader: [] }, { keyBearer: [] }],
   gemini: [{ googApiKey: [] }, { vendorApiKey: [] }, { keyQuery: [] }, { keyBearer: [] }],
@@ -174,7 +181,12 @@ const ANSWER_SCHEMAS: Record<string, Json> = {
     properties: {
       id: string,
       at: { type: "string", format: "date-time" },
-      actor: { ...string, description: "`admin_token`, `console:<session id>` or `config:<file>`" },
+      actor: {
+        ...string,
+        description:
+          "`admin_token`, `console:<session id>`, `config:<file>`, `pat:<access token id>` or " +
+          "`gateway`",
+      },
       client_address: nullable(string),
       method: string,
       route: {
@@ -286,6 +298,7 @@ const TAG_ORDER = [
   "video",
   "models",
   "self",
+  "account",
 ];
 
 const tagRank = (tag: string) => {

@@ -1,6 +1,7 @@
 /**
  * A member's settings: change the password, set up or turn off the second factor (its secret and
- * recovery codes are shown once), and the member's sessions with "Sign out everywhere else".
+ * recovery codes are shown once), the member's sessions with "Sign out everywhere else", and
+ * personal access tokens for the account API (member_access_tokens.tsx).
  */
 
 import { Hono } from "hono";
@@ -14,6 +15,12 @@ import { formProblemOf } from "../form_problem.ts";
 import { CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { memberOf } from "./member_account.tsx";
+import {
+  AccessTokensCard,
+  serveAccessTokenForms,
+  type TokensNotice,
+  tokensOf,
+} from "./member_access_tokens.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 interface Notice {
@@ -171,12 +178,13 @@ export function memberSettingsPages(gateway: Gateway) {
 
   async function settingsPage(
     c: ConsoleContext,
-    notices: { password?: Notice; totp?: Notice; sessions?: Notice } = {},
+    notices: { password?: Notice; totp?: Notice; sessions?: Notice; tokens?: TokensNotice } = {},
     status?: ContentfulStatusCode,
   ) {
-    const { memberId } = memberOf(c);
+    const { memberId, accountId } = memberOf(c);
     const member = await members.view(memberId);
     const sessions = await gateway.consoleSessions.ofMember(memberId, c.get("session").id);
+    const tokens = await tokensOf(gateway, c);
     return renderPage(
       c,
       <>
@@ -191,12 +199,19 @@ export function memberSettingsPages(gateway: Gateway) {
           notice={notices.totp}
         />
         <SessionsCard c={c} sessions={sessions} notice={notices.sessions} />
+        <AccessTokensCard
+          c={c}
+          tokens={tokens}
+          accountId={accountId}
+          notice={notices.tokens}
+        />
       </>,
       { title: "Settings", status },
     );
   }
 
   app.get("/console/settings", (c) => settingsPage(c));
+  serveAccessTokenForms(app, gateway, settingsPage);
   app.post("/console/settings/password", async (c) => {
     const form = await readForm(c);
     try {

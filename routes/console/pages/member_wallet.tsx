@@ -1,6 +1,6 @@
 /**
  * The account's wallet for members: balance and floor, the ledger newest first with the balance
- * after each entry and the key it names, and (owners) Redeem a code, audited as the member's.
+ * after each entry and the key it names, and Redeem a code (owners and members), audited as the member's.
  */
 
 import { Hono } from "hono";
@@ -101,17 +101,13 @@ export function memberWalletPages(gateway: Gateway) {
         </section>
         <section class="card" aria-labelledby="redeem-heading">
           <h2 id="redeem-heading">Redeem a code</h2>
-          {actor.role === "owner"
-            ? (
-              <form method="post" action="/console/account/wallet/redeem" class="row">
-                <CsrfField session={c.get("session")} />
-                <Field name="code" label="Code" autocomplete="off" required />
-                <div>
-                  <button type="submit">Redeem</button>
-                </div>
-              </form>
-            )
-            : <p class="muted">The account's owners redeem codes.</p>}
+          <form method="post" action="/console/account/wallet/redeem" class="row">
+            <CsrfField session={c.get("session")} />
+            <Field name="code" label="Code" autocomplete="off" required />
+            <div>
+              <button type="submit">Redeem</button>
+            </div>
+          </form>
         </section>
         <section class="card" aria-labelledby="ledger-heading">
           <h2 id="ledger-heading">Ledger</h2>

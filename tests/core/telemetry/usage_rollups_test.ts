@@ -2,7 +2,7 @@
 
 import { logEntry } from "../../helpers/request_log_entry.ts";
 import { assertEquals } from "../../helpers/assert.ts";
-import { addRollups, readUsage } from "../../../core/telemetry/usage_rollups.ts";
+import { addRollups, mergeUsageRows, readUsage } from "../../../core/telemetry/usage_rollups.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
 
 const HOUR_MS = 3_600_000;
@@ -73,4 +73,27 @@ Deno.test("readUsage() of one key reads that key's rollups only, over every hour
     }),
     [],
   );
+});
+
+Deno.test("mergeUsageRows() sums rows of the same interval and group from several keys' reads", () => {
+  const row = (start: string, model: string, requests: number, cost: number) => ({
+    start,
+    model,
+    requests,
+    input_tokens: requests * 10,
+    cached_input_tokens: 0,
+    output_tokens: requests,
+    seconds: 0.5 * requests,
+    images: 0,
+    cost,
+  });
+  const merged = mergeUsageRows([
+    row("2026-11-20T01:00:00.000Z", "b", 1, 3),
+    row("2026-11-20T00:00:00.000Z", "a", 2, 5),
+    row("2026-11-20T01:00:00.000Z", "b", 4, 7),
+  ]);
+  assertEquals(merged, [
+    row("2026-11-20T00:00:00.000Z", "a", 2, 5),
+    row("2026-11-20T01:00:00.000Z", "b", 5, 10),
+  ]);
 });

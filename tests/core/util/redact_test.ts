@@ -98,3 +98,8 @@ Deno.test("redactSecrets() still redacts key-shaped text without being given the
   assertEquals(redactSecrets("use sk-proj-abcdefghij"), `use ${REDACTED}`);
   assertEquals(redactSecrets("x".repeat(1_200)).length, 1_000 + "… [truncated]".length);
 });
+
+Deno.test("redactSecrets() hides the gateway's personal access tokens", () => {
+  const token = `gwpat-${"Ab1".repeat(14)}x`;
+  assertEquals(redactSecrets(`token ${token} refused`), `token ${REDACTED} refused`);
+});
