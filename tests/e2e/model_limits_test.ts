@@ -295,7 +295,7 @@ Deno.test(
       [{ ratios: ["16:9"], default_ratio: "1:1" }, "limits.default_ratio"],
       [{ prompt_max_chars: 0 }, "limits.prompt_max_chars"],
       [{ ratios: ["2:1"] }, "limits.ratios.0"],
-      [{ max_seconds: 3 }, "limits"],
+      [{ max_seconds: 3 }, "limits.max_seconds"],
     ];
     for (const [limits, param] of bad) {
       const answer = await s.gw.admin("PATCH", "/admin/models/vid-2", { limits });

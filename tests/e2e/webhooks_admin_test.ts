@@ -70,7 +70,7 @@ Deno.test("admin webhooks: bad input is a 400 naming the field", serverTest, asy
     [{ url: PUBLIC_URL, key_id: "key_a", group: "g" }, "invalid_request", "group"],
     [{ url: PUBLIC_URL, key_id: "nope" }, "invalid_request", "key_id"],
     [{ url: PUBLIC_URL, key_id: "key_doesnotexist" }, "key_not_found", "key_id"],
-    [{ url: PUBLIC_URL, secret: "whsec_mine" }, "invalid_request", null],
+    [{ url: PUBLIC_URL, secret: "whsec_mine" }, "invalid_request", "secret"],
     [{ url: "ftp://example.com/x" }, "invalid_webhook_url", "url"],
     [{ url: "http://127.0.0.1:9/hook" }, "invalid_webhook_url", "url"],
     [{ url: "http://localhost/hook" }, "invalid_webhook_url", "url"],

@@ -28,6 +28,8 @@ const EMAIL = "web@example.com";
 async function signInByKeyboard(watched: WatchedPage, origin: string) {
   const { page } = watched;
   await page.goto(`${origin}/console/sign-in`);
+  // Chromium applies autofocus after the first rendering, a moment after the load.
+  await page.waitForFunction(`document.activeElement?.id === "email"`).catch(() => {});
   assertEquals(await page.evaluate(`document.activeElement?.id`), "email", "email has focus");
   await page.keyboard.type(EMAIL);
   await page.keyboard.press("Tab");
