@@ -5,6 +5,7 @@
  * answered exactly as an id that does not exist (404), so nothing says it exists.
  */
 
+import { BASE_MULTIPLIER, tieredPrice } from "../billing/price_tier.ts";
 import { GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import type { ListOptions } from "../kv/list_options.ts";
@@ -57,6 +58,30 @@ export class AccountArea {
       )
       .map((model) => model.id)
       .sort();
+  }
+
+  /**
+   * The account's models with their catalog price and the price the account pays (its group's
+   * price tier applied), sorted by id.
+   */
+  async priced(actor: AccountActor) {
+    const account = await this.#gateway.accounts.record(actor.accountId);
+    const tier = this.#gateway.priceTierOf({ group: account.group });
+    const ids = new Set(await this.models(actor));
+    const models = this.#gateway.registry.models.filter((model) => ids.has(model.id))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    return {
+      tier,
+      models: models.map((model) => ({
+        id: model.id,
+        kind: model.kind,
+        description: model.description ?? null,
+        price: model.price,
+        price_multiplier: tier.multiplier / BASE_MULTIPLIER,
+        price_paid: tieredPrice(model.price, tier),
+        model,
+      })),
+    };
   }
 
   /** The keys the actor manages (an owner: all of the account's), newest first. */

@@ -80,3 +80,26 @@ export function tierFactorText(tier?: PriceTier): string {
 export function tierMultipliers(tier?: PriceTier): Record<string, number> {
   return isBaseTier(tier) ? {} : { price_multiplier: tier!.multiplier / BASE_MULTIPLIER };
 }
+
+/**
+ * A catalog price as a caller at `tier` pays it: every number of `price` (per million tokens, per
+ * image, per second, per task; image tiers too) scaled by the multiplier, exactly (a decimal
+ * number; costs are still rounded up once per request). Fields that are not prices stay.
+ */
+export function tieredPrice<T>(price: T, tier?: PriceTier): T {
+  if (isBaseTier(tier)) return price;
+  const scale = (value: unknown, name: string): unknown => {
+    if (
+      typeof value === "number" && Number.isSafeInteger(value) && name !== "failure_refund_percent"
+    ) {
+      return Number(tieredPriceText(value, tier));
+    }
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      return Object.fromEntries(
+        Object.entries(value).map(([key, inner]) => [key, scale(inner, key)]),
+      );
+    }
+    return value;
+  };
+  return scale(price, "") as T;
+}

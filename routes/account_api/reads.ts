@@ -34,7 +34,8 @@ const readAccount = accountRoute({
 const listModels = accountRoute({
   method: "get",
   path: "/v1/account/models",
-  summary: "The models the account's group may use (a key's `models` must be among them)",
+  summary:
+    "The models the account's group may use (a key's `models` must be among them), with the catalog `price` and the `price_paid` at the account's `price_multiplier`",
   answers: { "200": jsonAnswer("`{data: [{id}]}`, sorted") },
 });
 
@@ -100,8 +101,8 @@ export function accountReadRoutes(area: AccountArea) {
   const app = new Hono<AppEnv>();
   serveRoute(app, readAccount, async (c) => c.json(await area.account(c.get("actor"))));
   serveRoute(app, listModels, async (c) => {
-    const models = await area.models(c.get("actor"));
-    return c.json({ data: models.map((id) => ({ id })) });
+    const { models } = await area.priced(c.get("actor"));
+    return c.json({ data: models.map(({ model: _catalog, ...model }) => model) });
   });
   serveRoute(app, readUsage, async (c) => {
     const query = usageQuery(c.get("url"), ["key", "model"]);

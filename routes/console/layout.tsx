@@ -47,6 +47,7 @@ const MEMBER_NAV: Array<[string, string]> = [
   ["Keys", "/console/account/keys"],
   ["Usage", "/console/account/usage"],
   ["Wallet", "/console/account/wallet"],
+  ["Models", "/console/account/models"],
   ["Members", "/console/members"],
   ["Settings", "/console/settings"],
 ];

@@ -17,6 +17,7 @@ const MEMBER_PAGES = [
   /^\/console\/account\/usage(\/export)?$/,
   /^\/console\/account\/requests\/[^/]+$/,
   /^\/console\/account\/wallet(\/redeem)?$/,
+  /^\/console\/account\/models$/,
   /^\/console\/members(\/[^/]+\/(role|remove))?$/,
   /^\/console\/settings(\/[a-z-]+(\/[a-z-]+)?)?$/,
   /^\/console\/sign-out$/,

@@ -41,6 +41,7 @@ import { accountMemberPages } from "./pages/account_members.tsx";
 import { memberKeyPages } from "./pages/member_keys.tsx";
 import { memberKeyDetailPages } from "./pages/member_key_detail.tsx";
 import { memberUsagePages } from "./pages/member_usage.tsx";
+import { memberModelPages } from "./pages/member_models.tsx";
 import { memberWalletPages } from "./pages/member_wallet.tsx";
 
 /** The console sub-app. */
@@ -77,6 +78,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", memberKeyDetailPages(gateway));
   app.route("/", memberUsagePages(gateway));
   app.route("/", memberWalletPages(gateway));
+  app.route("/", memberModelPages(gateway));
   app.use("/console/groups/*", requireOperator());
   app.route("/", groupPages(gateway));
   app.use("/console/redemption-codes/*", requireOperator());
