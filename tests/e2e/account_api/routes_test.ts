@@ -37,7 +37,10 @@ Deno.test(
       [read.body.id, read.body.balance, read.body.role, read.body.keys],
       [account.id, 5_000_000, "owner", 0],
     );
-    assertEquals((await api("GET", "/models")).body, { data: [{ id: MODEL }] });
+    const models = (await api("GET", "/models")).body.data;
+    assertEquals(models.map((model: { id: string }) => model.id), [MODEL]);
+    assertEquals(models[0].price_multiplier, 1);
+    assertEquals(models[0].price_paid, models[0].price);
     assertEquals((await api("GET", "/keys")).body, { data: [] });
 
     const created = await api("POST", "/keys", { name: "web", models: [MODEL], rpm: 100 });
