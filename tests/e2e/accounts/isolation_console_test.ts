@@ -131,12 +131,21 @@ function matrix(w: IsolationWorld): Record<string, Probe[]> {
     "GET /console/members": [
       { method: "GET", path: `/console/members?account_id=${b.id}`, status: ownerOnly(200) },
     ],
-    "POST /console/members": [{
-      method: "POST",
-      path: "/console/members",
-      form: { email: "alpha-invitee@example.com", role: "member", ...intoB },
-      status: ownerOnly(201),
-    }],
+    "POST /console/members": [
+      {
+        method: "POST",
+        path: "/console/members",
+        form: { email: "alpha-invitee@example.com", role: "member", ...intoB },
+        status: ownerOnly(201),
+      },
+      // Inviting B's owner into A says nothing of B (nor whether the email has a member).
+      {
+        method: "POST",
+        path: "/console/members",
+        form: { email: b.people.owner.email, role: "owner" },
+        status: ownerOnly(201),
+      },
+    ],
     "POST /console/members/:memberId/role": perMember("/role", { role: "member" }),
     "POST /console/members/:memberId/remove": perMember("/remove", {}),
     "GET /console/settings": [
@@ -145,7 +154,11 @@ function matrix(w: IsolationWorld): Record<string, Probe[]> {
     "POST /console/settings/password": [{
       method: "POST",
       path: "/console/settings/password",
-      form: { current_password: "not the password", new_password: "another long password", ...intoB },
+      form: {
+        current_password: "not the password",
+        new_password: "another long password",
+        ...intoB,
+      },
       status: both(400),
     }],
     "POST /console/settings/totp/start": [
@@ -184,7 +197,12 @@ function matrix(w: IsolationWorld): Record<string, Probe[]> {
       status: both(404),
     })),
     "POST /console/theme": [
-      { method: "POST", path: "/console/theme", form: { theme: "dark", ...intoB }, status: both(303) },
+      {
+        method: "POST",
+        path: "/console/theme",
+        form: { theme: "dark", ...intoB },
+        status: both(303),
+      },
     ],
     // Last: it ends the session.
     "POST /console/sign-out": [
