@@ -24,12 +24,17 @@ const MEMBER_PAGES = [
   /^\/console\/theme$/,
 ];
 
+/** Whether a member's session may reach `path` (the isolation tests cover each such route). */
+export function isMemberPage(path: string): boolean {
+  return MEMBER_PAGES.some((page) => page.test(path));
+}
+
 export function memberPagesOnly(): MiddlewareHandler<ConsoleEnv> {
   return async function consoleMemberPagesOnly(c, next) {
     if (c.get("session")?.role.kind !== "member") return await next();
     const path = c.get("url").pathname;
     if (path === "/console" && c.req.method === "GET") return c.redirect("/console/account", 303);
-    if (MEMBER_PAGES.some((page) => page.test(path))) return await next();
+    if (isMemberPage(path)) return await next();
     throw new GatewayError(
       "operator_only",
       403,
