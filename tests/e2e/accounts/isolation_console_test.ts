@@ -110,6 +110,9 @@ function matrix(w: IsolationWorld): Record<string, Probe[]> {
       path: `/console/account/requests/${id}`,
       status: both(404),
     })),
+    "GET /console/account/models": [
+      { method: "GET", path: `/console/account/models?account_id=${b.id}`, status: both(200) },
+    ],
     "GET /console/account/wallet": [
       { method: "GET", path: `/console/account/wallet?account_id=${b.id}`, status: both(200) },
     ],
