@@ -4,6 +4,7 @@
  * with `Idempotency-Key`, a repeated task submission answers the task it already made.
  */
 
+import { walletOf } from "../core/billing/ledger.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
@@ -226,6 +227,7 @@ export function imageRoutes(gateway: Gateway) {
     const taskId = idParam(c, "task_id", { shape: "task", notFound: imageTaskNotFound });
     const task = await gateway.tasks.getOwned(taskId, {
       owner: ownerOf(c.get("key")),
+      wallet: walletOf(c.get("key")),
       kind: "image",
     });
     if (!task) throw imageTaskNotFound(taskId);

@@ -4,6 +4,7 @@
  * submission answer the task it already made, with no second charge.
  */
 
+import { walletOf } from "../core/billing/ledger.ts";
 import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
@@ -105,6 +106,7 @@ export function videoRoutes(gateway: Gateway) {
     const taskId = idParam(c, "task_id", { shape: "task", notFound: videoTaskNotFound });
     const task = await gateway.tasks.getOwned<VideoTaskInput>(taskId, {
       owner: ownerOf(c.get("key")),
+      wallet: walletOf(c.get("key")),
       kind: "video",
     });
     if (!task) throw videoTaskNotFound(taskId);

@@ -196,7 +196,7 @@ async function digestOf(job: ImageJob, format: ResponseFormat): Promise<string> 
 async function earlierTask(
   gateway: Gateway,
   taskId: string,
-  expected: { owner: string; digest: string },
+  expected: { owner: string; wallet: string; digest: string },
 ): Promise<TaskRecord<ImageTaskInput> | null> {
   return replayOf(await gateway.tasks.get<ImageTaskInput>(taskId), {
     ...expected,
@@ -236,7 +236,11 @@ export async function submitImageTask(
     ? await idempotentTaskId({ owner, kind: "image", key: idempotencyKey })
     : `task_${randomBase62(24)}`;
   if (idempotencyKey) {
-    const earlier = await earlierTask(gateway, taskId, { owner, digest: digest! });
+    const earlier = await earlierTask(gateway, taskId, {
+      owner,
+      wallet: walletOf(key),
+      digest: digest!,
+    });
     if (earlier) return { task: earlier, replayed: true };
   }
   const { images, mask, ...jobFields } = job;
@@ -281,7 +285,11 @@ export async function submitImageTask(
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
     if (idempotencyKey) {
-      const earlier = await earlierTask(gateway, taskId, { owner, digest: digest! });
+      const earlier = await earlierTask(gateway, taskId, {
+        owner,
+        wallet: walletOf(key),
+        digest: digest!,
+      });
       if (earlier) return { task: earlier, replayed: true };
     }
     throw error;

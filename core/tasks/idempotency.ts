@@ -55,6 +55,8 @@ export function replayOf<Input>(
   task: TaskRecord<Input> | null,
   expected: {
     owner: string;
+    /** The wallet of the key asking: a task of another account is never replayed to it. */
+    wallet: string;
     kind: TaskRecord["kind"];
     digest: string;
     /** Names the request in the message, e.g. "video request". */
@@ -64,7 +66,7 @@ export function replayOf<Input>(
   },
 ): TaskRecord<Input> | null {
   if (!task || task.owner !== expected.owner) return null;
-  const same = task.kind === expected.kind &&
+  const same = (task.wallet_id ?? task.key_id) === expected.wallet && task.kind === expected.kind &&
     (task.request_digest == null
       ? expected.sameAsUndigested?.(task) ?? false
       : task.request_digest === expected.digest);

@@ -88,13 +88,20 @@ export class TaskStore {
     return (await this.#kv.get<TaskRecord<Input>>(kvKeys.task(id))).value;
   }
 
-  /** The task of `kind` if `owner` may read it; null for any other (never says which). */
+  /**
+   * The task of `kind` if a key of `owner` paying from `wallet` may read it: the same owner, in
+   * the same account (an owner label two accounts' keys share does not share their tasks); null
+   * for any other (never says which).
+   */
   async getOwned<Input = unknown>(
     id: string,
-    filter: { owner: string; kind: TaskRecord["kind"] },
+    filter: { owner: string; wallet: string; kind: TaskRecord["kind"] },
   ): Promise<TaskRecord<Input> | null> {
     const task = await this.get<Input>(id);
-    return task && task.kind === filter.kind && task.owner === filter.owner ? task : null;
+    return task && task.kind === filter.kind && task.owner === filter.owner &&
+        walletOfTask(task) === filter.wallet
+      ? task
+      : null;
   }
 
   /**
@@ -365,4 +372,9 @@ export class TaskStore {
     if (applied && ended) this.#options.onEnd?.committed(ended);
     return applied && { entry };
   }
+}
+
+/** The wallet `task`'s money is held in (before accounts: its key's own). */
+export function walletOfTask(task: Pick<TaskRecord, "key_id" | "wallet_id">): string {
+  return task.wallet_id ?? task.key_id;
 }

@@ -220,10 +220,11 @@ function digestOf(request: VideoRequest, ratio: string, files: UploadedFile[]): 
 async function earlierTask(
   gateway: Gateway,
   taskId: string,
-  expected: { owner: string; digest: string; request: VideoRequest },
+  expected: { owner: string; wallet: string; digest: string; request: VideoRequest },
 ): Promise<TaskRecord<VideoTaskInput> | null> {
   return replayOf(await gateway.tasks.get<VideoTaskInput>(taskId), {
     owner: expected.owner,
+    wallet: expected.wallet,
     kind: "video",
     digest: expected.digest,
     what: "video request",
@@ -305,7 +306,12 @@ async function checkAndPrice(
     ? await idempotentTaskId({ owner, kind: "video", key: idempotencyKey })
     : `task_${randomBase62(24)}`;
   if (idempotencyKey) {
-    const earlier = await earlierTask(gateway, taskId, { owner, digest: digest!, request });
+    const earlier = await earlierTask(gateway, taskId, {
+      owner,
+      wallet: walletOf(key),
+      digest: digest!,
+      request,
+    });
     if (earlier) return { task: earlier, replayed: true };
   }
 
@@ -365,7 +371,12 @@ async function storeAndSubmit(scope: RequestScope, priced: PricedVideo): Promise
   } catch (error) {
     await Promise.all(stored.map((record) => gateway.media.delete(record).catch(() => {})));
     if (digest !== null) {
-      const earlier = await earlierTask(gateway, taskId, { owner, digest, request });
+      const earlier = await earlierTask(gateway, taskId, {
+        owner,
+        wallet: walletOf(key),
+        digest,
+        request,
+      });
       if (earlier) return { task: earlier, replayed: true };
     }
     throw error;

@@ -59,3 +59,38 @@ Deno.test(
     assertEquals(await taskStatus(s.gw.url, s.key, taskId), 200);
   },
 );
+
+Deno.test(
+  "key owner: a label shares tasks between keys of one account only; another account's key with the same label reads nothing and replays nothing",
+  serverTest,
+  async () => {
+    await using s = await setupImages("openai-images", { env: { GATEWAY_TASK_POLL_MS: "50" } });
+    const accountA = (await s.gw.admin("POST", "/admin/accounts", { name: "A", balance: 1e6 }))
+      .body.id;
+    const accountB = (await s.gw.admin("POST", "/admin/accounts", { name: "B", balance: 1e6 }))
+      .body.id;
+    const keyIn = async (account: string, name: string) =>
+      (await s.gw.admin("POST", "/admin/keys", { name, account_id: account, owner: "shared" }))
+        .body.key as string;
+    const a1 = await keyIn(accountA, "a1");
+    const a2 = await keyIn(accountA, "a2");
+    const b1 = await keyIn(accountB, "b1");
+    const submit = (key: string) =>
+      postJson(s.gw, "/v1/images/generations", key, { prompt: "mine" }, {
+        "x-gateway-async-task": "true",
+        "idempotency-key": "same-key",
+      });
+    const submitted = await submit(a1);
+    assertEquals(submitted.status, 200);
+    const taskId = (await submitted.json()).data.task_id;
+    assertEquals(await taskStatus(s.gw.url, a2, taskId), 200, "same account, same label");
+    assertEquals(await taskStatus(s.gw.url, b1, taskId), 404, "another account");
+    const replay = await submit(b1);
+    const body = await replay.json();
+    assertEquals(replay.status, 409, JSON.stringify(body));
+    assertEquals(body.error.code, "idempotency_key_reused");
+    assertOk(!JSON.stringify(body).includes(taskId), "B learns nothing of A's task");
+    const bBalance = (await s.gw.admin("GET", `/admin/accounts/${accountB}`)).body.balance;
+    assertEquals(bBalance, 1e6, "nothing held from B");
+  },
+);

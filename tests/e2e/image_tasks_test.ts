@@ -88,9 +88,13 @@ Deno.test(
     assertEquals(entries.map((entry) => entry.type), ["credit", "hold", "settle"]);
     assertEquals(entries[1].ref, taskId);
 
-    const sameOwner = await s.gw.createKey({ owner: "team-a" });
+    // Keys of one account with one owner label share tasks; another account's never do.
+    const { account_id } = (await s.gw.admin("GET", `/admin/keys/${s.keyId}`)).body;
+    const sameOwner = await s.gw.createKey({ owner: "team-a", account_id });
     assertEquals((await getTask(s.gw.url, sameOwner.key, taskId)).status, 200);
-    const stranger = await s.gw.createKey({ owner: "team-b" });
+    const otherAccount = await s.gw.createKey({ owner: "team-a" });
+    assertEquals((await getTask(s.gw.url, otherAccount.key, taskId)).status, 404);
+    const stranger = await s.gw.createKey({ owner: "team-b", account_id });
     const hidden = await getTask(s.gw.url, stranger.key, taskId);
     assertEquals(hidden.status, 404);
     assertEquals(hidden.body.error.code, "task_not_found");
