@@ -123,12 +123,29 @@ chromium.test(
     await page.getByRole("heading", { name: "Redeem a code" }).waitFor();
     assertOk(await page.getByLabel("Code", { exact: true }).isVisible(), "the code field");
     assertOk(await page.getByRole("button", { name: "Redeem" }).isVisible());
+    // Redeemed by keyboard: the balance rises once, shown on the page.
+    const batch = await area.gw.admin("POST", "/admin/redemption-batches", {
+      name: "browser",
+      amount: 2_000_000,
+      count: 1,
+    });
+    const code = batch.body.codes[0].code as string;
+    const before = (await area.gw.admin("GET", `/admin/accounts/${area.accountId}`)).body.balance;
+    await tabTo(watched, "code");
+    await page.keyboard.type(code);
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.has("redeemed")),
+      page.keyboard.press("Enter"),
+    ]);
+    assertOk((await page.locator('[role="status"]').textContent())?.includes("redeemed"));
+    const after = (await area.gw.admin("GET", `/admin/accounts/${area.accountId}`)).body.balance;
+    assertEquals(after, before + 2_000_000);
     await shoot(watched, "wallet");
     assertCleanLoad(watched, origin);
 
     await area.gw.settle();
     const pages = ["/console/account", "/console/account/keys", "/console/account/usage"];
-    pages.push("/console/account/wallet", "/console/account/keys/new");
+    pages.push("/console/account/wallet", "/console/account/keys/new", "/console/account/models");
     pages.push(`/console/account/keys/${keyId}`);
     for (const scheme of ["light", "dark"] as const) {
       const themed = await browser.newPage({ colorScheme: scheme });
