@@ -224,6 +224,14 @@ export class KeyStore {
     return { ...(await this.#views([record]))[0], key: secret };
   }
 
+  /** `record` with its account's group and limit (the account read through its cache). */
+  async #withAccount(record: KeyRecord): Promise<KeyRecord> {
+    const account = record.account_id
+      ? await this.#options.accounts?.cached(record.account_id) ?? null
+      : null;
+    return withAccount(record, account);
+  }
+
   #accounts(): AccountStore {
     if (!this.#options.accounts) throw new Error("the key store was made without accounts");
     return this.#options.accounts;
@@ -267,7 +275,7 @@ export class KeyStore {
     );
     const records: KeyRecord[] = [];
     for await (const entry of iterator) {
-      if (!matchesKeyFilter(entry.value, query)) continue;
+      if (!matchesKeyFilter(await this.#withAccount(entry.value), query)) continue;
       records.push(entry.value);
       if (records.length === limit) break;
     }
@@ -280,7 +288,9 @@ export class KeyStore {
   async #listSorted(query: KeyListQuery, sort: "spend" | "last_used") {
     const records = new Map<string, KeyRecord>();
     for await (const entry of this.#kv.list<KeyRecord>({ prefix: kvKeys.apiKeys() })) {
-      if (matchesKeyFilter(entry.value, query)) records.set(entry.value.id, entry.value);
+      if (matchesKeyFilter(await this.#withAccount(entry.value), query)) {
+        records.set(entry.value.id, entry.value);
+      }
     }
     const ids = [...records.keys()];
     const values = sort === "spend"

@@ -300,3 +300,20 @@ Deno.test(
     assertEquals(billed, outcomes.filter((status) => status === 200).length);
   },
 );
+
+Deno.test(
+  "accounts: a key list filtered by group follows the account's group",
+  serverTest,
+  async () => {
+    await using gw = await startTestGateway();
+    const account = await createAccount(gw, {});
+    const key = await keyIn(gw, account.id);
+    await gw.admin("PATCH", `/admin/accounts/${account.id}`, { group: "vip" });
+    const vip = (await gw.admin("GET", "/admin/keys?group=vip")).body.data;
+    assertEquals(vip.map((view: Json) => view.id), [key.id]);
+    assertEquals(vip[0].group, "vip");
+    assertEquals((await gw.admin("GET", "/admin/keys?group=default")).body.data, []);
+    const sorted = (await gw.admin("GET", "/admin/keys?group=vip&sort=last_used")).body.data;
+    assertEquals(sorted.map((view: Json) => view.id), [key.id]);
+  },
+);
