@@ -89,7 +89,8 @@ export class AccountStore {
 
   /** The admin view: the account with its balance, keys and spend. */
   async get(id: string): Promise<PublicAccount> {
-    return (await this.#views([await this.record(id)]))[0];
+    const record = await withKvRetry(() => this.record(id));
+    return (await withKvRetry(() => this.#views([record])))[0];
   }
 
   async update(id: string, patch: AccountPatch): Promise<PublicAccount> {
@@ -105,7 +106,7 @@ export class AccountStore {
       return next;
     });
     this.#cache.delete(id);
-    return (await this.#views([record]))[0];
+    return (await withKvRetry(() => this.#views([record])))[0];
   }
 
   /** Adds (or takes) money to the account's wallet, audited by the caller. */

@@ -178,7 +178,7 @@ export class KeyStore {
     const id = timeOrderedId("key");
     const accounts = this.#accounts();
     const account = account_id
-      ? await accounts.record(account_id).catch((error) => {
+      ? await withKvRetry(() => accounts.record(account_id)).catch((error) => {
         if (error instanceof GatewayError && error.status === 404) {
           throw new GatewayError(
             "invalid_request",
@@ -221,7 +221,9 @@ export class KeyStore {
         .commit()
     );
     if (!result.ok) throw new GatewayError("conflict", 409, "Key id collision; retry");
-    return { ...(await this.#views([record]))[0], key: secret };
+    // Two processes on one KV file: a read may meet SQLite's lock; the key is made, so read again.
+    const [view] = await withKvRetry(() => this.#views([record]));
+    return { ...view, key: secret };
   }
 
   /** `record` with its account's group and limit (the account read through its cache). */
@@ -256,8 +258,11 @@ export class KeyStore {
   }
 
   async get(id: string) {
-    const entry = await this.#record(id);
-    return (await this.#views([entry.value!]))[0];
+    // Reads only: one that meets SQLite's lock (two processes on one file) is read again.
+    return await withKvRetry(async () => {
+      const entry = await this.#record(id);
+      return (await this.#views([entry.value!]))[0];
+    });
   }
 
   /**
