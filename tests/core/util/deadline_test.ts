@@ -61,7 +61,8 @@ Deno.test("deadline: on the shared timer, each fires at its own time whatever wa
   await promise;
   assertEquals(fired, ["short", "medium", "last"]);
   long.touch(1);
-  await sleep(40);
+  // Fires after about 1 ms; a loaded machine may take longer, so wait for it (no timing check).
+  for (let i = 0; i < 500 && fired.length < 4; i++) await sleep(10);
   assertEquals(fired, ["short", "medium", "last", "long"]);
 });
 
