@@ -1,0 +1,56 @@
+/**
+ * A moderation request in OpenAI's shape: `input` as a string, an array of strings, or an array
+ * of multimodal parts (`{type: "text", text}`, `{type: "image_url", image_url: {url}}`), and
+ * `model` (OpenAI's default, `omni-moderation-latest`, when absent). Other fields are ignored and
+ * named in `x-gateway-ignored-fields`; they are not sent upstream.
+ */
+
+import { z } from "zod";
+
+export const DEFAULT_MODERATION_MODEL = "omni-moderation-latest";
+
+/** The most inputs one request may carry. */
+export const MAX_MODERATION_INPUTS = 2048;
+
+const textPart = z.strictObject({
+  type: z.literal("text"),
+  text: z.string().min(1, "a text part's text must not be empty"),
+});
+
+const imagePart = z.strictObject({
+  type: z.literal("image_url"),
+  image_url: z.strictObject({ url: z.string().min(1, "an image_url's url must not be empty") }),
+});
+
+const part = z.discriminatedUnion("type", [textPart, imagePart], {
+  error: "each input part must be {type: 'text', text} or {type: 'image_url', image_url: {url}}",
+});
+
+const input = z.union([
+  z.string().min(1, "input must not be empty"),
+  z.array(z.string().min(1, "an input string must not be empty")).min(1, "input must not be empty")
+    .max(MAX_MODERATION_INPUTS, `input may hold at most ${MAX_MODERATION_INPUTS} strings`),
+  z.array(part).min(1, "input must not be empty").max(
+    MAX_MODERATION_INPUTS,
+    `input may hold at most ${MAX_MODERATION_INPUTS} parts`,
+  ),
+], {
+  error: (issue) =>
+    issue.input === undefined
+      ? "input is required"
+      : "input must be a string, an array of strings, or an array of text and image_url parts",
+});
+
+export const moderationRequestSchema = z.object({
+  input,
+  model: z.string().min(1, "model must not be empty").default(DEFAULT_MODERATION_MODEL),
+});
+
+export type ModerationRequest = z.infer<typeof moderationRequestSchema>;
+
+export const KNOWN_MODERATION_FIELDS = new Set(Object.keys(moderationRequestSchema.shape));
+
+/** How many inputs a request carries (a string is one). */
+export function moderationInputs(request: ModerationRequest): number {
+  return typeof request.input === "string" ? 1 : request.input.length;
+}
