@@ -26,19 +26,39 @@ const part = z.discriminatedUnion("type", [textPart, imagePart], {
   error: "each input part must be {type: 'text', text} or {type: 'image_url', image_url: {url}}",
 });
 
-const input = z.union([
-  z.string().min(1, "input must not be empty"),
-  z.array(z.string().min(1, "an input string must not be empty")).min(1, "input must not be empty")
-    .max(MAX_MODERATION_INPUTS, `input may hold at most ${MAX_MODERATION_INPUTS} strings`),
-  z.array(part).min(1, "input must not be empty").max(
-    MAX_MODERATION_INPUTS,
-    `input may hold at most ${MAX_MODERATION_INPUTS} parts`,
-  ),
-], {
-  error: (issue) =>
-    issue.input === undefined
-      ? "input is required"
-      : "input must be a string, an array of strings, or an array of text and image_url parts",
+type Input = string | string[] | z.infer<typeof part>[];
+
+/** `input` read by its shape, so that a problem is named where it is (`input.2.text`). */
+const input = z.unknown().transform((value, ctx): Input => {
+  const fail = (message: string, path: PropertyKey[] = []) => {
+    ctx.addIssue({ code: "custom", message, path });
+    return z.NEVER;
+  };
+  if (value === undefined) return fail("input is required");
+  if (typeof value === "string") return value === "" ? fail("input must not be empty") : value;
+  if (!Array.isArray(value)) {
+    return fail(
+      "input must be a string, an array of strings, or an array of text and image_url parts",
+    );
+  }
+  if (value.length === 0) return fail("input must not be empty");
+  if (value.length > MAX_MODERATION_INPUTS) {
+    return fail(`input may hold at most ${MAX_MODERATION_INPUTS} entries`);
+  }
+  if (value.every((entry) => typeof entry === "string")) {
+    const empty = value.findIndex((entry) => entry === "");
+    return empty === -1 ? value : fail("an input string must not be empty", [empty]);
+  }
+  const parts: z.infer<typeof part>[] = [];
+  for (const [index, entry] of value.entries()) {
+    const read = part.safeParse(entry);
+    if (!read.success) {
+      const issue = read.error.issues[0];
+      return fail(issue.message, [index, ...issue.path]);
+    }
+    parts.push(read.data);
+  }
+  return parts;
 });
 
 export const moderationRequestSchema = z.object({
