@@ -6,14 +6,14 @@
  */
 
 import type { RequestBill } from "./request_bill.ts";
-import { receiptOf, type ReceiptPricing, type ReceiptStatus } from "./receipt.ts";
-import type { RequestResult } from "../telemetry/request_context.ts";
+import { type Receipt, receiptOf, type ReceiptPricing, type ReceiptStatus } from "./receipt.ts";
 
 export async function settleAndLog(
   bill: RequestBill,
   input: {
     pricing: ReceiptPricing;
-    log: (billed?: Pick<RequestResult, "cost" | "receipt">) => void;
+    /** The request's log (RequestContext.finishLater's), given the bill's cost and receipt. */
+    log: (billed: { cost: number; receipt: Receipt }) => void;
     tokens?: number;
   },
 ): Promise<void> {
