@@ -26,6 +26,12 @@ const part = z.discriminatedUnion("type", [textPart, imagePart], {
   error: "each input part must be {type: 'text', text} or {type: 'image_url', image_url: {url}}",
 });
 
+/** A part's JSON Schema for the OpenAPI document (without its own `$schema`). */
+function partJsonSchema(): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(part);
+  return schema;
+}
+
 type Input = string | string[] | z.infer<typeof part>[];
 
 /** `input` read by its shape, so that a problem is named where it is (`input.2.text`). */
@@ -59,6 +65,18 @@ const input = z.unknown().transform((value, ctx): Input => {
     parts.push(read.data);
   }
   return parts;
+}).meta({
+  description: "a string, an array of strings, or an array of text and image_url parts",
+  anyOf: [
+    { type: "string", minLength: 1 },
+    { type: "array", minItems: 1, maxItems: MAX_MODERATION_INPUTS, items: { type: "string" } },
+    {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_MODERATION_INPUTS,
+      items: partJsonSchema(),
+    },
+  ],
 });
 
 export const moderationRequestSchema = z.object({

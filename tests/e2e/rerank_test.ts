@@ -300,3 +300,41 @@ Deno.test(
     assertEquals(refused.body.status, 401);
   },
 );
+
+Deno.test(
+  "rerank and moderation requests are in the metrics by interface and in the usage rollups by model",
+  serverTest,
+  async () => {
+    await using s = await setupRerank({ moderationPrice: { per_request: 300 } });
+    const reranked = await postJson(s.gw, "/v1/rerank", s.key, {
+      model: RERANK_SEARCH_MODEL,
+      query: QUERY,
+      documents: DOCUMENTS,
+    });
+    assertEquals(reranked.status, 200);
+    await reranked.body?.cancel();
+    await s.client.moderations.create({ input: "hello" });
+    await s.gw.settle();
+    const metrics = await (await fetch(`${s.gw.url}/metrics`)).text();
+    assertOk(
+      /gateway_requests_total\{[^}]*interface="rerank"[^}]*status="200"[^}]*\} 1/.test(metrics),
+      "rerank counted",
+    );
+    assertOk(
+      /gateway_requests_total\{[^}]*interface="moderation"[^}]*\} 1/.test(metrics),
+      "moderation counted",
+    );
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const usage = await s.gw.admin("GET", `/admin/usage?group_by=model&from=${from}&to=${to}`);
+    assertEquals(usage.status, 200, JSON.stringify(usage.body));
+    const byModel = Object.fromEntries(
+      usage.body.data.map((row: { model: string }) => [row.model, row]),
+    );
+    assertEquals(byModel[RERANK_SEARCH_MODEL].requests, 1);
+    assertEquals(byModel[RERANK_SEARCH_MODEL].cost, 2_000);
+    assertEquals(byModel[RERANK_SEARCH_MODEL].input_tokens, simulatedTokens(QUERY, DOCUMENTS));
+    assertEquals(byModel["omni-moderation-latest"].requests, 1);
+    assertEquals(byModel["omni-moderation-latest"].cost, 300);
+  },
+);
