@@ -168,7 +168,10 @@ function videoModel(
   });
 }
 
-/** The spec's image and video model names, with default prices an operator overrides. */
+/**
+ * The spec's image and video model names, and OpenAI's default moderation model, with default
+ * prices an operator overrides.
+ */
 export const DEFAULT_CATALOG: readonly CatalogModel[] = [
   imageModel("gen-image-2", 40_000, "Image generation and edits"),
   imageModel("gen-image-2-vip", 60_000, "Image generation, priority route"),
@@ -183,6 +186,14 @@ export const DEFAULT_CATALOG: readonly CatalogModel[] = [
   videoModel("vid-2-2k", { per_second: 300_000 }, "Video, 2K, billed per second"),
   videoModel("vid-2-4k", { per_second: 500_000 }, "Video, 4K, billed per second"),
   videoModel("vid-2-cheap", { per_task: 500_000 }, "Video, 720p, fixed price per task"),
+  // OpenAI's default moderation model, free as OpenAI's: served once an openai channel lists it.
+  builtIn("omni-moderation-latest", {
+    kind: "moderation",
+    groups: ["default"],
+    price: { per_request: 0 },
+    description: "Moderation of text and images, free",
+    enabled: true,
+  }),
 ];
 
 /** Whether a key of `group` with allowlist `models` may use catalog entry `model`. */

@@ -15,7 +15,12 @@ Deno.test(
   "moderations.create with text: OpenAI's answer passed through, free, logged with a receipt of 0",
   serverTest,
   async () => {
-    await using s = await setupRerank();
+    // The built-in catalog entry: nothing to add but a channel that lists it.
+    await using s = await setupRerank({ moderationPrice: null });
+    assertEquals(
+      (await s.gw.admin("GET", `/admin/models/${MODERATION_MODEL}`)).body.source,
+      "default",
+    );
     const opening = await s.gw.balance(s.keyId);
     const { data, response } = await s.client.moderations.create({
       input: ["I will kill the process", "a calm sentence"],

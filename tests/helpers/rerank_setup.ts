@@ -42,7 +42,8 @@ export async function setupRerank(
     balance?: number;
     upstream?: RerankUpstreamOptions;
     rerankPath?: "/v1/rerank" | "/v2/rerank";
-    moderationPrice?: { per_request: number };
+    /** The moderation model's price; null: the built-in catalog entry as it is. */
+    moderationPrice?: { per_request: number } | null;
     moderationFaults?: ModerationFault[];
     key?: Record<string, unknown>;
   } = {},
@@ -52,10 +53,12 @@ export async function setupRerank(
   const gw = await startTestGateway();
   await gw.putModel(RERANK_SEARCH_MODEL, { kind: "rerank", price: RERANK_SEARCH_PRICE });
   await gw.putModel(RERANK_TOKEN_MODEL, { kind: "rerank", price: RERANK_TOKEN_PRICE });
-  await gw.putModel(MODERATION_MODEL, {
-    kind: "moderation",
-    price: options.moderationPrice ?? { per_request: 0 },
-  });
+  if (options.moderationPrice !== null) {
+    await gw.putModel(MODERATION_MODEL, {
+      kind: "moderation",
+      price: options.moderationPrice ?? { per_request: 0 },
+    });
+  }
   const channel = await gw.addChannel({
     name: "rerank",
     type: "rerank",
