@@ -176,3 +176,31 @@ Deno.test(
     assertEquals(s.moderation.requests.length, 1);
   },
 );
+
+Deno.test(
+  "moderation and rerank on a key with spend caps: held and settled in the ledger, receipts match",
+  serverTest,
+  async () => {
+    await using s = await setupRerank({ key: { spend_limits: { day: 1_000_000 } } });
+    const opening = await s.gw.balance(s.keyId);
+    const moderated = await postJson(s.gw, "/v1/moderations", s.key, { input: "hello" });
+    assertEquals(moderated.status, 200);
+    await moderated.body?.cancel();
+    const reranked = await postJson(s.gw, "/v1/rerank", s.key, {
+      model: "rerank-search",
+      query: "q",
+      documents: ["a", "b"],
+    });
+    assertEquals(reranked.status, 200, await reranked.clone().text());
+    await reranked.body?.cancel();
+    const free = await settledRecord(s.gw, moderated.headers.get("x-request-id")!);
+    const paid = await settledRecord(s.gw, reranked.headers.get("x-request-id")!);
+    assertEquals(free.receipt.status, "settled");
+    assertEquals(free.receipt.charged, 0);
+    assertEquals(paid.receipt.status, "settled");
+    assertEquals(paid.receipt.charged, 2_000);
+    const balance = await s.gw.assertLedgerInvariant(s.keyId);
+    assertEquals(opening - balance, 2_000);
+    await assertNothingCharged(s, balance);
+  },
+);

@@ -338,3 +338,43 @@ Deno.test(
     assertEquals(byModel["omni-moderation-latest"].cost, 300);
   },
 );
+
+Deno.test(
+  "rerank: a wallet that cannot cover the hold is a 402 before any upstream call; a hung channel times out to the next",
+  serverTest,
+  async () => {
+    await using s = await setupRerank({
+      balance: 1_000,
+      upstream: { faults: [{ kind: "hang" }] },
+    });
+    const poor = await postJson(s.gw, "/v1/rerank", s.key, {
+      model: RERANK_SEARCH_MODEL,
+      query: QUERY,
+      documents: DOCUMENTS,
+    });
+    assertEquals(poor.status, 402);
+    assertEquals((await poor.json()).error.type !== undefined, true);
+    assertEquals(s.upstream.requests.length, 0);
+    await assertNothingCharged(s, 1_000);
+
+    await using second = startRerankUpstream();
+    await s.gw.admin("PATCH", `/admin/channels/${s.channelId}`, { priority: 10, timeout_ms: 300 });
+    await s.gw.addChannel({
+      name: "rerank-backup",
+      type: "rerank",
+      base_url: second.baseUrl,
+      models: [RERANK_TOKEN_MODEL],
+      model_map: { [RERANK_TOKEN_MODEL]: RERANK_UPSTREAM_MODEL },
+    });
+    const answered = await postJson(s.gw, "/v1/rerank", s.key, {
+      model: RERANK_TOKEN_MODEL,
+      query: QUERY,
+      documents: DOCUMENTS,
+    });
+    assertEquals(answered.status, 200);
+    const record = await settledRecord(s.gw, answered.headers.get("x-request-id")!);
+    assertEquals(record.upstream_attempts[0].error_class, "timeout");
+    const balance = await s.gw.assertLedgerInvariant(s.keyId);
+    assertEquals(1_000 - balance, record.receipt.charged);
+  },
+);
