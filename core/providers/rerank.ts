@@ -60,7 +60,7 @@ export function readRerankAnswer(text: string, call: RerankCall): RerankAnswer {
 export const rerankProvider: Provider = {
   kinds: ["rerank"],
   baseUrlExample: "https://api.jina.ai",
-  appendedPaths: /\/(v[12]\/)?rerank$/,
+  appendedPaths: /\/(v[12](\/rerank)?|rerank)$/,
   errors: RERANK_ERRORS,
   rerank: {
     request: ({ channel, apiKey, model }, call) =>

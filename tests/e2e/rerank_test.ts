@@ -378,3 +378,41 @@ Deno.test(
     assertEquals(1_000 - balance, record.receipt.charged);
   },
 );
+
+Deno.test(
+  "a rerank channel's base_url carries no version or rerank path: the channel's rerank_path adds it",
+  serverTest,
+  async () => {
+    await using s = await setupRerank();
+    for (
+      const base of [
+        "https://api.jina.ai/v1",
+        "https://api.cohere.com/v2/rerank",
+        "http://h/rerank",
+      ]
+    ) {
+      const refused = await s.gw.admin("POST", "/admin/channels", {
+        name: "r",
+        type: "rerank",
+        base_url: base,
+        keys: ["k"],
+        models: [RERANK_SEARCH_MODEL],
+      });
+      assertEquals(refused.status, 400, base);
+      assertOk(
+        refused.body.error.message.includes("https://api.jina.ai"),
+        refused.body.error.message,
+      );
+    }
+    const wrongPath = await s.gw.admin("POST", "/admin/channels", {
+      name: "r",
+      type: "rerank",
+      base_url: "https://api.cohere.com",
+      rerank_path: "/v3/rerank",
+      keys: ["k"],
+      models: [RERANK_SEARCH_MODEL],
+    });
+    assertEquals(wrongPath.status, 400);
+    assertEquals(wrongPath.body.error.param, "rerank_path");
+  },
+);
