@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { invalidRequest } from "../core/errors.ts";
 import type { Gateway } from "../core/gateway.ts";
 import {
+  DEFAULT_MODERATION_MODEL,
   KNOWN_MODERATION_FIELDS,
   moderationRequestSchema,
 } from "../core/moderation/request_schema.ts";
@@ -39,8 +40,11 @@ export function moderationRoutes(gateway: Gateway) {
       throw invalidRequest("The request body must be a JSON object");
     }
     const fields = body as Record<string, unknown>;
+    // Named in the request's record even when the body is refused.
+    c.get("context").model = typeof fields.model === "string"
+      ? fields.model
+      : DEFAULT_MODERATION_MODEL;
     const request = validate(moderationRequestSchema, fields);
-    c.get("context").model = request.model;
     const ignoredFields = Object.keys(fields).filter((field) =>
       !KNOWN_MODERATION_FIELDS.has(field)
     );
