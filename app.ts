@@ -12,6 +12,8 @@ import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
+import { rerankRoutes } from "./routes/rerank.ts";
+import { moderationRoutes } from "./routes/moderations.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
@@ -70,6 +72,8 @@ export function createApp(
   app.route("/", textInterfaceRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));
+  app.route("/", rerankRoutes(gateway));
+  app.route("/", moderationRoutes(gateway));
   app.notFound((c) =>
     renderError(gateway, {
       error: new GatewayError(

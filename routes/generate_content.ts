@@ -21,7 +21,7 @@ import { geminiInbound } from "../core/text/inbound.ts";
 import { serveText } from "../core/text/serve_text.ts";
 import { textResponse } from "./text_answer.ts";
 import { queryChoice } from "./params.ts";
-import { modelForKey } from "../core/channels/model_access.ts";
+import { interfaceOfKind, modelForKey } from "../core/channels/model_access.ts";
 import { countInputTokens } from "../core/text/count_tokens.ts";
 import { type ApiRoute, declareRoute, jsonAnswer, serveRoute } from "./openapi/declare_route.ts";
 
@@ -100,11 +100,11 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   context.model = model;
   // Unknown and disabled models are 404 and models of other groups 403, before the body is read.
   const catalogEntry = modelForKey(gateway.registry, { key: c.get("key"), model });
-  if (catalogEntry.kind === "video") {
+  if (catalogEntry.kind !== "text" && catalogEntry.kind !== "image") {
     throw new GatewayError(
       "unsupported_interface",
       400,
-      `'${model}' is a video model; use POST /v1/video/generations`,
+      `'${model}' is a ${catalogEntry.kind} model; use POST ${interfaceOfKind(catalogEntry.kind)}`,
       { param: "model" },
     );
   }

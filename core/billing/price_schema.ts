@@ -32,3 +32,27 @@ export const videoPriceSchema = z.union([
 
 export type TextPrice = z.infer<typeof textPriceSchema>;
 export type ImagePrice = z.infer<typeof imagePriceSchema>;
+
+/**
+ * A rerank model's price: per search unit (Cohere's billing: one query with up to 100
+ * documents is one unit), or per million tokens of the upstream's reported usage (Jina, vLLM).
+ */
+export const rerankPriceSchema = z.union([
+  z.strictObject({
+    /** Units per search unit. */
+    per_search: unitsSchema,
+  }),
+  z.strictObject({
+    /** Units per million tokens (query and documents, as the upstream counts them). */
+    input: unitsSchema,
+  }),
+]);
+
+/** A moderation model's price: units per request (0, free, is the default). */
+export const moderationPriceSchema = z.strictObject({
+  /** Units per moderation request, whatever its number of inputs. */
+  per_request: unitsSchema,
+});
+
+export type RerankPrice = z.infer<typeof rerankPriceSchema>;
+export type ModerationPrice = z.infer<typeof moderationPriceSchema>;

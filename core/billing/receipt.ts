@@ -7,7 +7,9 @@
 import { textCost } from "./text_price.ts";
 import { imageCost, imageUnitPrice } from "./image_price.ts";
 import { failureCost, videoBill, type VideoPrice } from "./video_price.ts";
-import type { ImagePrice, TextPrice } from "./price_schema.ts";
+import type { ImagePrice, ModerationPrice, RerankPrice, TextPrice } from "./price_schema.ts";
+import { rerankCost, type RerankUsage } from "./rerank_price.ts";
+import { moderationCost } from "./moderation_price.ts";
 import type { TokenUsage } from "./usage.ts";
 import { type PriceTier, tierFactorText, tierMultipliers } from "./price_tier.ts";
 
@@ -23,13 +25,19 @@ export interface ReceiptUnits {
   /** Each reference video or audio, in seconds as read (billed to the millisecond). */
   reference_seconds?: number[];
   billed_seconds?: number;
+  /** Rerank: the documents ranked, and the search units they make (Cohere's unit). */
+  documents?: number;
+  search_units?: number;
+  /** Moderation: the requests billed (always 1) and the inputs they carried. */
+  requests?: number;
+  inputs?: number;
 }
 
 /** Where the money of a request stands. */
 export type ReceiptStatus = "charged" | "held" | "settled" | "refunded" | "released";
 
 export interface Receipt {
-  kind: "text" | "image" | "video";
+  kind: "text" | "image" | "video" | "rerank" | "moderation";
   units: ReceiptUnits;
   /** Unit prices in units (1 unit = 0.000001 of the currency). */
   prices: Record<string, number | string>;
@@ -160,6 +168,64 @@ export function videoReceipt(
     multipliers: tierMultipliers(tier),
     formula: `ceil(${price.per_second} × (${parts.join(" + ")})${factor} / 1000) = ${bill.amount}`,
     amount: bill.amount,
+  };
+}
+
+/**
+ * The pricing of a rerank of `documents` documents that used `usage`, at the caller's price
+ * `tier`: per search unit or per million tokens, as the model's price says.
+ */
+export function rerankReceipt(
+  price: RerankPrice,
+  usage: RerankUsage & { documents: number },
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = rerankCost(price, usage, tier);
+  const factor = tierFactorText(tier);
+  const units: ReceiptUnits = {
+    documents: usage.documents,
+    search_units: usage.search_units,
+    input_tokens: usage.tokens,
+  };
+  if ("per_search" in price) {
+    return {
+      kind: "rerank",
+      units,
+      prices: { per_search: price.per_search },
+      multipliers: tierMultipliers(tier),
+      formula: factor
+        ? `ceil(${usage.search_units} search units × ${price.per_search}${factor}) = ${amount}`
+        : `${usage.search_units} search units × ${price.per_search} = ${amount}`,
+      amount,
+    };
+  }
+  return {
+    kind: "rerank",
+    units,
+    prices: { input: price.input },
+    multipliers: tierMultipliers(tier),
+    formula: `ceil(${usage.tokens} tokens × ${price.input}${factor} / 1000000) = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of one moderation request of `inputs` inputs at the caller's price `tier`. */
+export function moderationReceipt(
+  price: ModerationPrice,
+  request: { inputs: number },
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = moderationCost(price, tier);
+  const factor = tierFactorText(tier);
+  return {
+    kind: "moderation",
+    units: { requests: 1, inputs: request.inputs },
+    prices: { per_request: price.per_request },
+    multipliers: tierMultipliers(tier),
+    formula: factor
+      ? `ceil(1 request × ${price.per_request}${factor}) = ${amount}`
+      : `1 request × ${price.per_request} = ${amount}`,
+    amount,
   };
 }
 

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import {
   imagePriceSchema,
+  moderationPriceSchema,
+  rerankPriceSchema,
   type TextPrice,
   textPriceSchema,
   videoPriceSchema,
@@ -12,7 +14,18 @@ import { VIDEO_RATIOS } from "../jobs/video_job.ts";
 
 export type { TextPrice };
 
-export const modelKindSchema = z.enum(["text", "image", "video"]);
+export const modelKindSchema = z.enum(["text", "image", "video", "rerank", "moderation"]);
+
+export type ModelKind = z.infer<typeof modelKindSchema>;
+
+/** The price of a model `create_models` makes for a channel (disabled until priced): zero. */
+export const DISABLED_MODEL_PRICES: Record<ModelKind, ModelInput["price"]> = {
+  text: { input: 0, output: 0 },
+  image: { per_image: 0 },
+  video: { per_second: 0 },
+  rerank: { per_search: 0 },
+  moderation: { per_request: 0 },
+};
 
 /**
  * Limits and rules of a model that the spec does not state: they are the upstream's, so a model
@@ -63,7 +76,13 @@ export type ModelLimits = z.infer<typeof modelLimitsSchema>;
 const modelFields = {
   kind: modelKindSchema,
   groups: z.array(z.string().min(1)).default(["default"]),
-  price: z.union([textPriceSchema, imagePriceSchema, videoPriceSchema]),
+  price: z.union([
+    textPriceSchema,
+    imagePriceSchema,
+    videoPriceSchema,
+    rerankPriceSchema,
+    moderationPriceSchema,
+  ]),
   description: z.string().default(""),
   display_name: z.string().optional(),
   /** Output tokens assumed for the hold when a request sets no max_tokens. */
@@ -76,9 +95,13 @@ const modelFields = {
 };
 
 export const modelInputSchema = z.strictObject(modelFields).superRefine((model, ctx) => {
-  const schema = { text: textPriceSchema, image: imagePriceSchema, video: videoPriceSchema }[
-    model.kind
-  ];
+  const schema = {
+    text: textPriceSchema,
+    image: imagePriceSchema,
+    video: videoPriceSchema,
+    rerank: rerankPriceSchema,
+    moderation: moderationPriceSchema,
+  }[model.kind];
   if (!schema.safeParse(model.price).success) {
     ctx.addIssue({
       code: "custom",
@@ -88,6 +111,9 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
         image: "An image model's price is {per_image, tiers?} in units",
         video:
           "A video model's price is {per_second} or {per_task, failure_refund_percent?} in units",
+        rerank:
+          "A rerank model's price is {per_search} in units per search unit or {input} in units per million tokens",
+        moderation: "A moderation model's price is {per_request} in units (0: free)",
       }[model.kind],
     });
   }
@@ -142,7 +168,10 @@ function videoModel(
   });
 }
 
-/** The spec's image and video model names, with default prices an operator overrides. */
+/**
+ * The spec's image and video model names, and OpenAI's default moderation model, with default
+ * prices an operator overrides.
+ */
 export const DEFAULT_CATALOG: readonly CatalogModel[] = [
   imageModel("gen-image-2", 40_000, "Image generation and edits"),
   imageModel("gen-image-2-vip", 60_000, "Image generation, priority route"),
@@ -157,6 +186,14 @@ export const DEFAULT_CATALOG: readonly CatalogModel[] = [
   videoModel("vid-2-2k", { per_second: 300_000 }, "Video, 2K, billed per second"),
   videoModel("vid-2-4k", { per_second: 500_000 }, "Video, 4K, billed per second"),
   videoModel("vid-2-cheap", { per_task: 500_000 }, "Video, 720p, fixed price per task"),
+  // OpenAI's default moderation model, free as OpenAI's: served once an openai channel lists it.
+  builtIn("omni-moderation-latest", {
+    kind: "moderation",
+    groups: ["default"],
+    price: { per_request: 0 },
+    description: "Moderation of text and images, free",
+    enabled: true,
+  }),
 ];
 
 /** Whether a key of `group` with allowlist `models` may use catalog entry `model`. */

@@ -14,7 +14,11 @@ export const CHANNEL_TYPES = [
   "openai-images",
   "ark-video",
   "gateway-video",
+  "rerank",
 ] as const;
+
+/** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
+export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
 
 export type ChannelType = typeof CHANNEL_TYPES[number];
 
@@ -87,6 +91,11 @@ const channelFields = {
   }).optional(),
   /** Video channels: the resolution asked for when the model name carries none (vid-2-cheap). */
   video_resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
+  /**
+   * Rerank channels: the path after base_url, and with it the wire shape: `/v1/rerank` (Jina,
+   * vLLM, Cohere v1; the default) or `/v2/rerank` (Cohere v2).
+   */
+  rerank_path: z.enum(RERANK_PATHS).optional(),
   /** Anthropic channels: the `anthropic-version` sent when the client sends none. */
   anthropic_version: headerToken("anthropic_version").optional(),
   /** Anthropic channels: which of the client's `anthropic-beta` values go upstream. */

@@ -11,7 +11,14 @@ const INTERFACE_BY_KIND = {
   text: "/v1/chat/completions",
   image: "/v1/images/generations",
   video: "/v1/video/generations",
+  rerank: "/v1/rerank",
+  moderation: "/v1/moderations",
 };
+
+/** The path a model of `kind` is called at. */
+export function interfaceOfKind(kind: CatalogModel["kind"]): string {
+  return INTERFACE_BY_KIND[kind];
+}
 
 /**
  * The enabled catalog entry `modelId` names, if `key` may use it: else a 404 (unknown or

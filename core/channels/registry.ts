@@ -22,8 +22,10 @@ import {
 import {
   type CatalogModel,
   DEFAULT_CATALOG,
+  DISABLED_MODEL_PRICES,
   type ModelInput,
   modelInputSchema,
+  type ModelKind,
   type modelPatchSchema,
 } from "./catalog.ts";
 import { sentFields } from "../util/patch_schema.ts";
@@ -42,9 +44,9 @@ export type RecordSource = "admin" | "config";
 /** What the registry must know of channel types to check a channel (the provider table's). */
 export interface ChannelTypeRules {
   /** Whether a channel of `type` can serve models of `kind`. */
-  serves(type: ChannelType, kind: "text" | "image" | "video"): boolean;
+  serves(type: ChannelType, kind: ModelKind): boolean;
   /** The kind of model `create_models` makes for a channel of `type`. */
-  modelKind(type: ChannelType): "text" | "image" | "video";
+  modelKind(type: ChannelType): ModelKind;
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
   baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
 }
@@ -194,11 +196,7 @@ export class Registry {
       id,
       kind,
       groups: ["default"],
-      price: kind === "text"
-        ? { input: 0, output: 0 }
-        : kind === "image"
-        ? { per_image: 0 }
-        : { per_second: 0 },
+      price: DISABLED_MODEL_PRICES[kind],
       description: "",
       enabled: false,
       source: "admin",
@@ -406,7 +404,7 @@ export class Registry {
   }
 
   /** Whether `channel`'s type can serve models of `kind`. */
-  servesKind(channel: Channel, kind: "text" | "image" | "video"): boolean {
+  servesKind(channel: Channel, kind: ModelKind): boolean {
     return this.#options.rules.serves(channel.type, kind);
   }
 

@@ -1,13 +1,15 @@
-/** The `openai` channel type: an OpenAI-compatible chat-completions upstream. */
+/** The `openai` channel type: an OpenAI-compatible chat-completions (and moderations) upstream. */
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
+import { openAIModerations } from "./openai_moderations.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "moderation"],
   baseUrlExample: "https://api.openai.com/v1",
-  appendedPaths: /\/(chat\/completions|completions|responses)$/,
+  appendedPaths: /\/(chat\/completions|completions|responses|moderations)$/,
   errors: OPENAI_ERRORS,
+  moderation: openAIModerations,
   text: {
     format: "openai-chat",
     request: ({ channel, apiKey }, { stream, body }) =>

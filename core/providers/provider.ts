@@ -19,7 +19,8 @@ import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
 
-export type ModelKind = "text" | "image" | "video";
+export type { ModelKind } from "../channels/catalog.ts";
+import type { ModelKind } from "../channels/catalog.ts";
 
 /** Where one call goes: the channel, one of its upstream keys, and the model's upstream name. */
 export interface UpstreamTarget {
@@ -119,6 +120,36 @@ export interface VideoProvider {
   };
 }
 
+/** A rerank call as the gateway sends it: documents are plain strings by then. */
+export interface RerankCall {
+  query: string;
+  documents: string[];
+  topN?: number;
+}
+
+/** A rerank answer as the gateway reads it. */
+export interface RerankAnswer {
+  /** Each ranked document's index in the call's documents, and its score. */
+  results: Array<{ index: number; relevance_score: number }>;
+  /** Tokens the upstream counted (Jina's and vLLM's `usage.total_tokens`), when it says. */
+  tokens?: number;
+  /** Search units the upstream billed (Cohere's `meta.billed_units.search_units`), when it says. */
+  searchUnits?: number;
+}
+
+export interface RerankProvider {
+  request(target: UpstreamTarget, call: RerankCall): Promise<UpstreamRequest>;
+  /** Reads an answer to `call`; an answer that does not fit it is a failed attempt. */
+  read(text: string, call: RerankCall): RerankAnswer;
+}
+
+export interface ModerationProvider {
+  /** The call that sends `body` (the client's, model mapped) as it came. */
+  request(target: UpstreamTarget, body: Record<string, unknown>): Promise<UpstreamRequest>;
+  /** The answer as the client gets it; one without `results` is a failed attempt. */
+  read(text: string): Record<string, unknown>;
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -130,6 +161,8 @@ export interface Provider {
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;
+  rerank?: RerankProvider;
+  moderation?: ModerationProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

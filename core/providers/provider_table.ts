@@ -14,6 +14,7 @@ import { geminiProvider } from "./gemini.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
+import { rerankProvider } from "./rerank.ts";
 import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
@@ -24,6 +25,7 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai-images": openAIImagesProvider,
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
+  "rerank": rerankProvider,
 };
 
 /**

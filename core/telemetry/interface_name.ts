@@ -9,6 +9,8 @@ const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
   openai: [
     ["/v1/images", "openai-images"],
     ["/v1/video", "video"],
+    ["/v1/rerank", "rerank"],
+    ["/v1/moderations", "moderation"],
   ],
 };
 

@@ -5,13 +5,21 @@
  */
 
 import type { CatalogModel } from "../../core/channels/catalog.ts";
-import type { ImagePrice, TextPrice } from "../../core/billing/price_schema.ts";
+import type {
+  ImagePrice,
+  ModerationPrice,
+  RerankPrice,
+  TextPrice,
+} from "../../core/billing/price_schema.ts";
 import {
   imageReceipt,
+  moderationReceipt,
   type ReceiptPricing,
+  rerankReceipt,
   textReceipt,
   videoReceipt,
 } from "../../core/billing/receipt.ts";
+import { searchUnitsOf } from "../../core/billing/rerank_price.ts";
 import type { VideoPrice } from "../../core/billing/video_price.ts";
 import type { PriceTier } from "../../core/billing/price_tier.ts";
 
@@ -45,6 +53,10 @@ export function costEstimate(
     }
     : model.kind === "image"
     ? { images: "Images" }
+    : model.kind === "rerank"
+    ? { documents: "Documents", input_tokens: "Input tokens" }
+    : model.kind === "moderation"
+    ? {}
     : { seconds: "Seconds" };
   for (const [name, label] of Object.entries(labels)) {
     const count = countOf(fields, name, label);
@@ -71,6 +83,19 @@ export function costEstimate(
         count: counts.images,
       }, tier),
     };
+  }
+  if (model.kind === "rerank") {
+    // One query over `documents` documents; a per-token model bills the tokens given.
+    return {
+      pricing: rerankReceipt(model.price as RerankPrice, {
+        documents: counts.documents,
+        search_units: searchUnitsOf(counts.documents),
+        tokens: counts.input_tokens,
+      }, tier),
+    };
+  }
+  if (model.kind === "moderation") {
+    return { pricing: moderationReceipt(model.price as ModerationPrice, { inputs: 1 }, tier) };
   }
   return {
     pricing: videoReceipt(model.price as VideoPrice, {

@@ -22,6 +22,13 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
       .map(([tier, units]) => `; ${tier} ${money(units)}`).join("");
     return `${money(price.per_image as number)} per image${tiers}`;
   }
+  if ("per_search" in price) {
+    return `${
+      money(price.per_search as number)
+    } per search unit (a query with up to 100 documents)`;
+  }
+  if ("per_request" in price) return `${money(price.per_request as number)} per request`;
+  if (model.kind === "rerank") return `${money(price.input as number)} per million tokens`;
   if ("per_second" in price) return `${money(price.per_second as number)} per second`;
   return `${money(price.per_task as number)} per task`;
 }

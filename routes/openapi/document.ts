@@ -296,6 +296,8 @@ const TAG_ORDER = [
   "gemini",
   "images",
   "video",
+  "rerank",
+  "moderations",
   "models",
   "self",
   "account",

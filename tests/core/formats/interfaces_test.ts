@@ -92,6 +92,10 @@ Deno.test("interfaceName: the OpenAI family's routes are told apart; others keep
   assertEquals(interfaceName("openai", "/v1/responses"), "openai-responses");
   assertEquals(interfaceName("openai", "/v1/images/edits"), "openai-images");
   assertEquals(interfaceName("openai", "/v1/video/generations/:id"), "video");
+  assertEquals(interfaceName("openai", "/v1/rerank"), "rerank");
+  assertEquals(interfaceName("openai", "/v1/moderations"), "moderation");
+  assertEquals(interfaceNames().includes("rerank"), true);
+  assertEquals(interfaceNames().includes("moderation"), true);
   assertEquals(interfaceName("openai", "/v1/models"), "openai");
   assertEquals(interfaceName("openai", "/v1/responsesX"), "openai");
   assertEquals(interfaceName("anthropic", "/v1/messages"), "anthropic");

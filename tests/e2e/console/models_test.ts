@@ -115,3 +115,36 @@ Deno.test(
     assertOk(priced.includes("× 0.8 (group vip) / 1000000) = 1602"), "the tier in the formula");
   },
 );
+
+Deno.test(
+  "console models: rerank and moderation models with their price units, and the calculator prices them",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    await s.gw.putModel("rerank-search", { kind: "rerank", price: { per_search: 2_000 } });
+    await s.gw.putModel("rerank-tokens", { kind: "rerank", price: { input: 50_000 } });
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const page = await (await client.get("/console/models")).text();
+    assertOk(
+      page.includes("0.002000 per search unit (a query with up to 100 documents)"),
+      "search",
+    );
+    assertOk(page.includes("0.050000 per million tokens"), "tokens");
+    // The built-in moderation model, free by default.
+    assertOk(page.includes("<code>omni-moderation-latest</code>"), "moderation listed");
+    assertOk(page.includes("0.000000 per request"), "free per request");
+    const search = await (await client.get("/console/models?model=rerank-search&documents=150"))
+      .text();
+    assertOk(search.includes("2 search units × 2000 = 4000"), "documents → search units");
+    const tokens = await (await client.get("/console/models?model=rerank-tokens&input_tokens=1000"))
+      .text();
+    assertOk(tokens.includes("ceil(1000 tokens × 50000 / 1000000) = 50"), "tokens × price");
+    const moderation = await (await client.get("/console/models?model=omni-moderation-latest"))
+      .text();
+    assertOk(moderation.includes("1 request × 0 = 0"), "one free request");
+    const bad = await client.get("/console/models?model=rerank-search&documents=many");
+    assertEquals(bad.status, 400);
+    await bad.body?.cancel();
+  },
+);

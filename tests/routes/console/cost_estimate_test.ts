@@ -45,3 +45,33 @@ Deno.test("cost estimate: a bad count is a problem naming the field", () => {
     problem: "Cached tokens are part of the input tokens: at most as many",
   });
 });
+
+const entry = (kind: CatalogModel["kind"], price: CatalogModel["price"]): CatalogModel => ({
+  ...text,
+  id: kind,
+  kind,
+  price,
+});
+
+Deno.test("cost estimate: rerank per search unit of 100 documents, or per million tokens", () => {
+  const search = costEstimate(entry("rerank", { per_search: 2_000 }), { documents: "150" });
+  assertEquals("pricing" in search && search.pricing.formula, "2 search units × 2000 = 4000");
+  const tokens = costEstimate(entry("rerank", { input: 50_000 }), { input_tokens: "1000" });
+  assertEquals(
+    "pricing" in tokens && tokens.pricing.formula,
+    "ceil(1000 tokens × 50000 / 1000000) = 50",
+  );
+  const vip = { group: "vip", multiplier: 8_000 };
+  const tiered = costEstimate(entry("rerank", { per_search: 2_001 }), { documents: "1" }, vip);
+  assertEquals(
+    "pricing" in tiered && tiered.pricing.formula,
+    "ceil(1 search units × 2001 × 0.8 (group vip)) = 1601",
+  );
+});
+
+Deno.test("cost estimate: moderation is one request at its price (free by default)", () => {
+  const free = costEstimate(entry("moderation", { per_request: 0 }), {});
+  assertEquals("pricing" in free && free.pricing.formula, "1 request × 0 = 0");
+  const priced = costEstimate(entry("moderation", { per_request: 300 }), {});
+  assertEquals("pricing" in priced && priced.pricing.amount, 300);
+});
