@@ -6,18 +6,14 @@
  */
 
 import { Hono } from "hono";
-import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts";
 import { describeKeyHint, FINGERPRINT_PATTERN } from "../../../core/channels/key_hint.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
-import { channelNotFound } from "../../admin/shared.ts";
-import { applyChannelPatch } from "../../admin/channels.ts";
 import {
   type ChannelProbeResult,
   channelProbeSchema,
   testChannel,
 } from "../../admin/channel_test.ts";
-import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
 import { channelKeysPatchOf } from "../channel_form.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
@@ -34,7 +30,7 @@ import { BreakersSection } from "../breaker_rows.tsx";
 import { AutoDisabledTable, ChannelState } from "../auto_disabled.tsx";
 import { modelsOnlyServedBy } from "../../../core/channels/sole_models.ts";
 import { DeleteSection, ModelsSection, TestAllResults } from "../channel_sections.tsx";
-import { channelIdOf } from "./channel_edit.tsx";
+import { channelIdOf, consolePatchChannel } from "./channel_edit.tsx";
 
 function TestResult({ result }: { result: ChannelProbeResult }) {
   return (
@@ -271,18 +267,7 @@ async function patchChannel(
   { c, id, body }: { c: ConsoleContext; id: string; body: Record<string, unknown> },
 ) {
   try {
-    const patch = validate(channelPatchBodySchema, body);
-    await consoleChange(gateway, {
-      c,
-      change: {
-        route: "/admin/channels/:id",
-        method: "PATCH",
-        target: { kind: "channel", id },
-        readTarget: async (target) =>
-          gateway.registry.channelView(await gateway.registry.getChannel(target)),
-        apply: () => applyChannelPatch(gateway, id, patch),
-      },
-    });
+    await consolePatchChannel(gateway, { c, id, body });
   } catch (error) {
     if (error instanceof GatewayError && error.status === 400) {
       return channelDetailPage(gateway, { c, id, problem: error.message });
