@@ -48,6 +48,8 @@ export interface AnthropicRecordedRequest {
 export interface AnthropicUpstreamOptions {
   /** What its model list (GET /v1/models) answers; see model_lists.ts. */
   listedModels?: ListedModel[];
+  /** The largest page of the model list (below the API's own), to test paging. */
+  listedPageSize?: number;
   keys?: string[];
   cachedTokens?: number;
   /** Input tokens reported as written to the cache (`cache_creation_input_tokens`). */
@@ -282,7 +284,12 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
-    const listed = modelListAnswer(req, { dialect: "anthropic", keys, models: listedModels });
+    const listed = modelListAnswer(req, {
+      dialect: "anthropic",
+      keys,
+      models: listedModels,
+      maxPage: options.listedPageSize,
+    });
     if (listed) return listed;
     const apiKey = req.headers.get("x-api-key") ??
       req.headers.get("authorization")?.replace(/^Bearer /, "") ?? null;

@@ -52,6 +52,8 @@ export interface GeminiRecordedRequest {
 export interface GeminiUpstreamOptions {
   /** What its model list (GET /v1beta/models) answers; see model_lists.ts. */
   listedModels?: ListedModel[];
+  /** The largest page of the model list (below the API's own), to test paging. */
+  listedPageSize?: number;
   /** Upstream keys accepted; others get 400 "API key not valid". Default ["gemini-upstream-test"]. */
   keys?: string[];
   /**
@@ -348,7 +350,12 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
-    const listed = modelListAnswer(req, { dialect: "gemini", keys, models: listedModels });
+    const listed = modelListAnswer(req, {
+      dialect: "gemini",
+      keys,
+      models: listedModels,
+      maxPage: options.listedPageSize,
+    });
     if (listed) return listed;
     const route =
       /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/

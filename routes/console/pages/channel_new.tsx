@@ -79,7 +79,14 @@ async function newChannelPage(
   const type = source?.stored.type ?? options.values?.type ?? queryValue(url, "type");
   const title = source ? `Clone ${source.stored.name}` : "New channel";
   if (!isChannelType(type)) {
-    return renderPage(c, <TypePicker />, { title });
+    return renderPage(
+      c,
+      <>
+        {problem ? <p class="error" role="alert">{problem}</p> : null}
+        <TypePicker />
+      </>,
+      { title, status: problem ? options.status ?? 400 : 200 },
+    );
   }
   const values: FormValues = options.values ??
     (source ? { ...formValuesOf(source.stored), name: `${source.stored.name} (copy)` } : { type });
