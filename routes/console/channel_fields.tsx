@@ -204,7 +204,7 @@ export function ChannelFields(
   const provider = PROVIDERS[type];
   const typeSettings = TYPE_SETTINGS.filter((setting) => setting.applies(provider));
   return (
-    <>
+    <div class="channel-form">
       <input type="hidden" name="type" value={type} />
       <div class="fields">
         <Field name="name" label="Name" value={values.name} required />
@@ -313,6 +313,6 @@ export function ChannelFields(
           set with the admin API.
         </p>
       </details>
-    </>
+    </div>
   );
 }

@@ -106,7 +106,13 @@ export function DeleteSection(
       <form method="post" action={`/console/channels/${view.id}/delete`} class="row">
         <CsrfField session={c.get("session")} />
         <label class="choice">
-          <input type="checkbox" name="confirm" required aria-describedby="delete-unserved" />
+          <input
+            type="checkbox"
+            id="delete-confirm"
+            name="confirm"
+            required
+            aria-describedby="delete-unserved"
+          />
           Delete channel {view.name} and its upstream keys
         </label>
         <button type="submit" class="danger">Delete channel</button>

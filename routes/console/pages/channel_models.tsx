@@ -52,7 +52,11 @@ function PickRows({ picks }: { picks: ModelPick[] }) {
                 {pick.label && pick.label !== pick.upstream
                   ? <span class="muted">{pick.label}</span>
                   : null}
-                {pick.listed ? null : <span class="badge">not in the upstream's list</span>}
+                {pick.listed ? null : (
+                  <>
+                    <span class="badge">not in the upstream's list</span>
+                  </>
+                )}
               </td>
               <td>
                 <input

@@ -95,9 +95,8 @@ async function newChannelPage(
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="form-heading">
-        <h2 id="form-heading">
-          {type} <span class="muted">— {describeType(type)}</span>
-        </h2>
+        <h2 id="form-heading">{type}</h2>
+        <p class="muted wrap">{describeType(type)}</p>
         {source ? null : (
           <p>
             <a href={`/console/channels/new`}>Choose another type</a>
