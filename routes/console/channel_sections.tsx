@@ -5,7 +5,7 @@
  */
 
 import type { ChannelProbeResult } from "../../core/upstream/channel_probe.ts";
-import { hasModelList } from "../../core/upstream/upstream_models.ts";
+import { articled, hasModelList } from "../admin/upstream_models.ts";
 import type { ConsoleContext } from "./console_env.ts";
 import { DataTable } from "./data_table.tsx";
 import { CsrfField } from "./layout.tsx";
@@ -40,7 +40,8 @@ export function ModelsSection({ c, view }: { c: ConsoleContext; view: ChannelVie
         )
         : (
           <p class="muted">
-            A {view.type} upstream has no model list to fetch: type the models under Edit settings.
+            {articled(view.type)}{" "}
+            upstream has no model list to fetch: type the models under Edit settings.
           </p>
         )}
     </section>

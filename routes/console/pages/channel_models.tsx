@@ -8,7 +8,7 @@
 
 import { Hono } from "hono";
 import type { Gateway } from "../../../core/gateway.ts";
-import { fetchUpstreamModels } from "../../../core/upstream/upstream_models.ts";
+import { fetchUpstreamModels } from "../../admin/upstream_models.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { readForm, readFormValues } from "../form_body.ts";
 import { formProblemOf } from "../form_problem.ts";

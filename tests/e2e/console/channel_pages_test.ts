@@ -294,7 +294,7 @@ Deno.test(
       models: "ark-model",
     });
     const arkPage = await page(client, `/console/channels/${ark}`);
-    assertOk(arkPage.html.includes("A ark-video upstream has no model list to fetch"), "said");
+    assertOk(arkPage.html.includes("An ark-video upstream has no model list to fetch"), "said");
     assertOk(!arkPage.html.includes("Fetch models</button>"), "no button");
     const arkTests = await page(client, `/console/channels/${ark}/test-all`, {});
     assertOk(arkTests.html.includes("1 model tested: all passed."), "the video test");

@@ -1,15 +1,15 @@
 /**
- * "Fetch models": reads a channel's upstream model list with one of the channel's keys, through
+ * "Fetch models" (`GET /admin/channels/{id}/upstream-models` and the console's): reads a channel's upstream model list with one of the channel's keys, through
  * the same upstream call as serving (the channel's timeout, redirects refused, error text read
  * bounded with the keys removed). Not counted in the channel's health: it serves nobody.
  */
 
-import type { Channel } from "../channels/channel_schema.ts";
-import { pickUpstreamKeyIndex } from "../channels/routing.ts";
-import { providerOf } from "../providers/provider_table.ts";
-import type { UpstreamModel } from "../providers/model_list.ts";
-import { redactSecrets } from "../util/redact.ts";
-import { callUpstream } from "./call.ts";
+import type { Channel } from "../../core/channels/channel_schema.ts";
+import { pickUpstreamKeyIndex } from "../../core/channels/routing.ts";
+import { providerOf } from "../../core/providers/provider_table.ts";
+import type { UpstreamModel } from "../../core/providers/model_list.ts";
+import { redactSecrets } from "../../core/util/redact.ts";
+import { callUpstream } from "../../core/upstream/call.ts";
 
 /** The most pages followed (a page is up to 1000 models where the upstream pages at all). */
 const MAX_PAGES = 20;
@@ -19,6 +19,11 @@ const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 export type UpstreamModelsResult =
   | { ok: true; models: UpstreamModel[] }
   | { ok: false; error: string; status?: number };
+
+/** "An ark-video", "A gateway-video": the type with its article. */
+export function articled(type: string): string {
+  return `${/^[aeiou]/i.test(type) ? "An" : "A"} ${type}`;
+}
 
 /** Whether `channel`'s type has a model list to read. */
 export function hasModelList(channel: Pick<Channel, "type">): boolean {
@@ -33,7 +38,7 @@ export async function fetchUpstreamModels(
   const provider = providerOf(channel);
   const list = provider.modelList;
   if (!list) {
-    return { ok: false, error: `A ${channel.type} upstream has no model list to read` };
+    return { ok: false, error: `${articled(channel.type)} upstream has no model list to read` };
   }
   const apiKey = channel.keys[pickUpstreamKeyIndex(channel)];
   const found = new Map<string, UpstreamModel>();
