@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { applyChannelPatch } from "../../admin/channels.ts";
@@ -50,7 +51,13 @@ export async function consolePatchChannel(
 
 async function editPage(
   gateway: Gateway,
-  options: { c: ConsoleContext; id: string; values?: FormValues; problem?: string; status?: 400 },
+  options: {
+    c: ConsoleContext;
+    id: string;
+    values?: FormValues;
+    problem?: string;
+    status?: ContentfulStatusCode;
+  },
 ) {
   const { c, id, problem } = options;
   const view = await gateway.registry.channelView(await gateway.registry.getChannel(id));
@@ -109,7 +116,7 @@ export function channelEditPages(gateway: Gateway) {
         id,
         values: { ...stored, ...fields },
         problem: problem.message,
-        status: 400,
+        status: problem.status,
       });
     }
     return c.redirect(`/console/channels/${id}`, 303);
