@@ -589,3 +589,65 @@ Deno.test(
     assertEquals(up.openai.requests.length, 0, "no upstream call");
   },
 );
+
+Deno.test(
+  "console channels: a channel the config file manages is refused by name (bulk, edit, delete) while the others change",
+  serverTest,
+  async () => {
+    await using stack = new AsyncDisposableStack();
+    const dir = await Deno.makeTempDir({ prefix: "gateway-config-" });
+    stack.defer(() => Deno.remove(dir, { recursive: true }).catch(() => {}));
+    const up = upstreams(stack);
+    const configPath = `${dir}/gateway.json`;
+    await Deno.writeTextFile(
+      configPath,
+      JSON.stringify({
+        models: { "cfg-model": { kind: "text", price: { input: 1, output: 2 } } },
+        channels: [{
+          id: "cfg-channel",
+          name: "From the config file",
+          type: "openai",
+          base_url: up.openai.baseUrl,
+          keys: [OPENAI_KEY],
+          models: ["cfg-model"],
+        }],
+      }),
+    );
+    const gw = stack.use(await startTestGateway({ GATEWAY_CONFIG: configPath }));
+    const client = await operator(gw);
+    const own = await createThroughForm(client, {
+      type: "openai",
+      name: "own",
+      base_url: up.openai.baseUrl,
+      keys: OPENAI_KEY,
+      models: "cfg-model",
+    });
+    const answer = await fetch(`${gw.url}/console/channels/bulk`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: gw.url,
+        cookie: client.cookie,
+      },
+      body: new URLSearchParams([
+        ["csrf", await client.csrf()],
+        ["id", "cfg-channel"],
+        ["id", own],
+        ["action", "disable"],
+      ]),
+    });
+    const html = await answer.text();
+    assertEquals(answer.status, 409);
+    assertOk(html.match(/role="alert">[^<]*cfg-channel/), "the refused channel is named");
+    assertEquals((await gw.admin("GET", `/admin/channels/${own}`)).body.enabled, false);
+    assertEquals((await gw.admin("GET", "/admin/channels/cfg-channel")).body.enabled, true);
+
+    const edit = await page(client, "/console/channels/cfg-channel/edit", { name: "renamed" });
+    assertEquals(edit.status, 409);
+    assertOk(edit.html.includes("managed by"), "said");
+    const deleted = await page(client, "/console/channels/cfg-channel/delete", { confirm: "on" });
+    assertEquals(deleted.status, 409);
+    assertEquals((await gw.admin("GET", "/admin/channels/cfg-channel")).status, 200, "kept");
+  },
+);
