@@ -524,7 +524,7 @@ Deno.test(
 );
 
 Deno.test(
-  "console channels: a key holder and a member are refused every channel form",
+  "console channels: a key holder and a member are refused every channel form; so is a post without the CSRF token or from another origin",
   serverTest,
   async () => {
     await using stack = new AsyncDisposableStack();
@@ -582,6 +582,24 @@ Deno.test(
         });
         await answer.body?.cancel();
         assertEquals(answer.status, 403, `${who} POST ${path}`);
+      }
+    }
+    // The operator's own session, without the CSRF token or from another origin: refused too.
+    const operatorClient = await operator(gw);
+    for (const path of posts) {
+      for (const options of [{ csrf: null }, { origin: "https://evil.example" }]) {
+        const answer = await operatorClient.post(path, {
+          type: "openai",
+          name: "x",
+          base_url: up.openai.baseUrl,
+          keys: "k",
+          models: "m-x",
+          id,
+          action: "disable",
+          confirm: "on",
+        }, options);
+        await answer.body?.cancel();
+        assertEquals(answer.status, 403, `${JSON.stringify(options)} POST ${path}`);
       }
     }
     const channels = (await gw.admin("GET", "/admin/channels")).body.data;
