@@ -66,6 +66,9 @@ async function editPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
+      {problem && values.keys?.trim()
+        ? <p class="notice">Type the new upstream keys again: a page never holds them.</p>
+        : null}
       <p>
         <a href={`/console/channels/${id}`}>Back to {view.name}</a>
       </p>

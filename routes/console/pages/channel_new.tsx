@@ -9,6 +9,7 @@
 import { Hono } from "hono";
 import { CHANNEL_TYPES, channelCreateSchema } from "../../../core/channels/channel_schema.ts";
 import type { Gateway } from "../../../core/gateway.ts";
+import { PROVIDERS } from "../../../core/providers/provider_table.ts";
 import { channelNotFound } from "../../admin/shared.ts";
 import { hasIdShape, queryValue } from "../../params.ts";
 import { validate } from "../../validation.ts";
@@ -94,6 +95,9 @@ async function newChannelPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
+      {problem && values.keys?.trim()
+        ? <p class="notice">Type the upstream keys again: a page never holds them.</p>
+        : null}
       <section class="card" aria-labelledby="form-heading">
         <h2 id="form-heading">{type}</h2>
         <p class="muted wrap">{describeType(type)}</p>
@@ -124,7 +128,7 @@ async function newChannelPage(
           body: {
             name: values.name || "my channel",
             type,
-            base_url: values.base_url || PROVIDER_EXAMPLE,
+            base_url: values.base_url || PROVIDERS[type].baseUrlExample,
             keys: ["$UPSTREAM_KEY"],
             models: ["model-id"],
           },
@@ -134,8 +138,6 @@ async function newChannelPage(
     { title, copyButtons: true, status: options.status ?? 200 },
   );
 }
-
-const PROVIDER_EXAMPLE = "https://upstream.example/v1";
 
 export function channelNewPages(gateway: Gateway) {
   const app = new Hono<ConsoleEnv>();

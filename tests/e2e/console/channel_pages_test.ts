@@ -508,6 +508,10 @@ Deno.test(
     assertEquals(badEdit.status, 400);
     assertOk(badEdit.html.includes('value="edited"'), "typed values kept");
     assertOk(!badEdit.html.includes("sk-edit-secret-5678"), "no key");
+    assertOk(
+      badEdit.html.includes("Type the new upstream keys again"),
+      "says why the box is empty",
+    );
     const badSave = await page(client, `/console/channels/${id}/models`, {
       "upstream.0": "gpt-4o",
       "public.0": "not-in-catalog-2",
