@@ -125,6 +125,7 @@ chromium.test(
     await enterTo(watched, new RegExp(`^/console/channels/${id}$`));
     const channel = (await gw.admin("GET", `/admin/channels/${id}`)).body;
     assertEquals([channel.models, channel.model_map], [[MODEL], { [MODEL]: "gpt-4o-mini" }]);
+    await shoot(watched, "channel-detail-new");
     assertCleanLoad(watched, gw.url);
 
     const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
