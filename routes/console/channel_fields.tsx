@@ -94,6 +94,13 @@ export function formValuesOf(view: {
   video_resolution?: string;
   anthropic_version?: string;
   anthropic_betas?: { allow?: string[]; deny?: string[] };
+  breaker?: {
+    enabled?: boolean;
+    min_failures?: number;
+    failure_rate?: number;
+    window?: number;
+    cooldowns_ms?: number[];
+  };
 }): FormValues {
   const optional = (value: number | undefined) => value === undefined ? "" : String(value);
   return {
@@ -115,6 +122,11 @@ export function formValuesOf(view: {
     anthropic_version: view.anthropic_version ?? "",
     anthropic_betas_allow: view.anthropic_betas?.allow?.join(", ") ?? "",
     anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
+    breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
+    breaker_min_failures: optional(view.breaker?.min_failures),
+    breaker_failure_rate: optional(view.breaker?.failure_rate),
+    breaker_window: optional(view.breaker?.window),
+    breaker_cooldowns_ms: view.breaker?.cooldowns_ms?.join(", ") ?? "",
   };
 }
 
@@ -186,6 +198,47 @@ function KeysFields(
         <input type="radio" name="keys_mode" value="replace" checked={replace} />
         Replace every key with them
       </label>
+    </fieldset>
+  );
+}
+
+/** The breaker settings (core/channels/breakers.ts); any one given sends them all. */
+function BreakerFields({ values }: { values: FormValues }) {
+  return (
+    <fieldset>
+      <legend>Breaker</legend>
+      <div class="fields">
+        <Field
+          name="breaker_enabled"
+          label="Breaker"
+          value={values.breaker_enabled ?? ""}
+          options={[["", "(default: on)"], ["on", "on"], ["off", "off"]]}
+        />
+        <Field
+          name="breaker_min_failures"
+          label="Opens after failures"
+          value={values.breaker_min_failures}
+          inputmode="numeric"
+        />
+        <Field
+          name="breaker_failure_rate"
+          label="And a failure rate of"
+          value={values.breaker_failure_rate}
+          hint="0 to 1"
+        />
+        <Field
+          name="breaker_window"
+          label="Among the last attempts"
+          value={values.breaker_window}
+          inputmode="numeric"
+        />
+        <Field
+          name="breaker_cooldowns_ms"
+          label="Cooldowns (ms)"
+          value={values.breaker_cooldowns_ms}
+          hint="comma-separated; the last repeats"
+        />
+      </div>
     </fieldset>
   );
 }
@@ -308,9 +361,9 @@ export function ChannelFields(
             hint="0: never"
           />
         </div>
+        <BreakerFields values={values} />
         <p class="muted">
-          A blank field keeps its default (on create) or its value (on edit). Breaker settings are
-          set with the admin API.
+          A blank field keeps its default (on create) or its value (on edit).
         </p>
       </details>
     </div>

@@ -76,8 +76,30 @@ function settingsOf(fields: Record<string, string>): Record<string, unknown> {
       ...(given("anthropic_betas_deny") && { deny: listOf(fields.anthropic_betas_deny) }),
     };
   }
+  const breaker = breakerOf(fields);
+  if (breaker) body.breaker = breaker;
   if (fields.create_models === "on") body.create_models = true;
   return body;
+}
+
+/**
+ * The breaker settings, sent whole when any is given (the API replaces the object): `on`/`off`
+ * for enabled, whole numbers, a rate, and the cooldowns as a comma list of milliseconds.
+ */
+function breakerOf(fields: Record<string, string>): Record<string, unknown> | undefined {
+  const text = (name: string) => (fields[`breaker_${name}`] ?? "").trim();
+  const breaker: Record<string, unknown> = {};
+  const enabled = text("enabled");
+  if (enabled) breaker.enabled = enabled === "on" ? true : enabled === "off" ? false : enabled;
+  for (const name of ["min_failures", "window"]) {
+    if (text(name)) breaker[name] = integerOf(text(name));
+  }
+  if (text("failure_rate")) {
+    const rate = Number(text("failure_rate"));
+    breaker.failure_rate = Number.isFinite(rate) ? rate : text("failure_rate");
+  }
+  if (text("cooldowns_ms")) breaker.cooldowns_ms = listOf(text("cooldowns_ms")).map(integerOf);
+  return Object.keys(breaker).length ? breaker : undefined;
 }
 
 /**

@@ -358,6 +358,9 @@ Deno.test(
       keys: "sk-added-upstream-1",
       keys_mode: "add",
       max_retries: "2",
+      breaker_enabled: "on",
+      breaker_min_failures: "4",
+      breaker_cooldowns_ms: "1000, 5000",
     });
     assertEquals(edited.status, 303, edited.html.match(/role="alert">([^<]*)/)?.[1]);
     let view = (await gw.admin("GET", `/admin/channels/${clone}`)).body;
@@ -366,6 +369,9 @@ Deno.test(
       ["backup 2", ["default", "vip"], 1, 4, 2, 2],
     );
     assertEquals(view.model_map, { "m-one": "gpt-4o", "m-three": "o4-mini" });
+    assertEquals(view.breaker, { enabled: true, min_failures: 4, cooldowns_ms: [1000, 5000] });
+    const shown = await page(client, `/console/channels/${clone}/edit`);
+    assertOk(shown.html.includes('value="1000, 5000"'), "the breaker as stored");
     await page(client, `/console/channels/${clone}/edit`, {
       keys: "sk-replacing-upstream-2",
       keys_mode: "replace",
@@ -482,6 +488,7 @@ Deno.test(
       [{ weight: "0" }, "weight"],
       [{ priority: "high" }, "priority"],
       [{ video_resolution: "9k" }, "video_resolution"],
+      [{ breaker_failure_rate: "2" }, "breaker.failure_rate"],
     ];
     for (const [change, message] of cases) {
       const answer = await page(client, "/console/channels/new", { ...good, ...change });

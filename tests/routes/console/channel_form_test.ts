@@ -86,3 +86,28 @@ Deno.test("channel form: a model map line without '=' is refused with its number
   assertEquals(modelMapText({ a: "b", c: "d" }), "a = b\nc = d");
   assertEquals(modelMapOf(modelMapText({ a: "b", c: "d" })), { a: "b", c: "d" });
 });
+
+Deno.test("channel form: breaker settings go whole when any is given", () => {
+  assertEquals(channelPatchOf({ breaker_enabled: "", breaker_window: "" }), {});
+  assertEquals(
+    channelPatchOf({
+      breaker_enabled: "off",
+      breaker_min_failures: "4",
+      breaker_failure_rate: "0.5",
+      breaker_window: "20",
+      breaker_cooldowns_ms: "1000, 5000",
+    }),
+    {
+      breaker: {
+        enabled: false,
+        min_failures: 4,
+        failure_rate: 0.5,
+        window: 20,
+        cooldowns_ms: [1000, 5000],
+      },
+    },
+  );
+  assertEquals(channelPatchOf({ breaker_failure_rate: "half" }), {
+    breaker: { failure_rate: "half" },
+  });
+});
