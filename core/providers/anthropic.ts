@@ -7,6 +7,7 @@ import type { ClientHints } from "./client_hints.ts";
 import { isTokenCount, type Provider, type UpstreamTarget } from "./provider.ts";
 import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
 import { anthropicErrorSchema, anthropicTokenCountSchema } from "./anthropic_schemas.ts";
+import { anthropicModelList } from "./model_list.ts";
 
 /** The `anthropic-version` sent when neither the client nor the channel names one. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -67,6 +68,7 @@ export const anthropicProvider: Provider = {
   baseUrlExample: "https://api.anthropic.com",
   appendedPaths: /\/v1(\/messages)?$/,
   errors: ANTHROPIC_ERRORS,
+  modelList: anthropicModelList(ANTHROPIC_VERSION),
   text: {
     format: "anthropic",
     request: (target, { stream, body, hints }) =>

@@ -13,6 +13,7 @@ import {
 import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
 import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
 import { geminiErrorAnswerSchema, geminiTokenCountSchema } from "./gemini_schemas.ts";
+import { GEMINI_MODEL_LIST } from "./model_list.ts";
 
 /**
  * `{error:{code, message, status}}`. Google answers a bad API key with 400 INVALID_ARGUMENT:
@@ -94,6 +95,7 @@ export const geminiProvider: Provider = {
   baseUrlExample: "https://generativelanguage.googleapis.com",
   appendedPaths: /\/(v1|v1beta|v1alpha)(\/models.*)?$/,
   errors: GEMINI_ERRORS,
+  modelList: GEMINI_MODEL_LIST,
   text: {
     format: "gemini",
     request: (target, input) => Promise.resolve(geminiRequest(target, input)),

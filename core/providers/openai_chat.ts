@@ -3,6 +3,7 @@
 import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 import { openAIModerations } from "./openai_moderations.ts";
+import { OPENAI_MODEL_LIST } from "./model_list.ts";
 
 export const openAIChatProvider: Provider = {
   kinds: ["text", "moderation"],
@@ -10,6 +11,7 @@ export const openAIChatProvider: Provider = {
   appendedPaths: /\/(chat\/completions|completions|responses|moderations)$/,
   errors: OPENAI_ERRORS,
   moderation: openAIModerations,
+  modelList: OPENAI_MODEL_LIST,
   text: {
     format: "openai-chat",
     request: ({ channel, apiKey }, { stream, body }) =>

@@ -12,6 +12,7 @@ import { OPENAI_ERRORS } from "./openai_errors.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
 import { openAIImagesAnswerSchema } from "./openai_images_schemas.ts";
 import { readLenient } from "../util/lenient_schema.ts";
+import { OPENAI_MODEL_LIST } from "./model_list.ts";
 
 /** The images call for `job` on `target`: JSON generations, multipart edits. */
 export function buildOpenAIImagesRequest(
@@ -82,6 +83,7 @@ export const openAIImagesProvider: Provider = {
   baseUrlExample: "https://api.openai.com/v1",
   appendedPaths: /\/images(\/(generations|edits))?$/,
   errors: OPENAI_ERRORS,
+  modelList: OPENAI_MODEL_LIST,
   image: {
     requests: (target, job) => Promise.resolve([buildOpenAIImagesRequest(target, job)]),
     readImages: readOpenAIImagesAnswer,

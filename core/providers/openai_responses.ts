@@ -4,6 +4,7 @@ import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, isTokenCount, type Provider } from "./provider.ts";
 import { z } from "zod";
 import { readLenientJson, unknownField } from "../util/lenient_schema.ts";
+import { OPENAI_MODEL_LIST } from "./model_list.ts";
 
 /** `POST /responses/input_tokens`' answer; the count is judged by the reader. */
 const inputTokensSchema = z.looseObject({ input_tokens: unknownField });
@@ -27,6 +28,7 @@ export const openAIResponsesProvider: Provider = {
   baseUrlExample: "https://api.openai.com/v1",
   appendedPaths: /\/(responses|chat\/completions)$/,
   errors: OPENAI_ERRORS,
+  modelList: OPENAI_MODEL_LIST,
   text: {
     format: "openai-responses",
     request: ({ channel, apiKey }, { stream, body }) =>

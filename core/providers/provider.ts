@@ -18,6 +18,7 @@ import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
+import type { ModelList } from "./model_list.ts";
 
 export type { ModelKind } from "../channels/catalog.ts";
 import type { ModelKind } from "../channels/catalog.ts";
@@ -163,6 +164,8 @@ export interface Provider {
   video?: VideoProvider;
   rerank?: RerankProvider;
   moderation?: ModerationProvider;
+  /** How to read the upstream's own model list ("Fetch models"); unset: it has none. */
+  modelList?: ModelList;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

@@ -19,6 +19,7 @@ import {
 } from "../openapi/declare_route.ts";
 import { validate } from "../validation.ts";
 import { channelProbeSchema, testChannel } from "./channel_test.ts";
+import { fetchUpstreamModels } from "./upstream_models.ts";
 import {
   adminBody,
   adminRoute,
@@ -74,6 +75,19 @@ const testChannelRoute = adminRoute({
   body: { name: "ChannelTest", schema: channelProbeSchema },
   answers: {
     "200": jsonAnswer("{ok, status, latency_ms, error_class?, error?, model, channel_id, call}"),
+  },
+});
+
+const readUpstreamModels = adminRoute({
+  method: "get",
+  path: "/admin/channels/{id}/upstream-models",
+  summary:
+    "The upstream's own model list, read with one of the channel's keys (OpenAI GET /models, " +
+    "Anthropic GET /v1/models, Gemini GET /v1beta/models; video types have none)",
+  answers: {
+    "200": jsonAnswer(
+      "{ok: true, models: [{id, label?}]} or {ok: false, error, status?} (the upstream's refusal)",
+    ),
   },
 });
 
@@ -172,6 +186,10 @@ export function adminChannelRoutes(gateway: Gateway) {
     return c.json(
       await testChannel(gateway, { channel, model: input.model, signal: c.req.raw.signal }),
     );
+  });
+  serveRoute(app, readUpstreamModels, async (c) => {
+    const channel = await gateway.registry.openChannel(channelId(c));
+    return c.json(await fetchUpstreamModels(channel, { signal: c.req.raw.signal }));
   });
   serveRoute(app, readBreakers, async (c) => c.json(await breakersOf(channelId(c))));
   serveRoute(app, resetBreakers, async (c) => {

@@ -24,6 +24,9 @@ import { myKeyPages } from "./pages/my_key.tsx";
 import { auditPages } from "./pages/audit.tsx";
 import { channelPages } from "./pages/channels.tsx";
 import { channelDetailPages } from "./pages/channel_detail.tsx";
+import { channelNewPages } from "./pages/channel_new.tsx";
+import { channelEditPages } from "./pages/channel_edit.tsx";
+import { channelModelPages } from "./pages/channel_models.tsx";
 import { modelPages } from "./pages/models.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
@@ -89,6 +92,10 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", myKeyPages(gateway));
   app.route("/", auditPages(gateway));
   app.route("/", channelPages(gateway));
+  // Before the detail: /console/channels/new is no channel id.
+  app.route("/", channelNewPages(gateway));
+  app.route("/", channelEditPages(gateway));
+  app.route("/", channelModelPages(gateway));
   app.route("/", channelDetailPages(gateway));
   app.route("/", modelPages(gateway));
   app.route("/", overviewPages(gateway));

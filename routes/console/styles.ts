@@ -47,6 +47,8 @@ button.danger{background:var(--bad);border-color:var(--bad);color:#fff}
 .fields input[type=checkbox],.fields input[type=radio]{width:auto;margin:0 6px 0 0}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:4px 12px 8px}
 label.choice{display:flex;align-items:center;font-weight:400}
+.wrap,label.choice>span{min-width:0;overflow-wrap:anywhere}
+.channel-form textarea{display:block;width:100%}
 .row{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}

@@ -23,6 +23,7 @@ import {
   simulatorOnError,
   type StreamFault,
 } from "./text_script.ts";
+import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
 export type AnthropicFault =
   | { kind: "status"; status: number; type?: string; message?: string }
@@ -45,6 +46,10 @@ export interface AnthropicRecordedRequest {
 }
 
 export interface AnthropicUpstreamOptions {
+  /** What its model list (GET /v1/models) answers; see model_lists.ts. */
+  listedModels?: ListedModel[];
+  /** The largest page of the model list (below the API's own), to test paging. */
+  listedPageSize?: number;
   keys?: string[];
   cachedTokens?: number;
   /** Input tokens reported as written to the cache (`cache_creation_input_tokens`). */
@@ -261,6 +266,8 @@ const STOP = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use" };
 
 export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): AnthropicUpstream {
   const keys = options.keys ?? ["sk-ant-upstream-test"];
+  const listedModels = options.listedModels ??
+    [{ id: "claude-sonnet-4-5" }, { id: "claude-haiku-4-5" }];
   const state: AnthropicUpstream = {
     baseUrl: "",
     requests: [],
@@ -277,6 +284,13 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
+    const listed = modelListAnswer(req, {
+      dialect: "anthropic",
+      keys,
+      models: listedModels,
+      maxPage: options.listedPageSize,
+    });
+    if (listed) return listed;
     const apiKey = req.headers.get("x-api-key") ??
       req.headers.get("authorization")?.replace(/^Bearer /, "") ?? null;
     const version = req.headers.get("anthropic-version");

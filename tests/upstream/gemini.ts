@@ -25,6 +25,7 @@ import {
   simulatorOnError,
   type StreamFault,
 } from "./text_script.ts";
+import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
 export type GeminiFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; retryDelay?: string }
@@ -49,6 +50,10 @@ export interface GeminiRecordedRequest {
 }
 
 export interface GeminiUpstreamOptions {
+  /** What its model list (GET /v1beta/models) answers; see model_lists.ts. */
+  listedModels?: ListedModel[];
+  /** The largest page of the model list (below the API's own), to test paging. */
+  listedPageSize?: number;
   /** Upstream keys accepted; others get 400 "API key not valid". Default ["gemini-upstream-test"]. */
   keys?: string[];
   /**
@@ -182,6 +187,11 @@ function usage(
 /** Starts the simulator on a free loopback port. */
 export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): GeminiUpstream {
   const keys = options.keys ?? ["gemini-upstream-test"];
+  const listedModels = options.listedModels ?? [
+    { id: "gemini-2.5-flash", label: "Gemini 2.5 Flash" },
+    { id: "gemini-2.5-flash-image", label: "Nano Banana" },
+    { id: "text-embedding-004", methods: ["embedContent"] },
+  ];
   const closing = new AbortController();
   const state: GeminiUpstream = {
     baseUrl: "",
@@ -340,6 +350,13 @@ export function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Gemini
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
+    const listed = modelListAnswer(req, {
+      dialect: "gemini",
+      keys,
+      models: listedModels,
+      maxPage: options.listedPageSize,
+    });
+    if (listed) return listed;
     const route =
       /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/
         .exec(url.pathname);

@@ -16,6 +16,7 @@ import {
   simulatorOnError,
   type StreamBreak,
 } from "./text_script.ts";
+import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
 export type UpstreamFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
@@ -37,6 +38,8 @@ export interface RecordedRequest {
 }
 
 export interface SimulatedUpstreamOptions {
+  /** What its model list (GET /v1/models) answers; see model_lists.ts. */
+  listedModels?: ListedModel[];
   /** Upstream keys accepted; others get 401. */
   keys?: string[];
   /** Milliseconds between stream chunks. */
@@ -160,6 +163,8 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     [Symbol.asyncDispose]: () => state.close(),
   };
   const keys = options.keys ?? ["sk-upstream-test"];
+  const listedModels = options.listedModels ??
+    [{ id: "gpt-4o-mini" }, { id: "gpt-4o" }, { id: "o4-mini" }];
 
   const server = Deno.serve({
     hostname: "127.0.0.1",
@@ -168,6 +173,8 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
+    const listed = modelListAnswer(req, { dialect: "openai", keys, models: listedModels });
+    if (listed) return listed;
     if (req.method !== "POST" || url.pathname !== "/v1/chat/completions") {
       return new Response(errorBody(404, `Unknown path ${url.pathname}`), { status: 404 });
     }

@@ -15,6 +15,7 @@
  */
 
 import { solidPng } from "../helpers/png_fixtures.ts";
+import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
 export type ImagesFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string; code?: string }
@@ -46,6 +47,8 @@ export interface ImagesRecordedRequest {
 }
 
 export interface OpenAIImagesUpstreamOptions {
+  /** What its model list (GET /v1/models) answers; see model_lists.ts. */
+  listedModels?: ListedModel[];
   /** Upstream keys accepted; others get 401. Default ["sk-upstream-test"]. */
   keys?: string[];
   /**
@@ -193,6 +196,7 @@ export function startOpenAIImagesUpstream(
   options: OpenAIImagesUpstreamOptions = {},
 ): OpenAIImagesUpstream {
   const keys = options.keys ?? ["sk-upstream-test"];
+  const listedModels = options.listedModels ?? [{ id: "gpt-image-1" }, { id: "dall-e-3" }];
   const closing = new AbortController();
   const state: OpenAIImagesUpstream = {
     baseUrl: "",
@@ -247,6 +251,8 @@ export function startOpenAIImagesUpstream(
 
   async function handle(req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) {
     const url = new URL(req.url);
+    const listed = modelListAnswer(req, { dialect: "openai", keys, models: listedModels });
+    if (listed) return listed;
     const file = /^\/files\/([\w-]+)\.png$/.exec(url.pathname);
     if (req.method === "GET" && file) {
       const bytes = state.images.get(file[1]);

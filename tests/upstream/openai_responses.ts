@@ -20,6 +20,7 @@ import {
   simulatorOnError,
   type StreamFault,
 } from "./text_script.ts";
+import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
 export type ResponsesFault =
   | { kind: "status"; status: number; message?: string }
@@ -34,6 +35,8 @@ export interface ResponsesRecordedRequest {
 }
 
 export interface ResponsesUpstreamOptions {
+  /** What its model list (GET /v1/models) answers; see model_lists.ts. */
+  listedModels?: ListedModel[];
   keys?: string[];
   cachedTokens?: number;
   /**
@@ -182,6 +185,7 @@ export function startOpenAIResponsesUpstream(
   options: ResponsesUpstreamOptions = {},
 ): ResponsesUpstream {
   const keys = options.keys ?? ["sk-upstream-test"];
+  const listedModels = options.listedModels ?? [{ id: "gpt-5-mini" }, { id: "gpt-5" }];
   const state: ResponsesUpstream = {
     baseUrl: "",
     requests: [],
@@ -198,6 +202,8 @@ export function startOpenAIResponsesUpstream(
     onError: simulatorOnError,
   }, async (req) => {
     const url = new URL(req.url);
+    const listed = modelListAnswer(req, { dialect: "openai", keys, models: listedModels });
+    if (listed) return listed;
     const counting = url.pathname === "/v1/responses/input_tokens";
     if (req.method !== "POST" || (url.pathname !== "/v1/responses" && !counting)) {
       return openaiError(404, `Unknown path ${url.pathname}`);

@@ -6,20 +6,16 @@
  */
 
 import { Hono } from "hono";
-import { channelPatchBodySchema } from "../../../core/channels/channel_schema.ts";
 import { describeKeyHint, FINGERPRINT_PATTERN } from "../../../core/channels/key_hint.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
-import { channelNotFound } from "../../admin/shared.ts";
-import { applyChannelPatch } from "../../admin/channels.ts";
 import {
   type ChannelProbeResult,
   channelProbeSchema,
   testChannel,
 } from "../../admin/channel_test.ts";
-import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
-import { channelKeysPatchOf, channelPatchOf } from "../channel_form.ts";
+import { channelKeysPatchOf } from "../channel_form.ts";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { consoleChange } from "../console_change.ts";
 import { readForm } from "../form_body.ts";
@@ -32,35 +28,9 @@ import { adminCurl } from "../snippets.ts";
 import { type ChannelView, healthColumns } from "./channels.tsx";
 import { BreakersSection } from "../breaker_rows.tsx";
 import { AutoDisabledTable, ChannelState } from "../auto_disabled.tsx";
-
-function channelIdOf(c: ConsoleContext): string {
-  const id = c.req.param("id") ?? "";
-  if (!hasIdShape(id, "channel")) throw channelNotFound(id.slice(0, 80));
-  return id;
-}
-
-function EditForm({ c, view }: { c: ConsoleContext; view: ChannelView }) {
-  const field = (name: string, label: string, value: string, hint?: string) => (
-    <Field name={name} id={`edit-${name}`} label={label} value={value} hint={hint} />
-  );
-  return (
-    <form method="post" action={`/console/channels/${view.id}/edit`}>
-      <CsrfField session={c.get("session")} />
-      <div class="fields">
-        {field("name", "Name", view.name)}
-        {field("base_url", "Base URL", view.base_url)}
-        {field("priority", "Priority", String(view.priority), "higher is tried first")}
-        {field("weight", "Weight", String(view.weight), "share among equal priority")}
-        {field("groups", "Groups", view.groups.join(", "), "comma-separated")}
-        {field("models", "Models", view.models.join(", "), "comma-separated catalog ids")}
-        {field("timeout_ms", "Timeout (ms)", String(view.timeout_ms))}
-      </div>
-      <p>
-        <button type="submit">Save</button>
-      </p>
-    </form>
-  );
-}
+import { modelsOnlyServedBy } from "../../../core/channels/sole_models.ts";
+import { DeleteSection, ModelsSection, TestAllResults } from "../channel_sections.tsx";
+import { channelIdOf, consolePatchChannel } from "./channel_edit.tsx";
 
 function TestResult({ result }: { result: ChannelProbeResult }) {
   return (
@@ -159,11 +129,18 @@ function KeysSection(
   );
 }
 
-async function channelDetailPage(
+export async function channelDetailPage(
   gateway: Gateway,
-  options: { c: ConsoleContext; id: string; problem?: string; test?: ChannelProbeResult },
+  options: {
+    c: ConsoleContext;
+    id: string;
+    problem?: string;
+    test?: ChannelProbeResult;
+    tests?: ChannelProbeResult[];
+    status?: 400 | 409;
+  },
 ) {
-  const { c, id, problem, test } = options;
+  const { c, id, problem, test, tests } = options;
   const view = await gateway.registry.channelView(await gateway.registry.getChannel(id));
   const health = await gateway.channelHealth.read(id);
   const breakers = await gateway.breakers.view(await gateway.registry.openChannel(id));
@@ -189,6 +166,10 @@ async function channelDetailPage(
           <dt>Source</dt>
           <dd>{view.source === "config" ? "config file (changes are refused)" : "admin"}</dd>
         </dl>
+        <p class="row">
+          <a href={`/console/channels/${id}/edit`} class="button">Edit settings</a>
+          <a href={`/console/channels/new?from=${id}`} class="button">Clone</a>
+        </p>
         <DataTable
           caption={`Health over the last ${health.window_minutes} minutes`}
           captionClass="muted"
@@ -228,6 +209,7 @@ async function channelDetailPage(
           </section>
         )
         : null}
+      <ModelsSection c={c} view={view} />
       <section class="card" aria-labelledby="test-heading">
         <h2 id="test-heading">Test</h2>
         <p class="muted">
@@ -236,6 +218,12 @@ async function channelDetailPage(
           video model gets a call that makes no task.
         </p>
         {test ? <TestResult result={test} /> : null}
+        {tests ? <TestAllResults results={tests} /> : null}
+        <form method="post" action={`/console/channels/${id}/test-all`} class="row">
+          <CsrfField session={c.get("session")} />
+          <button type="submit">Test every model</button>
+          <span class="muted">one call per model, one after another</span>
+        </form>
         <form method="post" action={`/console/channels/${id}/test`} class="row">
           <CsrfField session={c.get("session")} />
           <Field
@@ -258,21 +246,18 @@ async function channelDetailPage(
           })}
         />
       </section>
-      <section class="card" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">Edit</h2>
-        <EditForm c={c} view={view} />
-        <CopyAsCurl
-          id="curl-edit"
-          curl={adminCurl(base, {
-            method: "PATCH",
-            path,
-            body: { name: view.name, priority: view.priority, weight: view.weight },
-          })}
-        />
-      </section>
       <KeysSection c={c} view={view} base={base} />
+      <DeleteSection
+        c={c}
+        view={view}
+        unserved={modelsOnlyServedBy(gateway.registry.channels, id)}
+      />
     </>,
-    { title: `Channel ${view.name}`, copyButtons: true, status: problem ? 400 : 200 },
+    {
+      title: `Channel ${view.name}`,
+      copyButtons: true,
+      status: problem ? options.status ?? 400 : 200,
+    },
   );
 }
 
@@ -282,18 +267,7 @@ async function patchChannel(
   { c, id, body }: { c: ConsoleContext; id: string; body: Record<string, unknown> },
 ) {
   try {
-    const patch = validate(channelPatchBodySchema, body);
-    await consoleChange(gateway, {
-      c,
-      change: {
-        route: "/admin/channels/:id",
-        method: "PATCH",
-        target: { kind: "channel", id },
-        readTarget: async (target) =>
-          gateway.registry.channelView(await gateway.registry.getChannel(target)),
-        apply: () => applyChannelPatch(gateway, id, patch),
-      },
-    });
+    await consolePatchChannel(gateway, { c, id, body });
   } catch (error) {
     if (error instanceof GatewayError && error.status === 400) {
       return channelDetailPage(gateway, { c, id, problem: error.message });
@@ -320,10 +294,6 @@ export function channelDetailPages(gateway: Gateway) {
     const id = channelIdOf(c);
     return patchChannel(gateway, { c, id, body: { clear_auto_disabled: true } });
   });
-  app.post("/console/channels/:id/edit", async (c) => {
-    const id = channelIdOf(c);
-    return patchChannel(gateway, { c, id, body: channelPatchOf(await readForm(c)) });
-  });
   app.post("/console/channels/:id/keys", async (c) => {
     const id = channelIdOf(c);
     return patchChannel(gateway, { c, id, body: channelKeysPatchOf(await readForm(c)) });
@@ -346,6 +316,47 @@ export function channelDetailPages(gateway: Gateway) {
       },
     });
     return c.redirect(`/console/channels/${id}`, 303);
+  });
+  app.post("/console/channels/:id/test-all", async (c) => {
+    const id = channelIdOf(c);
+    const channel = await gateway.registry.openChannel(id);
+    const tests: ChannelProbeResult[] = [];
+    // One after another: a burst of calls would be judged by the upstream's rate limits.
+    for (const model of new Set(channel.models)) {
+      tests.push(await testChannel(gateway, { channel, model, signal: c.req.raw.signal }));
+    }
+    return channelDetailPage(gateway, { c, id, tests });
+  });
+  app.post("/console/channels/:id/delete", async (c) => {
+    const id = channelIdOf(c);
+    const form = await readForm(c);
+    if (form.confirm !== "on") {
+      return channelDetailPage(gateway, {
+        c,
+        id,
+        problem: "Tick the box to confirm the deletion; nothing was deleted",
+      });
+    }
+    try {
+      await consoleChange(gateway, {
+        c,
+        change: {
+          route: "/admin/channels/:id",
+          method: "DELETE",
+          target: { kind: "channel", id },
+          readTarget: async (target) =>
+            gateway.registry.channelView(await gateway.registry.getChannel(target)),
+          apply: () => gateway.registry.deleteChannel(id),
+          outcomeOf: () => ({ status: 204 }),
+        },
+      });
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 409) {
+        return channelDetailPage(gateway, { c, id, problem: error.message, status: 409 });
+      }
+      throw error;
+    }
+    return c.redirect("/console/channels?deleted=1", 303);
   });
   app.post("/console/channels/:id/test", async (c) => {
     const id = channelIdOf(c);

@@ -7,12 +7,16 @@
 import { Hono } from "hono";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { ChannelHealthView } from "../../../core/telemetry/channel_health.ts";
-import { listed, listOptions } from "../../admin/shared.ts";
+import { channelNotFound, listed, listOptions } from "../../admin/shared.ts";
+import { hasIdShape } from "../../params.ts";
+import { readForm, readFormValues } from "../form_body.ts";
+import { formProblemOf } from "../form_problem.ts";
+import { consolePatchChannel } from "./channel_edit.tsx";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { type Column, DataTable } from "../data_table.tsx";
 import { breakerCell } from "../breaker_rows.tsx";
 import type { ChannelBreakersView } from "../../../core/channels/breaker_board.ts";
-import { CopyAsCurl } from "../layout.tsx";
+import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
@@ -65,6 +69,17 @@ function ChannelRows({ channels }: { channels: ChannelRow[] }) {
       empty="No channel yet."
       columns={[
         {
+          header: "Select",
+          cell: ({ view }) => (
+            <input
+              type="checkbox"
+              name="id"
+              value={view.id}
+              aria-label={`Select ${view.name}`}
+            />
+          ),
+        },
+        {
           header: "Name",
           cell: ({ view }) => <a href={`/console/channels/${view.id}`}>{view.name}</a>,
         },
@@ -82,7 +97,11 @@ function ChannelRows({ channels }: { channels: ChannelRow[] }) {
   );
 }
 
-async function channelsPage(gateway: Gateway, c: ConsoleContext) {
+async function channelsPage(
+  gateway: Gateway,
+  c: ConsoleContext,
+  shown: { problem?: string; status?: 400 | 409 } = {},
+) {
   const url = c.get("url");
   const options = listOptions(url);
   const page = await listed(options, () => gateway.registry.listChannels(options));
@@ -96,8 +115,24 @@ async function channelsPage(gateway: Gateway, c: ConsoleContext) {
   return renderPage(
     c,
     <>
+      {shown.problem ? <p class="error" role="alert">{shown.problem}</p> : null}
+      {url.searchParams.get("deleted") === "1"
+        ? <p class="notice" role="status">The channel was deleted.</p>
+        : null}
+      <p>
+        <a href="/console/channels/new" class="button">New channel</a>
+      </p>
       <section class="card" aria-label="Channels">
-        <ChannelRows channels={channels} />
+        <form method="post" action="/console/channels/bulk">
+          <CsrfField session={c.get("session")} />
+          <ChannelRows channels={channels} />
+          <p class="row">
+            <button type="submit" name="action" value="enable">Enable selected</button>
+            <button type="submit" name="action" value="disable" class="danger">
+              Disable selected
+            </button>
+          </p>
+        </form>
         {page.cursor
           ? (
             <p>
@@ -114,12 +149,39 @@ async function channelsPage(gateway: Gateway, c: ConsoleContext) {
         })}
       />
     </>,
-    { title: "Channels", copyButtons: true },
+    { title: "Channels", copyButtons: true, status: shown.problem ? shown.status ?? 400 : 200 },
   );
+}
+
+/**
+ * Enables or disables every ticked channel, each one audited as its own PATCH; a refusal (a
+ * channel the config file manages) is named and the others still change.
+ */
+async function bulkEnabled(gateway: Gateway, c: ConsoleContext) {
+  const form = await readForm(c);
+  const ids = [...new Set(await readFormValues(c, "id"))];
+  if (form.action !== "enable" && form.action !== "disable") {
+    return channelsPage(gateway, c, { problem: "Choose Enable selected or Disable selected" });
+  }
+  if (ids.length === 0) {
+    return channelsPage(gateway, c, { problem: "Tick at least one channel; nothing changed" });
+  }
+  const refused: string[] = [];
+  for (const id of ids) {
+    try {
+      if (!hasIdShape(id, "channel")) throw channelNotFound(id.slice(0, 80));
+      await consolePatchChannel(gateway, { c, id, body: { enabled: form.action === "enable" } });
+    } catch (error) {
+      refused.push(formProblemOf(error).message);
+    }
+  }
+  if (refused.length) return channelsPage(gateway, c, { problem: refused.join("; "), status: 409 });
+  return c.redirect("/console/channels", 303);
 }
 
 export function channelPages(gateway: Gateway) {
   const app = new Hono<ConsoleEnv>();
   app.get("/console/channels", requireOperator(), (c) => channelsPage(gateway, c));
+  app.post("/console/channels/bulk", requireOperator(), (c) => bulkEnabled(gateway, c));
   return app;
 }

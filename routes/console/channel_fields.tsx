@@ -1,0 +1,371 @@
+/**
+ * The fields of the new-channel, clone and edit forms, built from the provider table
+ * (core/providers/provider_table.ts): the type picker lists every row, and the fields a type
+ * alone reads (a video type's resolution, an Anthropic type's version and betas) follow from
+ * what its provider serves, so a new channel type appears here without a change to this file.
+ * Upstream keys are never put in a page: a form has an empty box for new ones.
+ */
+
+import type { Child } from "hono/jsx";
+import { CHANNEL_TYPES, type ChannelType } from "../../core/channels/channel_schema.ts";
+import { describeKeyHint, type KeyHint } from "../../core/channels/key_hint.ts";
+import { VIDEO_RESOLUTIONS } from "../../core/jobs/video_job.ts";
+import type { Provider } from "../../core/providers/provider.ts";
+import { PROVIDERS } from "../../core/providers/provider_table.ts";
+import { modelMapText } from "./channel_form.ts";
+import { Field } from "./field.tsx";
+
+/** A form's values as typed (or as a channel has them), by field name. */
+export type FormValues = Record<string, string>;
+
+/** What a type is, in a line: the kinds it serves, its base URL's form, its model list. */
+export function describeType(type: ChannelType): string {
+  const provider = PROVIDERS[type];
+  return `${provider.kinds.join(" and ")} models; base URL like ${provider.baseUrlExample}; ` +
+    (provider.modelList ? "lists its models" : "no model list to fetch");
+}
+
+/** Whether `type` is a channel type of the table (a query or form value checked). */
+export function isChannelType(type: string | undefined): type is ChannelType {
+  return (CHANNEL_TYPES as readonly string[]).includes(type ?? "");
+}
+
+/** The settings a type alone reads, shown when its provider serves what needs them. */
+const TYPE_SETTINGS: Array<{
+  applies: (provider: Provider) => boolean;
+  fields: (values: FormValues) => Child;
+}> = [
+  {
+    applies: (provider) => provider.kinds.includes("video"),
+    fields: (values) => (
+      <Field
+        name="video_resolution"
+        label="Video resolution"
+        value={values.video_resolution ?? ""}
+        options={[["", "(the model's own)"], ...VIDEO_RESOLUTIONS.map((r) => [r, r] as const)]}
+        hint="asked for when the model name carries none"
+      />
+    ),
+  },
+  {
+    applies: (provider) => provider.text?.format === "anthropic",
+    fields: (values) => (
+      <>
+        <Field
+          name="anthropic_version"
+          label="anthropic-version"
+          value={values.anthropic_version}
+          placeholder="2023-06-01"
+          hint="sent when the client sends none"
+        />
+        <Field
+          name="anthropic_betas_allow"
+          label="Betas allowed"
+          value={values.anthropic_betas_allow}
+          hint="comma-separated; a name or a prefix ending with *"
+        />
+        <Field
+          name="anthropic_betas_deny"
+          label="Betas denied"
+          value={values.anthropic_betas_deny}
+          hint="comma-separated"
+        />
+      </>
+    ),
+  },
+];
+
+/** A channel's stored settings as form values (never its keys). */
+export function formValuesOf(view: {
+  name: string;
+  type: string;
+  base_url: string;
+  models: string[];
+  model_map: Record<string, string>;
+  groups: string[];
+  priority: number;
+  weight: number;
+  timeout_ms: number;
+  stream_idle_ms: number;
+  enabled: boolean;
+  max_retries?: number;
+  auto_disable_refusals?: number;
+  auto_disable_after_ms?: number;
+  video_resolution?: string;
+  anthropic_version?: string;
+  anthropic_betas?: { allow?: string[]; deny?: string[] };
+  breaker?: {
+    enabled?: boolean;
+    min_failures?: number;
+    failure_rate?: number;
+    window?: number;
+    cooldowns_ms?: number[];
+  };
+}): FormValues {
+  const optional = (value: number | undefined) => value === undefined ? "" : String(value);
+  return {
+    name: view.name,
+    type: view.type,
+    base_url: view.base_url,
+    models: view.models.join("\n"),
+    model_map: modelMapText(view.model_map),
+    groups: view.groups.join(", "),
+    priority: String(view.priority),
+    weight: String(view.weight),
+    timeout_ms: String(view.timeout_ms),
+    stream_idle_ms: String(view.stream_idle_ms),
+    enabled: view.enabled ? "on" : "",
+    max_retries: optional(view.max_retries),
+    auto_disable_refusals: optional(view.auto_disable_refusals),
+    auto_disable_after_ms: optional(view.auto_disable_after_ms),
+    video_resolution: view.video_resolution ?? "",
+    anthropic_version: view.anthropic_version ?? "",
+    anthropic_betas_allow: view.anthropic_betas?.allow?.join(", ") ?? "",
+    anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
+    breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
+    breaker_min_failures: optional(view.breaker?.min_failures),
+    breaker_failure_rate: optional(view.breaker?.failure_rate),
+    breaker_window: optional(view.breaker?.window),
+    breaker_cooldowns_ms: view.breaker?.cooldowns_ms?.join(", ") ?? "",
+  };
+}
+
+function Checkbox(
+  { name, label, checked, hint }: { name: string; label: string; checked: boolean; hint?: string },
+) {
+  return (
+    <div>
+      <label class="choice" for={name}>
+        <input type="checkbox" id={name} name={name} checked={checked} />
+        {label}
+      </label>
+      {hint ? <small class="muted">{hint}</small> : null}
+    </div>
+  );
+}
+
+/**
+ * The upstream-keys part: on create a box for the keys (required unless a clone keeps its
+ * source's); on edit the current keys by hint, and a box whose keys are added, or replace them
+ * all when "Replace" is chosen.
+ */
+function KeysFields(
+  props: { mode: "create" | "edit"; hints?: KeyHint[]; keptKeys?: number; values: FormValues },
+) {
+  if (props.mode === "create") {
+    return (
+      <>
+        {props.keptKeys
+          ? (
+            <p class="muted">
+              The clone keeps the source's {props.keptKeys}{" "}
+              upstream key{props.keptKeys === 1 ? "" : "s"}{" "}
+              (never shown); keys typed below are added to them.
+            </p>
+          )
+          : null}
+        <Field
+          name="keys"
+          label="Upstream keys"
+          rows={3}
+          autocomplete="off"
+          required={!props.keptKeys}
+          hint="one per line; sealed when saved and never shown again"
+        />
+      </>
+    );
+  }
+  const replace = props.values.keys_mode === "replace";
+  return (
+    <fieldset>
+      <legend>Upstream keys</legend>
+      <p class="muted">
+        Now:{" "}
+        {props.hints?.length ? props.hints.map((hint) => describeKeyHint(hint)).join(", ") : "none"}
+      </p>
+      <Field
+        name="keys"
+        label="New upstream keys"
+        rows={2}
+        autocomplete="off"
+        hint="one per line; leave empty to keep the keys as they are"
+      />
+      <label class="choice">
+        <input type="radio" name="keys_mode" value="add" checked={!replace} />
+        Add them to the channel's keys
+      </label>
+      <label class="choice">
+        <input type="radio" name="keys_mode" value="replace" checked={replace} />
+        Replace every key with them
+      </label>
+    </fieldset>
+  );
+}
+
+/** The breaker settings (core/channels/breakers.ts); any one given sends them all. */
+function BreakerFields({ values }: { values: FormValues }) {
+  return (
+    <fieldset>
+      <legend>Breaker</legend>
+      <div class="fields">
+        <Field
+          name="breaker_enabled"
+          label="Breaker"
+          value={values.breaker_enabled ?? ""}
+          options={[["", "(default: on)"], ["on", "on"], ["off", "off"]]}
+        />
+        <Field
+          name="breaker_min_failures"
+          label="Opens after failures"
+          value={values.breaker_min_failures}
+          inputmode="numeric"
+        />
+        <Field
+          name="breaker_failure_rate"
+          label="And a failure rate of"
+          value={values.breaker_failure_rate}
+          hint="0 to 1"
+        />
+        <Field
+          name="breaker_window"
+          label="Among the last attempts"
+          value={values.breaker_window}
+          inputmode="numeric"
+        />
+        <Field
+          name="breaker_cooldowns_ms"
+          label="Cooldowns (ms)"
+          value={values.breaker_cooldowns_ms}
+          hint="comma-separated; the last repeats"
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+/** Every field of a channel form for a channel of `type`. */
+export function ChannelFields(
+  props: {
+    type: ChannelType;
+    mode: "create" | "edit";
+    values: FormValues;
+    hints?: KeyHint[];
+    keptKeys?: number;
+  },
+) {
+  const { type, mode, values } = props;
+  const provider = PROVIDERS[type];
+  const typeSettings = TYPE_SETTINGS.filter((setting) => setting.applies(provider));
+  return (
+    <div class="channel-form">
+      <input type="hidden" name="type" value={type} />
+      <div class="fields">
+        <Field name="name" label="Name" value={values.name} required />
+        <Field
+          name="base_url"
+          label="Base URL"
+          value={values.base_url}
+          placeholder={provider.baseUrlExample}
+          hint={`as the provider's SDK takes it, e.g. ${provider.baseUrlExample}`}
+          required
+        />
+        <Field
+          name="groups"
+          label="Groups"
+          value={values.groups}
+          placeholder="default"
+          hint="comma-separated; empty: default"
+        />
+        <Field
+          name="priority"
+          label="Priority"
+          value={values.priority}
+          placeholder="0"
+          inputmode="numeric"
+          hint="higher is tried first"
+        />
+        <Field
+          name="weight"
+          label="Weight"
+          value={values.weight}
+          placeholder="1"
+          inputmode="numeric"
+          hint="share among equal priority"
+        />
+        <Field
+          name="timeout_ms"
+          label="Timeout (ms)"
+          value={values.timeout_ms}
+          placeholder="120000"
+          inputmode="numeric"
+        />
+        {typeSettings.map((setting) => setting.fields(values))}
+      </div>
+      <KeysFields mode={mode} hints={props.hints} keptKeys={props.keptKeys} values={values} />
+      <div class="fields">
+        <Field
+          name="models"
+          label="Models"
+          rows={4}
+          value={values.models}
+          hint={`catalog ids (${provider.kinds.join(" or ")}), one per line or comma-separated`}
+        />
+        <Field
+          name="model_map"
+          label="Model map"
+          rows={4}
+          value={values.model_map}
+          hint="one 'public name = upstream name' a line; a model not mapped keeps its name"
+        />
+      </div>
+      <Checkbox
+        name="create_models"
+        label="Add models the catalog lacks"
+        checked={values.create_models === "on"}
+        hint="created disabled at price 0 until priced on the Models page"
+      />
+      {mode === "create"
+        ? <Checkbox name="enabled" label="Enabled" checked={values.enabled !== ""} />
+        : null}
+      <details>
+        <summary>More settings</summary>
+        <div class="fields">
+          <Field
+            name="stream_idle_ms"
+            label="Stream idle limit (ms)"
+            value={values.stream_idle_ms}
+            placeholder="60000"
+            inputmode="numeric"
+          />
+          <Field
+            name="max_retries"
+            label="Retries on other channels"
+            value={values.max_retries}
+            inputmode="numeric"
+            hint="empty: the request's default"
+          />
+          <Field
+            name="auto_disable_refusals"
+            label="Disable a key after refusals"
+            value={values.auto_disable_refusals}
+            placeholder="3"
+            inputmode="numeric"
+            hint="401/403 in a row; 0: never"
+          />
+          <Field
+            name="auto_disable_after_ms"
+            label="Disable after failing for (ms)"
+            value={values.auto_disable_after_ms}
+            placeholder="300000"
+            inputmode="numeric"
+            hint="0: never"
+          />
+        </div>
+        <BreakerFields values={values} />
+        <p class="muted">
+          A blank field keeps its default (on create) or its value (on edit).
+        </p>
+      </details>
+    </div>
+  );
+}
