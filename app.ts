@@ -12,6 +12,7 @@ import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
+import { audioRoutes } from "./routes/audio.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
@@ -70,6 +71,7 @@ export function createApp(
   app.route("/", textInterfaceRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));
+  app.route("/", audioRoutes(gateway));
   app.notFound((c) =>
     renderError(gateway, {
       error: new GatewayError(

@@ -1,10 +1,14 @@
-/** The `openai` channel type: an OpenAI-compatible chat-completions upstream. */
+/**
+ * The `openai` channel type: an OpenAI-compatible chat-completions upstream, which also serves
+ * `audio` models (transcriptions and translations, openai_audio.ts).
+ */
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
+import { buildOpenAITranscriptionRequest } from "./openai_audio.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "audio"],
   baseUrlExample: "https://api.openai.com/v1",
   appendedPaths: /\/(chat\/completions|completions|responses)$/,
   errors: OPENAI_ERRORS,
@@ -19,5 +23,8 @@ export const openAIChatProvider: Provider = {
           body,
         },
       }),
+  },
+  transcription: {
+    request: (target, job) => Promise.resolve(buildOpenAITranscriptionRequest(target, job)),
   },
 };

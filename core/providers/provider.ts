@@ -18,8 +18,9 @@ import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
+import type { TranscriptionJob } from "../audio/transcription_job.ts";
 
-export type ModelKind = "text" | "image" | "video";
+export type ModelKind = "text" | "image" | "video" | "audio";
 
 /** Where one call goes: the channel, one of its upstream keys, and the model's upstream name. */
 export interface UpstreamTarget {
@@ -119,6 +120,11 @@ export interface VideoProvider {
   };
 }
 
+/** Audio transcriptions and translations (multipart up, the answer passed on as it came). */
+export interface TranscriptionProvider {
+  request(target: UpstreamTarget, job: TranscriptionJob): Promise<UpstreamRequest>;
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -130,6 +136,8 @@ export interface Provider {
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;
+  /** Audio transcriptions and translations (`audio` models priced per second or per token). */
+  transcription?: TranscriptionProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

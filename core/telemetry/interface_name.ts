@@ -9,6 +9,8 @@ const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
   openai: [
     ["/v1/images", "openai-images"],
     ["/v1/video", "video"],
+    ["/v1/audio/transcriptions", "openai-audio"],
+    ["/v1/audio/translations", "openai-audio"],
   ],
 };
 
