@@ -15,7 +15,7 @@ import {
   transcriptionFieldsSchema,
   translationFieldsSchema,
 } from "../core/audio/request_schema.ts";
-import type { TranscriptionAction, TranscriptionJob } from "../core/audio/transcription_job.ts";
+import type { TranscriptionAction, TranscriptionJob } from "../core/jobs/transcription_job.ts";
 import { serveTranscription } from "../core/audio/transcription_service.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { validate } from "./validation.ts";

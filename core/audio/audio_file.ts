@@ -6,7 +6,7 @@
 
 import { invalidRequest } from "../errors.ts";
 import { sniffFileType } from "../media/sniff_type.ts";
-import type { AudioFile } from "./transcription_job.ts";
+import type { AudioFile } from "../jobs/transcription_job.ts";
 
 /** OpenAI's upload limit: 25 MB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;

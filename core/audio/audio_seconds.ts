@@ -9,7 +9,7 @@ import { GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 import { type DurationReaderName, SourceError } from "../media/media_duration.ts";
 import type { ProbeError } from "../media/probe_error.ts";
-import type { AudioFile } from "./transcription_job.ts";
+import type { AudioFile } from "../jobs/transcription_job.ts";
 import { AUDIO_FORMAT_NAMES } from "./audio_file.ts";
 
 export interface AudioSeconds {

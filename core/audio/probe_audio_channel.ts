@@ -11,7 +11,7 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
 import { type ChannelProbeResult, runProbe } from "../upstream/channel_probe.ts";
 import { readJsonTranscript } from "./transcription_answer.ts";
-import type { TranscriptionJob } from "./transcription_job.ts";
+import type { TranscriptionJob } from "../jobs/transcription_job.ts";
 
 const RATE = 8000;
 const SAMPLES = RATE / 2;

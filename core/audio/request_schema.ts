@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { RESPONSE_FORMATS } from "./transcription_job.ts";
+import { RESPONSE_FORMATS } from "../jobs/transcription_job.ts";
 
 const model = z.string({
   error: (issue) => issue.input === undefined ? "model is required" : "model must be a string",

@@ -23,7 +23,7 @@ import { sseEvents } from "../upstream/sse_events.ts";
 import { headerList } from "../util/header_value.ts";
 import { readAudioSeconds } from "./audio_seconds.ts";
 import { readJsonTranscript, readStreamEvent, type ReportedUsage } from "./transcription_answer.ts";
-import { isPlainTextFormat, type TranscriptionJob } from "./transcription_job.ts";
+import { isPlainTextFormat, type TranscriptionJob } from "../jobs/transcription_job.ts";
 import {
   transcriptionBill,
   transcriptionHold,

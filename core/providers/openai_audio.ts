@@ -5,7 +5,7 @@
  * by it).
  */
 
-import type { TranscriptionJob } from "../audio/transcription_job.ts";
+import type { TranscriptionJob } from "../jobs/transcription_job.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamTarget } from "./provider.ts";
 
