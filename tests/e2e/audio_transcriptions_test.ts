@@ -378,3 +378,31 @@ Deno.test("the channel test transcribes a short WAV and bills nothing", serverTe
 /** A 1x1 PNG. */
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+Deno.test(
+  "an unknown field is not sent and is named; a text answer of a per-token model is estimated",
+  serverTest,
+  async () => {
+    await using s = await setupAudio();
+    const form = new FormData();
+    form.append("model", TOKEN_MODEL);
+    form.append("response_format", "text");
+    form.append("speaker", "alice");
+    form.append("file", fixtureBlob(WAV), "a.wav");
+    const response = await fetch(`${s.gw.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}` },
+      body: form,
+    });
+    assertEquals(response.status, 200);
+    assertEquals(response.headers.get("x-gateway-ignored-fields"), "speaker");
+    assertEquals(await response.text(), `${simulatedTranscript("transcriptions", wavBytes())}\n`);
+    assertEquals(s.upstream.requests[0].fields.map(([name]) => name), ["model", "response_format"]);
+    const record = await recordOf(s.gw, response.headers.get("x-request-id")!);
+    assertEquals(record.usage_source, "estimate");
+    assertEquals(record.ignored_fields, ["speaker"]);
+    // 2.5 s × 10 tokens in; the transcript's characters / 4 out.
+    assertEquals(record.input_tokens, 25);
+    await assertWalletMatches(s, [record.receipt]);
+  },
+);
