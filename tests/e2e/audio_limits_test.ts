@@ -149,3 +149,31 @@ Deno.test(
     await assertNothingCharged(s, 10_000_000);
   },
 );
+
+Deno.test(
+  "usage rollups count audio: billed seconds for per-second, tokens for per-token",
+  serverTest,
+  async () => {
+    await using s = await setupAudio();
+    const ids: string[] = [];
+    for (const model of [SECOND_MODEL, TOKEN_MODEL]) {
+      const { response } = await s.client.audio.transcriptions.create({ model, file: await wav() })
+        .withResponse();
+      ids.push(response.headers.get("x-request-id")!);
+    }
+    const receipts = await Promise.all(ids.map((id) => receiptOf(s.gw, id)));
+    const from = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const { status, body } = await s.gw.admin(
+      "GET",
+      `/admin/usage?group_by=model&interval=day&from=${from}&to=${to}`,
+    );
+    assertEquals(status, 200, JSON.stringify(body));
+    const row = (model: string) => body.data.find((entry: Json) => entry.model === model);
+    assertEquals(row(SECOND_MODEL).seconds, 2.5);
+    assertEquals(row(SECOND_MODEL).cost, receipts[0].amount);
+    assertEquals(row(TOKEN_MODEL).input_tokens, receipts[1].units.input_tokens);
+    assertEquals(row(TOKEN_MODEL).output_tokens, receipts[1].units.output_tokens);
+    assertEquals(row(TOKEN_MODEL).cost, receipts[1].amount);
+  },
+);
