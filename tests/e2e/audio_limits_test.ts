@@ -177,3 +177,26 @@ Deno.test(
     assertEquals(row(TOKEN_MODEL).cost, receipts[1].amount);
   },
 );
+
+Deno.test(
+  "a gemini channel never serves an audio model: 503, nothing charged",
+  serverTest,
+  async () => {
+    await using s = await setupAudio();
+    await s.gw.putModel("stt-gemini", { kind: "audio", price: { per_second: 1 } });
+    await s.gw.addChannel({
+      name: "gemini-audio",
+      type: "gemini",
+      base_url: "https://generativelanguage.googleapis.com",
+      keys: ["g-key"],
+      models: ["stt-gemini"],
+    });
+    const refused = await s.client.audio.transcriptions.create({
+      model: "stt-gemini",
+      file: await wav(),
+    }).then(() => undefined, (error) => error);
+    assertEquals(refused?.status, 503);
+    assertEquals(refused.error?.code, "no_available_channel");
+    await assertNothingCharged(s, 10_000_000, { untouched: true });
+  },
+);
