@@ -157,18 +157,38 @@ export async function serveTranscription(
     return billed.pricing.amount;
   };
   if (opened.kind === "whole") {
-    const answer = isPlainTextFormat(job.format)
-      ? { transcriptChars: opened.text.length }
-      : (({ text, usage }) => ({ reported: usage, transcriptChars: text.length }))(
-        readJsonTranscript(opened.text),
-      );
-    const cost = settle(answer);
+    const transcript = isPlainTextFormat(job.format)
+      ? { text: opened.text.replace(/\n$/, "") }
+      : readJsonTranscript(opened.text);
+    const cost = settle({
+      reported: transcript.usage,
+      transcriptChars: isPlainTextFormat(job.format) ? opened.text.length : transcript.text.length,
+    });
+    const billedHeaders: Record<string, string> = {
+      ...headers,
+      "x-gateway-cost-units": String(cost),
+    };
+    if (job.stream && (job.format === "json" || job.format === "text")) {
+      // An upstream that ignores `stream` (whisper-1 does, as OpenAI documents): its whole answer
+      // is sent as the stream the client asked for, one delta and the done event.
+      context.stream = true;
+      return {
+        headers: {
+          ...billedHeaders,
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache",
+        },
+        body: wholeAsEvents(transcript),
+      };
+    }
+    if (job.stream) {
+      // srt, vtt and verbose_json have no stream events: the whole answer, `stream` named.
+      const named = [...ignoredFields, "stream"];
+      context.ignoredFields = named;
+      billedHeaders["x-gateway-ignored-fields"] = headerList(named);
+    }
     return {
-      headers: {
-        ...headers,
-        "content-type": opened.contentType,
-        "x-gateway-cost-units": String(cost),
-      },
+      headers: { ...billedHeaders, "content-type": opened.contentType },
       body: opened.text,
     };
   }
@@ -177,6 +197,19 @@ export async function serveTranscription(
     headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" },
     body: passStream(opened, scope, settle),
   };
+}
+
+/** A whole transcript as a stream's events: `transcript.text.delta`, then `.done`. */
+function wholeAsEvents(transcript: { text: string; usage?: ReportedUsage }): string {
+  const events = [
+    { type: "transcript.text.delta", delta: transcript.text },
+    {
+      type: "transcript.text.done",
+      text: transcript.text,
+      ...(transcript.usage ? { usage: { type: "tokens", ...transcript.usage } } : {}),
+    },
+  ];
+  return events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
 }
 
 /**

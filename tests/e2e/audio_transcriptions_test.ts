@@ -217,18 +217,44 @@ Deno.test(
 );
 
 Deno.test(
-  "whisper-1 refuses stream=true as OpenAI does: 400, nothing charged",
+  "whisper-1 ignores stream=true as OpenAI documents: its whole answer comes as the stream's events",
   serverTest,
   async () => {
     await using s = await setupAudio();
-    const refused = await s.client.audio.transcriptions.create({
+    const { data: stream, response } = await s.client.audio.transcriptions.create({
       model: SECOND_MODEL,
       file: await wavFile(),
       stream: true,
-    }).then(() => undefined, (error) => error);
-    assertEquals(refused?.status, 400);
-    assertOk(/Streaming is not supported/.test(refused.message), refused.message);
-    await assertNothingCharged(s, OPENING);
+    }).withResponse();
+    assertEquals(response.headers.get("content-type"), "text/event-stream");
+    const events: Json[] = [];
+    for await (const event of stream) events.push(event);
+    const text = simulatedTranscript("transcriptions", wavBytes());
+    assertEquals(events, [
+      { type: "transcript.text.delta", delta: text },
+      { type: "transcript.text.done", text },
+    ]);
+    const sent = s.upstream.requests[0].fields.find(([name]) => name === "stream");
+    assertEquals(sent?.[1], "true");
+    const record = await recordOf(s.gw, response.headers.get("x-request-id")!);
+    assertEquals(record.receipt.amount, SECOND_COST);
+
+    // srt has no stream events: the whole answer, with `stream` named as not honoured.
+    const form = new FormData();
+    form.append("model", SECOND_MODEL);
+    form.append("response_format", "srt");
+    form.append("stream", "true");
+    form.append("file", fixtureBlob(WAV), "a.wav");
+    const srt = await fetch(`${s.gw.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}` },
+      body: form,
+    });
+    assertEquals(srt.headers.get("content-type"), "text/plain; charset=utf-8");
+    assertEquals(srt.headers.get("x-gateway-ignored-fields"), "stream");
+    assertOk((await srt.text()).startsWith("1\n"));
+    const srtRecord = await recordOf(s.gw, srt.headers.get("x-request-id")!);
+    await assertWalletMatches(s, [record.receipt, srtRecord.receipt]);
   },
 );
 

@@ -3,8 +3,9 @@
  * as strict as the real API about its multipart form: a Bearer key it knows, multipart only,
  * `file` and `model` required, a file whose name has a supported extension, known models only,
  * `response_format` one of json|text|srt|vtt|verbose_json (gpt-4o-*-transcribe: json or text),
- * `stream=true` refused by whisper-1 and streamed by the gpt-4o models as SSE
- * `transcript.text.delta` / `transcript.text.done`, `timestamp_granularities[]` only with
+ * `stream=true` streamed by the gpt-4o models as SSE `transcript.text.delta` /
+ * `transcript.text.done` and ignored by whisper-1 (OpenAI's reference: "Streaming is not supported
+ * for the whisper-1 model and will be ignored"), which answers whole; `timestamp_granularities[]` only with
  * verbose_json. The gpt-4o models report token `usage`; whisper-1 reports none.
  *
  * The transcript is derived from the request (`Transcript of N bytes` in words), so a test can
@@ -173,15 +174,7 @@ export function startOpenAIAudioUpstream(
         "timestamp_granularities",
       );
     }
-    const stream = field("stream") === "true";
-    if (stream && (!tokenModel || action === "translations")) {
-      return error(
-        400,
-        `Streaming is not supported for model '${model}'.`,
-        "stream",
-        "unsupported_value",
-      );
-    }
+    const stream = field("stream") === "true" && tokenModel && action === "transcriptions";
     const text = simulatedTranscript(action, record.file.size);
     const usage = simulatedUsage(record.file.size, field("prompt") ?? "", text);
     if (fault?.kind === "malformed") {
