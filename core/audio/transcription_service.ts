@@ -12,7 +12,7 @@ import { resolveModel } from "../channels/model_access.ts";
 import type { Channel } from "../channels/channel_schema.ts";
 import { invalidRequest } from "../errors.ts";
 import { RequestBill } from "../billing/request_bill.ts";
-import { type AudioPrice, audioPriceUnit } from "../billing/audio_price.ts";
+import { type AudioPrice, audioPriceUnit, billedMsOf } from "../billing/audio_price.ts";
 import { receiptOf } from "../billing/receipt.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import type { RequestScope } from "../scope.ts";
@@ -126,7 +126,9 @@ export async function serveTranscription(
     "x-gateway-channel": channel.id,
     "x-gateway-billing": unit,
     ...(read ? { "x-gateway-duration-reader": read.reader } : {}),
-    ...(unit === "per_second" ? { "x-gateway-billed-seconds": String(read!.seconds) } : {}),
+    ...(unit === "per_second"
+      ? { "x-gateway-billed-seconds": String(billedMsOf(read!.seconds) / 1000) }
+      : {}),
     ...(ignoredFields.length ? { "x-gateway-ignored-fields": headerList(ignoredFields) } : {}),
   };
   context.ignoredFields = ignoredFields;

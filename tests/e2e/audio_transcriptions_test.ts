@@ -77,6 +77,7 @@ Deno.test(
     assertEquals(data.text, simulatedTranscript("transcriptions", wavBytes()));
     assertEquals(response.headers.get("content-type"), "application/json");
     assertEquals(response.headers.get("x-gateway-billing"), "per_second");
+    assertEquals(response.headers.get("x-gateway-billed-seconds"), "2.5");
     assertEquals(response.headers.get("x-gateway-cost-units"), String(SECOND_COST));
     const sent = s.upstream.requests[0];
     assertEquals(sent.fields.find(([name]) => name === "model")?.[1], "whisper-1");
