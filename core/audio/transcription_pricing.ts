@@ -43,7 +43,8 @@ function boundSeconds(input: TranscriptionInput): number {
   return input.seconds ?? input.bytes / 1000;
 }
 
-function tokenBounds(input: TranscriptionInput) {
+/** The most tokens a per-token request is held for: its input and output bounds. */
+export function tokenBounds(input: TranscriptionInput) {
   return {
     input_tokens: Math.ceil(boundSeconds(input) * BOUND_TOKENS_PER_SECOND) +
       new TextEncoder().encode(input.prompt).length + 16,

@@ -25,6 +25,7 @@ import { readAudioSeconds } from "./audio_seconds.ts";
 import { readJsonTranscript, readStreamEvent, type ReportedUsage } from "./transcription_answer.ts";
 import { isPlainTextFormat, type TranscriptionJob } from "../jobs/transcription_job.ts";
 import {
+  tokenBounds,
   transcriptionBill,
   transcriptionHold,
   type TranscriptionInput,
@@ -101,7 +102,11 @@ export async function serveTranscription(
   };
   const tier = gateway.priceTierOf(key);
   const bill = new RequestBill(gateway.ledger, { key, ref: context.id, remedy: AUDIO_REMEDY });
-  await bill.hold(transcriptionHold(price, input, tier));
+  const bounds = tokenBounds(input);
+  // A per-token request counts its token bound against the key's tokens per minute, as text does.
+  await bill.hold(transcriptionHold(price, input, tier), {
+    tokens: unit === "per_token" ? bounds.input_tokens + bounds.output_tokens : undefined,
+  });
   let opened: Opened;
   let channel: Channel;
   try {

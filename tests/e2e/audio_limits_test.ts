@@ -200,3 +200,26 @@ Deno.test(
     await assertNothingCharged(s, 10_000_000, { untouched: true });
   },
 );
+
+Deno.test(
+  "tpm: a per-token transcription's token bound counts against it; per-second ones do not",
+  serverTest,
+  async () => {
+    await using s = await setupAudio();
+    const limited = await s.gw.createKey({ balance: 1_000_000, tpm: 100 });
+    const client = clientOf(s.gw, limited.key);
+    const refused = await client.audio.transcriptions.create({
+      model: TOKEN_MODEL,
+      file: await wav(),
+    })
+      .then(() => undefined, (error) => error);
+    assertEquals([refused?.status, refused?.code], [429, "tpm_limit_exceeded"]);
+    await assertNothingCharged({ gw: s.gw, keyId: limited.id }, 1_000_000);
+    const { response } = await client.audio.transcriptions.create({
+      model: SECOND_MODEL,
+      file: await wav(),
+    }).withResponse();
+    const receipt = await receiptOf(s.gw, response.headers.get("x-request-id")!);
+    assertEquals(await s.gw.assertLedgerInvariant(limited.id), 1_000_000 - receipt.amount);
+  },
+);
