@@ -14,6 +14,7 @@ import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
 import { moderationRoutes } from "./routes/moderations.ts";
+import { audioRoutes } from "./routes/audio.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { meRoutes } from "./routes/me.ts";
@@ -74,6 +75,7 @@ export function createApp(
   app.route("/", videoRoutes(gateway));
   app.route("/", rerankRoutes(gateway));
   app.route("/", moderationRoutes(gateway));
+  app.route("/", audioRoutes(gateway));
   app.notFound((c) =>
     renderError(gateway, {
       error: new GatewayError(

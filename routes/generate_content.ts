@@ -104,7 +104,9 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
     throw new GatewayError(
       "unsupported_interface",
       400,
-      `'${model}' is a ${catalogEntry.kind} model; use POST ${interfaceOfKind(catalogEntry.kind)}`,
+      `'${model}' is ${
+        catalogEntry.kind === "audio" ? "an" : "a"
+      } ${catalogEntry.kind} model; use POST ${interfaceOfKind(catalogEntry.kind)}`,
       { param: "model" },
     );
   }

@@ -30,7 +30,30 @@ export const videoPriceSchema = z.union([
   }),
 ]);
 
+/**
+ * An `audio` model's price (transcriptions, translations and speech share the kind): per second
+ * of input audio, per million tokens of the upstream's usage, or per character of input text
+ * (speech). Which one a model has is its price unit; core/billing/audio_price.ts prices each.
+ */
+export const audioPriceSchema = z.union([
+  z.strictObject({
+    /** Units per second of input audio, as the gateway's duration reader reads it. */
+    per_second: unitsSchema,
+  }),
+  z.strictObject({
+    /** Units per million input tokens (audio and prompt text), from the upstream's usage. */
+    input: unitsSchema,
+    /** Units per million output tokens (the transcript), from the upstream's usage. */
+    output: unitsSchema,
+  }),
+  z.strictObject({
+    /** Units per character of input text (speech). */
+    per_character: unitsSchema,
+  }),
+]);
+
 export type TextPrice = z.infer<typeof textPriceSchema>;
+export type AudioPrice = z.infer<typeof audioPriceSchema>;
 export type ImagePrice = z.infer<typeof imagePriceSchema>;
 
 /**

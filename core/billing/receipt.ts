@@ -12,6 +12,7 @@ import { rerankCost, type RerankUsage } from "./rerank_price.ts";
 import { moderationCost } from "./moderation_price.ts";
 import type { TokenUsage } from "./usage.ts";
 import { type PriceTier, tierFactorText, tierMultipliers } from "./price_tier.ts";
+import { audioCharactersCost, audioSecondsCost, audioTokensCost } from "./audio_price.ts";
 
 /** Units by kind; a kind a request did not use is absent. */
 export interface ReceiptUnits {
@@ -31,13 +32,17 @@ export interface ReceiptUnits {
   /** Moderation: the requests billed (always 1) and the inputs they carried. */
   requests?: number;
   inputs?: number;
+  /** Audio: seconds of input audio as the gateway's reader read them. */
+  input_seconds?: number;
+  /** Speech: characters of input text. */
+  input_characters?: number;
 }
 
 /** Where the money of a request stands. */
 export type ReceiptStatus = "charged" | "held" | "settled" | "refunded" | "released";
 
 export interface Receipt {
-  kind: "text" | "image" | "video" | "rerank" | "moderation";
+  kind: "text" | "image" | "video" | "rerank" | "moderation" | "audio";
   units: ReceiptUnits;
   /** Unit prices in units (1 unit = 0.000001 of the currency). */
   prices: Record<string, number | string>;
@@ -168,6 +173,66 @@ export function videoReceipt(
     multipliers: tierMultipliers(tier),
     formula: `ceil(${price.per_second} × (${parts.join(" + ")})${factor} / 1000) = ${bill.amount}`,
     amount: bill.amount,
+  };
+}
+
+/** The pricing of `seconds` of input audio (billed to the millisecond) at `per_second`. */
+export function audioSecondsReceipt(
+  price: { per_second: number },
+  seconds: number,
+  tier?: PriceTier,
+): ReceiptPricing {
+  const billedMs = Math.round(seconds * 1000);
+  const amount = audioSecondsCost(price, billedMs, tier);
+  return {
+    kind: "audio",
+    units: { input_seconds: seconds, billed_seconds: billedMs / 1000 },
+    prices: { per_second: price.per_second },
+    multipliers: tierMultipliers(tier),
+    formula: `ceil(${price.per_second} × ${billedMs} ms input audio${
+      tierFactorText(tier)
+    } / 1000) = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of an audio request's token usage at per-million-token prices. */
+export function audioTokensReceipt(
+  price: { input: number; output: number },
+  usage: { input_tokens: number; output_tokens: number },
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = audioTokensCost(price, usage, tier);
+  return {
+    kind: "audio",
+    units: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+    prices: { input: price.input, output: price.output },
+    multipliers: tierMultipliers(tier),
+    formula:
+      `ceil((${usage.input_tokens} input × ${price.input} + ${usage.output_tokens} output × ${price.output})${
+        tierFactorText(tier)
+      } / 1000000) = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of `characters` of input text (speech) at `per_character`. */
+export function audioCharactersReceipt(
+  price: { per_character: number },
+  characters: number,
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = audioCharactersCost(price, characters, tier);
+  const factor = tierFactorText(tier);
+  return {
+    kind: "audio",
+    units: { input_characters: characters },
+    prices: { per_character: price.per_character },
+    multipliers: tierMultipliers(tier),
+    formula: factor
+      ? `ceil(${characters} characters × ${price.per_character}${factor}) = ${amount}`
+      : `${characters} characters × ${price.per_character} = ${amount}`,
+    amount,
   };
 }
 

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import {
+  audioPriceSchema,
   imagePriceSchema,
   moderationPriceSchema,
   rerankPriceSchema,
@@ -14,7 +15,14 @@ import { VIDEO_RATIOS } from "../jobs/video_job.ts";
 
 export type { TextPrice };
 
-export const modelKindSchema = z.enum(["text", "image", "video", "rerank", "moderation"]);
+/**
+ * `audio` is one kind for every audio interface: transcriptions and translations
+ * (/v1/audio/transcriptions|translations, priced `{per_second}` or `{input, output}` per million
+ * tokens) and speech (/v1/audio/speech, priced `{per_character}`). The price unit says how a
+ * request is billed; an interface refuses a model whose unit it cannot bill (a transcription of
+ * a per_character model is a 400).
+ */
+export const modelKindSchema = z.enum(["text", "image", "video", "rerank", "moderation", "audio"]);
 
 export type ModelKind = z.infer<typeof modelKindSchema>;
 
@@ -25,6 +33,7 @@ export const DISABLED_MODEL_PRICES: Record<ModelKind, ModelInput["price"]> = {
   video: { per_second: 0 },
   rerank: { per_search: 0 },
   moderation: { per_request: 0 },
+  audio: { per_second: 0 },
 };
 
 /**
@@ -82,6 +91,7 @@ const modelFields = {
     videoPriceSchema,
     rerankPriceSchema,
     moderationPriceSchema,
+    audioPriceSchema,
   ]),
   description: z.string().default(""),
   display_name: z.string().optional(),
@@ -101,6 +111,7 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
     video: videoPriceSchema,
     rerank: rerankPriceSchema,
     moderation: moderationPriceSchema,
+    audio: audioPriceSchema,
   }[model.kind];
   if (!schema.safeParse(model.price).success) {
     ctx.addIssue({
@@ -114,6 +125,8 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
         rerank:
           "A rerank model's price is {per_search} in units per search unit or {input} in units per million tokens",
         moderation: "A moderation model's price is {per_request} in units (0: free)",
+        audio:
+          "An audio model's price is {per_second}, {input, output} (units per million tokens) or {per_character} in units",
       }[model.kind],
     });
   }

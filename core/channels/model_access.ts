@@ -13,6 +13,7 @@ const INTERFACE_BY_KIND = {
   video: "/v1/video/generations",
   rerank: "/v1/rerank",
   moderation: "/v1/moderations",
+  audio: "/v1/audio/transcriptions (or /v1/audio/translations, /v1/audio/speech)",
 };
 
 /** The path a model of `kind` is called at. */
@@ -62,9 +63,9 @@ export function resolveModel(
     throw new GatewayError(
       "wrong_model_kind",
       400,
-      `The model '${modelId}' is ${model.kind === "image" ? "an" : "a"} ${model.kind} model; use ${
-        INTERFACE_BY_KIND[model.kind]
-      }`,
+      `The model '${modelId}' is ${
+        model.kind === "image" || model.kind === "audio" ? "an" : "a"
+      } ${model.kind} model; use ${INTERFACE_BY_KIND[model.kind]}`,
       { param: "model" },
     );
   }

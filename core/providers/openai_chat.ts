@@ -1,12 +1,16 @@
-/** The `openai` channel type: an OpenAI-compatible chat-completions (and moderations) upstream. */
+/**
+ * The `openai` channel type: an OpenAI-compatible chat-completions upstream, which also serves
+ * moderations and `audio` models (transcriptions and translations, openai_audio.ts).
+ */
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
+import { buildOpenAITranscriptionRequest } from "./openai_audio.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 import { openAIModerations } from "./openai_moderations.ts";
 import { OPENAI_MODEL_LIST } from "./model_list.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text", "moderation"],
+  kinds: ["text", "moderation", "audio"],
   baseUrlExample: "https://api.openai.com/v1",
   appendedPaths: /\/(chat\/completions|completions|responses|moderations)$/,
   errors: OPENAI_ERRORS,
@@ -23,5 +27,8 @@ export const openAIChatProvider: Provider = {
           body,
         },
       }),
+  },
+  transcription: {
+    request: (target, job) => Promise.resolve(buildOpenAITranscriptionRequest(target, job)),
   },
 };

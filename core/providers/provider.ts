@@ -19,6 +19,7 @@ import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { ModelList } from "./model_list.ts";
+import type { TranscriptionJob } from "../jobs/transcription_job.ts";
 
 export type { ModelKind } from "../channels/catalog.ts";
 import type { ModelKind } from "../channels/catalog.ts";
@@ -151,6 +152,11 @@ export interface ModerationProvider {
   read(text: string): Record<string, unknown>;
 }
 
+/** Audio transcriptions and translations (multipart up, the answer passed on as it came). */
+export interface TranscriptionProvider {
+  request(target: UpstreamTarget, job: TranscriptionJob): Promise<UpstreamRequest>;
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -166,6 +172,8 @@ export interface Provider {
   moderation?: ModerationProvider;
   /** How to read the upstream's own model list ("Fetch models"); unset: it has none. */
   modelList?: ModelList;
+  /** Audio transcriptions and translations (`audio` models priced per second or per token). */
+  transcription?: TranscriptionProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

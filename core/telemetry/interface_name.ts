@@ -11,6 +11,8 @@ const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
     ["/v1/video", "video"],
     ["/v1/rerank", "rerank"],
     ["/v1/moderations", "moderation"],
+    ["/v1/audio/transcriptions", "openai-audio"],
+    ["/v1/audio/translations", "openai-audio"],
   ],
 };
 

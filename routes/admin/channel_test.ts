@@ -1,8 +1,9 @@
 /**
  * A channel test (`POST /admin/channels/{id}/test` and the console's Test): the model is checked
  * against the channel, and its kind picks the call — a text turn, an image, a video upstream's
- * task-free call, a rerank of two documents or a moderation of one text (core/text, core/images,
- * core/video, core/rerank, core/moderation). Never billed.
+ * task-free call, a rerank of two documents, a moderation of one text or a short
+ * transcription (core/text, core/images, core/video, core/rerank, core/moderation, core/audio).
+ * Never billed.
  */
 
 import type { Channel } from "../../core/channels/channel_schema.ts";
@@ -14,6 +15,7 @@ import { probeTextChannel } from "../../core/text/probe_text_channel.ts";
 import { probeVideoChannel } from "../../core/video/probe_video_channel.ts";
 import { probeRerankChannel } from "../../core/rerank/probe_rerank_channel.ts";
 import { probeModerationChannel } from "../../core/moderation/probe_moderation_channel.ts";
+import { probeAudioChannel } from "../../core/audio/probe_audio_channel.ts";
 import { type ChannelProbeResult, probeModel } from "../../core/upstream/channel_probe.ts";
 
 export { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
@@ -31,6 +33,7 @@ const PROBES = {
   video: probeVideoChannel,
   rerank: probeRerankChannel,
   moderation: probeModerationChannel,
+  audio: probeAudioChannel,
 } as const;
 
 /** Tests `channel` with `model` (else its first) by one minimal real call of the model's kind. */

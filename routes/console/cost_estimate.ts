@@ -6,12 +6,16 @@
 
 import type { CatalogModel } from "../../core/channels/catalog.ts";
 import type {
+  AudioPrice,
   ImagePrice,
   ModerationPrice,
   RerankPrice,
   TextPrice,
 } from "../../core/billing/price_schema.ts";
 import {
+  audioCharactersReceipt,
+  audioSecondsReceipt,
+  audioTokensReceipt,
   imageReceipt,
   moderationReceipt,
   type ReceiptPricing,
@@ -38,6 +42,31 @@ function countOf(fields: Record<string, string>, name: string, label: string): n
   return Number(text);
 }
 
+/** The calculator's fields of an audio model, by its price unit. */
+function audioLabels(price: AudioPrice): Record<string, string> {
+  if ("per_second" in price) return { seconds: "Seconds" };
+  if ("per_character" in price) return { characters: "Characters" };
+  return { input_tokens: "Input tokens", output_tokens: "Output tokens" };
+}
+
+/** What an audio model would bill for `counts`, by its price unit. */
+function audioEstimate(
+  price: AudioPrice,
+  counts: Record<string, number>,
+  tier?: PriceTier,
+): CostEstimate {
+  if ("per_second" in price) return { pricing: audioSecondsReceipt(price, counts.seconds, tier) };
+  if ("per_character" in price) {
+    return { pricing: audioCharactersReceipt(price, counts.characters, tier) };
+  }
+  return {
+    pricing: audioTokensReceipt(price, {
+      input_tokens: counts.input_tokens,
+      output_tokens: counts.output_tokens,
+    }, tier),
+  };
+}
+
 /** What `model` would bill for the quantities in `fields`, at price `tier` (default ×1). */
 export function costEstimate(
   model: CatalogModel,
@@ -57,6 +86,8 @@ export function costEstimate(
     ? { documents: "Documents", input_tokens: "Input tokens" }
     : model.kind === "moderation"
     ? {}
+    : model.kind === "audio"
+    ? audioLabels(model.price as AudioPrice)
     : { seconds: "Seconds" };
   for (const [name, label] of Object.entries(labels)) {
     const count = countOf(fields, name, label);
@@ -75,6 +106,7 @@ export function costEstimate(
       }, tier),
     };
   }
+  if (model.kind === "audio") return audioEstimate(model.price as AudioPrice, counts, tier);
   if (model.kind === "image") {
     return {
       pricing: imageReceipt(model.price as ImagePrice, {

@@ -17,6 +17,12 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
       money(price.output as number)
     } per million tokens`;
   }
+  if (model.kind === "audio" && "input" in price) {
+    return `input ${money(price.input as number)}, output ${
+      money(price.output as number)
+    } per million tokens`;
+  }
+  if ("per_character" in price) return `${money(price.per_character as number)} per character`;
   if ("per_image" in price) {
     const tiers = Object.entries((price.tiers ?? {}) as Record<string, number>)
       .map(([tier, units]) => `; ${tier} ${money(units)}`).join("");
@@ -29,6 +35,10 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
   }
   if ("per_request" in price) return `${money(price.per_request as number)} per request`;
   if (model.kind === "rerank") return `${money(price.input as number)} per million tokens`;
-  if ("per_second" in price) return `${money(price.per_second as number)} per second`;
+  if ("per_second" in price) {
+    return `${money(price.per_second as number)} per second${
+      model.kind === "audio" ? " of input audio" : ""
+    }`;
+  }
   return `${money(price.per_task as number)} per task`;
 }

@@ -298,6 +298,7 @@ const TAG_ORDER = [
   "video",
   "rerank",
   "moderations",
+  "audio",
   "models",
   "self",
   "account",

@@ -42,7 +42,15 @@ const LAYERS: string[][] = [
   ],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts", "core/options_from_settings.ts"],
-  ["core/text", "core/images", "core/video", "core/account_area", "core/rerank", "core/moderation"],
+  [
+    "core/text",
+    "core/images",
+    "core/video",
+    "core/audio",
+    "core/account_area",
+    "core/rerank",
+    "core/moderation",
+  ],
   ["routes", "workers"],
 ];
 

@@ -117,14 +117,15 @@ function Calculator(
             value={value("model")}
             options={models.map((model) => [model.id, model.id] as const)}
           />
-          {field("input_tokens", "Input tokens", "text models and per-token rerank models")}
+          {field("input_tokens", "Input tokens", "text models, per-token rerank and audio models")}
           {field("cached_input_tokens", "Cached input tokens", "text models; part of input")}
-          {field("output_tokens", "Output tokens", "text models")}
+          {field("output_tokens", "Output tokens", "text models, per-token audio models")}
           {field("images", "Images", "image models")}
           {field("size", "Size", "image models, e.g. 1024x1024")}
           {field("quality", "Quality", "image models, e.g. high")}
-          {field("seconds", "Seconds", "video models")}
+          {field("seconds", "Seconds", "video models, per-second audio models (input audio)")}
           {field("documents", "Documents", "rerank models: one query over this many documents")}
+          {field("characters", "Characters", "per-character audio (speech) models")}
           {field("group", "Group", "the caller's group, for its price tier (default ×1)")}
         </div>
         <p>

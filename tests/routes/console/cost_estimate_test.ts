@@ -75,3 +75,21 @@ Deno.test("cost estimate: moderation is one request at its price (free by defaul
   const priced = costEstimate(entry("moderation", { per_request: 300 }), {});
   assertEquals("pricing" in priced && priced.pricing.amount, 300);
 });
+
+Deno.test("cost estimate: audio by its price unit (seconds, tokens or characters)", () => {
+  const audio = (price: CatalogModel["price"]): CatalogModel => ({ ...text, kind: "audio", price });
+  const seconds = costEstimate(audio({ per_second: 6_000 }), { seconds: "60" });
+  assertEquals(
+    "pricing" in seconds && seconds.pricing.formula,
+    "ceil(6000 × 60000 ms input audio / 1000) = 360000",
+  );
+  const tokens = costEstimate(audio({ input: 2_500_000, output: 10_000_000 }), {
+    input_tokens: "1000",
+    output_tokens: "100",
+  });
+  assertEquals("pricing" in tokens && tokens.pricing.amount, 3_500);
+  const characters = costEstimate(audio({ per_character: 15 }), { characters: "200" });
+  assertEquals("pricing" in characters && characters.pricing.amount, 3_000);
+  const bad = costEstimate(audio({ per_second: 1 }), { seconds: "x" });
+  assertEquals("problem" in bad, true);
+});
