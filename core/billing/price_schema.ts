@@ -30,5 +30,24 @@ export const videoPriceSchema = z.union([
   }),
 ]);
 
+/**
+ * Audio models: transcription per input audio second, or per token from the upstream's usage;
+ * speech per input character.
+ */
+export const audioPriceSchema = z.union([
+  z.strictObject({ per_second: unitsSchema }),
+  z.strictObject({
+    /** Units per million input tokens. */
+    input: unitsSchema,
+    /** Units per million output tokens. */
+    output: unitsSchema,
+  }),
+  z.strictObject({
+    /** Units per character of a speech request's `input`. */
+    per_character: unitsSchema,
+  }),
+]);
+
 export type TextPrice = z.infer<typeof textPriceSchema>;
+export type AudioPrice = z.infer<typeof audioPriceSchema>;
 export type ImagePrice = z.infer<typeof imagePriceSchema>;

@@ -3,13 +3,16 @@
  * the caller's price tier, exact (a fraction of a unit is shown as one). Pure.
  */
 
-import type { ImagePrice, TextPrice } from "./price_schema.ts";
+import type { AudioPrice, ImagePrice, TextPrice } from "./price_schema.ts";
 import type { VideoPrice } from "./video_price.ts";
 import { isBaseTier, multiplierText, type PriceTier, tieredPriceText } from "./price_tier.ts";
 
 /** E.g. `Price (group vip ×0.8): input 800000, cached input 400000, output 1600000 units per million tokens.` */
 export function callerPriceText(
-  model: { kind: "text" | "image" | "video"; price: TextPrice | ImagePrice | VideoPrice },
+  model: {
+    kind: "text" | "image" | "video" | "audio";
+    price: TextPrice | ImagePrice | VideoPrice | AudioPrice;
+  },
   tier?: PriceTier,
 ): string {
   const at = (units: number) => tieredPriceText(units, tier);
@@ -27,6 +30,11 @@ export function callerPriceText(
     const tiers = Object.entries(image.tiers ?? {}).map(([name, units]) => `, ${name} ${at(units)}`)
       .join("");
     body = `${at(image.per_image)} units per image${tiers}`;
+  } else if ("per_character" in price) {
+    body = `${at(price.per_character as number)} units per input character`;
+  } else if (model.kind === "audio" && "input" in price) {
+    const audio = model.price as { input: number; output: number };
+    body = `input ${at(audio.input)}, output ${at(audio.output)} units per million tokens`;
   } else if ("per_second" in price) {
     body = `${at(price.per_second as number)} units per second`;
   } else {

@@ -10,6 +10,7 @@ import { failureCost, videoBill, type VideoPrice } from "./video_price.ts";
 import type { ImagePrice, TextPrice } from "./price_schema.ts";
 import type { TokenUsage } from "./usage.ts";
 import { type PriceTier, tierFactorText, tierMultipliers } from "./price_tier.ts";
+import { speechCost, type SpeechPrice } from "./speech_price.ts";
 
 /** Units by kind; a kind a request did not use is absent. */
 export interface ReceiptUnits {
@@ -23,13 +24,15 @@ export interface ReceiptUnits {
   /** Each reference video or audio, in seconds as read (billed to the millisecond). */
   reference_seconds?: number[];
   billed_seconds?: number;
+  /** Speech: the characters of the request's `input` (Unicode code points). */
+  input_characters?: number;
 }
 
 /** Where the money of a request stands. */
 export type ReceiptStatus = "charged" | "held" | "settled" | "refunded" | "released";
 
 export interface Receipt {
-  kind: "text" | "image" | "video";
+  kind: "text" | "image" | "video" | "audio";
   units: ReceiptUnits;
   /** Unit prices in units (1 unit = 0.000001 of the currency). */
   prices: Record<string, number | string>;
@@ -117,6 +120,26 @@ export function imageReceipt(
     formula: factor
       ? `ceil(${job.count} images × ${unit}${factor}) = ${amount}`
       : `${job.count} images × ${unit} = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of a speech request of `characters` input characters at the caller's `tier`. */
+export function speechReceipt(
+  price: SpeechPrice,
+  characters: number,
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = speechCost(price, characters, tier);
+  const factor = tierFactorText(tier);
+  return {
+    kind: "audio",
+    units: { input_characters: characters },
+    prices: { per_character: price.per_character },
+    multipliers: tierMultipliers(tier),
+    formula: factor
+      ? `ceil(${characters} characters × ${price.per_character}${factor}) = ${amount}`
+      : `${characters} characters × ${price.per_character} = ${amount}`,
     amount,
   };
 }

@@ -1,10 +1,14 @@
-/** The `openai` channel type: an OpenAI-compatible chat-completions upstream. */
+/**
+ * The `openai` channel type: an OpenAI-compatible chat-completions upstream, which also serves
+ * audio models (speech: openai_speech.ts).
+ */
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
+import { openAISpeech } from "./openai_speech.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "audio"],
   baseUrlExample: "https://api.openai.com/v1",
   appendedPaths: /\/(chat\/completions|completions|responses)$/,
   errors: OPENAI_ERRORS,
@@ -20,4 +24,5 @@ export const openAIChatProvider: Provider = {
         },
       }),
   },
+  speech: openAISpeech,
 };

@@ -18,8 +18,9 @@ import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
+import type { SpeechRequest } from "../audio/speech_request.ts";
 
-export type ModelKind = "text" | "image" | "video";
+export type ModelKind = "text" | "image" | "video" | "audio";
 
 /** Where one call goes: the channel, one of its upstream keys, and the model's upstream name. */
 export interface UpstreamTarget {
@@ -119,6 +120,14 @@ export interface VideoProvider {
   };
 }
 
+/** Text to speech: the audio answer's bytes are relayed to the client as they come. */
+export interface SpeechProvider {
+  /** The call that speaks `job` (its `model` is the public one; the target has the upstream's). */
+  request(target: UpstreamTarget, job: SpeechRequest): Promise<UpstreamRequest>;
+  /** Fields of `job` this upstream model cannot honour (left out of the call). */
+  ignoredFields(target: UpstreamTarget, job: SpeechRequest): string[];
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -130,6 +139,7 @@ export interface Provider {
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;
+  speech?: SpeechProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

@@ -11,6 +11,7 @@ import { providerOf, servesKind } from "../../core/providers/provider_table.ts";
 import { probeImageChannel } from "../../core/images/probe_image_channel.ts";
 import { probeTextChannel } from "../../core/text/probe_text_channel.ts";
 import { probeVideoChannel } from "../../core/video/probe_video_channel.ts";
+import { probeSpeechChannel } from "../../core/audio/probe_speech_channel.ts";
 import { type ChannelProbeResult, probeModel } from "../../core/upstream/channel_probe.ts";
 
 export { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
@@ -26,6 +27,7 @@ const PROBES = {
   text: probeTextChannel,
   image: probeImageChannel,
   video: probeVideoChannel,
+  audio: probeSpeechChannel,
 } as const;
 
 /** Tests `channel` with `model` (else its first) by one minimal real call of the model's kind. */

@@ -296,6 +296,7 @@ const TAG_ORDER = [
   "gemini",
   "images",
   "video",
+  "audio",
   "models",
   "self",
   "account",
