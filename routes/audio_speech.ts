@@ -3,11 +3,7 @@
 import { Hono } from "hono";
 import type { Gateway } from "../core/gateway.ts";
 import { serveSpeech } from "../core/audio/speech_service.ts";
-import {
-  KNOWN_SPEECH_FIELDS,
-  notAnObject,
-  speechRequestSchema,
-} from "../core/audio/speech_request.ts";
+import { KNOWN_SPEECH_FIELDS, notAnObject, speechRequestSchema } from "../core/jobs/speech_job.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody, validate } from "./validation.ts";
 import { declareRoute, serveRoute } from "./openapi/declare_route.ts";

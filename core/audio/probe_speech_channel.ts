@@ -8,7 +8,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { Gateway } from "../gateway.ts";
 import { type ChannelProbeResult, runProbe } from "../upstream/channel_probe.ts";
 import { openSpeech } from "./speech_attempt.ts";
-import type { SpeechRequest } from "./speech_request.ts";
+import type { SpeechRequest } from "../jobs/speech_job.ts";
 
 const PROBE_INPUT = "Hi";
 

@@ -9,7 +9,7 @@ import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError } from "../upstream/attempt.ts";
 import { openUpstream } from "../upstream/call.ts";
 import type { AttemptTrace } from "../upstream/failover.ts";
-import type { SpeechRequest } from "./speech_request.ts";
+import type { SpeechRequest } from "../jobs/speech_job.ts";
 import type { SpeechUpstream } from "./speech_pump.ts";
 
 /** Stream idle time of channels stored before `stream_idle_ms` existed. */

@@ -16,7 +16,7 @@ import { withFailover } from "../upstream/failover.ts";
 import { headerList } from "../util/header_value.ts";
 import { openSpeech } from "./speech_attempt.ts";
 import { pumpSpeech, type SpeechOutcome } from "./speech_pump.ts";
-import { SPEECH_CONTENT_TYPES, type SpeechRequest } from "./speech_request.ts";
+import { SPEECH_CONTENT_TYPES, type SpeechRequest } from "../jobs/speech_job.ts";
 
 /** The 402's advice besides adding credit, for speech requests. */
 export const SPEECH_REMEDY = "send a shorter input";

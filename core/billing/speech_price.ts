@@ -10,15 +10,7 @@ export function isSpeechPrice(price: unknown): price is SpeechPrice {
   return typeof price === "object" && price !== null && "per_character" in price;
 }
 
-/**
- * The characters of a speech input as billed and limited: Unicode code points, so an emoji or a
- * CJK character outside the BMP counts once (JavaScript's `length` would count two).
- */
-export function speechCharacters(input: string): number {
-  let count = 0;
-  for (const _ of input) count++;
-  return count;
-}
+export { speechCharacters } from "../jobs/speech_job.ts";
 
 /** Units for `characters` at `price` and the caller's price `tier` (default ×1), rounded up once. */
 export function speechCost(price: SpeechPrice, characters: number, tier?: PriceTier): number {

@@ -4,7 +4,7 @@
  * The answer is the audio itself, relayed by core/audio/speech_pump.ts.
  */
 
-import { type SpeechRequest, takesInstructions } from "../audio/speech_request.ts";
+import { type SpeechRequest, takesInstructions } from "../jobs/speech_job.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { bearerJson, type SpeechProvider, type UpstreamTarget } from "./provider.ts";
 

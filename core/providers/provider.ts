@@ -18,7 +18,7 @@ import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
-import type { SpeechRequest } from "../audio/speech_request.ts";
+import type { SpeechRequest } from "../jobs/speech_job.ts";
 
 export type ModelKind = "text" | "image" | "video" | "audio";
 

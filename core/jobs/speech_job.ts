@@ -5,7 +5,16 @@
 
 import { z } from "zod";
 import { invalidRequest } from "../errors.ts";
-import { speechCharacters } from "../billing/speech_price.ts";
+
+/**
+ * The characters of a speech input as billed and limited: Unicode code points, so an emoji or a
+ * CJK character outside the BMP counts once (JavaScript's `length` would count two).
+ */
+export function speechCharacters(input: string): number {
+  let count = 0;
+  for (const _ of input) count++;
+  return count;
+}
 
 /** The longest `input`, in characters (OpenAI's limit). */
 export const MAX_SPEECH_INPUT_CHARS = 4096;
