@@ -43,7 +43,7 @@ const REQUEST_FILTERS: QueryParameter[] = [
   {
     name: "interface",
     description:
-      "`openai-chat`, `openai-responses`, `openai-images`, `video`, `anthropic`, `gemini`, `openai`",
+      "`openai-chat`, `openai-responses`, `openai-images`, `video`, `openai-audio-speech`, `anthropic`, `gemini`, `openai`",
     schema: TEXT_QUERY,
   },
   { name: "request_id", description: "one request id", schema: TEXT_QUERY },

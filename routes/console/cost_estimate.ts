@@ -9,9 +9,11 @@ import type { ImagePrice, TextPrice } from "../../core/billing/price_schema.ts";
 import {
   imageReceipt,
   type ReceiptPricing,
+  speechReceipt,
   textReceipt,
   videoReceipt,
 } from "../../core/billing/receipt.ts";
+import { isSpeechPrice } from "../../core/billing/speech_price.ts";
 import type { VideoPrice } from "../../core/billing/video_price.ts";
 import type { PriceTier } from "../../core/billing/price_tier.ts";
 
@@ -37,7 +39,10 @@ export function costEstimate(
   tier?: PriceTier,
 ): CostEstimate {
   const counts: Record<string, number> = {};
-  const labels: Record<string, string> = model.kind === "text"
+  const speech = isSpeechPrice(model.price) ? model.price : undefined;
+  const labels: Record<string, string> = speech
+    ? { characters: "Characters" }
+    : model.kind === "text"
     ? {
       input_tokens: "Input tokens",
       cached_input_tokens: "Cached tokens",
@@ -51,6 +56,7 @@ export function costEstimate(
     if (typeof count === "string") return { problem: count };
     counts[name] = count;
   }
+  if (speech) return { pricing: speechReceipt(speech, counts.characters, tier) };
   if (model.kind === "text") {
     if (counts.cached_input_tokens > counts.input_tokens) {
       return { problem: "Cached tokens are part of the input tokens: at most as many" };

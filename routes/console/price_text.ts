@@ -22,6 +22,9 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
       .map(([tier, units]) => `; ${tier} ${money(units)}`).join("");
     return `${money(price.per_image as number)} per image${tiers}`;
   }
+  if ("per_character" in price) {
+    return `${money(price.per_character as number)} per input character`;
+  }
   if ("per_second" in price) return `${money(price.per_second as number)} per second`;
   return `${money(price.per_task as number)} per task`;
 }

@@ -124,6 +124,7 @@ function Calculator(
           {field("size", "Size", "image models, e.g. 1024x1024")}
           {field("quality", "Quality", "image models, e.g. high")}
           {field("seconds", "Seconds", "video models")}
+          {field("characters", "Characters", "speech models: the input's characters")}
           {field("group", "Group", "the caller's group, for its price tier (default ×1)")}
         </div>
         <p>

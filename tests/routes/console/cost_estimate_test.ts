@@ -45,3 +45,11 @@ Deno.test("cost estimate: a bad count is a problem naming the field", () => {
     problem: "Cached tokens are part of the input tokens: at most as many",
   });
 });
+
+Deno.test("cost estimate: a speech model prices its input characters", () => {
+  const speech: CatalogModel = { ...text, id: "tts", kind: "audio", price: { per_character: 15 } };
+  const estimate = costEstimate(speech, { characters: "1000" });
+  assertEquals("pricing" in estimate && estimate.pricing.formula, "1000 characters × 15 = 15000");
+  const bad = costEstimate(speech, { characters: "ten" });
+  assertEquals("problem" in bad && bad.problem.startsWith("Characters must be"), true);
+});
