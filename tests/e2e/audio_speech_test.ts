@@ -96,6 +96,16 @@ Deno.test(
     const verified = await s.gw.admin("GET", `/admin/accounts/${account.body.id}/ledger/verify`);
     assertOk(verified.body.ok, JSON.stringify(verified.body));
     assertEquals(verified.body.balance, 1_000_000 - amount);
+    // The usage rollups and the metrics count it under its model and interface.
+    const usage = (await s.gw.admin("GET", "/admin/usage?group_by=model")).body.data as Json[];
+    const row = usage.find((entry) => entry.model === SPEECH_MODEL);
+    assertEquals([row?.requests, row?.cost], [1, amount], JSON.stringify(usage));
+    const metrics = await (await fetch(`${s.gw.url}/metrics`)).text();
+    assertOk(
+      /gateway_requests_total\{[^}]*interface="openai-audio-speech"[^}]*status="200"[^}]*\} 1/
+        .test(metrics),
+      metrics.split("\n").filter((line) => line.includes("audio")).join("\n"),
+    );
     // The upstream got OpenAI's fields, the model mapped.
     assertEquals(s.upstream.requests[0].body, {
       model: "gpt-4o-mini-tts",
