@@ -38,7 +38,7 @@ class SpeechPump {
   #idleMs: number;
   #idleDeadline: Deadline;
 
-  constructor(upstream: SpeechUpstream, finish: SpeechFinish) {
+  constructor(upstream: SpeechUpstream, finish: SpeechFinish, clientSignal?: AbortSignal) {
     this.#upstream = upstream;
     this.#finish = finish;
     this.#pending = upstream.first;
@@ -47,6 +47,8 @@ class SpeechPump {
     this.#idleDeadline = new Deadline(this.#idleMs, this.#onIdle);
     this.#idleDeadline.stop();
     this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
+    // A client gone before its body was ever pulled may never cancel it: end the relay anyway.
+    clientSignal?.addEventListener("abort", () => this.cancel(), { once: true });
   }
 
   #onIdle = () => {
@@ -118,16 +120,21 @@ class SpeechPump {
   }
 
   cancel(): void {
+    if (this.#ended) return;
     this.#upstream.call.abort();
     this.#upstream.reader.cancel().catch(() => {});
     this.#end("client_disconnect");
   }
 }
 
-/** The client's body: `upstream`'s audio bytes as they come; `finish` hears how it ended. */
+/**
+ * The client's body: `upstream`'s audio bytes as they come; `finish` hears how it ended. The
+ * relay also ends when `clientSignal` aborts (the client went away).
+ */
 export function pumpSpeech(
   upstream: SpeechUpstream,
   finish: SpeechFinish,
+  clientSignal?: AbortSignal,
 ): ReadableStream<Uint8Array> {
-  return new SpeechPump(upstream, finish).stream;
+  return new SpeechPump(upstream, finish, clientSignal).stream;
 }

@@ -109,7 +109,7 @@ export async function serveSpeech(
         receipt: receiptOf(pricing, { entries: bill.entries, status, shortfall: bill.shortfall }),
       });
     })());
-  });
+  }, signal);
   return new Response(body, {
     status: 200,
     headers: {
