@@ -389,6 +389,40 @@ Deno.test(
 );
 
 Deno.test(
+  "speech: a client that leaves before the first byte pays nothing",
+  serverTest,
+  async () => {
+    await using s = await setupSpeech();
+    const opening = await s.gw.balance(s.keyId);
+    let release!: () => void;
+    s.upstream.headGate = new Promise((resolve) => release = resolve);
+    const leave = new AbortController();
+    const asked = fetch(`${s.gw.url}/v1/audio/speech`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: SPEECH_MODEL, input: INPUT, voice: "alloy" }),
+      signal: leave.signal,
+    }).catch((error) => error);
+    while (s.upstream.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    leave.abort();
+    assertOk((await asked) instanceof Error, "the client's fetch was aborted");
+    release();
+    let records: Json[] = [];
+    while (records.length === 0) {
+      await s.gw.settle();
+      records = (await s.gw.admin("GET", "/admin/requests?limit=10")).body.data;
+      if (records.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    assertEquals([records[0].interface, records[0].cost, records[0].receipt ?? null], [
+      "openai-audio-speech",
+      0,
+      null,
+    ]);
+    await assertNothingCharged(s, opening);
+  },
+);
+
+Deno.test(
   "speech: the channel Test button speaks two characters and bills nothing",
   serverTest,
   async () => {

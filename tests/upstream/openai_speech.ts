@@ -83,6 +83,8 @@ export interface OpenAISpeechUpstream extends AsyncDisposable {
   requests: SpeechRecordedRequest[];
   /** Faults applied to the next requests, one each, in order. */
   faults: SpeechFault[];
+  /** While set, a checked request's answer (its status too) waits for it. */
+  headGate: Promise<void> | null;
   /** While set, an answer's bytes after its first chunk wait for it. */
   gate: Promise<void> | null;
   /** The bytes of each answer sent whole, in order. */
@@ -219,6 +221,7 @@ export function startOpenAISpeechUpstream(
     faults: [],
     answers: [],
     gate: null,
+    headGate: null,
     close: async () => {},
     [Symbol.asyncDispose]: () => state.close(),
   };
@@ -249,6 +252,7 @@ export function startOpenAISpeechUpstream(
     }
     const problem = problemOf(body);
     if (problem) return errorResponse(400, problem.message, { param: problem.param });
+    if (state.headGate) await state.headGate;
     const bytes = speechAnswerBytes(body);
     const end = fault?.kind === "cut" ? Math.min(fault.afterBytes, bytes.length) : bytes.length;
     if (!fault) state.answers.push(bytes);
