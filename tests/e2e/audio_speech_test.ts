@@ -470,4 +470,18 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "speech: /openapi.json has the route, its request schema and its audio answer",
+  serverTest,
+  async () => {
+    await using s = await setupSpeech();
+    const document: Json = await (await fetch(`${s.gw.url}/openapi.json`)).json();
+    const operation = document.paths["/v1/audio/speech"].post;
+    assertOk(operation.responses["200"].content["audio/*"], JSON.stringify(operation.responses));
+    const schema = document.components.schemas.SpeechRequest;
+    assertEquals(schema.required.toSorted(), ["input", "model", "voice"]);
+    assertEquals(schema.properties.speed.maximum, 4);
+  },
+);
+
 ffprobe.reportIgnored("tests/e2e/audio_speech_test.ts");
