@@ -23,7 +23,7 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
     return `${money(price.per_image as number)} per image${tiers}`;
   }
   if ("per_character" in price) {
-    return `${money(price.per_character as number)} per input character`;
+    return `${money(price.per_character as number)} per character`;
   }
   if ("per_second" in price) return `${money(price.per_second as number)} per second`;
   return `${money(price.per_task as number)} per task`;
