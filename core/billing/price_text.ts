@@ -31,7 +31,7 @@ export function callerPriceText(
       .join("");
     body = `${at(image.per_image)} units per image${tiers}`;
   } else if ("per_character" in price) {
-    body = `${at(price.per_character as number)} units per input character`;
+    body = `${at(price.per_character as number)} units per character`;
   } else if (model.kind === "audio" && "input" in price) {
     const audio = model.price as { input: number; output: number };
     body = `input ${at(audio.input)}, output ${at(audio.output)} units per million tokens`;
