@@ -6,6 +6,7 @@
  * left before the first byte (docs/audio.md#billing-speech).
  */
 
+import type { Channel } from "../channels/channel_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import { receiptOf, speechReceipt } from "../billing/receipt.ts";
 import { isSpeechPrice, speechCharacters } from "../billing/speech_price.ts";
@@ -14,7 +15,7 @@ import { GatewayError } from "../errors.ts";
 import type { RequestScope } from "../scope.ts";
 import { withFailover } from "../upstream/failover.ts";
 import { headerList } from "../util/header_value.ts";
-import { openSpeech } from "./speech_attempt.ts";
+import { type OpenedSpeech, openSpeech } from "./speech_attempt.ts";
 import { pumpSpeech, type SpeechOutcome } from "./speech_pump.ts";
 import { SPEECH_CONTENT_TYPES, type SpeechRequest } from "../jobs/speech_job.ts";
 
@@ -62,7 +63,7 @@ export async function serveSpeech(
     aggregate: false,
   });
   await bill.hold(pricing.amount);
-  let opened;
+  let opened: { result: OpenedSpeech; channel: Channel } | undefined;
   try {
     opened = await withFailover(
       order,
@@ -78,6 +79,9 @@ export async function serveSpeech(
     );
     await bill.confirmed();
   } catch (error) {
+    // A hold refused while the upstream was already answering: its audio is not read.
+    opened?.result.call.abort();
+    await opened?.result.reader.cancel().catch(() => {});
     await bill.release("speech request failed");
     throw error;
   }
