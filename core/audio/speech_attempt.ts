@@ -15,6 +15,12 @@ import type { SpeechUpstream } from "./speech_pump.ts";
 /** Stream idle time of channels stored before `stream_idle_ms` existed. */
 const DEFAULT_STREAM_IDLE_MS = 60_000;
 
+/**
+ * Answer types that are not audio whatever their status says: a relay that wraps an error in a
+ * 200 answers JSON, HTML or text, which must not reach the client as its audio file.
+ */
+const NOT_AUDIO = /^(application\/(json|problem\+json)|text\/)/;
+
 export interface OpenedSpeech extends SpeechUpstream {
   /** Fields of the request the channel's model cannot honour. */
   ignored: string[];
@@ -39,6 +45,13 @@ export async function openSpeech(
     errors: provider.errors,
   });
   try {
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (NOT_AUDIO.test(type)) {
+      await response.body?.cancel();
+      throw new UpstreamAttemptError(`bad_answer: the upstream answered ${type}, not audio`, {
+        retryable: true,
+      });
+    }
     if (!response.body) {
       throw new UpstreamAttemptError("bad_answer: the upstream answered without audio", {
         retryable: true,

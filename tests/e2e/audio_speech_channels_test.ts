@@ -53,6 +53,26 @@ Deno.test(
 );
 
 Deno.test(
+  "speech: a 200 answer of JSON (a relay's wrapped error) is not relayed as audio; nothing charged",
+  serverTest,
+  async () => {
+    await using s = await setupSpeech();
+    const opening = await s.gw.balance(s.keyId);
+    s.upstream.faults.push({ kind: "json_200" });
+    const answer = await fetch(`${s.gw.url}/v1/audio/speech`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: SPEECH_MODEL, input: INPUT, voice: "alloy" }),
+    });
+    assertEquals(answer.status, 502);
+    const body: Json = await answer.json();
+    assertOk(String(body.error.message).includes("not audio"), body.error.message);
+    await s.gw.settle();
+    await assertNothingCharged(s, opening);
+  },
+);
+
+Deno.test(
   "speech: an upstream silent mid-body past stream_idle_ms is cut for the client and costs nothing",
   serverTest,
   async () => {

@@ -60,6 +60,8 @@ const FIXED_ANSWERS: Record<string, Uint8Array> = {
 
 export type SpeechFault =
   | { kind: "status"; status: number; message?: string; retryAfter?: string }
+  /** 200 with a JSON error body, as some relays wrap an upstream's error. */
+  | { kind: "json_200" }
   /** 200, then the body ends with an error after `afterBytes` bytes of audio. */
   | { kind: "cut"; afterBytes: number };
 
@@ -245,6 +247,11 @@ export function startOpenAISpeechUpstream(
     if (fault?.kind === "status") {
       return errorResponse(fault.status, fault.message ?? `simulated ${fault.status}`, {
         retryAfter: fault.retryAfter,
+      });
+    }
+    if (fault?.kind === "json_200") {
+      return new Response(JSON.stringify({ error: { message: "upstream busy", code: 500 } }), {
+        headers: { "content-type": "application/json" },
       });
     }
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
