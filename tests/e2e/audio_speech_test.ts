@@ -294,6 +294,15 @@ Deno.test(
     assertEquals(dropped.response.headers.get("x-gateway-ignored-fields"), "instructions");
     assertEquals(s.upstream.requests[1].body.model, "tts-1");
     assertEquals("instructions" in s.upstream.requests[1].body, false);
+    // A field no speech request takes is named and not sent.
+    const extra = await fetch(`${s.gw.url}/v1/audio/speech`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: SPEECH_MODEL, input: "Hello", voice: "sage", user: "u-1" }),
+    });
+    await extra.arrayBuffer();
+    assertEquals(extra.headers.get("x-gateway-ignored-fields"), "user");
+    assertEquals("user" in s.upstream.requests[2].body, false);
   },
 );
 
