@@ -10,6 +10,7 @@ import { responsesRoutes } from "./routes/responses.ts";
 import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
 import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
+import { audioSpeechRoutes } from "./routes/audio_speech.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
@@ -76,6 +77,7 @@ export function createApp(
   app.route("/", rerankRoutes(gateway));
   app.route("/", moderationRoutes(gateway));
   app.route("/", audioRoutes(gateway));
+  app.route("/", audioSpeechRoutes(gateway));
   app.notFound((c) =>
     renderError(gateway, {
       error: new GatewayError(

@@ -1,6 +1,7 @@
 /**
  * The `openai` channel type: an OpenAI-compatible chat-completions upstream, which also serves
- * moderations and `audio` models (transcriptions and translations, openai_audio.ts).
+ * moderations and `audio` models (transcriptions and translations, openai_audio.ts; speech,
+ * openai_speech.ts).
  */
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
@@ -8,6 +9,7 @@ import { buildOpenAITranscriptionRequest } from "./openai_audio.ts";
 import { bearerJson, type Provider } from "./provider.ts";
 import { openAIModerations } from "./openai_moderations.ts";
 import { OPENAI_MODEL_LIST } from "./model_list.ts";
+import { openAISpeech } from "./openai_speech.ts";
 
 export const openAIChatProvider: Provider = {
   kinds: ["text", "moderation", "audio"],
@@ -31,4 +33,5 @@ export const openAIChatProvider: Provider = {
   transcription: {
     request: (target, job) => Promise.resolve(buildOpenAITranscriptionRequest(target, job)),
   },
+  speech: openAISpeech,
 };

@@ -20,6 +20,7 @@ import type { UpstreamEvents } from "../upstream/upstream_events.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { ModelList } from "./model_list.ts";
 import type { TranscriptionJob } from "../jobs/transcription_job.ts";
+import type { SpeechRequest } from "../jobs/speech_job.ts";
 
 export type { ModelKind } from "../channels/catalog.ts";
 import type { ModelKind } from "../channels/catalog.ts";
@@ -157,6 +158,14 @@ export interface TranscriptionProvider {
   request(target: UpstreamTarget, job: TranscriptionJob): Promise<UpstreamRequest>;
 }
 
+/** Text to speech: the audio answer's bytes are relayed to the client as they come. */
+export interface SpeechProvider {
+  /** The call that speaks `job` (its `model` is the public one; the target has the upstream's). */
+  request(target: UpstreamTarget, job: SpeechRequest): Promise<UpstreamRequest>;
+  /** Fields of `job` this upstream model cannot honour (left out of the call). */
+  ignoredFields(target: UpstreamTarget, job: SpeechRequest): string[];
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -174,6 +183,7 @@ export interface Provider {
   modelList?: ModelList;
   /** Audio transcriptions and translations (`audio` models priced per second or per token). */
   transcription?: TranscriptionProvider;
+  speech?: SpeechProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

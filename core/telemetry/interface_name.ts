@@ -9,6 +9,8 @@ const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
   openai: [
     ["/v1/images", "openai-images"],
     ["/v1/video", "video"],
+    // Before any shorter /v1/audio prefix: speech is named on its own.
+    ["/v1/audio/speech", "openai-audio-speech"],
     ["/v1/rerank", "rerank"],
     ["/v1/moderations", "moderation"],
     ["/v1/audio/transcriptions", "openai-audio"],

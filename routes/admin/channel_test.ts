@@ -16,6 +16,8 @@ import { probeVideoChannel } from "../../core/video/probe_video_channel.ts";
 import { probeRerankChannel } from "../../core/rerank/probe_rerank_channel.ts";
 import { probeModerationChannel } from "../../core/moderation/probe_moderation_channel.ts";
 import { probeAudioChannel } from "../../core/audio/probe_audio_channel.ts";
+import { probeSpeechChannel } from "../../core/audio/probe_speech_channel.ts";
+import { isSpeechPrice } from "../../core/billing/speech_price.ts";
 import { type ChannelProbeResult, probeModel } from "../../core/upstream/channel_probe.ts";
 
 export { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
@@ -33,7 +35,10 @@ const PROBES = {
   video: probeVideoChannel,
   rerank: probeRerankChannel,
   moderation: probeModerationChannel,
-  audio: probeAudioChannel,
+  audio: (gateway: Gateway, input: Parameters<typeof probeAudioChannel>[1]) =>
+    isSpeechPrice(gateway.registry.model(input.model)?.price)
+      ? probeSpeechChannel(gateway, input)
+      : probeAudioChannel(gateway, input),
 } as const;
 
 /** Tests `channel` with `model` (else its first) by one minimal real call of the model's kind. */

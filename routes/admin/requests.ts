@@ -44,7 +44,7 @@ const REQUEST_FILTERS: QueryParameter[] = [
     name: "interface",
     description:
       "`openai-chat`, `openai-responses`, `openai-images`, `video`, `rerank`, `moderation`, " +
-      "`anthropic`, `gemini`, `openai`",
+      "`openai-audio`, `openai-audio-speech`, `anthropic`, `gemini`, `openai`",
     schema: TEXT_QUERY,
   },
   { name: "request_id", description: "one request id", schema: TEXT_QUERY },

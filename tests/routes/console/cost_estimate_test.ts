@@ -93,3 +93,11 @@ Deno.test("cost estimate: audio by its price unit (seconds, tokens or characters
   const bad = costEstimate(audio({ per_second: 1 }), { seconds: "x" });
   assertEquals("problem" in bad, true);
 });
+
+Deno.test("cost estimate: a speech model prices its input characters", () => {
+  const speech: CatalogModel = { ...text, id: "tts", kind: "audio", price: { per_character: 15 } };
+  const estimate = costEstimate(speech, { characters: "1000" });
+  assertEquals("pricing" in estimate && estimate.pricing.formula, "1000 characters × 15 = 15000");
+  const bad = costEstimate(speech, { characters: "ten" });
+  assertEquals("problem" in bad && bad.problem.startsWith("Characters must be"), true);
+});
