@@ -10,6 +10,8 @@ import { responsesRoutes } from "./routes/responses.ts";
 import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts";
 import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
+import { embeddingsRoutes } from "./routes/embeddings.ts";
+import { geminiEmbeddingRoutes } from "./routes/gemini_embeddings.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { modelRoutes } from "./routes/models.ts";
@@ -67,6 +69,8 @@ export function createApp(
   app.route("/", messagesRoutes(gateway));
   app.route("/", imageRoutes(gateway));
   app.route("/", generateContentRoutes(gateway));
+  app.route("/", embeddingsRoutes(gateway));
+  app.route("/", geminiEmbeddingRoutes(gateway));
   app.route("/", textInterfaceRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));

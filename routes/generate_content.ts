@@ -108,6 +108,14 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
       { param: "model" },
     );
   }
+  if (catalogEntry.kind === "embedding") {
+    throw new GatewayError(
+      "unsupported_interface",
+      400,
+      `'${model}' is an embedding model; use :embedContent or :batchEmbedContents`,
+      { param: "model" },
+    );
+  }
   // snake_case field names read as their lowerCamelCase JSON names, as the Gemini API does.
   const json = normaliseProtoJsonNames(
     await readJsonBody(c.req.raw, gateway.options.maxBodyBytes),

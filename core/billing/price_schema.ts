@@ -30,5 +30,12 @@ export const videoPriceSchema = z.union([
   }),
 ]);
 
+/** An embedding model's price: input tokens only (an embedding has no output tokens). */
+export const embeddingPriceSchema = z.strictObject({
+  /** Units per million input tokens. */
+  input: unitsSchema,
+});
+
 export type TextPrice = z.infer<typeof textPriceSchema>;
+export type EmbeddingPrice = z.infer<typeof embeddingPriceSchema>;
 export type ImagePrice = z.infer<typeof imagePriceSchema>;

@@ -3,13 +3,16 @@
  * the caller's price tier, exact (a fraction of a unit is shown as one). Pure.
  */
 
-import type { ImagePrice, TextPrice } from "./price_schema.ts";
+import type { EmbeddingPrice, ImagePrice, TextPrice } from "./price_schema.ts";
 import type { VideoPrice } from "./video_price.ts";
 import { isBaseTier, multiplierText, type PriceTier, tieredPriceText } from "./price_tier.ts";
 
 /** E.g. `Price (group vip ×0.8): input 800000, cached input 400000, output 1600000 units per million tokens.` */
 export function callerPriceText(
-  model: { kind: "text" | "image" | "video"; price: TextPrice | ImagePrice | VideoPrice },
+  model: {
+    kind: "text" | "image" | "video" | "embedding";
+    price: TextPrice | ImagePrice | VideoPrice | EmbeddingPrice;
+  },
   tier?: PriceTier,
 ): string {
   const at = (units: number) => tieredPriceText(units, tier);
@@ -22,6 +25,8 @@ export function callerPriceText(
     const text = model.price as TextPrice;
     body = `input ${at(text.input)}, cached input ${at(text.cached_input ?? text.input)}, ` +
       `output ${at(text.output)} units per million tokens`;
+  } else if (model.kind === "embedding") {
+    body = `input ${at((model.price as EmbeddingPrice).input)} units per million tokens`;
   } else if ("per_image" in price) {
     const image = model.price as ImagePrice;
     const tiers = Object.entries(image.tiers ?? {}).map(([name, units]) => `, ${name} ${at(units)}`)

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import {
+  embeddingPriceSchema,
   imagePriceSchema,
   type TextPrice,
   textPriceSchema,
@@ -12,7 +13,7 @@ import { VIDEO_RATIOS } from "../jobs/video_job.ts";
 
 export type { TextPrice };
 
-export const modelKindSchema = z.enum(["text", "image", "video"]);
+export const modelKindSchema = z.enum(["text", "image", "video", "embedding"]);
 
 /**
  * Limits and rules of a model that the spec does not state: they are the upstream's, so a model
@@ -63,7 +64,7 @@ export type ModelLimits = z.infer<typeof modelLimitsSchema>;
 const modelFields = {
   kind: modelKindSchema,
   groups: z.array(z.string().min(1)).default(["default"]),
-  price: z.union([textPriceSchema, imagePriceSchema, videoPriceSchema]),
+  price: z.union([textPriceSchema, imagePriceSchema, videoPriceSchema, embeddingPriceSchema]),
   description: z.string().default(""),
   display_name: z.string().optional(),
   /** Output tokens assumed for the hold when a request sets no max_tokens. */
@@ -76,9 +77,12 @@ const modelFields = {
 };
 
 export const modelInputSchema = z.strictObject(modelFields).superRefine((model, ctx) => {
-  const schema = { text: textPriceSchema, image: imagePriceSchema, video: videoPriceSchema }[
-    model.kind
-  ];
+  const schema = {
+    text: textPriceSchema,
+    image: imagePriceSchema,
+    video: videoPriceSchema,
+    embedding: embeddingPriceSchema,
+  }[model.kind];
   if (!schema.safeParse(model.price).success) {
     ctx.addIssue({
       code: "custom",
@@ -88,6 +92,7 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
         image: "An image model's price is {per_image, tiers?} in units",
         video:
           "A video model's price is {per_second} or {per_task, failure_refund_percent?} in units",
+        embedding: "An embedding model's price is {input} in units per million input tokens",
       }[model.kind],
     });
   }

@@ -11,6 +11,7 @@ const INTERFACE_BY_KIND = {
   text: "/v1/chat/completions",
   image: "/v1/images/generations",
   video: "/v1/video/generations",
+  embedding: "/v1/embeddings",
 };
 
 /**
@@ -55,9 +56,9 @@ export function resolveModel(
     throw new GatewayError(
       "wrong_model_kind",
       400,
-      `The model '${modelId}' is ${model.kind === "image" ? "an" : "a"} ${model.kind} model; use ${
-        INTERFACE_BY_KIND[model.kind]
-      }`,
+      `The model '${modelId}' is ${
+        model.kind === "image" || model.kind === "embedding" ? "an" : "a"
+      } ${model.kind} model; use ${INTERFACE_BY_KIND[model.kind]}`,
       { param: "model" },
     );
   }

@@ -42,9 +42,9 @@ export type RecordSource = "admin" | "config";
 /** What the registry must know of channel types to check a channel (the provider table's). */
 export interface ChannelTypeRules {
   /** Whether a channel of `type` can serve models of `kind`. */
-  serves(type: ChannelType, kind: "text" | "image" | "video"): boolean;
+  serves(type: ChannelType, kind: "text" | "image" | "video" | "embedding"): boolean;
   /** The kind of model `create_models` makes for a channel of `type`. */
-  modelKind(type: ChannelType): "text" | "image" | "video";
+  modelKind(type: ChannelType): "text" | "image" | "video" | "embedding";
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
   baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
 }
@@ -406,7 +406,7 @@ export class Registry {
   }
 
   /** Whether `channel`'s type can serve models of `kind`. */
-  servesKind(channel: Channel, kind: "text" | "image" | "video"): boolean {
+  servesKind(channel: Channel, kind: "text" | "image" | "video" | "embedding"): boolean {
     return this.#options.rules.serves(channel.type, kind);
   }
 

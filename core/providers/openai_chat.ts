@@ -2,11 +2,12 @@
 
 import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { bearerJson, type Provider } from "./provider.ts";
+import { openAIEmbeddingProvider } from "./openai_embeddings.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "embedding"],
   baseUrlExample: "https://api.openai.com/v1",
-  appendedPaths: /\/(chat\/completions|completions|responses)$/,
+  appendedPaths: /\/(chat\/completions|completions|responses|embeddings)$/,
   errors: OPENAI_ERRORS,
   text: {
     format: "openai-chat",
@@ -20,4 +21,5 @@ export const openAIChatProvider: Provider = {
         },
       }),
   },
+  embedding: openAIEmbeddingProvider,
 };

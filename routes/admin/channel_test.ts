@@ -1,7 +1,7 @@
 /**
  * A channel test (`POST /admin/channels/{id}/test` and the console's Test): the model is checked
- * against the channel, and its kind picks the call — a text turn, an image, or a video upstream's
- * task-free call (core/text, core/images, core/video). Never billed.
+ * against the channel, and its kind picks the call — a text turn, an image, a video upstream's
+ * task-free call, or one embedding (core/text, core/images, core/video, core/embeddings). Never billed.
  */
 
 import type { Channel } from "../../core/channels/channel_schema.ts";
@@ -11,6 +11,7 @@ import { providerOf, servesKind } from "../../core/providers/provider_table.ts";
 import { probeImageChannel } from "../../core/images/probe_image_channel.ts";
 import { probeTextChannel } from "../../core/text/probe_text_channel.ts";
 import { probeVideoChannel } from "../../core/video/probe_video_channel.ts";
+import { probeEmbeddingChannel } from "../../core/embeddings/probe_embedding_channel.ts";
 import { type ChannelProbeResult, probeModel } from "../../core/upstream/channel_probe.ts";
 
 export { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
@@ -26,6 +27,7 @@ const PROBES = {
   text: probeTextChannel,
   image: probeImageChannel,
   video: probeVideoChannel,
+  embedding: probeEmbeddingChannel,
 } as const;
 
 /** Tests `channel` with `model` (else its first) by one minimal real call of the model's kind. */

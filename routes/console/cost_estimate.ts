@@ -5,8 +5,9 @@
  */
 
 import type { CatalogModel } from "../../core/channels/catalog.ts";
-import type { ImagePrice, TextPrice } from "../../core/billing/price_schema.ts";
+import type { EmbeddingPrice, ImagePrice, TextPrice } from "../../core/billing/price_schema.ts";
 import {
+  embeddingReceipt,
   imageReceipt,
   type ReceiptPricing,
   textReceipt,
@@ -43,6 +44,8 @@ export function costEstimate(
       cached_input_tokens: "Cached tokens",
       output_tokens: "Output tokens",
     }
+    : model.kind === "embedding"
+    ? { input_tokens: "Input tokens" }
     : model.kind === "image"
     ? { images: "Images" }
     : { seconds: "Seconds" };
@@ -61,6 +64,11 @@ export function costEstimate(
         cached_input_tokens: counts.cached_input_tokens,
         output_tokens: counts.output_tokens,
       }, tier),
+    };
+  }
+  if (model.kind === "embedding") {
+    return {
+      pricing: embeddingReceipt(model.price as EmbeddingPrice, counts.input_tokens, tier),
     };
   }
   if (model.kind === "image") {

@@ -17,6 +17,7 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
       money(price.output as number)
     } per million tokens`;
   }
+  if (model.kind === "embedding") return `input ${money(price.input as number)} per million tokens`;
   if ("per_image" in price) {
     const tiers = Object.entries((price.tiers ?? {}) as Record<string, number>)
       .map(([tier, units]) => `; ${tier} ${money(units)}`).join("");
