@@ -21,7 +21,8 @@ export interface GeminiEmbeddingsUpstream extends AsyncDisposable {
   /** `http://127.0.0.1:PORT`, a `gemini` channel's base_url. */
   baseUrl: string;
   /** Every request: the method and its JSON body, in order. */
-  requests: Array<{ method: string; body: Record<string, unknown> }>;
+  // deno-lint-ignore no-explicit-any
+  requests: Array<{ method: string; body: any }>;
   /** Faults answered to the next requests, one each, in order. */
   faults: EmbeddingsFault[];
   close(): Promise<void>;
