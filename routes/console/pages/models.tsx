@@ -117,7 +117,7 @@ function Calculator(
             value={value("model")}
             options={models.map((model) => [model.id, model.id] as const)}
           />
-          {field("input_tokens", "Input tokens", "text models")}
+          {field("input_tokens", "Input tokens", "text and embedding models")}
           {field("cached_input_tokens", "Cached input tokens", "text models; part of input")}
           {field("output_tokens", "Output tokens", "text models")}
           {field("images", "Images", "image models")}

@@ -45,3 +45,14 @@ Deno.test("cost estimate: a bad count is a problem naming the field", () => {
     problem: "Cached tokens are part of the input tokens: at most as many",
   });
 });
+
+Deno.test("cost estimate: an embedding model's input tokens at its per-million price, with tiers", () => {
+  const embedding: CatalogModel = { ...text, id: "e", kind: "embedding", price: { input: 20_000 } };
+  const estimate = costEstimate(embedding, { input_tokens: "1000", output_tokens: "999" });
+  assertEquals(
+    "pricing" in estimate && estimate.pricing.formula,
+    "ceil(1000 input × 20000 / 1000000) = 20",
+  );
+  const vip = costEstimate(embedding, { input_tokens: "1000" }, { group: "vip", multiplier: 8000 });
+  assertEquals("pricing" in vip && vip.pricing.amount, 16);
+});
