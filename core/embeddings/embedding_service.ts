@@ -22,7 +22,7 @@ import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
 import { builtRequest, callUpstream } from "../upstream/call.ts";
 import { headerList } from "../util/header_value.ts";
-import { type EmbeddingJob, embeddingTokens, hasTokenInputs } from "./embedding_job.ts";
+import { type EmbeddingJob, embeddingTokens, hasTokenInputs } from "../jobs/embedding_job.ts";
 import { encodedVector } from "./vector_encoding.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { invalidRequest } from "../errors.ts";
 import { validate } from "../util/validate.ts";
-import type { EmbeddingJob } from "./embedding_job.ts";
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 
 /** The most requests one batchEmbedContents call takes (Google's limit). */
 export const MAX_GEMINI_BATCH = 100;

@@ -6,7 +6,11 @@
 
 import { z } from "zod";
 import { invalidRequest } from "../errors.ts";
-import { type EmbeddingInput, type EmbeddingJob, MAX_EMBEDDING_INPUTS } from "./embedding_job.ts";
+import {
+  type EmbeddingInput,
+  type EmbeddingJob,
+  MAX_EMBEDDING_INPUTS,
+} from "../jobs/embedding_job.ts";
 import { validate } from "../util/validate.ts";
 
 const tokenList = z.array(z.int().nonnegative()).min(1);

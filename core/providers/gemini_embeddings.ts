@@ -5,7 +5,7 @@
  * by the gateway. Token-id inputs cannot be sent (the channel is not chosen for them).
  */
 
-import type { EmbeddingJob } from "../embeddings/embedding_job.ts";
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";

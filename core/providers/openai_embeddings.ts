@@ -4,7 +4,7 @@
  * usage.
  */
 
-import type { EmbeddingJob } from "../embeddings/embedding_job.ts";
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";

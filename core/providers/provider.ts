@@ -13,7 +13,7 @@ import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
-import type { EmbeddingJob } from "../embeddings/embedding_job.ts";
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";

@@ -42,7 +42,7 @@ const LAYERS: string[][] = [
   ],
   ["core/providers"],
   ["core/gateway.ts", "core/scope.ts", "core/options_from_settings.ts"],
-  ["core/text", "core/images", "core/video", "core/account_area"],
+  ["core/text", "core/images", "core/video", "core/account_area", "core/embeddings"],
   ["routes", "workers"],
 ];
 
