@@ -8,7 +8,7 @@
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest } from "../helpers/gateway.ts";
 import { consoleClient } from "../helpers/console_client.ts";
-import { setupEmbeddings } from "../helpers/embedding_setup.ts";
+import { recordOf, setupEmbeddings } from "../helpers/embedding_setup.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -72,6 +72,18 @@ Deno.test(
     assertOk(html.includes("embedding"), "the kind is shown");
     assertOk(html.includes("per million tokens"), "the price is shown");
     assertOk(html.includes("ceil(1000 input × 3000000 / 1000000) = 3000"), "the estimate");
+    // A request's page shows its embedding receipt.
+    const answered = await fetch(`${s.gw.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "e-openai", input: "receipt please" }),
+    });
+    await answered.body?.cancel();
+    const requestId = answered.headers.get("x-request-id")!;
+    await recordOf(s.gw, requestId);
+    const detail = await (await client.get(`/console/requests/${requestId}`)).text();
+    assertOk(detail.includes("openai-embeddings"), "the interface is shown");
+    assertOk(detail.includes("ceil(5 input × 3000000 / 1000000) = 15"), "the receipt's formula");
   },
 );
 

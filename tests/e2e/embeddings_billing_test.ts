@@ -62,6 +62,25 @@ Deno.test(
     }
     const records = await walletMatchesReceipts(s);
     assertEquals(records.length, 4);
+    // The usage rollups and the metrics count them like any request.
+    const usage = (await s.gw.admin("GET", "/admin/usage?group_by=model&interval=day")).body.data;
+    const rolled = usage.filter((row: Json) =>
+      row.model === "e-openai" || row.model === "e-gemini"
+    );
+    assertEquals(rolled.reduce((sum: number, row: Json) => sum + row.requests, 0), 4);
+    assertEquals(
+      rolled.reduce((sum: number, row: Json) => sum + row.cost, 0),
+      records.reduce((sum: number, record: Json) => sum + record.receipt.charged, 0),
+    );
+    const metrics = await (await fetch(`${s.gw.url}/metrics`, {
+      headers: { authorization: "Bearer test-admin-token" },
+    })).text();
+    assertOk(
+      metrics.split("\n").some((line) =>
+        line.startsWith("gateway_requests_total{") && line.includes('"openai-embeddings"')
+      ),
+      "the metrics name the interface",
+    );
     assertEquals(
       records.map((record: Json) => record.usage_source),
       ["upstream", "upstream", "estimate", "estimate"],
