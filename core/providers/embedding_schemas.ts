@@ -1,20 +1,30 @@
-/** Lenient schemas of the embedding upstreams' answers (core/util/lenient_schema.ts). */
+/** What the embedding upstreams answer: usage by lenient schemas (core/util/lenient_schema.ts). */
 
 import { z } from "zod";
-import { listOf, optionalObject, unknownField } from "../util/lenient_schema.ts";
+import { optionalObject, unknownField } from "../util/lenient_schema.ts";
 
-/** OpenAI's `{data:[{index, embedding}], usage:{prompt_tokens}}`. */
-export const openAIEmbeddingsAnswerSchema = z.looseObject({
-  data: listOf(z.looseObject({
-    index: z.unknown().optional(),
-    /** Numbers, or a base64 string when asked for base64. */
-    embedding: z.union([z.array(z.number()), z.string()]),
-  })),
+/**
+ * The usage of OpenAI's `{data:[{index, embedding}], usage:{prompt_tokens}}` (its vectors are
+ * read by hand, core/providers/openai_embeddings.ts).
+ */
+export const openAIEmbeddingsUsageSchema = z.looseObject({
   usage: optionalObject({ prompt_tokens: unknownField }),
 });
 
-/** Gemini's `{embeddings:[{values}]}` (batchEmbedContents), with usage when it sends any. */
-export const geminiBatchEmbedAnswerSchema = z.looseObject({
-  embeddings: listOf(z.looseObject({ values: z.array(z.number()) })),
+/**
+ * The usage of Gemini's `{embeddings:[{values}]}` (batchEmbedContents), when it sends any (its
+ * vectors are read by hand, core/providers/gemini_embeddings.ts).
+ */
+export const geminiEmbedUsageSchema = z.looseObject({
   usageMetadata: optionalObject({ promptTokenCount: unknownField }),
 });
+
+/**
+ * Whether `value` is a list of numbers. A plain loop, not a schema: a vector is thousands of
+ * numbers on every answer, and a schema's per-element checks cost several times the JSON parse.
+ */
+export function isNumberList(value: unknown): value is number[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== "number") return false;
+  return true;
+}

@@ -9,7 +9,7 @@ import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";
-import { geminiBatchEmbedAnswerSchema } from "./embedding_schemas.ts";
+import { geminiEmbedUsageSchema, isNumberList } from "./embedding_schemas.ts";
 import type { EmbeddingProvider, UpstreamTarget } from "./provider.ts";
 
 /** The most requests one batchEmbedContents call takes. */
@@ -55,16 +55,25 @@ export function readGeminiEmbeddings(text: string, expected: number) {
   } catch {
     throw new UpstreamAttemptError("The upstream answered with invalid JSON", { retryable: true });
   }
-  const answer = readLenient(geminiBatchEmbedAnswerSchema, json);
-  if (answer.embeddings.length !== expected) {
+  const answer = json as { embeddings?: unknown } | null;
+  const embeddings = answer !== null && typeof answer === "object" &&
+      Array.isArray(answer.embeddings)
+    ? answer.embeddings as Array<{ values?: unknown } | null>
+    : [];
+  const vectors = embeddings.map((embedding) =>
+    embedding !== null && typeof embedding === "object" && isNumberList(embedding.values)
+      ? embedding.values
+      : undefined
+  );
+  if (vectors.length !== expected || vectors.some((vector) => vector === undefined)) {
     throw new UpstreamAttemptError(
-      `The upstream answered ${answer.embeddings.length} embeddings for ${expected} inputs`,
+      `The upstream answered ${vectors.length} embeddings for ${expected} inputs`,
       { retryable: true },
     );
   }
   return {
-    vectors: answer.embeddings.map((embedding) => embedding.values),
-    inputTokens: answer.usageMetadata?.promptTokenCount,
+    vectors: vectors as number[][],
+    inputTokens: readLenient(geminiEmbedUsageSchema, answer).usageMetadata?.promptTokenCount,
   };
 }
 

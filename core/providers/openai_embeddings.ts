@@ -8,7 +8,7 @@ import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";
-import { openAIEmbeddingsAnswerSchema } from "./embedding_schemas.ts";
+import { isNumberList, openAIEmbeddingsUsageSchema } from "./embedding_schemas.ts";
 import { bearerJson, type EmbeddingProvider, type UpstreamTarget } from "./provider.ts";
 
 /** The embeddings call of `job` on `target`. */
@@ -33,7 +33,16 @@ function badAnswer(message: string): UpstreamAttemptError {
   return new UpstreamAttemptError(message, { retryable: true });
 }
 
-/** The vectors of an embeddings answer, in input order, and its reported input tokens. */
+/** Whether `value` is a vector as an answer carries it: numbers, or a base64 string. */
+function isVector(value: unknown): value is number[] | string {
+  return typeof value === "string" || isNumberList(value);
+}
+
+/**
+ * The vectors of an embeddings answer, in input order, and its reported input tokens. Read by
+ * hand rather than by a schema: an answer is thousands of numbers per input, and a schema's
+ * per-element checks cost several times the JSON parse (the bench's embeddings row).
+ */
 export function readOpenAIEmbeddings(text: string, expected: number) {
   let json: unknown;
   try {
@@ -41,18 +50,24 @@ export function readOpenAIEmbeddings(text: string, expected: number) {
   } catch {
     throw badAnswer("The upstream answered with invalid JSON");
   }
-  const answer = readLenient(openAIEmbeddingsAnswerSchema, json);
-  const vectors: Array<number[] | string> = new Array(expected);
-  answer.data.forEach((item, position) => {
+  const answer = json as { data?: unknown; usage?: unknown } | null;
+  const data = answer !== null && typeof answer === "object" && Array.isArray(answer.data)
+    ? answer.data as Array<{ index?: unknown; embedding?: unknown } | null>
+    : [];
+  // Filled, not sparse: \`some\` below skips holes.
+  const vectors: Array<number[] | string | undefined> = new Array(expected).fill(undefined);
+  data.forEach((item, position) => {
+    if (item === null || typeof item !== "object" || !isVector(item.embedding)) return;
     const index = Number.isSafeInteger(item.index) ? item.index as number : position;
     if (index >= 0 && index < expected) vectors[index] = item.embedding;
   });
-  if (answer.data.length !== expected || vectors.some((vector) => vector === undefined)) {
-    throw badAnswer(
-      `The upstream answered ${answer.data.length} embeddings for ${expected} inputs`,
-    );
+  if (data.length !== expected || vectors.some((vector) => vector === undefined)) {
+    throw badAnswer(`The upstream answered ${data.length} embeddings for ${expected} inputs`);
   }
-  return { vectors, inputTokens: answer.usage?.prompt_tokens };
+  return {
+    vectors: vectors as Array<number[] | string>,
+    inputTokens: readLenient(openAIEmbeddingsUsageSchema, answer).usage?.prompt_tokens,
+  };
 }
 
 export const openAIEmbeddingProvider: EmbeddingProvider = {
