@@ -150,16 +150,27 @@ const MESSAGE = JSON.stringify({
 });
 
 /** Two 1,536-long vectors, as text-embedding-3-small answers the bench's two inputs. */
-const EMBEDDINGS = JSON.stringify({
-  object: "list",
-  data: [0, 1].map((index) => ({
-    object: "embedding",
-    index,
-    embedding: Array.from({ length: 1536 }, (_, i) => Math.round(Math.sin(i + index) * 1e6) / 1e6),
-  })),
-  model: "bench-embed",
-  usage: { prompt_tokens: 19, total_tokens: 19 },
-});
+const VECTORS = [0, 1].map((index) =>
+  Array.from({ length: 1536 }, (_, i) => Math.fround(Math.sin(i + index)))
+);
+
+function embeddingsAnswer(embedding: (vector: number[]) => number[] | string): string {
+  return JSON.stringify({
+    object: "list",
+    data: VECTORS.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: embedding(vector),
+    })),
+    model: "bench-embed",
+    usage: { prompt_tokens: 19, total_tokens: 19 },
+  });
+}
+
+const EMBEDDINGS = embeddingsAnswer((vector) => vector);
+const EMBEDDINGS_BASE64 = embeddingsAnswer((vector) =>
+  new Uint8Array(new Float32Array(vector).buffer).toBase64()
+);
 
 /** The first event at once, the rest after MESSAGES_GAP_MS. */
 function messagesStream(): Response {
@@ -190,8 +201,10 @@ export async function handle(request: Request): Promise<Response> {
     return new Response(MESSAGE, { headers: { "content-type": "application/json" } });
   }
   if (request.method === "POST" && pathname === "/v1/embeddings") {
-    await request.body?.cancel();
-    return new Response(EMBEDDINGS, { headers: { "content-type": "application/json" } });
+    const base64 = (await request.json().catch(() => ({}))).encoding_format === "base64";
+    return new Response(base64 ? EMBEDDINGS_BASE64 : EMBEDDINGS, {
+      headers: { "content-type": "application/json" },
+    });
   }
   if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
     return errorResponse(404, `No route for ${request.method} ${pathname}`);

@@ -102,6 +102,11 @@ Deno.test(
     const types = (await s.gw.ledger(s.keyId)).map((entry) => entry.type);
     assertOk(types.includes("hold") && types.includes("settle"), types.join(","));
 
+    // The day's cap counts the hold: 3 units a byte of a 2,000,000-byte text is past it.
+    const capped = await post(s.gw.url, s.key, { model: "e-openai", input: "x".repeat(2_000_000) });
+    assertEquals(capped.status, 402);
+    assertEquals((await capped.json()).error.code, "spend_limit_exceeded");
+
     // ×0.5 for group vip.
     await s.gw.admin("PATCH", "/admin/models/e-openai", { groups: ["default", "vip"] });
     for (const channel of (await s.gw.admin("GET", "/admin/channels")).body.data) {
