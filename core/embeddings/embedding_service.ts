@@ -22,7 +22,12 @@ import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
 import { builtRequest, callUpstream } from "../upstream/call.ts";
 import { headerList } from "../util/header_value.ts";
-import { type EmbeddingJob, embeddingTokens, hasTokenInputs } from "../jobs/embedding_job.ts";
+import {
+  embeddingAnswerMaxBytes,
+  type EmbeddingJob,
+  embeddingTokens,
+  hasTokenInputs,
+} from "../jobs/embedding_job.ts";
 import { encodedVector } from "./vector_encoding.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 
@@ -131,7 +136,7 @@ export function runEmbeddings(
         signal: input.signal,
         trace,
         base64: input.base64,
-        maxBytes: gateway.options.upstreamMaxBytes.media,
+        maxBytes: embeddingAnswerMaxBytes(input.job, gateway.options.upstreamMaxBytes.media),
       }),
     {
       maxAttempts: 1 + gateway.options.maxRetries,

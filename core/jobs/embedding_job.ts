@@ -51,6 +51,24 @@ export function embeddingTokens(inputs: readonly EmbeddingInput[]): {
   return { upperBound, estimate };
 }
 
+/** The longest vector of the upstreams served (text-embedding-3-large, gemini-embedding-001). */
+const WIDEST_VECTOR = 3072;
+/** The most bytes one number takes in a JSON answer (`-0.0012345678901234567,`). */
+const BYTES_PER_NUMBER = 24;
+
+/**
+ * The largest answer `job` may get: every vector at its asked length (else the widest), as JSON
+ * numbers, and 64 KiB for the rest; at least `floor`. 2,048 inputs of 3,072 numbers are well past
+ * the media answer limit, and a whole answer must be read to be billed.
+ */
+export function embeddingAnswerMaxBytes(
+  job: Pick<EmbeddingJob, "inputs" | "dimensions">,
+  floor: number,
+) {
+  const numbers = job.inputs.length * (job.dimensions ?? WIDEST_VECTOR);
+  return Math.max(floor, numbers * BYTES_PER_NUMBER + 64 * 1024);
+}
+
 /** Whether any input is a token list (only upstreams that take token ids can serve it). */
 export function hasTokenInputs(job: Pick<EmbeddingJob, "inputs">): boolean {
   return job.inputs.some((input) => typeof input !== "string");

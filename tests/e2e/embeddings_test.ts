@@ -298,3 +298,34 @@ Deno.test(
     assertEquals(records[0].upstream_attempts.map((a: Json) => a.outcome), ["failed", "ok"]);
   },
 );
+
+Deno.test(
+  "embeddings: 2,048 inputs, the most OpenAI takes, are served whole on both channel types (Gemini in calls of 100)",
+  serverTest,
+  async () => {
+    await using s = await setupEmbeddings();
+    const input = Array.from({ length: 2048 }, (_, i) => `chunk ${i}`);
+    for (const model of ["e-openai", "e-gemini"]) {
+      const response = await post(s.gw.url, s.key, {
+        model,
+        input,
+        dimensions: 4,
+        encoding_format: "float",
+      });
+      assertEquals(response.status, 200, model);
+      const body: Json = await response.json();
+      assertEquals(body.data.length, 2048);
+      assertEquals(body.data.map((item: Json) => item.index), input.map((_, i) => i));
+      const upstreamModel = model === "e-openai"
+        ? "text-embedding-3-small"
+        : "gemini-embedding-001";
+      assertEquals(body.data[2047].embedding, simulatedVector(upstreamModel, "chunk 2047", 4));
+    }
+    assertEquals(
+      // The calls run at once: their order upstream is not fixed.
+      s.gemini.requests.map((request) => request.body.requests.length).sort((a, b) => b - a),
+      [...Array(20).fill(100), 48],
+    );
+    await walletMatchesReceipts(s);
+  },
+);
