@@ -15,6 +15,7 @@ import {
   batchEmbedContentsRequestSchema,
   embedContentJob,
   embedContentRequestSchema,
+  unknownGeminiFields,
 } from "../core/embeddings/gemini_request.ts";
 import { normaliseProtoJsonNames } from "../core/formats/gemini/proto_json_names.ts";
 import { GEMINI_EMBED_SEGMENT } from "../core/telemetry/interface_name.ts";
@@ -34,7 +35,10 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   const job = method === "embedContent"
     ? embedContentJob(model, json)
     : batchEmbedContentsJob(model, json);
-  const answer = await serveEmbeddings(c.get("scope"), { job, base64: false });
+  // Fields no embedding request takes (e.g. Vertex's autoTruncate) are named, not sent.
+  const requests = method === "embedContent" ? [json] : (json as { requests: object[] }).requests;
+  const ignoredFields = unknownGeminiFields(requests);
+  const answer = await serveEmbeddings(c.get("scope"), { job, base64: false, ignoredFields });
   const vectors = answer.vectors.map((values) => ({ values }));
   if (method === "embedContent") {
     if (vectors.length !== 1) {

@@ -96,6 +96,19 @@ function jobOf(model: string, requests: EmbedContentRequest[], at: (i: number) =
   return job;
 }
 
+const KNOWN_REQUEST_FIELDS = new Set(Object.keys(embedContentRequestSchema.shape));
+
+/** Fields of `requests` no embedding request takes (named once each, as the answer's header). */
+export function unknownGeminiFields(requests: readonly object[]): string[] {
+  return [
+    ...new Set(
+      requests.flatMap((request) =>
+        Object.keys(request).filter((field) => !KNOWN_REQUEST_FIELDS.has(field))
+      ),
+    ),
+  ];
+}
+
 /** An embedContent body (its names already in lowerCamelCase) as a job for `model`. */
 export function embedContentJob(model: string, body: unknown): EmbeddingJob {
   const request = validate(embedContentRequestSchema, body);

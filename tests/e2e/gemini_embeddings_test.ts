@@ -112,11 +112,12 @@ Deno.test(
     const batch = await postGemini(s.gw.url, "/v1beta/models/e-openai:batchEmbedContents", {
       requests: [
         { model: "models/e-openai", content: { parts: [{ text: "x" }] }, title: "T" },
-        { model: "models/e-openai", content: { parts: [{ text: "y" }] } },
+        { model: "models/e-openai", content: { parts: [{ text: "y" }] }, autoTruncate: true },
       ],
     }, { header: s.key });
     assertEquals(batch.status, 200);
-    assertEquals(batch.headers.get("x-gateway-ignored-fields"), "title");
+    assertEquals(batch.headers.get("x-gateway-ignored-fields"), "autoTruncate,title");
+    assertEquals(s.openai.requests[0].autoTruncate, undefined);
     assertEquals((await batch.json()).embeddings.length, 2);
     await walletMatchesReceipts(s);
   },

@@ -1,5 +1,9 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { batchEmbedContentsJob, embedContentJob } from "../../../core/embeddings/gemini_request.ts";
+import {
+  batchEmbedContentsJob,
+  embedContentJob,
+  unknownGeminiFields,
+} from "../../../core/embeddings/gemini_request.ts";
 import { GatewayError } from "../../../core/errors.ts";
 
 /** The GatewayError `fn` throws. */
@@ -44,4 +48,15 @@ Deno.test("gemini embed requests: a batch's requests share the model, task type 
     const error = thrown(() => batchEmbedContentsJob("m", { requests }));
     assertEquals(error.status, 400);
   }
+});
+
+Deno.test("gemini embed requests: fields no embedding request takes are named once", () => {
+  assertEquals(
+    unknownGeminiFields([{ content: {}, autoTruncate: true }, {
+      content: {},
+      autoTruncate: false,
+      x: 1,
+    }]),
+    ["autoTruncate", "x"],
+  );
 });
