@@ -329,3 +329,25 @@ Deno.test(
     await walletMatchesReceipts(s);
   },
 );
+
+Deno.test(
+  "embeddings: an OpenAI-compatible upstream that answers floats to a base64 request: the gateway makes the base64; one that reports no usage is billed the estimate",
+  serverTest,
+  async () => {
+    await using s = await setupEmbeddings();
+    s.openai.floatsOnly = true;
+    s.openai.usage = false;
+    const { data, response } = await client(s.gw.url, s.key).embeddings.create({
+      model: "e-openai",
+      input: "compatible",
+    }).withResponse();
+    assertEquals(s.openai.requests[0].encoding_format, "base64");
+    assertEquals(
+      data.data[0].embedding,
+      simulatedVector("text-embedding-3-small", "compatible", 1536),
+    );
+    assertEquals(response.headers.get("x-gateway-usage-source"), "estimate");
+    assertEquals(data.usage.prompt_tokens, Math.ceil("compatible".length / 4));
+    await walletMatchesReceipts(s);
+  },
+);

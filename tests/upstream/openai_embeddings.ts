@@ -39,6 +39,8 @@ export interface OpenAIEmbeddingsUpstream extends AsyncDisposable {
   faults: EmbeddingsFault[];
   /** Leaves `usage` out of the answers when false (default true). */
   usage: boolean;
+  /** Answers floats whatever `encoding_format` asks, as some OpenAI-compatible servers do. */
+  floatsOnly: boolean;
   close(): Promise<void>;
 }
 
@@ -71,7 +73,12 @@ export function startOpenAIEmbeddingsUpstream(
   options: { keys?: string[] } = {},
 ): OpenAIEmbeddingsUpstream {
   const keys = options.keys ?? ["sk-upstream-test"];
-  const upstream = { requests: [], faults: [], usage: true } as unknown as OpenAIEmbeddingsUpstream;
+  const upstream = {
+    requests: [],
+    faults: [],
+    usage: true,
+    floatsOnly: false,
+  } as unknown as OpenAIEmbeddingsUpstream;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     if (new URL(req.url).pathname !== "/v1/embeddings" || req.method !== "POST") {
       return openAIError(404, "Not found", "invalid_request_error");
@@ -155,7 +162,7 @@ export function startOpenAIEmbeddingsUpstream(
         return {
           object: "embedding",
           index,
-          embedding: format === "base64" ? vectorToBase64(vector) : vector,
+          embedding: format === "base64" && !upstream.floatsOnly ? vectorToBase64(vector) : vector,
         };
       }),
       model: body.model,
