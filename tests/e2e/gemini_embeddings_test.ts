@@ -106,6 +106,14 @@ Deno.test(
         simulatedVector("gemini-embedding-001", "hello\nworld", 4),
       );
     }
+    // The same under /v1/models/, as newer SDK versions call it.
+    const v1 = await postGemini(s.gw.url, "/v1/models/e-gemini:embedContent", {
+      content: { parts: [{ text: "hello" }] },
+    }, { header: s.key });
+    assertEquals(v1.status, 200);
+    assertEquals((await v1.json()).embedding.values.length, 3072);
+    const v1Record = await recordOf(s.gw, v1.headers.get("x-request-id")!);
+    assertEquals(v1Record.interface, "gemini-embeddings");
     const sent = s.gemini.requests[0].body.requests[0];
     assertEquals(sent.title, "Greeting");
     assertEquals(sent.taskType, "RETRIEVAL_DOCUMENT");
