@@ -11,6 +11,8 @@ import { type AppEnv, renderError, requestContext } from "./routes/middleware.ts
 import { generateContentRoutes } from "./routes/generate_content.ts";
 import { imageRoutes } from "./routes/images.ts";
 import { audioSpeechRoutes } from "./routes/audio_speech.ts";
+import { embeddingsRoutes } from "./routes/embeddings.ts";
+import { geminiEmbeddingRoutes } from "./routes/gemini_embeddings.ts";
 import { mediaRoutes } from "./routes/media.ts";
 import { videoRoutes } from "./routes/video.ts";
 import { rerankRoutes } from "./routes/rerank.ts";
@@ -71,6 +73,8 @@ export function createApp(
   app.route("/", messagesRoutes(gateway));
   app.route("/", imageRoutes(gateway));
   app.route("/", generateContentRoutes(gateway));
+  app.route("/", embeddingsRoutes(gateway));
+  app.route("/", geminiEmbeddingRoutes(gateway));
   app.route("/", textInterfaceRoutes(gateway));
   app.route("/", mediaRoutes(gateway));
   app.route("/", videoRoutes(gateway));

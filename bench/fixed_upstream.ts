@@ -149,6 +149,29 @@ const MESSAGE = JSON.stringify({
   usage: { input_tokens: 10, output_tokens: 5 },
 });
 
+/** Two 1,536-long vectors, as text-embedding-3-small answers the bench's two inputs. */
+const VECTORS = [0, 1].map((index) =>
+  Array.from({ length: 1536 }, (_, i) => Math.fround(Math.sin(i + index)))
+);
+
+function embeddingsAnswer(embedding: (vector: number[]) => number[] | string): string {
+  return JSON.stringify({
+    object: "list",
+    data: VECTORS.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: embedding(vector),
+    })),
+    model: "bench-embed",
+    usage: { prompt_tokens: 19, total_tokens: 19 },
+  });
+}
+
+const EMBEDDINGS = embeddingsAnswer((vector) => vector);
+const EMBEDDINGS_BASE64 = embeddingsAnswer((vector) =>
+  new Uint8Array(new Float32Array(vector).buffer).toBase64()
+);
+
 /** The first event at once, the rest after MESSAGES_GAP_MS. */
 function messagesStream(): Response {
   const body = new ReadableStream<Uint8Array>({
@@ -166,13 +189,22 @@ function errorResponse(status: number, message: string): Response {
   return Response.json({ error: { message, type: "invalid_request_error" } }, { status });
 }
 
-/** Answers POST /v1/chat/completions with a fixed completion or a fixed SSE stream. */
+/**
+ * Answers POST /v1/chat/completions with a fixed completion or a fixed SSE stream, and
+ * POST /v1/embeddings with fixed vectors.
+ */
 export async function handle(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (request.method === "POST" && pathname === "/v1/messages") {
     const body = await request.json().catch(() => ({}));
     if (body.stream === true) return messagesStream();
     return new Response(MESSAGE, { headers: { "content-type": "application/json" } });
+  }
+  if (request.method === "POST" && pathname === "/v1/embeddings") {
+    const base64 = (await request.json().catch(() => ({}))).encoding_format === "base64";
+    return new Response(base64 ? EMBEDDINGS_BASE64 : EMBEDDINGS, {
+      headers: { "content-type": "application/json" },
+    });
   }
   if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
     return errorResponse(404, `No route for ${request.method} ${pathname}`);

@@ -13,7 +13,8 @@
  * request-log records, BENCH_STORED_TASKS 1,000 tasks and BENCH_STORED_CHANNELS 20 channels
  * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run),
  * `dead_channel` (one dead channel of two: throughput and p50 against the healthy-only run, with
- * the breakers on and off; bench/dead_channel.ts).
+ * the breakers on and off; bench/dead_channel.ts), `embeddings` (POST /v1/embeddings beside
+ * non-stream chat: ratio to the forwarder at 32 connections, added p50; bench/embeddings.ts).
  */
 
 import type { LoadResult } from "./load.ts";
@@ -41,6 +42,7 @@ import { formatStoredCost, measureStoredCost } from "./stored_cost.ts";
 import { processCpuMs } from "./thread_cpu.ts";
 import { formatDeadChannel, measureDeadChannel } from "./dead_channel.ts";
 import { MESSAGES_GAP_MS } from "./fixed_upstream.ts";
+import { formatEmbeddingRows, measureEmbeddingRows, seedEmbeddings } from "./embeddings.ts";
 import {
   ADMIN_TOKEN,
   CHAT_PATH,
@@ -302,7 +304,7 @@ async function kvOperationsPerRequest(
 }
 
 /** What BENCH_ONLY may name: one part of the bench, run alone. */
-const MODES = ["streams", "scaling", "soak", "stored", "dead_channel"] as const;
+const MODES = ["streams", "scaling", "soak", "stored", "dead_channel", "embeddings"] as const;
 type Mode = typeof MODES[number];
 
 function benchMode(): Mode | null {
@@ -556,6 +558,21 @@ async function main(): Promise<void> {
       return;
     }
     const keys = await seed(gateway.url, upstream.url);
+    await seedEmbeddings(gateway.url, upstream.url);
+    const embeddingRows = () =>
+      measureEmbeddingRows(generator, {
+        forwarder: forwarder.url,
+        gateway: gateway.url,
+        key: keys.funded.key,
+      }, { ...config, log });
+    if (mode === "embeddings") {
+      await sanityCheck(gateway.url, keys.funded.key);
+      const rows = await embeddingRows();
+      console.log("");
+      console.log(formatEmbeddingRows(rows, config));
+      console.log(gatewayOutput(gateway));
+      return;
+    }
     if (mode === "soak") {
       await sanityCheck(gateway.url, keys.funded.key);
       await runSoakReport(generator, { gateway, key: keys.funded.key, inspectPort }, soakSeconds);
@@ -672,6 +689,7 @@ async function main(): Promise<void> {
       rounds: config.rounds,
       log,
     });
+    const embeddings = await embeddingRows();
     const rssIdle = rssNumberMb(gateway.pid);
 
     const of = (pick: (round: RoundFigures) => number) => spreadOf(rounds.map(pick));
@@ -712,6 +730,8 @@ async function main(): Promise<void> {
     console.log(formatStreamMemory(streamRows, 1));
     console.log("");
     console.log(formatScaling(scaling, { rounds: config.rounds, seconds: config.latencySeconds }));
+    console.log("");
+    console.log(formatEmbeddingRows(embeddings, config));
     console.log("");
     console.log(`Ledger, funded key: ${ledger}`);
     console.log(

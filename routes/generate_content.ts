@@ -100,6 +100,14 @@ async function handle(gateway: Gateway, c: Context<AppEnv>): Promise<Response> {
   context.model = model;
   // Unknown and disabled models are 404 and models of other groups 403, before the body is read.
   const catalogEntry = modelForKey(gateway.registry, { key: c.get("key"), model });
+  if (catalogEntry.kind === "embedding") {
+    throw new GatewayError(
+      "unsupported_interface",
+      400,
+      `'${model}' is an embedding model; use :embedContent or :batchEmbedContents`,
+      { param: "model" },
+    );
+  }
   if (catalogEntry.kind !== "text" && catalogEntry.kind !== "image") {
     throw new GatewayError(
       "unsupported_interface",

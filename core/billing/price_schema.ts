@@ -52,8 +52,15 @@ export const audioPriceSchema = z.union([
   }),
 ]);
 
+/** An embedding model's price: input tokens only (an embedding has no output tokens). */
+export const embeddingPriceSchema = z.strictObject({
+  /** Units per million input tokens. */
+  input: unitsSchema,
+});
+
 export type TextPrice = z.infer<typeof textPriceSchema>;
 export type AudioPrice = z.infer<typeof audioPriceSchema>;
+export type EmbeddingPrice = z.infer<typeof embeddingPriceSchema>;
 export type ImagePrice = z.infer<typeof imagePriceSchema>;
 
 /**

@@ -5,6 +5,7 @@
 
 import type {
   AudioPrice,
+  EmbeddingPrice,
   ImagePrice,
   ModerationPrice,
   RerankPrice,
@@ -16,8 +17,15 @@ import { isBaseTier, multiplierText, type PriceTier, tieredPriceText } from "./p
 /** E.g. `Price (group vip ×0.8): input 800000, cached input 400000, output 1600000 units per million tokens.` */
 export function callerPriceText(
   model: {
-    kind: "text" | "image" | "video" | "rerank" | "moderation" | "audio";
-    price: TextPrice | ImagePrice | VideoPrice | RerankPrice | ModerationPrice | AudioPrice;
+    kind: "text" | "image" | "video" | "rerank" | "moderation" | "audio" | "embedding";
+    price:
+      | TextPrice
+      | ImagePrice
+      | VideoPrice
+      | RerankPrice
+      | ModerationPrice
+      | AudioPrice
+      | EmbeddingPrice;
   },
   tier?: PriceTier,
 ): string {
@@ -31,6 +39,8 @@ export function callerPriceText(
     const text = model.price as TextPrice;
     body = `input ${at(text.input)}, cached input ${at(text.cached_input ?? text.input)}, ` +
       `output ${at(text.output)} units per million tokens`;
+  } else if (model.kind === "embedding") {
+    body = `input ${at((model.price as EmbeddingPrice).input)} units per million tokens`;
   } else if ("per_search" in price) {
     body = `${
       at(price.per_search as number)

@@ -5,9 +5,16 @@
  */
 
 import { textCost } from "./text_price.ts";
+import { embeddingCost } from "./embedding_price.ts";
 import { imageCost, imageUnitPrice } from "./image_price.ts";
 import { failureCost, videoBill, type VideoPrice } from "./video_price.ts";
-import type { ImagePrice, ModerationPrice, RerankPrice, TextPrice } from "./price_schema.ts";
+import type {
+  EmbeddingPrice,
+  ImagePrice,
+  ModerationPrice,
+  RerankPrice,
+  TextPrice,
+} from "./price_schema.ts";
 import { rerankCost, type RerankUsage } from "./rerank_price.ts";
 import { moderationCost } from "./moderation_price.ts";
 import type { TokenUsage } from "./usage.ts";
@@ -43,7 +50,7 @@ export interface ReceiptUnits {
 export type ReceiptStatus = "charged" | "held" | "settled" | "refunded" | "released";
 
 export interface Receipt {
-  kind: "text" | "image" | "video" | "rerank" | "moderation" | "audio";
+  kind: "text" | "image" | "video" | "rerank" | "moderation" | "audio" | "embedding";
   units: ReceiptUnits;
   /** Unit prices in units (1 unit = 0.000001 of the currency). */
   prices: Record<string, number | string>;
@@ -110,6 +117,25 @@ export function textReceipt(
       `ceil((${uncached} uncached input × ${price.input} + ${cached} cached input × ${cachedPrice} + ${usage.output_tokens} output × ${price.output})${
         tierFactorText(tier)
       } / 1000000) = ${amount}`,
+    amount,
+  };
+}
+
+/** The pricing of an embedding request's `inputTokens` at the caller's price `tier`. */
+export function embeddingReceipt(
+  price: EmbeddingPrice,
+  inputTokens: number,
+  tier?: PriceTier,
+): ReceiptPricing {
+  const amount = embeddingCost(price, inputTokens, tier);
+  return {
+    kind: "embedding",
+    units: { input_tokens: inputTokens },
+    prices: { input: price.input },
+    multipliers: tierMultipliers(tier),
+    formula: `ceil(${inputTokens} input × ${price.input}${
+      tierFactorText(tier)
+    } / 1000000) = ${amount}`,
     amount,
   };
 }

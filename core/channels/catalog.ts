@@ -4,6 +4,7 @@ import { z } from "zod";
 import { patchShape } from "../util/patch_schema.ts";
 import {
   audioPriceSchema,
+  embeddingPriceSchema,
   imagePriceSchema,
   moderationPriceSchema,
   rerankPriceSchema,
@@ -22,7 +23,15 @@ export type { TextPrice };
  * request is billed; an interface refuses a model whose unit it cannot bill (a transcription of
  * a per_character model is a 400).
  */
-export const modelKindSchema = z.enum(["text", "image", "video", "rerank", "moderation", "audio"]);
+export const modelKindSchema = z.enum([
+  "text",
+  "image",
+  "video",
+  "rerank",
+  "moderation",
+  "audio",
+  "embedding",
+]);
 
 export type ModelKind = z.infer<typeof modelKindSchema>;
 
@@ -34,6 +43,7 @@ export const DISABLED_MODEL_PRICES: Record<ModelKind, ModelInput["price"]> = {
   rerank: { per_search: 0 },
   moderation: { per_request: 0 },
   audio: { per_second: 0 },
+  embedding: { input: 0 },
 };
 
 /**
@@ -92,6 +102,7 @@ const modelFields = {
     rerankPriceSchema,
     moderationPriceSchema,
     audioPriceSchema,
+    embeddingPriceSchema,
   ]),
   description: z.string().default(""),
   display_name: z.string().optional(),
@@ -112,6 +123,7 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
     rerank: rerankPriceSchema,
     moderation: moderationPriceSchema,
     audio: audioPriceSchema,
+    embedding: embeddingPriceSchema,
   }[model.kind];
   if (!schema.safeParse(model.price).success) {
     ctx.addIssue({
@@ -127,6 +139,7 @@ export const modelInputSchema = z.strictObject(modelFields).superRefine((model, 
         moderation: "A moderation model's price is {per_request} in units (0: free)",
         audio:
           "An audio model's price is {per_second}, {input, output} (units per million tokens) or {per_character} in units",
+        embedding: "An embedding model's price is {input} in units per million input tokens",
       }[model.kind],
     });
   }

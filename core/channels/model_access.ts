@@ -14,6 +14,7 @@ const INTERFACE_BY_KIND = {
   rerank: "/v1/rerank",
   moderation: "/v1/moderations",
   audio: "/v1/audio/transcriptions (or /v1/audio/translations, /v1/audio/speech)",
+  embedding: "/v1/embeddings",
 };
 
 /** The path a model of `kind` is called at. */
@@ -64,7 +65,7 @@ export function resolveModel(
       "wrong_model_kind",
       400,
       `The model '${modelId}' is ${
-        model.kind === "image" || model.kind === "audio" ? "an" : "a"
+        model.kind === "image" || model.kind === "audio" || model.kind === "embedding" ? "an" : "a"
       } ${model.kind} model; use ${INTERFACE_BY_KIND[model.kind]}`,
       { param: "model" },
     );

@@ -12,6 +12,7 @@ import {
 } from "./gemini_images.ts";
 import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
 import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
+import { geminiEmbeddingProvider } from "./gemini_embeddings.ts";
 import { geminiErrorAnswerSchema, geminiTokenCountSchema } from "./gemini_schemas.ts";
 import { GEMINI_MODEL_LIST } from "./model_list.ts";
 
@@ -91,7 +92,7 @@ export function readGeminiTokenCount(text: string): TokenCount | undefined {
 }
 
 export const geminiProvider: Provider = {
-  kinds: ["text", "image"],
+  kinds: ["text", "image", "embedding"],
   baseUrlExample: "https://generativelanguage.googleapis.com",
   appendedPaths: /\/(v1|v1beta|v1alpha)(\/models.*)?$/,
   errors: GEMINI_ERRORS,
@@ -117,4 +118,5 @@ export const geminiProvider: Provider = {
     generateContent: (target, body) =>
       Promise.resolve(geminiRequest(target, { stream: false, body: JSON.stringify(body) })),
   },
+  embedding: geminiEmbeddingProvider,
 };

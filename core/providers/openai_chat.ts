@@ -10,11 +10,12 @@ import { bearerJson, type Provider } from "./provider.ts";
 import { openAIModerations } from "./openai_moderations.ts";
 import { OPENAI_MODEL_LIST } from "./model_list.ts";
 import { openAISpeech } from "./openai_speech.ts";
+import { openAIEmbeddingProvider } from "./openai_embeddings.ts";
 
 export const openAIChatProvider: Provider = {
-  kinds: ["text", "moderation", "audio"],
+  kinds: ["text", "moderation", "audio", "embedding"],
   baseUrlExample: "https://api.openai.com/v1",
-  appendedPaths: /\/(chat\/completions|completions|responses|moderations)$/,
+  appendedPaths: /\/(chat\/completions|completions|responses|moderations|embeddings)$/,
   errors: OPENAI_ERRORS,
   moderation: openAIModerations,
   modelList: OPENAI_MODEL_LIST,
@@ -34,4 +35,5 @@ export const openAIChatProvider: Provider = {
     request: (target, job) => Promise.resolve(buildOpenAITranscriptionRequest(target, job)),
   },
   speech: openAISpeech,
+  embedding: openAIEmbeddingProvider,
 };

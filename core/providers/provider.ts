@@ -13,6 +13,7 @@ import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
 import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
@@ -87,6 +88,31 @@ export interface ImageProvider {
   ignoredFields(job: ImageJob): string[];
   /** A generate-content body passed through as it came (upstreams that speak it natively). */
   generateContent?(target: UpstreamTarget, body: unknown): Promise<UpstreamRequest>;
+}
+
+/** What one embedding call answered: a vector per input, in order, and the input's tokens. */
+export interface UpstreamEmbeddings {
+  /** Numbers, or a base64 float32 vector when the upstream was asked for base64. */
+  vectors: Array<number[] | string>;
+  /** The input tokens the upstream reported, as it reported them (judged before billing). */
+  inputTokens?: unknown;
+}
+
+export interface EmbeddingProvider {
+  /** Whether the upstream takes inputs given as token ids. */
+  takesTokens: boolean;
+  /**
+   * The calls that serve `job` (several when the upstream caps a batch), each with how many of
+   * the inputs it carries, in order; base64 where the upstream makes it, if asked.
+   */
+  requests(
+    target: UpstreamTarget,
+    input: { job: EmbeddingJob; base64: boolean },
+  ): Promise<Array<UpstreamRequest & { inputs: number }>>;
+  /** One call's answer; an answer without a vector per input is a failed attempt. */
+  read(text: string, expected: number): UpstreamEmbeddings;
+  /** Fields of `job` this upstream cannot honour. */
+  ignoredFields(job: EmbeddingJob): string[];
 }
 
 /** How a video task's reference files reach the upstream. */
@@ -184,6 +210,7 @@ export interface Provider {
   /** Audio transcriptions and translations (`audio` models priced per second or per token). */
   transcription?: TranscriptionProvider;
   speech?: SpeechProvider;
+  embedding?: EmbeddingProvider;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

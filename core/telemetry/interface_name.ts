@@ -4,6 +4,9 @@
  * interfaces name themselves (core/formats/interfaces.ts reads both).
  */
 
+/** The `{model}:method` path segment of Gemini's embedding routes, as Hono declares it. */
+export const GEMINI_EMBED_SEGMENT = ":model{[^/]+:(?:embedContent|batchEmbedContents)}";
+
 /** The family's media routes, by route prefix. */
 const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
   openai: [
@@ -15,6 +18,11 @@ const MEDIA_ROUTES: Record<string, Array<[prefix: string, name: string]>> = {
     ["/v1/moderations", "moderation"],
     ["/v1/audio/transcriptions", "openai-audio"],
     ["/v1/audio/translations", "openai-audio"],
+    ["/v1/embeddings", "openai-embeddings"],
+  ],
+  gemini: [
+    [`/v1beta/models/${GEMINI_EMBED_SEGMENT}`, "gemini-embeddings"],
+    [`/v1/models/${GEMINI_EMBED_SEGMENT}`, "gemini-embeddings"],
   ],
 };
 

@@ -1,9 +1,9 @@
 /**
  * A channel test (`POST /admin/channels/{id}/test` and the console's Test): the model is checked
  * against the channel, and its kind picks the call — a text turn, an image, a video upstream's
- * task-free call, a rerank of two documents, a moderation of one text or a short
- * transcription (core/text, core/images, core/video, core/rerank, core/moderation, core/audio).
- * Never billed.
+ * task-free call, a rerank of two documents, a moderation of one text, a short transcription
+ * or one embedding (core/text, core/images, core/video, core/rerank, core/moderation, core/audio,
+ * core/embeddings). Never billed.
  */
 
 import type { Channel } from "../../core/channels/channel_schema.ts";
@@ -18,6 +18,7 @@ import { probeModerationChannel } from "../../core/moderation/probe_moderation_c
 import { probeAudioChannel } from "../../core/audio/probe_audio_channel.ts";
 import { probeSpeechChannel } from "../../core/audio/probe_speech_channel.ts";
 import { isSpeechPrice } from "../../core/billing/speech_price.ts";
+import { probeEmbeddingChannel } from "../../core/embeddings/probe_embedding_channel.ts";
 import { type ChannelProbeResult, probeModel } from "../../core/upstream/channel_probe.ts";
 
 export { channelProbeSchema } from "../../core/upstream/channel_probe.ts";
@@ -39,6 +40,7 @@ const PROBES = {
     isSpeechPrice(gateway.registry.model(input.model)?.price)
       ? probeSpeechChannel(gateway, input)
       : probeAudioChannel(gateway, input),
+  embedding: probeEmbeddingChannel,
 } as const;
 
 /** Tests `channel` with `model` (else its first) by one minimal real call of the model's kind. */

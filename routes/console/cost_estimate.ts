@@ -7,6 +7,7 @@
 import type { CatalogModel } from "../../core/channels/catalog.ts";
 import type {
   AudioPrice,
+  EmbeddingPrice,
   ImagePrice,
   ModerationPrice,
   RerankPrice,
@@ -16,6 +17,7 @@ import {
   audioCharactersReceipt,
   audioSecondsReceipt,
   audioTokensReceipt,
+  embeddingReceipt,
   imageReceipt,
   moderationReceipt,
   type ReceiptPricing,
@@ -80,6 +82,8 @@ export function costEstimate(
       cached_input_tokens: "Cached tokens",
       output_tokens: "Output tokens",
     }
+    : model.kind === "embedding"
+    ? { input_tokens: "Input tokens" }
     : model.kind === "image"
     ? { images: "Images" }
     : model.kind === "rerank"
@@ -107,6 +111,11 @@ export function costEstimate(
     };
   }
   if (model.kind === "audio") return audioEstimate(model.price as AudioPrice, counts, tier);
+  if (model.kind === "embedding") {
+    return {
+      pricing: embeddingReceipt(model.price as EmbeddingPrice, counts.input_tokens, tier),
+    };
+  }
   if (model.kind === "image") {
     return {
       pricing: imageReceipt(model.price as ImagePrice, {

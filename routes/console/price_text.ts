@@ -17,6 +17,7 @@ export function priceText(model: CatalogModel, tier?: PriceTier): string {
       money(price.output as number)
     } per million tokens`;
   }
+  if (model.kind === "embedding") return `input ${money(price.input as number)} per million tokens`;
   if (model.kind === "audio" && "input" in price) {
     return `input ${money(price.input as number)}, output ${
       money(price.output as number)

@@ -50,6 +50,7 @@ const LAYERS: string[][] = [
     "core/account_area",
     "core/rerank",
     "core/moderation",
+    "core/embeddings",
   ],
   ["routes", "workers"],
 ];

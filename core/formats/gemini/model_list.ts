@@ -36,6 +36,8 @@ export function geminiModel(model: ListedModel) {
     outputTokenLimit: model.max_output_tokens ?? 8_192,
     supportedGenerationMethods: model.kind === "text" || model.kind === "image"
       ? ["generateContent", "streamGenerateContent", "countTokens"]
+      : model.kind === "embedding"
+      ? ["embedContent", "batchEmbedContents"]
       : [],
   };
 }

@@ -117,7 +117,11 @@ function Calculator(
             value={value("model")}
             options={models.map((model) => [model.id, model.id] as const)}
           />
-          {field("input_tokens", "Input tokens", "text models, per-token rerank and audio models")}
+          {field(
+            "input_tokens",
+            "Input tokens",
+            "text and embedding models, per-token rerank and audio models",
+          )}
           {field("cached_input_tokens", "Cached input tokens", "text models; part of input")}
           {field("output_tokens", "Output tokens", "text models, per-token audio models")}
           {field("images", "Images", "image models")}

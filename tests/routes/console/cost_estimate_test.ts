@@ -101,3 +101,14 @@ Deno.test("cost estimate: a speech model prices its input characters", () => {
   const bad = costEstimate(speech, { characters: "ten" });
   assertEquals("problem" in bad && bad.problem.startsWith("Characters must be"), true);
 });
+
+Deno.test("cost estimate: an embedding model's input tokens at its per-million price, with tiers", () => {
+  const embedding: CatalogModel = { ...text, id: "e", kind: "embedding", price: { input: 20_000 } };
+  const estimate = costEstimate(embedding, { input_tokens: "1000", output_tokens: "999" });
+  assertEquals(
+    "pricing" in estimate && estimate.pricing.formula,
+    "ceil(1000 input × 20000 / 1000000) = 20",
+  );
+  const vip = costEstimate(embedding, { input_tokens: "1000" }, { group: "vip", multiplier: 8000 });
+  assertEquals("pricing" in vip && vip.pricing.amount, 16);
+});

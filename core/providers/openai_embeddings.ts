@@ -1,0 +1,86 @@
+/**
+ * Embeddings on `openai` channels: the request passed through to `{base_url}/embeddings` as the
+ * client sent it (its `input` unchanged, the model mapped), the answer read for its vectors and
+ * usage.
+ */
+
+import type { EmbeddingJob } from "../jobs/embedding_job.ts";
+import { UpstreamAttemptError } from "../upstream/attempt.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+import { readLenient } from "../util/lenient_schema.ts";
+import { isNumberList, openAIEmbeddingsUsageSchema } from "./embedding_schemas.ts";
+import { bearerJson, type EmbeddingProvider, type UpstreamTarget } from "./provider.ts";
+
+/** The embeddings call of `job` on `target`. */
+export function openAIEmbeddingsRequest(
+  { channel, apiKey, model }: UpstreamTarget,
+  { job, base64 }: { job: EmbeddingJob; base64: boolean },
+): UpstreamRequest {
+  const body: Record<string, unknown> = {
+    model,
+    input: job.rawInput ?? job.inputs,
+    encoding_format: base64 ? "base64" : "float",
+  };
+  if (job.dimensions !== undefined) body.dimensions = job.dimensions;
+  if (job.user !== undefined) body.user = job.user;
+  return {
+    url: `${channel.base_url}/embeddings`,
+    init: { method: "POST", headers: bearerJson(apiKey), body: JSON.stringify(body) },
+  };
+}
+
+function badAnswer(message: string): UpstreamAttemptError {
+  return new UpstreamAttemptError(message, { retryable: true });
+}
+
+/** Whether `value` is a vector as an answer carries it: numbers, or a base64 string. */
+function isVector(value: unknown): value is number[] | string {
+  return typeof value === "string" || isNumberList(value);
+}
+
+/**
+ * The vectors of an embeddings answer, in input order, and its reported input tokens. Read by
+ * hand rather than by a schema: an answer is thousands of numbers per input, and a schema's
+ * per-element checks cost several times the JSON parse (the bench's embeddings row).
+ */
+export function readOpenAIEmbeddings(text: string, expected: number) {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badAnswer("The upstream answered with invalid JSON");
+  }
+  const answer = json as { data?: unknown; usage?: unknown } | null;
+  const data = answer !== null && typeof answer === "object" && Array.isArray(answer.data)
+    ? answer.data as Array<{ index?: unknown; embedding?: unknown } | null>
+    : [];
+  // Filled, not sparse: \`some\` below skips holes.
+  const vectors: Array<number[] | string | undefined> = new Array(expected).fill(undefined);
+  data.forEach((item, position) => {
+    if (item === null || typeof item !== "object" || !isVector(item.embedding)) return;
+    const index = Number.isSafeInteger(item.index) ? item.index as number : position;
+    if (index >= 0 && index < expected) vectors[index] = item.embedding;
+  });
+  if (data.length !== expected || vectors.some((vector) => vector === undefined)) {
+    throw badAnswer(`The upstream answered ${data.length} embeddings for ${expected} inputs`);
+  }
+  return {
+    vectors: vectors as Array<number[] | string>,
+    inputTokens: readLenient(openAIEmbeddingsUsageSchema, answer).usage?.prompt_tokens,
+  };
+}
+
+export const openAIEmbeddingProvider: EmbeddingProvider = {
+  takesTokens: true,
+  requests: (target, input) =>
+    Promise.resolve([{
+      ...openAIEmbeddingsRequest(target, input),
+      inputs: input.job.inputs.length,
+    }]),
+  read: readOpenAIEmbeddings,
+  // Gemini's task type and titles have no OpenAI field.
+  ignoredFields: (job) => [
+    ...(job.taskType !== undefined ? ["taskType"] : []),
+    ...(job.titles?.some((title) => title !== undefined) ? ["title"] : []),
+  ],
+};
