@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { Gateway } from "../core/gateway.ts";
 import { serveEmbeddings } from "../core/embeddings/embedding_service.ts";
+import { withModelRenamed } from "../core/embeddings/pass_through.ts";
 import { embeddingsRequestSchema, openAIEmbeddingsJob } from "../core/embeddings/openai_request.ts";
 import { type AppEnv, requireKey } from "./middleware.ts";
 import { readJsonBody } from "./validation.ts";
@@ -34,6 +35,10 @@ export function embeddingsRoutes(gateway: Gateway) {
     const { job, base64, ignoredFields } = openAIEmbeddingsJob(body);
     c.get("context").model = job.model;
     const answer = await serveEmbeddings(c.get("scope"), { job, base64, ignoredFields });
+    const passed = answer.raw === undefined ? null : withModelRenamed(answer.raw, job.model);
+    if (passed !== null) {
+      return c.body(passed, 200, { ...answer.headers, "content-type": "application/json" });
+    }
     return c.json(
       {
         object: "list",

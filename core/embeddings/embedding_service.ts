@@ -41,6 +41,11 @@ export interface EmbeddingsAnswer {
   inputTokens: number;
   usageSource: UsageSource;
   headers: Record<string, string>;
+  /**
+   * The upstream's answer to pass on (model renamed by the route), when it is OpenAI's float
+   * list and its usage is the one billed; else the interface writes its answer from `vectors`.
+   */
+  raw?: string;
 }
 
 /**
@@ -76,8 +81,14 @@ export async function attemptEmbeddings(
     }
     return encoded;
   });
+  // One call's float answer to a float request, in OpenAI's own format: passed on as it came.
+  const raw = embedding.passThrough && !options.base64 && answers.length === 1 &&
+      vectors.every((vector) => typeof vector !== "string")
+    ? answers[0].raw
+    : undefined;
   return {
     vectors,
+    raw,
     inputTokens: reported.every((count) => typeof count === "number")
       ? reported.reduce((sum: number, count) => sum + (count as number), 0)
       : reported.length === 1
@@ -198,6 +209,7 @@ export async function serveEmbeddings(
   gateway.track(chargeThenLog(bill, { pricing: embeddingReceipt(price, inputTokens, tier), log }));
   return {
     vectors: result.vectors,
+    ...(source === "upstream" && result.raw !== undefined && { raw: result.raw }),
     inputTokens,
     usageSource: source,
     headers: {

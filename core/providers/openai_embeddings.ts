@@ -67,11 +67,13 @@ export function readOpenAIEmbeddings(text: string, expected: number) {
   return {
     vectors: vectors as Array<number[] | string>,
     inputTokens: readLenient(openAIEmbeddingsUsageSchema, answer).usage?.prompt_tokens,
+    raw: text,
   };
 }
 
 export const openAIEmbeddingProvider: EmbeddingProvider = {
   takesTokens: true,
+  passThrough: true,
   requests: (target, input) =>
     Promise.resolve([{
       ...openAIEmbeddingsRequest(target, input),

@@ -96,11 +96,15 @@ export interface UpstreamEmbeddings {
   vectors: Array<number[] | string>;
   /** The input tokens the upstream reported, as it reported them (judged before billing). */
   inputTokens?: unknown;
+  /** The answer's text, where it is already the client's format (see `passThrough`). */
+  raw?: string;
 }
 
 export interface EmbeddingProvider {
   /** Whether the upstream takes inputs given as token ids. */
   takesTokens: boolean;
+  /** Whether its answer is OpenAI's own embeddings list, to pass on with the model renamed. */
+  passThrough?: boolean;
   /**
    * The calls that serve `job` (several when the upstream caps a batch), each with how many of
    * the inputs it carries, in order; base64 where the upstream makes it, if asked.
