@@ -95,6 +95,20 @@ export interface MultipartFile {
   filename: string;
 }
 
+/** A text field's value; one that is not UTF-8 is a 400 naming it. */
+function fieldText(part: { text: string }, name: string): string {
+  try {
+    return part.text;
+  } catch {
+    throw new GatewayError(
+      "invalid_multipart",
+      400,
+      `The multipart field '${name.slice(0, 100)}' is not valid UTF-8 text`,
+      { param: name.slice(0, 100) || undefined },
+    );
+  }
+}
+
 /** Every part of `request`'s multipart body in order: text fields as strings, files as bytes. */
 export async function readMultipartEntries(
   request: Request,
@@ -103,7 +117,7 @@ export async function readMultipartEntries(
   const entries: Array<[string, string | MultipartFile]> = [];
   for await (const part of multipartParts(request, limits)) {
     const name = part.name ?? "";
-    if (!part.isFile) entries.push([name, part.text]);
+    if (!part.isFile) entries.push([name, fieldText(part, name)]);
     else {entries.push([name, {
         bytes: part.bytes as Uint8Array<ArrayBuffer>,
         filename: part.filename ?? "",
