@@ -72,22 +72,27 @@ export async function attemptEmbeddings(
     ),
   );
   const reported = answers.map((answer) => answer.inputTokens);
-  const vectors = answers.flatMap((answer) => answer.vectors).map((vector) => {
-    const encoded = encodedVector(vector, options.base64);
-    if (encoded === undefined) {
-      throw new UpstreamAttemptError("The upstream answered an embedding that is not float32", {
-        retryable: true,
-      });
-    }
-    return encoded;
-  });
-  // One call's float answer to a float request, in OpenAI's own format: passed on as it came.
-  const raw = embedding.passThrough && !options.base64 && answers.length === 1 &&
-      vectors.every((vector) => typeof vector !== "string")
+  const encodeAll = () =>
+    answers.flatMap((answer) => answer.vectors).map((vector) => {
+      const encoded = encodedVector(vector, options.base64);
+      if (encoded === undefined) {
+        throw new UpstreamAttemptError("The upstream answered an embedding that is not float32", {
+          retryable: true,
+        });
+      }
+      return encoded;
+    });
+  // One call's float answer to a float request, in OpenAI's own format (the provider checked its
+  // vector count and read its usage without parsing every number): passed on as it came, and
+  // its vectors are only parsed if an interface asks for them.
+  const raw = embedding.passThrough && !options.base64 && answers.length === 1
     ? answers[0].raw
     : undefined;
+  let vectors = raw === undefined ? encodeAll() : undefined;
   return {
-    vectors,
+    get vectors() {
+      return vectors ??= encodeAll();
+    },
     raw,
     inputTokens: reported.every((count) => typeof count === "number")
       ? reported.reduce((sum: number, count) => sum + (count as number), 0)
@@ -208,7 +213,10 @@ export async function serveEmbeddings(
   });
   gateway.track(chargeThenLog(bill, { pricing: embeddingReceipt(price, inputTokens, tier), log }));
   return {
-    vectors: result.vectors,
+    // Read only when the interface writes its answer from the vectors (not a passed-on one).
+    get vectors() {
+      return result.vectors;
+    },
     ...(source === "upstream" && result.raw !== undefined && { raw: result.raw }),
     inputTokens,
     usageSource: source,

@@ -67,8 +67,36 @@ export function readOpenAIEmbeddings(text: string, expected: number) {
   return {
     vectors: vectors as Array<number[] | string>,
     inputTokens: readLenient(openAIEmbeddingsUsageSchema, answer).usage?.prompt_tokens,
-    raw: text,
   };
+}
+
+/**
+ * A float answer's shape checked without parsing its numbers: a JSON object with exactly
+ * `expected` `"embedding": [` members and a small `usage` object after the last of them that
+ * closes the answer (read whole). Null when it does not look so (the answer is then parsed in
+ * full).
+ */
+export function scanOpenAIEmbeddings(
+  text: string,
+  expected: number,
+): { inputTokens: unknown } | null {
+  if (!text.startsWith("{")) return null;
+  const members = text.match(/"embedding"\s*:\s*\[/g);
+  if (members?.length !== expected) return null;
+  const at = text.lastIndexOf('"usage"');
+  const open = at < 0 ? -1 : text.indexOf("{", at);
+  const close = open < 0 ? -1 : text.indexOf("}", open);
+  // The usage object closes the answer (as OpenAI writes it): nothing but its brace after it.
+  if (close < 0 || text.lastIndexOf('"embedding"') > at) return null;
+  if (!/^\s*\}\s*$/.test(text.slice(close + 1))) return null;
+  try {
+    const usage = JSON.parse(text.slice(open, close + 1));
+    return {
+      inputTokens: readLenient(openAIEmbeddingsUsageSchema, { usage }).usage?.prompt_tokens,
+    };
+  } catch {
+    return null;
+  }
 }
 
 export const openAIEmbeddingProvider: EmbeddingProvider = {
@@ -79,7 +107,18 @@ export const openAIEmbeddingProvider: EmbeddingProvider = {
       ...openAIEmbeddingsRequest(target, input),
       inputs: input.job.inputs.length,
     }]),
-  read: readOpenAIEmbeddings,
+  read: (text, expected) => {
+    const scanned = scanOpenAIEmbeddings(text, expected);
+    if (!scanned) return readOpenAIEmbeddings(text, expected);
+    let parsed: ReturnType<typeof readOpenAIEmbeddings> | undefined;
+    return {
+      get vectors() {
+        return (parsed ??= readOpenAIEmbeddings(text, expected)).vectors;
+      },
+      inputTokens: scanned.inputTokens,
+      raw: text,
+    };
+  },
   // Gemini's task type and titles have no OpenAI field.
   ignoredFields: (job) => [
     ...(job.taskType !== undefined ? ["taskType"] : []),

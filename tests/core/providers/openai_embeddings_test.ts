@@ -1,5 +1,9 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { readOpenAIEmbeddings } from "../../../core/providers/openai_embeddings.ts";
+import {
+  openAIEmbeddingProvider,
+  readOpenAIEmbeddings,
+  scanOpenAIEmbeddings,
+} from "../../../core/providers/openai_embeddings.ts";
 import { UpstreamAttemptError } from "../../../core/upstream/attempt.ts";
 
 const answer = (data: unknown, usage: unknown = { prompt_tokens: 3 }) =>
@@ -34,4 +38,19 @@ Deno.test("openai embeddings answer: a missing, extra or malformed vector fails 
     }
     assertEquals(failure instanceof UpstreamAttemptError && failure.retryable, true, text);
   }
+});
+
+Deno.test("openai embeddings answer: a float answer is scanned, not parsed, to be passed on", () => {
+  const text = '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,1]},' +
+    '{"object":"embedding","index":1,"embedding":[2,3]}],"model":"m","usage":{"prompt_tokens":4,"total_tokens":4}}';
+  assertEquals(scanOpenAIEmbeddings(text, 2), { inputTokens: 4 });
+  const answer = openAIEmbeddingProvider.read(text, 2);
+  assertEquals(answer.raw, text);
+  assertEquals(answer.inputTokens, 4);
+  assertEquals(answer.vectors, [[0.5, 1], [2, 3]]);
+  // A count that does not match, base64 strings or no usage after the vectors: parsed in full.
+  assertEquals(scanOpenAIEmbeddings(text, 3), null);
+  assertEquals(scanOpenAIEmbeddings(text.replace("[2,3]", '"AACAPw=="'), 2), null);
+  assertEquals(scanOpenAIEmbeddings(text.slice(0, -1), 2), null);
+  assertEquals(openAIEmbeddingProvider.read(text.replace("[2,3]", '"AACAPw=="'), 2).raw, undefined);
 });
