@@ -25,6 +25,7 @@ import { auditPages } from "./pages/audit.tsx";
 import { channelPages } from "./pages/channels.tsx";
 import { channelDetailPages } from "./pages/channel_detail.tsx";
 import { modelPages } from "./pages/models.tsx";
+import { modelDetailPages } from "./pages/model_detail.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
 import { overviewPages } from "./pages/overview.tsx";
@@ -91,6 +92,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", channelPages(gateway));
   app.route("/", channelDetailPages(gateway));
   app.route("/", modelPages(gateway));
+  app.route("/", modelDetailPages(gateway));
   app.route("/", overviewPages(gateway));
   app.route("/", requestPages(gateway));
   app.route("/", taskPages(gateway));
