@@ -26,6 +26,8 @@ import { formOfPrice } from "../model_price_forms.ts";
 import { groupsPatchOf, pricePatchOf } from "../model_form.ts";
 import { EnabledCell, modelHref } from "./models.tsx";
 
+const adminPath = (id: string) => `/admin/models/${encodeURIComponent(id)}`;
+
 /** A refused form, shown again in its section with what was typed. */
 interface Refusal {
   form: "price" | "groups" | "delete";
@@ -39,7 +41,12 @@ function Problem({ refusal, form }: { refusal?: Refusal; form: Refusal["form"] }
 }
 
 function PriceSection(
-  { c, model, refusal }: { c: ConsoleContext; model: CatalogModel; refusal?: Refusal },
+  { c, model, refusal, base }: {
+    c: ConsoleContext;
+    model: CatalogModel;
+    refusal?: Refusal;
+    base: string;
+  },
 ) {
   const values = refusal?.form === "price"
     ? refusal.values
@@ -56,6 +63,14 @@ function PriceSection(
           <button type="submit">Save price</button>
         </p>
       </form>
+      <CopyAsCurl
+        id="curl-price"
+        curl={adminCurl(base, {
+          method: "PATCH",
+          path: adminPath(model.id),
+          body: { kind: model.kind, price: model.price },
+        })}
+      />
     </section>
   );
 }
@@ -73,7 +88,7 @@ function GroupsSection(
     <section class="card" aria-labelledby="groups-heading">
       <h2 id="groups-heading">Groups</h2>
       <Problem refusal={refusal} form="groups" />
-      <form method="post" action={`${modelHref(model.id)}/groups`} class="row">
+      <form method="post" action={`${modelHref(model.id)}/groups`}>
         <CsrfField session={c.get("session")} />
         <Field
           name="groups"
@@ -84,16 +99,21 @@ function GroupsSection(
             known.length ? ` (groups with a price tier: ${known.join(", ")})` : ""
           }`}
         />
-        <div>
+        <p>
           <button type="submit">Save groups</button>
-        </div>
+        </p>
       </form>
     </section>
   );
 }
 
 function DeleteSection(
-  { c, model, refusal }: { c: ConsoleContext; model: CatalogModel; refusal?: Refusal },
+  { c, model, refusal, base }: {
+    c: ConsoleContext;
+    model: CatalogModel;
+    refusal?: Refusal;
+    base: string;
+  },
 ) {
   return (
     <section class="card" aria-labelledby="delete-heading">
@@ -114,6 +134,10 @@ function DeleteSection(
           <button type="submit" class="danger">Delete model</button>
         </p>
       </form>
+      <CopyAsCurl
+        id="curl-delete"
+        curl={adminCurl(base, { method: "DELETE", path: adminPath(model.id) })}
+      />
     </section>
   );
 }
@@ -122,7 +146,7 @@ function modelDetailPage(gateway: Gateway, c: ConsoleContext, id: string, refusa
   const model = gateway.registry.getModel(id);
   const coverage = coverageOf(model, gateway.registry.channels);
   const base = baseUrlOf(gateway, c.get("url"));
-  const path = `/admin/models/${encodeURIComponent(id)}`;
+  const path = adminPath(id);
   const known = gateway.groups.list().map((group) => group.name);
   return renderPage(
     c,
@@ -175,18 +199,9 @@ function modelDetailPage(gateway: Gateway, c: ConsoleContext, id: string, refusa
           : null}
         <CopyAsCurl id="curl-read" curl={adminCurl(base, { method: "GET", path })} />
       </section>
-      <PriceSection c={c} model={model} refusal={refusal} />
+      <PriceSection c={c} model={model} refusal={refusal} base={base} />
       <GroupsSection c={c} model={model} refusal={refusal} known={known} />
-      <DeleteSection c={c} model={model} refusal={refusal} />
-      <CopyAsCurl
-        id="curl-price"
-        curl={adminCurl(base, {
-          method: "PATCH",
-          path,
-          body: { kind: model.kind, price: model.price, groups: model.groups },
-        })}
-      />
-      <CopyAsCurl id="curl-delete" curl={adminCurl(base, { method: "DELETE", path })} />
+      <DeleteSection c={c} model={model} refusal={refusal} base={base} />
     </>,
     { title: `Model ${model.id}`, copyButtons: true, status: refusal?.status ?? 200 },
   );
