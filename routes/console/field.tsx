@@ -23,7 +23,7 @@ export interface FieldProps {
   required?: boolean;
   autocomplete?: string;
   autofocus?: boolean;
-  inputmode?: "numeric";
+  inputmode?: "numeric" | "decimal";
   min?: string;
 }
 

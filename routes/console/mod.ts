@@ -28,6 +28,7 @@ import { channelNewPages } from "./pages/channel_new.tsx";
 import { channelEditPages } from "./pages/channel_edit.tsx";
 import { channelModelPages } from "./pages/channel_models.tsx";
 import { modelPages } from "./pages/models.tsx";
+import { modelDetailPages } from "./pages/model_detail.tsx";
 import { requestPages } from "./pages/requests.tsx";
 import { taskPages } from "./pages/tasks.tsx";
 import { overviewPages } from "./pages/overview.tsx";
@@ -98,6 +99,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", channelModelPages(gateway));
   app.route("/", channelDetailPages(gateway));
   app.route("/", modelPages(gateway));
+  app.route("/", modelDetailPages(gateway));
   app.route("/", overviewPages(gateway));
   app.route("/", requestPages(gateway));
   app.route("/", taskPages(gateway));

@@ -4,6 +4,8 @@
  * `prefers-color-scheme`), a layout that folds to one column at phone width, visible focus.
  */
 
+import { priceFormCss } from "./model_price_forms.ts";
+
 const LIGHT = `--bg:#f7f7f8;--fg:#1b1d21;--muted:#5b616e;--card:#fff;--line:#d6d9de;
 --accent:#1f5fbf;--accent-fg:#fff;--ok:#17713a;--bad:#b3261e;--code:#eef0f3;`;
 const DARK = `--bg:#121417;--fg:#e8eaed;--muted:#a3a9b4;--card:#1c1f24;--line:#363b43;
@@ -61,6 +63,8 @@ code{padding:1px 4px}pre{padding:12px;overflow-x:auto;white-space:pre-wrap;word-
 .notice{border-left:4px solid var(--accent);padding:8px 12px;background:var(--card)}
 .error{border-left:4px solid var(--bad);padding:8px 12px;background:var(--card)}
 .badge{border:1px solid var(--line);border-radius:999px;padding:0 8px;font-size:.85rem}
+.badge.warn{border-color:var(--bad);color:var(--bad);font-weight:600}
+${priceFormCss()}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 h2 code{overflow-wrap:anywhere}

@@ -1,8 +1,8 @@
 /**
  * The operator's Overview at /console: spend and requests today, 7 and 30 days, the upstream
- * error rate, top models and keys, running tasks and channel health, and per-day charts for 30
- * days. Usage comes from the rollups (the admin usage service call), never a scan of the log;
- * every tile links to the filtered list behind it.
+ * error rate, top models and keys, running tasks, enabled models no enabled channel serves,
+ * channel health, and per-day charts for 30 days. Usage comes from the rollups (the admin usage
+ * service call), never a scan of the log; every tile links to the filtered list behind it.
  */
 
 import { Hono } from "hono";
@@ -14,6 +14,7 @@ import { type Columns, DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
+import { uncoveredModels } from "../model_coverage.ts";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import {
   dailySeries,
@@ -151,6 +152,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
     in_progress: tasks.data.filter((task) => task.status === "in_progress").length,
   };
   const channels = await channelHealthRows(gateway);
+  const uncovered = uncoveredModels(gateway.registry.models, gateway.registry.channels).length;
   const attempts = channels.reduce((sum, row) => sum + row.health.requests, 0);
   const failed = channels.reduce(
     (sum, row) => sum + Math.round(row.health.requests * (1 - (row.health.success_rate ?? 1))),
@@ -191,6 +193,12 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
             <span class="tile-value">{running.in_progress}</span>
             <span>{running.submitted} submitted, waiting</span>
             <span class="muted">of the newest {TASKS_LOOKED_AT} tasks</span>
+          </a>
+          <a class="tile" id="tile-uncovered" href="/console/models?coverage=uncovered">
+            <span class="tile-label">Models no channel serves</span>
+            <span class={`tile-value${uncovered ? " bad" : ""}`}>{uncovered}</span>
+            <span>enabled, with no enabled channel</span>
+            <span class="muted">callers get an error</span>
           </a>
         </div>
         <div class="charts">
