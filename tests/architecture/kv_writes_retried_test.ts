@@ -42,7 +42,9 @@ export function codeOnly(text: string): string {
       end = text.indexOf("\n", i);
       if (end < 0) end = text.length;
     } else if (c === "/" && next === "*") {
-      end = text.indexOf("*/", i + 2) + 2;
+      // An unclosed one (a guess gone wrong in JSX text) ends the text rather than looping.
+      const close = text.indexOf("*/", i + 2);
+      end = close < 0 ? text.length : close + 2;
     } else if (c === '"' || c === "'" || c === "`") {
       while (end < text.length && text[end] !== c) end += text[end] === "\\" ? 2 : 1;
       end++;

@@ -28,6 +28,18 @@ import { EnabledCell, modelHref } from "./models.tsx";
 
 const adminPath = (id: string) => `/admin/models/${encodeURIComponent(id)}`;
 
+/** What an operator does about the warning. */
+function UncoveredHelp() {
+  return (
+    <p class="muted">
+      Callers get an error until an enabled channel lists this model for one of its groups: add it
+      to the models of a channel on its page (<a href={CHANNELS_PAGE}>Channels</a>).
+    </p>
+  );
+}
+
+const CHANNELS_PAGE = "/console/channels";
+
 /** A refused form, shown again in its section with what was typed. */
 interface Refusal {
   form: "price" | "groups" | "delete";
@@ -189,14 +201,7 @@ function modelDetailPage(gateway: Gateway, c: ConsoleContext, id: string, refusa
             )
             : null}
         </dl>
-        {coverage.uncovered
-          ? (
-            <p class="muted">
-              Callers get an error until an enabled channel lists this model for one of its groups:
-              add it to a channel's models on the <a href="/console/channels">channel's page</a>.
-            </p>
-          )
-          : null}
+        {coverage.uncovered ? <UncoveredHelp /> : null}
         <CopyAsCurl id="curl-read" curl={adminCurl(base, { method: "GET", path })} />
       </section>
       <PriceSection c={c} model={model} refusal={refusal} base={base} />
