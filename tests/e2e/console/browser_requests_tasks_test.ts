@@ -79,6 +79,9 @@ chromium.test(
     await signIn(holder, { origin: s.gw.url, token: s.key });
     await holder.page.goto(`${s.gw.url}/console/requests`);
     await holder.page.locator(`a[href="/console/requests/${requestId}"]`).click();
+    // The click navigates: wait for the page, as the operator's half above does.
+    await holder.page.waitForURL(new RegExp(`/console/requests/${requestId}$`));
+    await holder.page.getByRole("heading", { name: "Receipt" }).waitFor();
     assertOk(await holder.page.getByRole("heading", { name: "Receipt" }).isVisible());
     assertEquals(await holder.page.getByRole("heading", { name: "Attempts" }).count(), 0);
     await assertFitsPhone(holder);
