@@ -8,7 +8,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
-import { receiptOf, speechReceipt } from "../billing/receipt.ts";
+import { audioCharactersReceipt, receiptOf } from "../billing/receipt.ts";
 import { isSpeechPrice, speechCharacters } from "../billing/speech_price.ts";
 import { resolveModel } from "../channels/model_access.ts";
 import { GatewayError } from "../errors.ts";
@@ -51,7 +51,7 @@ export async function serveSpeech(
   context.model = job.model;
   const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "audio" });
   if (!isSpeechPrice(model.price)) throw notASpeechModel(job.model);
-  const pricing = speechReceipt(
+  const pricing = audioCharactersReceipt(
     model.price,
     speechCharacters(job.input),
     gateway.priceTierOf(key),

@@ -20,7 +20,6 @@ import { moderationCost } from "./moderation_price.ts";
 import type { TokenUsage } from "./usage.ts";
 import { type PriceTier, tierFactorText, tierMultipliers } from "./price_tier.ts";
 import { audioCharactersCost, audioSecondsCost, audioTokensCost } from "./audio_price.ts";
-import { speechCost, type SpeechPrice } from "./speech_price.ts";
 
 /** Units by kind; a kind a request did not use is absent. */
 export interface ReceiptUnits {
@@ -157,26 +156,6 @@ export function imageReceipt(
     formula: factor
       ? `ceil(${job.count} images × ${unit}${factor}) = ${amount}`
       : `${job.count} images × ${unit} = ${amount}`,
-    amount,
-  };
-}
-
-/** The pricing of a speech request of `characters` input characters at the caller's `tier`. */
-export function speechReceipt(
-  price: SpeechPrice,
-  characters: number,
-  tier?: PriceTier,
-): ReceiptPricing {
-  const amount = speechCost(price, characters, tier);
-  const factor = tierFactorText(tier);
-  return {
-    kind: "audio",
-    units: { input_characters: characters },
-    prices: { per_character: price.per_character },
-    multipliers: tierMultipliers(tier),
-    formula: factor
-      ? `ceil(${characters} characters × ${price.per_character}${factor}) = ${amount}`
-      : `${characters} characters × ${price.per_character} = ${amount}`,
     amount,
   };
 }

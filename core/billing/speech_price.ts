@@ -1,7 +1,6 @@
 /** What speech costs: the model's `per_character` price × the characters of `input`. Pure. */
 
 import type { AudioPrice } from "./price_schema.ts";
-import { type PriceTier, tieredCeil } from "./price_tier.ts";
 
 export type SpeechPrice = Extract<AudioPrice, { per_character: number }>;
 
@@ -12,7 +11,5 @@ export function isSpeechPrice(price: unknown): price is SpeechPrice {
 
 export { speechCharacters } from "../jobs/speech_job.ts";
 
-/** Units for `characters` at `price` and the caller's price `tier` (default ×1), rounded up once. */
-export function speechCost(price: SpeechPrice, characters: number, tier?: PriceTier): number {
-  return tieredCeil(BigInt(price.per_character) * BigInt(characters), 1n, tier);
-}
+/** Units for `characters` at `price` and the caller's `tier`: the audio per-character cost. */
+export { audioCharactersCost as speechCost } from "./audio_price.ts";

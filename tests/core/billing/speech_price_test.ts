@@ -1,6 +1,6 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { isSpeechPrice, speechCharacters, speechCost } from "../../../core/billing/speech_price.ts";
-import { speechReceipt } from "../../../core/billing/receipt.ts";
+import { audioCharactersReceipt } from "../../../core/billing/receipt.ts";
 
 Deno.test("speech price: characters are code points; the cost is characters × per_character", () => {
   assertEquals(speechCharacters("hello"), 5);
@@ -18,7 +18,10 @@ Deno.test("speech price: a group multiplier applies, rounded up once", () => {
   const tier = { group: "vip", multiplier: 8_000 };
   assertEquals(speechCost({ per_character: 15 }, 3, tier), 36);
   assertEquals(speechCost({ per_character: 15 }, 1, tier), 12);
-  const receipt = speechReceipt({ per_character: 15 }, 3, { group: "vip", multiplier: 8_333 });
+  const receipt = audioCharactersReceipt({ per_character: 15 }, 3, {
+    group: "vip",
+    multiplier: 8_333,
+  });
   assertEquals(receipt.formula, "ceil(3 characters × 15 × 0.8333 (group vip)) = 38");
   assertEquals(receipt.units, { input_characters: 3 });
   assertEquals(receipt.multipliers, { price_multiplier: 0.8333 });
