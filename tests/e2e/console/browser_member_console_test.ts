@@ -29,7 +29,10 @@ async function signInByKeyboard(watched: WatchedPage, origin: string) {
   const { page } = watched;
   await page.goto(`${origin}/console/sign-in`);
   // Chromium applies autofocus after the first rendering, a moment after the load.
-  await page.waitForFunction(`document.activeElement?.id === "email"`).catch(() => {});
+  for (let i = 0; i < 100; i++) {
+    if (await page.evaluate(`document.activeElement?.id === "email"`)) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   assertEquals(await page.evaluate(`document.activeElement?.id`), "email", "email has focus");
   await page.keyboard.type(EMAIL);
   await page.keyboard.press("Tab");
@@ -111,9 +114,12 @@ chromium.test(
     assertOk(snippet.includes(`${origin}/v1`) && snippet.includes('from "openai"'), snippet);
     await tabUntil(watched, `el.dataset.copy === "snippet-0"`, "the snippet's copy button");
     await page.keyboard.press("Enter");
-    await page.waitForFunction(
-      `document.querySelector('button[data-copy="snippet-0"]').textContent === "Copied"`,
-    );
+    // Polled with evaluate: waitForFunction evaluates a string, which the console's CSP refuses.
+    for (let i = 0; i < 100; i++) {
+      const copied = `document.querySelector('button[data-copy="snippet-0"]').textContent`;
+      if (await page.evaluate(copied) === "Copied") break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     assertEquals(await page.evaluate(`navigator.clipboard.readText()`), snippet);
     assertCleanLoad(watched, origin);
 

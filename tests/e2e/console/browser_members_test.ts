@@ -45,7 +45,10 @@ chromium.test(
     const signInByKeyboard = async () => {
       await page.goto(`${origin}/console/sign-in`);
       // Chromium applies autofocus after the first rendering, a moment after the load.
-      await page.waitForFunction(`document.activeElement?.id === "email"`).catch(() => {});
+      for (let i = 0; i < 100; i++) {
+        if (await page.evaluate(`document.activeElement?.id === "email"`)) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       assertEquals(await page.evaluate(`document.activeElement?.id`), "email", "email has focus");
       await page.keyboard.type("web@example.com");
       await page.keyboard.press("Tab");
@@ -74,7 +77,10 @@ chromium.test(
     await page.waitForURL((url) => url.pathname === "/console/sign-in");
     await signInByKeyboard();
     assertEquals(new URL(page.url()).pathname, "/console/sign-in/second-factor");
-    await page.waitForFunction(`document.activeElement?.id === "code"`).catch(() => {});
+    for (let i = 0; i < 100; i++) {
+      if (await page.evaluate(`document.activeElement?.id === "code"`)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     assertEquals(await page.evaluate(`document.activeElement?.id`), "code", "code has focus");
     await page.keyboard.type(codeAt(secret, now + 30_000));
     await Promise.all([
