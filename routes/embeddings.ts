@@ -37,7 +37,10 @@ export function embeddingsRoutes(gateway: Gateway) {
     const answer = await serveEmbeddings(c.get("scope"), { job, base64, ignoredFields });
     const passed = answer.raw === undefined ? null : withModelRenamed(answer.raw, job.model);
     if (passed !== null) {
-      return c.body(passed, 200, { ...answer.headers, "content-type": "application/json" });
+      return c.body(passed as Uint8Array<ArrayBuffer>, 200, {
+        ...answer.headers,
+        "content-type": "application/json",
+      });
     }
     return c.json(
       {
