@@ -10,7 +10,7 @@ import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";
 import { isNumberList, openAIEmbeddingsUsageSchema } from "./embedding_schemas.ts";
 import { bearerJson, type EmbeddingProvider, type UpstreamTarget } from "./provider.ts";
-import { indexOfToken, lastIndexOfToken, skipSpace, tokenOf } from "../embeddings/pass_through.ts";
+import { indexOfToken, lastIndexOfToken, skipSpace, tokenOf } from "../util/json_bytes.ts";
 
 const decoder = new TextDecoder();
 const EMBEDDING_KEY = tokenOf('"embedding"');

@@ -1,10 +1,5 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import {
-  indexOfToken,
-  lastIndexOfToken,
-  tokenOf,
-  withModelRenamed as renamedBytes,
-} from "../../../core/embeddings/pass_through.ts";
+import { withModelRenamed as renamedBytes } from "../../../core/embeddings/pass_through.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 /** The renamed answer as text, for comparing (null when none). */
@@ -44,16 +39,4 @@ Deno.test('withModelRenamed(): a "model" that is not a member with a string valu
     '{"model":"b","data":[],"x":"\\"model\\""}',
   );
   assertEquals(withModelRenamed('{"model":1}', "b"), null);
-});
-
-Deno.test("indexOfToken() / lastIndexOfToken(): every occurrence, from either end", () => {
-  const text = bytes('"a""ab" "ab"');
-  const token = tokenOf('"ab"');
-  assertEquals(indexOfToken(text, token), 3);
-  assertEquals(indexOfToken(text, token, 4), 8);
-  assertEquals(indexOfToken(text, token, 9), -1);
-  assertEquals(lastIndexOfToken(text, token), 8);
-  assertEquals(lastIndexOfToken(text, token, 7), 3);
-  assertEquals(lastIndexOfToken(text, token, 2), -1);
-  assertEquals(lastIndexOfToken(bytes('"ab'), token), -1);
 });
