@@ -25,6 +25,7 @@ import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { WebhookFields, webhookFormValues } from "../webhook_fields.tsx";
 import { webhookPatchOf } from "../webhook_form.ts";
+import { nameBook } from "../name_links.tsx";
 import { scopeText } from "./webhooks.tsx";
 
 function endpointIdOf(c: ConsoleContext): string {
@@ -71,6 +72,7 @@ async function endpointPage(
 ) {
   const { c, id, problem, sent } = options;
   const endpoint = await gateway.webhooks.get(id);
+  const book = await nameBook(gateway, { keys: [endpoint.key_id] });
   const url = c.get("url");
   const listing = listOptions(url);
   const deliveries = await listed(
@@ -100,7 +102,7 @@ async function endpointPage(
             <code>{endpoint.url}</code>
           </dd>
           <dt>Tasks of</dt>
-          <dd>{scopeText(endpoint)}</dd>
+          <dd>{scopeText(endpoint, book)}</dd>
           <dt>Events</dt>
           <dd>{endpoint.events.join(", ")}</dd>
           <dt>Task callback_url</dt>
