@@ -126,3 +126,17 @@ export function LedgerRef({ ref }: { ref: string }) {
   if (/^task_[0-9A-Za-z]+$/.test(ref)) return <TaskLink id={ref} />;
   return <code>{ref}</code>;
 }
+
+/**
+ * A key on a member's page: linked to its member page when it is one the member manages (`names`
+ * holds only those), else its id as it is: never a link to a page the member may not see.
+ */
+export function MemberKeyName(
+  { id, names }: { id: string | null | undefined; names: ReadonlyMap<string, string> },
+) {
+  if (!id) return <></>;
+  const name = names.get(id);
+  return name === undefined
+    ? <code>{id}</code>
+    : <a href={`/console/account/keys/${encodeURIComponent(id)}`}>{name}</a>;
+}

@@ -132,7 +132,7 @@ async function keyDetailPage(
           })}
         />
       </section>
-      <KeyActivitySections activity={activity} keyId={id} base={base} />
+      <KeyActivitySections activity={activity} keyId={id} base={base} book={book} />
       <section class="card" aria-labelledby="edit-heading">
         <h2 id="edit-heading">Edit</h2>
         <EditForm c={c} keyView={keyView} />
