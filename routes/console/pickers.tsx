@@ -22,12 +22,18 @@ export type PickerLists = Partial<Record<string, Choice[]>>;
 
 export const pickerListId = (list: string) => `pick-${list}`;
 
-/** `[name, id]` pairs as options: by name, or by id where two share the name. */
-function byName(records: Array<{ id: string; name: string }>, label: (id: string) => string) {
+/**
+ * `[name, id]` pairs as options: by name, or by id where two share the name or the name would be
+ * read as an id (`isId`).
+ */
+function byName(
+  records: Array<{ id: string; name: string }>,
+  { label, isId }: { label: (id: string) => string; isId: (name: string) => boolean },
+) {
   const count = new Map<string, number>();
   for (const { name } of records) count.set(name, (count.get(name) ?? 0) + 1);
   return records.map(({ id, name }): Choice =>
-    count.get(name) === 1 ? [name, label(id)] : [id, `${name} (${label(id)})`]
+    count.get(name) === 1 && !isId(name) ? [name, label(id)] : [id, `${name} (${label(id)})`]
   );
 }
 
@@ -41,14 +47,19 @@ export async function pickerLists(
     if (kind === "key") {
       const keys = await keySummaries(gateway.kv, { limit: PICKER_LIMIT });
       const prefixes = new Map(keys.map((key) => [key.id, key.prefix]));
-      lists.key = byName(keys, (id) => `${id} · ${prefixes.get(id)}…`);
+      lists.key = byName(keys, {
+        label: (id) => `${id} · ${prefixes.get(id)}…`,
+        isId: (name) => hasIdShape(name, "key"),
+      });
     } else if (kind === "account") {
-      lists.account = byName(
-        await accountSummaries(gateway.kv, { limit: PICKER_LIMIT }),
-        (id) => id,
-      );
+      lists.account = byName(await accountSummaries(gateway.kv, { limit: PICKER_LIMIT }), {
+        label: (id) => id,
+        isId: (name) => hasIdShape(name, "account"),
+      });
     } else if (kind === "channel") {
-      lists.channel = byName([...gateway.registry.channels], (id) => id);
+      const channels = gateway.registry.channels;
+      const ids = new Set(channels.map((channel) => channel.id));
+      lists.channel = byName([...channels], { label: (id) => id, isId: (name) => ids.has(name) });
     } else {
       lists.model = gateway.registry.models.slice(0, PICKER_LIMIT).map((model) => [
         model.id,

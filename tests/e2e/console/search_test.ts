@@ -2,7 +2,8 @@
  * The operator's global search over HTTP against a real gateway: the box in the top bar, an exact
  * id (key, account, request, channel) answered 303 to its page, a name or a key's visible prefix
  * answered with a page of matches by kind, an empty, overlong or secret-shaped query a 400 that
- * never echoes the secret, and no search for key holders or members.
+ * never echoes the secret, and no search for key holders or members. A task found by its id names
+ * its key and channel.
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
@@ -10,6 +11,7 @@ import { postJson, serverTest } from "../../helpers/gateway.ts";
 import { memberSession, operatorSession } from "../../helpers/console_roles.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
+import { IMAGE_MODEL, setupImages } from "../../helpers/image_setup.ts";
 
 async function page(response: Promise<Response>) {
   const answer = await response;
@@ -107,5 +109,40 @@ Deno.test(
     assertEquals(dashboard.status, 200);
     assertOk(!dashboard.html.includes('action="/console/search"'), "no box for a member");
     assertEquals((await page(member.get(search("test")))).status, 403);
+  },
+);
+
+Deno.test(
+  "console search: a task's id goes to the task; the task page names its key and channel",
+  serverTest,
+  async () => {
+    await using s = await setupImages("openai-images", { env: { GATEWAY_TASK_POLL_MS: "50" } });
+    const submitted = await postJson(s.gw, "/v1/images/generations", s.key, {
+      model: IMAGE_MODEL,
+      prompt: "a kite",
+    }, { "x-gateway-async-task": "true" });
+    const taskId = (await submitted.json()).data.task_id as string;
+    let task = (await s.gw.admin("GET", `/admin/tasks/${taskId}`)).body;
+    for (let i = 0; i < 400 && task.status !== "succeeded"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      task = (await s.gw.admin("GET", `/admin/tasks/${taskId}`)).body;
+    }
+    assertEquals(task.status, "succeeded");
+    const key = (await s.gw.admin("GET", `/admin/keys/${s.keyId}`)).body;
+    const channel = (await s.gw.admin("GET", `/admin/channels/${task.channel_id}`)).body;
+    const client = await operatorSession(s.gw);
+
+    const found = await page(client.get(search(taskId)));
+    assertEquals([found.status, found.location], [303, `/console/tasks/${taskId}`]);
+    const detail = await page(client.get(`/console/tasks/${taskId}`));
+    assertOk(detail.html.includes(`<a href="/console/keys/${s.keyId}">${key.name}</a>`), "key");
+    assertOk(
+      detail.html.includes(`<a href="/console/channels/${channel.id}">${channel.name}</a>`),
+      "channel",
+    );
+    const list = await page(client.get(`/console/tasks?key=${encodeURIComponent(key.name)}`));
+    assertEquals(list.status, 200);
+    assertOk(list.html.includes(`/console/tasks/${taskId}`), "filtered by the key's name");
+    assertOk(list.html.includes(`<a href="/console/channels/${channel.id}">${channel.name}</a>`));
   },
 );
