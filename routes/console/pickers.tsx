@@ -74,6 +74,15 @@ function optionOf([value, label]: Choice) {
   return <option value={value}>{label}</option>;
 }
 
+/**
+ * Keys offered by id, each labelled with its name, for a form that posts a key id: typing part of
+ * a name finds the key and fills in its id.
+ */
+export async function keyIdChoices(gateway: Gateway): Promise<Choice[]> {
+  const keys = await keySummaries(gateway.kv, { limit: PICKER_LIMIT });
+  return keys.map((key) => [key.id, `${key.name} · ${key.prefix}…`]);
+}
+
 /** The `<datalist>`s of `lists`, once per page. */
 export function Datalists({ lists }: { lists: PickerLists }) {
   return (

@@ -26,6 +26,7 @@ import { adminCurl } from "../snippets.ts";
 import { WebhookFields, webhookFormValues } from "../webhook_fields.tsx";
 import { webhookPatchOf } from "../webhook_form.ts";
 import { nameBook } from "../name_links.tsx";
+import { keyIdChoices } from "../pickers.tsx";
 import { scopeText } from "./webhooks.tsx";
 
 function endpointIdOf(c: ConsoleContext): string {
@@ -198,7 +199,11 @@ async function endpointPage(
         <h2 id="edit-heading">Edit</h2>
         <form method="post" action={`/console/webhooks/${id}/edit`}>
           <CsrfField session={session} />
-          <WebhookFields values={webhookFormValues(endpoint)} prefix="edit" />
+          <WebhookFields
+            values={webhookFormValues(endpoint)}
+            prefix="edit"
+            keyChoices={await keyIdChoices(gateway)}
+          />
           <p>
             <button type="submit">Save</button>
           </p>

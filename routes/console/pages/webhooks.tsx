@@ -25,6 +25,7 @@ import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { WebhookFields } from "../webhook_fields.tsx";
 import { KeyName, type NameBook, nameBook } from "../name_links.tsx";
+import { keyIdChoices } from "../pickers.tsx";
 import { webhookInputOf } from "../webhook_form.ts";
 
 /** Whose tasks an endpoint hears of, in words: the key by name, the group linked. */
@@ -108,7 +109,7 @@ async function webhooksPage(gateway: Gateway, c: ConsoleContext) {
   );
 }
 
-function newEndpointPage(
+async function newEndpointPage(
   c: ConsoleContext,
   options: { gateway: Gateway; fields?: Record<string, string>; problem?: string },
 ) {
@@ -122,7 +123,11 @@ function newEndpointPage(
       <form method="post" action="/console/webhooks" class="card">
         {options.problem ? <p class="error" role="alert">{options.problem}</p> : null}
         <CsrfField session={c.get("session")} />
-        <WebhookFields values={fields} prefix="new" />
+        <WebhookFields
+          values={fields}
+          prefix="new"
+          keyChoices={await keyIdChoices(options.gateway)}
+        />
         <p>
           <button type="submit">Create</button>
         </p>

@@ -130,6 +130,10 @@ Deno.test(
     assertOk(hooks.html.includes(`key ${link(`/console/keys/${alice.id}`, "alice-prod")}`));
     const hookPage = await page(client.get(`/console/webhooks/${hook.body.id}`));
     assertOk(hookPage.html.includes(link(`/console/keys/${alice.id}`, "alice-prod")));
+    assertOk(hookPage.html.includes('list="pick-edit-key_id"'), "the edit form's key picker");
+    const newHook = await page(client.get("/console/webhooks/new"));
+    assertOk(newHook.html.includes('<datalist id="pick-new-key_id">'), "the key picker");
+    assertOk(newHook.html.includes(`<option value="${alice.id}">alice-prod · `), "by id, named");
 
     const tasks = await page(client.get("/console/tasks"));
     assertOk(tasks.html.includes('<datalist id="pick-key">'), "task key picker");
