@@ -10,6 +10,7 @@ import type { LedgerEntry } from "../../core/billing/ledger_records.ts";
 import type { LedgerVerification } from "../../core/billing/ledger_audit.ts";
 import { DataTable } from "./data_table.tsx";
 import { formatUnits } from "./snippets.ts";
+import { Deleted, LedgerRef } from "./name_links.tsx";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
@@ -64,7 +65,10 @@ export function WalletFacts(
 
 function KeyCell({ keyId, names }: { keyId: string | null; names: Map<string, string> }) {
   if (keyId === null) return <span class="muted">the wallet</span>;
-  return <a href={`/console/keys/${keyId}`}>{names.get(keyId) ?? keyId}</a>;
+  const name = names.get(keyId);
+  return name === undefined
+    ? <Deleted id={keyId} />
+    : <a href={`/console/keys/${keyId}`}>{name}</a>;
 }
 
 /** The wallet's entries, newest first, with the running balance and the key each names. */
@@ -90,7 +94,7 @@ export function WalletLedger(
           header: "Reference",
           cell: (entry) => (
             <>
-              <code>{entry.ref}</code> {entry.note ?? ""}
+              <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
             </>
           ),
         },

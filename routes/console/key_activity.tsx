@@ -8,6 +8,7 @@ import { BarChart } from "./bar_chart.tsx";
 import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
 import { adminCurl, formatUnits } from "./snippets.ts";
+import { ModelName, type NameBook } from "./name_links.tsx";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
 const DAYS = 30;
@@ -119,7 +120,9 @@ function KeyUsage(
   );
 }
 
-function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentRequests(
+  { activity, keyId, book }: { activity: KeyActivity; keyId: string; book: NameBook },
+) {
   return (
     <section class="card" aria-labelledby="requests-heading">
       <h2 id="requests-heading">Recent requests</h2>
@@ -137,7 +140,7 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
             ),
           },
           { header: "When", cell: (request) => request.at },
-          { header: "Model", cell: (request) => request.model ?? "–" },
+          { header: "Model", cell: (request) => <ModelName id={request.model} book={book} /> },
           {
             header: "Status",
             cell: (request) => request.status,
@@ -154,7 +157,9 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
   );
 }
 
-function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentTasks(
+  { activity, keyId, book }: { activity: KeyActivity; keyId: string; book: NameBook },
+) {
   return (
     <section class="card" aria-labelledby="tasks-heading">
       <h2 id="tasks-heading">Recent tasks</h2>
@@ -173,7 +178,7 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
           },
           { header: "Submitted", cell: (task) => new Date(task.submit_time * 1000).toISOString() },
           { header: "Kind", cell: (task) => task.kind },
-          { header: "Model", cell: (task) => task.model },
+          { header: "Model", cell: (task) => <ModelName id={task.model} book={book} /> },
           { header: "Status", cell: (task) => <>{task.status} {task.progress}</> },
           {
             header: "Cost",
@@ -191,13 +196,19 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
 
 /** The usage, recent requests and recent tasks sections of a key's detail page. */
 export function KeyActivitySections(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
+  { activity, keyId, base, book }: {
+    activity: KeyActivity;
+    keyId: string;
+    base: string;
+    /** The names of what the sections show (models). */
+    book: NameBook;
+  },
 ) {
   return (
     <>
       <KeyUsage activity={activity} keyId={keyId} base={base} />
-      <RecentRequests activity={activity} keyId={keyId} />
-      <RecentTasks activity={activity} keyId={keyId} />
+      <RecentRequests activity={activity} keyId={keyId} book={book} />
+      <RecentTasks activity={activity} keyId={keyId} book={book} />
     </>
   );
 }

@@ -2,6 +2,7 @@
 
 import type { AccountArea } from "../../core/account_area/account_area.ts";
 import { DataTable } from "./data_table.tsx";
+import { MemberKeyName } from "./name_links.tsx";
 import { formatUnits } from "./snippets.ts";
 
 export type MemberRequest = Awaited<ReturnType<AccountArea["requests"]>>["data"][number];
@@ -20,7 +21,7 @@ export function RequestRows(
         },
         keyNames && {
           header: "Key",
-          cell: (row) => row.key_id ? keyNames.get(row.key_id) ?? <code>{row.key_id}</code> : "",
+          cell: (row) => <MemberKeyName id={row.key_id} names={keyNames} />,
         },
         { header: "Model", cell: (row) => row.model ?? "" },
         { header: "Interface", cell: (row) => row.interface },

@@ -47,6 +47,7 @@ import { memberKeyDetailPages } from "./pages/member_key_detail.tsx";
 import { memberUsagePages } from "./pages/member_usage.tsx";
 import { memberModelPages } from "./pages/member_models.tsx";
 import { memberWalletPages } from "./pages/member_wallet.tsx";
+import { searchPages } from "./pages/search.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -105,6 +106,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", taskPages(gateway));
   app.route("/", webhookPages(gateway));
   app.route("/", webhookDetailPages(gateway));
+  app.route("/", searchPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
   });

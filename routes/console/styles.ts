@@ -30,6 +30,7 @@ nav ul{display:flex;flex-wrap:wrap;gap:4px 12px;list-style:none;margin:0;padding
 nav a{text-decoration:none;padding:4px 2px}
 nav a[aria-current=page]{font-weight:600;border-bottom:2px solid var(--accent)}
 header form{margin:0}.header-end{margin-left:auto;display:flex;gap:8px;flex-wrap:wrap}
+.header-search{display:flex;gap:4px}.header-search input[type=search]{width:14rem}
 main{max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:8px 0 16px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;

@@ -29,6 +29,7 @@ import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
+import { KeyName, LedgerRef, nameBook } from "../name_links.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 
 function keyIdOf(c: ConsoleContext): string {
@@ -103,6 +104,7 @@ async function keyDetailPage(
   const keyView = await gateway.keys.get(id);
   const check = await verifyLedger(gateway.kv, walletOf(keyView));
   const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
+  const book = await nameBook(gateway, { keys: ledger.data.map((entry) => entry.key_id) });
   const activity = await readKeyActivity(gateway, id);
   const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
@@ -130,7 +132,7 @@ async function keyDetailPage(
           })}
         />
       </section>
-      <KeyActivitySections activity={activity} keyId={id} base={base} />
+      <KeyActivitySections activity={activity} keyId={id} base={base} book={book} />
       <section class="card" aria-labelledby="edit-heading">
         <h2 id="edit-heading">Edit</h2>
         <EditForm c={c} keyView={keyView} />
@@ -178,11 +180,18 @@ async function keyDetailPage(
             { header: "Type", cell: (entry) => entry.type },
             { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
             { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+            account && {
+              header: "Key",
+              cell: (entry) =>
+                entry.key_id
+                  ? <KeyName id={entry.key_id} book={book} />
+                  : <span class="muted">the wallet</span>,
+            },
             {
               header: "Reference",
               cell: (entry) => (
                 <>
-                  <code>{entry.ref}</code> {entry.note ?? ""}
+                  <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
                 </>
               ),
             },

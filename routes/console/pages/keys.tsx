@@ -22,11 +22,12 @@ import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
+import { AccountName, type NameBook, nameBook } from "../name_links.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
-function KeyRows({ keys }: { keys: KeyView[] }) {
+function KeyRows({ keys, book }: { keys: KeyView[]; book: NameBook }) {
   return (
     <DataTable
       rows={keys}
@@ -34,6 +35,7 @@ function KeyRows({ keys }: { keys: KeyView[] }) {
       columns={[
         { header: "Name", cell: (key) => <a href={`/console/keys/${key.id}`}>{key.name}</a> },
         { header: "Prefix", cell: (key) => <code>{key.prefix}…</code> },
+        { header: "Account", cell: (key) => <AccountName id={key.account_id} book={book} /> },
         { header: "Group", cell: (key) => key.group },
         { header: "Balance", cell: (key) => formatUnits(key.balance) },
         { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
@@ -87,6 +89,7 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
   const url = c.get("url");
   const query = keyListQuery(url);
   const page = await listed(query, () => gateway.keys.list(query));
+  const book = await nameBook(gateway, { accounts: page.data.map((key) => key.account_id) });
   const base = baseUrlOf(gateway, url);
   return renderPage(
     c,
@@ -96,7 +99,7 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
       </p>
       <Filters url={url} />
       <section class="card" aria-label="Keys">
-        <KeyRows keys={page.data} />
+        <KeyRows keys={page.data} book={book} />
         {page.cursor
           ? (
             <p>

@@ -26,6 +26,7 @@ import {
   totalsSince,
 } from "../usage_summary.ts";
 import { ShareBars } from "../share_bars.tsx";
+import { MemberKeyName } from "../name_links.tsx";
 import { floorText } from "../wallet_floor.ts";
 
 /** The member and account of a member's session (member pages only run for members). */
@@ -49,7 +50,9 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
   const keyNames = new Map(
     (await gateway.accounts.keyIdsOf(actor.accountId)).map((id) => [id, id]),
   );
-  for (const key of await area.keys(actor)) keyNames.set(key.id, key.name);
+  // The keys the member manages: the only ones linked (an owner's: all of the account's).
+  const managedNames = new Map((await area.keys(actor)).map((key) => [key.id, key.name]));
+  for (const [id, name] of managedNames) keyNames.set(id, name);
   const running = [];
   for (const status of ["in_progress", "submitted"] as const) {
     running.push(...(await area.tasks(actor, { limit: 20, order: "desc" }, { status })).data);
@@ -61,6 +64,7 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
     byKey: topBy(usage, { field: "key_id", limit: 10 }),
     byModel: topBy(usage, { field: "model", limit: 10 }),
     keyNames,
+    managedNames,
     running,
   };
 }
@@ -136,7 +140,10 @@ function Dashboard(
             { header: "Model", cell: (task) => task.model },
             { header: "Status", cell: (task) => task.status },
             { header: "Progress", cell: (task) => task.progress },
-            { header: "Key", cell: (task) => data.keyNames.get(task.key_id) ?? task.key_id },
+            {
+              header: "Key",
+              cell: (task) => <MemberKeyName id={task.key_id} names={data.managedNames} />,
+            },
           ]}
         />
       </section>

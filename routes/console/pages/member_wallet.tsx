@@ -19,6 +19,7 @@ import { memberChange } from "../member_change.ts";
 import { renderPage } from "../render.tsx";
 import { formatUnits } from "../snippets.ts";
 import { floorText } from "../wallet_floor.ts";
+import { MemberKeyName } from "../name_links.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 type Entry = Awaited<ReturnType<AccountArea["ledger"]>>["data"][number];
@@ -48,8 +49,7 @@ function LedgerRows(
         { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
         {
           header: "Key",
-          cell: (entry) =>
-            entry.key_id ? keyNames.get(entry.key_id) ?? <code>{entry.key_id}</code> : "",
+          cell: (entry) => <MemberKeyName id={entry.key_id} names={keyNames} />,
         },
         { header: "Reference", cell: (entry) => <Reference entry={entry} /> },
       ]}

@@ -15,6 +15,7 @@ import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { uncoveredModels } from "../model_coverage.ts";
+import { keyNames as keyNamesOf } from "../../../core/console/directory.ts";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import {
   dailySeries,
@@ -109,16 +110,11 @@ const HEALTH_COLUMNS: Columns<HealthRow> = [
   },
 ];
 
+/** The top keys' names in one batched read; a key deleted since keeps its id, said so. */
 async function keyNames(gateway: Gateway, ids: readonly (string | null)[]) {
-  const names = new Map<string, string>();
-  for (const id of ids) {
-    if (!id) continue;
-    try {
-      names.set(id, (await gateway.keys.get(id)).name);
-    } catch {
-      names.set(id, id); // deleted since: its id stays meaningful in the log
-    }
-  }
+  const present = ids.filter((id): id is string => id !== null);
+  const names = await keyNamesOf(gateway.kv, present);
+  for (const id of present) if (!names.has(id)) names.set(id, `${id} (deleted)`);
   return names;
 }
 

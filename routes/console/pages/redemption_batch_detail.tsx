@@ -31,6 +31,7 @@ import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
+import { AccountName, type NameBook, nameBook } from "../name_links.tsx";
 import { batchPath, batchStateOf } from "./redemption_batches.tsx";
 
 /** Codes a page of the batch's code list. */
@@ -92,7 +93,12 @@ function DisableBatchForm({ c, batch }: { c: ConsoleContext; batch: BatchSummary
 }
 
 function CodeRows(
-  { c, batchId, codes }: { c: ConsoleContext; batchId: string; codes: CodeView[] },
+  { c, batchId, codes, book }: {
+    c: ConsoleContext;
+    batchId: string;
+    codes: CodeView[];
+    book: NameBook;
+  },
 ) {
   const session = c.get("session");
   return (
@@ -110,10 +116,7 @@ function CodeRows(
         },
         {
           header: "Redeemed by",
-          cell: (code) =>
-            code.redeemed_by
-              ? <a href={`/console/accounts/${code.redeemed_by}`}>{code.redeemed_by}</a>
-              : "",
+          cell: (code) => code.redeemed_by ? <AccountName id={code.redeemed_by} book={book} /> : "",
         },
         { header: "Redeemed", cell: (code) => code.redeemed_at ?? "" },
         { header: "Disabled", cell: (code) => code.disabled_at ?? "" },
@@ -178,6 +181,7 @@ async function batchPage(
   const batch = await store.summary(id);
   const query = codeQuery(url);
   const page = await store.codes(id, query);
+  const book = await nameBook(gateway, { accounts: page.data.map((code) => code.redeemed_by) });
   const base = baseUrlOf(gateway, url);
   return renderPage(
     c,
@@ -210,7 +214,7 @@ async function batchPage(
       <section class="card" aria-labelledby="codes-heading">
         <h2 id="codes-heading">Codes</h2>
         <StateFilter url={url} id={id} />
-        <CodeRows c={c} batchId={id} codes={page.data} />
+        <CodeRows c={c} batchId={id} codes={page.data} book={book} />
         {page.cursor
           ? (
             <p>

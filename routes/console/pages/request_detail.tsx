@@ -15,6 +15,16 @@ import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
+import type { Child } from "hono/jsx";
+import {
+  AccountName,
+  ChannelName,
+  KeyName,
+  ModelName,
+  type NameBook,
+  nameBook,
+  TaskLink,
+} from "../name_links.tsx";
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 
@@ -100,7 +110,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
   );
 }
 
-function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
+function Attempts({ attempts, book }: { attempts: AttemptRecord[]; book: NameBook }) {
   return (
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Attempts</h2>
@@ -108,7 +118,10 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
         rows={attempts}
         empty="No upstream was called."
         columns={[
-          { header: "Channel", cell: (attempt) => <code>{attempt.channel_id}</code> },
+          {
+            header: "Channel",
+            cell: (attempt) => <ChannelName id={attempt.channel_id} book={book} />,
+          },
           {
             header: "Outcome",
             cell: (attempt) =>
@@ -130,7 +143,11 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
   );
 }
 
-export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
+/**
+ * What the request was. With `book` (the operator's page) its key, account, channel, model and
+ * task are names linked to their pages; without, the values as they are.
+ */
+export function Facts({ record, book }: { record: Partial<RequestLogEntry>; book?: NameBook }) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>
@@ -138,6 +155,15 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         <dd>{String(value)}</dd>
       </>
     );
+  const linked = (label: string, value: string | null | undefined, named: Child) =>
+    value === undefined || value === null ? null : book
+      ? (
+        <>
+          <dt>{label}</dt>
+          <dd>{named}</dd>
+        </>
+      )
+      : fact(label, value);
   return (
     <section class="card" aria-labelledby="request-heading">
       <h2 id="request-heading">
@@ -147,9 +173,18 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         {fact("Time (UTC)", record.at)}
         {fact("Interface", record.interface)}
         {fact("Route", record.route)}
-        {fact("Model", record.model)}
-        {fact("Key", record.key_id)}
-        {fact("Channel", record.channel_id)}
+        {linked("Model", record.model, book && <ModelName id={record.model} book={book} />)}
+        {linked("Key", record.key_id, book && <KeyName id={record.key_id} book={book} />)}
+        {linked(
+          "Account",
+          book && record.account_id,
+          book && <AccountName id={record.account_id} book={book} />,
+        )}
+        {linked(
+          "Channel",
+          record.channel_id,
+          book && <ChannelName id={record.channel_id} book={book} />,
+        )}
         {fact("Status", record.status)}
         {fact("Error", record.error_code)}
         {fact("Latency", record.latency_ms === undefined ? undefined : `${record.latency_ms} ms`)}
@@ -161,7 +196,7 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         {fact("Usage from", record.usage_source)}
         {fact("Images", record.images)}
         {fact("Billed seconds", record.billed_seconds)}
-        {fact("Task", record.task_id)}
+        {linked("Task", record.task_id, <TaskLink id={record.task_id} />)}
         {fact("Task status", record.task_status)}
         {fact("Cost", record.cost === undefined ? undefined : formatUnits(record.cost))}
         <dt>Ignored fields</dt>
@@ -193,6 +228,9 @@ async function visibleRecord(
 async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
   const record = await visibleRecord(gateway, { c, id: c.req.param("id") ?? "" });
   const operator = c.get("session").role.kind === "operator";
+  const book = operator
+    ? await nameBook(gateway, { keys: [record.key_id], accounts: [record.account_id] })
+    : undefined;
   const base = baseUrlOf(gateway, c.get("url"));
   const curl = operator
     ? adminCurl(base, { method: "GET", path: `/admin/requests/${record.id}` })
@@ -203,11 +241,11 @@ async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
       <p>
         <a href="/console/requests">All requests</a>
       </p>
-      <Facts record={record} />
+      <Facts record={record} book={book} />
       {record.receipt
         ? <ReceiptView receipt={record.receipt} />
         : <p class="card muted">This request has no receipt: nothing was billed.</p>}
-      {operator ? <Attempts attempts={record.upstream_attempts ?? []} /> : null}
+      {book ? <Attempts attempts={record.upstream_attempts ?? []} book={book} /> : null}
       <CopyAsCurl id="curl-request" curl={curl} />
     </>,
     { title: "Request", copyButtons: true },

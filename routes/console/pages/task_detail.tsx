@@ -18,6 +18,8 @@ import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { ReceiptView } from "./request_detail.tsx";
+import type { Child } from "hono/jsx";
+import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import { DeliveryRows } from "../delivery_rows.tsx";
 
 const taskNotFound = () => new GatewayError("task_not_found", 404, "No task has this id");
@@ -107,7 +109,19 @@ function timeOf(unixSeconds: number | null): string | null {
   return unixSeconds === null ? null : new Date(unixSeconds * 1000).toISOString();
 }
 
-function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
+/** A fact shown as a name linked to its page (`book` is the operator's). */
+function namedFact(label: string, named: Child) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{named}</dd>
+    </>
+  );
+}
+
+function Facts(
+  { task, operator, book }: { task: TaskRecord; operator: boolean; book?: NameBook },
+) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>
@@ -118,9 +132,11 @@ function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
   return (
     <dl class="facts">
       {fact("Kind", `${task.kind} (${task.action})`)}
-      {fact("Model", task.model)}
-      {operator ? fact("Key", task.key_id) : null}
-      {operator ? fact("Channel", task.channel_id) : null}
+      {book
+        ? namedFact("Model", <ModelName id={task.model} book={book} />)
+        : fact("Model", task.model)}
+      {book ? namedFact("Key", <KeyName id={task.key_id} book={book} />) : null}
+      {book ? namedFact("Channel", <ChannelName id={task.channel_id} book={book} />) : null}
       {fact("Status", task.status)}
       {fact("Progress", task.progress)}
       {fact("Submitted", timeOf(task.submit_time))}
@@ -166,6 +182,7 @@ function curlOf(task: TaskRecord, { base, operator }: { base: string; operator: 
 async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
   const task = await visibleTask(gateway, { c, id: c.req.param("id") ?? "" });
   const operator = c.get("session").role.kind === "operator";
+  const book = operator ? await nameBook(gateway, { keys: [task.key_id] }) : undefined;
   const billing = await taskBilling(gateway.kv, task);
   const request = task.request_id ? await gateway.requestLog.get(task.request_id) : null;
   // Deliveries name endpoints and their answers: the operator's business, not the holder's.
@@ -184,7 +201,7 @@ async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="task-heading">
           <code>{task.id}</code>
         </h2>
-        <Facts task={task} operator={operator} />
+        <Facts task={task} operator={operator} book={book} />
         <h3>Result</h3>
         <Result task={task} origin={ownOrigin(gateway, url)} />
       </section>

@@ -154,7 +154,8 @@ chromium.test(
         await page.waitForURL((url) => url.pathname === "/console");
         await page.goto(`${s.gw.url}/console/keys`);
         await page.screenshot({ path: `${folder}/keys-${scheme}.png`, fullPage: true });
-        await page.getByRole("link", { name: "test", exact: true }).click();
+        // The key's name (its account, made with the same name, is a link beside it).
+        await page.locator(`a[href="/console/keys/${s.keyId}"]`, { hasText: "test" }).click();
         await page.waitForURL(/\/console\/keys\/key_\w+$/);
         await page.screenshot({ path: `${folder}/key-detail-${scheme}.png`, fullPage: true });
         assertCleanLoad(watched, s.gw.url);

@@ -149,7 +149,7 @@ Deno.test(
     for (const entry of entries) {
       assertOk(html.includes(`<td>${format(entry.balance_after)}</td>`), entry.id);
     }
-    assertOk(html.includes("<td>ledger app</td>"), "the key an entry names");
+    assertOk(html.includes(">ledger app</a></td>"), "the key an entry names, linked");
     assertOk(html.includes("top-up"));
     assertOk(html.includes('action="/console/account/wallet/redeem"'), "the redeem form");
     const memberWallet = await (await plain.get("/console/account/wallet")).text();

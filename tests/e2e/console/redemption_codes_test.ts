@@ -121,7 +121,10 @@ Deno.test(
 
     const page = await (await client.get(`/console/redemption-codes/${id}`)).text();
     assertOk(page.includes("3: 1 unused, 1 redeemed, 1 disabled, 0 expired"), "the counts");
-    assertOk(page.includes(`<a href="/console/accounts/${account.id}">${account.id}</a>`), "who");
+    assertOk(
+      page.includes(`<a href="/console/accounts/${account.id}">${account.name}</a>`),
+      "who, by name",
+    );
     assertEquals(page.match(/aria-label="Disable code /g)?.length, 1, "only the unused one");
     const onlyDisabled = await (await client.get(`/console/redemption-codes/${id}?state=disabled`))
       .text();
