@@ -7,7 +7,8 @@ import type { Gateway } from "../../core/gateway.ts";
 import { BarChart } from "./bar_chart.tsx";
 import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
-import { adminCurl, formatUnits } from "./snippets.ts";
+import { adminCurl } from "./snippets.ts";
+import type { ConsoleMoney } from "./money.tsx";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
 const DAYS = 30;
@@ -43,9 +44,13 @@ export async function readKeyActivity(gateway: Gateway, keyId: string) {
 
 export type KeyActivity = Awaited<ReturnType<typeof readKeyActivity>>;
 
-function KeyUsage(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
-) {
+interface ActivityProps {
+  activity: KeyActivity;
+  keyId: string;
+  money: ConsoleMoney;
+}
+
+function KeyUsage({ activity, keyId, base, money }: ActivityProps & { base: string }) {
   const active = activity.days.filter((day) => day.requests > 0).reverse();
   return (
     <section class="card" aria-labelledby="usage-heading">
@@ -61,7 +66,7 @@ function KeyUsage(
           id="key-chart-spend"
           title="Spend per day"
           points={activity.days.map((day) => ({ label: day.day, value: day.cost }))}
-          format={formatUnits}
+          format={money.full}
         />
       </div>
       <div class="charts">
@@ -77,7 +82,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (day) => <>{day.input_tokens} / {day.output_tokens}</>,
             },
-            { header: "Spend", cell: (day) => formatUnits(day.cost) },
+            { header: "Spend", cell: (day) => money.amount(day.cost) },
           ]}
         />
         <DataTable
@@ -104,7 +109,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (model) => <>{model.input_tokens} / {model.output_tokens}</>,
             },
-            { header: "Spend", cell: (model) => formatUnits(model.cost) },
+            { header: "Spend", cell: (model) => money.amount(model.cost) },
           ]}
         />
       </div>
@@ -119,7 +124,7 @@ function KeyUsage(
   );
 }
 
-function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentRequests({ activity, keyId, money }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="requests-heading">
       <h2 id="requests-heading">Recent requests</h2>
@@ -144,7 +149,7 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
             cellClass: (request) => request.status >= 400 ? "bad" : undefined,
           },
           { header: "Latency", cell: (request) => `${request.latency_ms} ms` },
-          { header: "Cost", cell: (request) => formatUnits(request.cost) },
+          { header: "Cost", cell: (request) => money.amount(request.cost) },
         ]}
       />
       <p>
@@ -154,7 +159,7 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
   );
 }
 
-function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentTasks({ activity, keyId, money }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="tasks-heading">
       <h2 id="tasks-heading">Recent tasks</h2>
@@ -178,7 +183,7 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
           {
             header: "Cost",
             cell: (task) =>
-              task.cost === null ? `${formatUnits(task.held)} held` : formatUnits(task.cost),
+              task.cost === null ? <>{money.amount(task.held)} held</> : money.amount(task.cost),
           },
         ]}
       />
@@ -191,13 +196,13 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
 
 /** The usage, recent requests and recent tasks sections of a key's detail page. */
 export function KeyActivitySections(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
+  { activity, keyId, base, money }: ActivityProps & { base: string },
 ) {
   return (
     <>
-      <KeyUsage activity={activity} keyId={keyId} base={base} />
-      <RecentRequests activity={activity} keyId={keyId} />
-      <RecentTasks activity={activity} keyId={keyId} />
+      <KeyUsage activity={activity} keyId={keyId} base={base} money={money} />
+      <RecentRequests activity={activity} keyId={keyId} money={money} />
+      <RecentTasks activity={activity} keyId={keyId} money={money} />
     </>
   );
 }

@@ -29,7 +29,8 @@ import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import { LedgerCheck } from "../account_sections.tsx";
 
 function keyIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -107,6 +108,7 @@ async function keyDetailPage(
   const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
+  const money = c.get("money");
   return renderPage(
     c,
     <>
@@ -114,7 +116,7 @@ async function keyDetailPage(
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{keyView.name}</h2>
         {account ? <KeyAccount account={account} /> : null}
-        <KeyFacts keyView={keyView} />
+        <KeyFacts keyView={keyView} money={money} />
         <form method="post" action={`/console/keys/${id}/enabled`} class="row">
           <CsrfField session={session} />
           {keyView.enabled
@@ -130,7 +132,7 @@ async function keyDetailPage(
           })}
         />
       </section>
-      <KeyActivitySections activity={activity} keyId={id} base={base} />
+      <KeyActivitySections activity={activity} keyId={id} base={base} money={money} />
       <section class="card" aria-labelledby="edit-heading">
         <h2 id="edit-heading">Edit</h2>
         <EditForm c={c} keyView={keyView} />
@@ -164,20 +166,14 @@ async function keyDetailPage(
       </section>
       <section class="card" aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
-        <p class={check.ok ? "ok" : "bad"}>
-          {check.ok
-            ? `Σ entries = balance ✓ (${check.entries} entries, ${formatUnits(check.balance)})`
-            : `Σ entries ≠ balance ✗ (entries ${formatUnits(check.entries_sum)}, balance ${
-              formatUnits(check.balance)
-            })`}
-        </p>
+        <LedgerCheck check={check} money={money} />
         <DataTable
           rows={ledger.data}
           columns={[
             { header: "When", cell: (entry) => entry.at },
             { header: "Type", cell: (entry) => entry.type },
-            { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
-            { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+            { header: "Amount", cell: (entry) => money.amount(entry.amount) },
+            { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
             {
               header: "Reference",
               cell: (entry) => (

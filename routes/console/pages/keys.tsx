@@ -22,11 +22,12 @@ import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
-function KeyRows({ keys }: { keys: KeyView[] }) {
+function KeyRows({ keys, money }: { keys: KeyView[]; money: ConsoleMoney }) {
   return (
     <DataTable
       rows={keys}
@@ -35,8 +36,8 @@ function KeyRows({ keys }: { keys: KeyView[] }) {
         { header: "Name", cell: (key) => <a href={`/console/keys/${key.id}`}>{key.name}</a> },
         { header: "Prefix", cell: (key) => <code>{key.prefix}…</code> },
         { header: "Group", cell: (key) => key.group },
-        { header: "Balance", cell: (key) => formatUnits(key.balance) },
-        { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
+        { header: "Balance", cell: (key) => money.amount(key.balance) },
+        { header: "Spent today", cell: (key) => money.amount(key.spend_today) },
         {
           header: "State",
           cell: (key) => key.enabled ? "enabled" : <span class="bad">disabled</span>,
@@ -96,7 +97,7 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
       </p>
       <Filters url={url} />
       <section class="card" aria-label="Keys">
-        <KeyRows keys={page.data} />
+        <KeyRows keys={page.data} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

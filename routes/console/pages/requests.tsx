@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
 import { interfaceNames } from "../../../core/formats/interfaces.ts";
@@ -21,7 +22,7 @@ import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { requestDetailPages } from "./request_detail.tsx";
 
 type ListedRequest = Pick<
@@ -29,7 +30,9 @@ type ListedRequest = Pick<
   "id" | "at" | "model" | "key_id" | "status" | "latency_ms" | "cost" | "interface"
 >;
 
-function RequestRows({ rows, operator }: { rows: ListedRequest[]; operator: boolean }) {
+function RequestRows(
+  { rows, operator, money }: { rows: ListedRequest[]; operator: boolean; money: ConsoleMoney },
+) {
   return (
     <DataTable
       rows={rows}
@@ -55,7 +58,7 @@ function RequestRows({ rows, operator }: { rows: ListedRequest[]; operator: bool
           cell: (row) => row.status >= 400 ? <span class="bad">{row.status}</span> : row.status,
         },
         { header: "Latency", cell: (row) => `${row.latency_ms} ms` },
-        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+        { header: "Cost", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );
@@ -133,7 +136,7 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
     <>
       <Filters url={c.get("url")} operator={operator} />
       <section class="card" aria-label="Requests">
-        <RequestRows rows={data} operator={operator} />
+        <RequestRows rows={data} operator={operator} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

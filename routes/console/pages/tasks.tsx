@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { TaskRecord } from "../../../core/tasks/task_record.ts";
 import { TASK_STATUSES, taskFilter } from "../../admin/tasks.ts";
@@ -17,7 +18,7 @@ import { listQuery } from "../list_query.ts";
 import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
 
 function timeOf(unixSeconds: number | null): string {
@@ -25,7 +26,9 @@ function timeOf(unixSeconds: number | null): string {
     .replace("T", " ");
 }
 
-function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean }) {
+function TaskRows(
+  { tasks, operator, money }: { tasks: TaskRecord[]; operator: boolean; money: ConsoleMoney },
+) {
   return (
     <DataTable
       rows={tasks}
@@ -61,7 +64,7 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
         {
           header: "Cost",
           cell: (task) =>
-            task.cost === null ? <span class="muted">pending</span> : formatUnits(task.cost),
+            task.cost === null ? <span class="muted">pending</span> : money.amount(task.cost),
         },
       ]}
     />
@@ -115,7 +118,7 @@ async function tasksListPage(gateway: Gateway, c: ConsoleContext) {
     <>
       <Filters url={c.get("url")} operator={operator} />
       <section class="card" aria-label="Tasks">
-        <TaskRows tasks={page.data} operator={operator} />
+        <TaskRows tasks={page.data} operator={operator} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

@@ -116,7 +116,7 @@ Deno.test(
       "each entry naming the key links to it, and so does the keys table",
     );
     assertOk(detail.includes(`href="/console/requests?key=${keyId}"`), "the key's requests");
-    assertOk(detail.includes(`-0.250000 (credit limit 250000 units)`), "the floor");
+    assertOk(detail.includes(`-$0.250000</span> (credit limit)`), "the floor");
     const changes = await (await client.get(
       detail.match(/href="(\/console\/audit\?[^"]+)"/)![1].replaceAll("&amp;", "&"),
     )).text();

@@ -164,7 +164,11 @@ Deno.test(
 
     const list = await (await client.get("/console/redemption-codes")).text();
     assertOk(list.includes(`<a href="/console/redemption-codes/${id}">launch</a>`), "listed");
-    assertOk(list.includes("<td>2.000000</td><td>3</td><td>1</td><td>0</td><td>2</td><td>0</td>"));
+    assertOk(
+      list.includes(
+        '<td><span class="money">$2.000000</span></td><td>3</td><td>1</td><td>0</td><td>2</td><td>0</td>',
+      ),
+    );
     assertOk(list.includes("<td>vip</td>"), "the group restriction");
     assertOk(
       list.includes('<a href="/console/redemption-codes" aria-current="page">Codes</a>'),
