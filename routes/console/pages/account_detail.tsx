@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import { currencyOfUnits } from "../currency_units.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { accountPatchSchema, type PublicAccount } from "../../../core/accounts/account_schema.ts";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
@@ -106,9 +107,10 @@ function EditForm({ c, account }: { c: ConsoleContext; account: PublicAccount })
         <Field
           name="credit_limit"
           id="edit-credit_limit"
-          label="Credit limit"
-          value={String(account.credit_limit)}
-          hint="units the wallet may go below zero"
+          label={`Credit limit (${c.get("money").format.currency})`}
+          value={currencyOfUnits(account.credit_limit)}
+          inputmode="decimal"
+          hint="how far below zero the wallet may go"
         />
         <div>
           <input type="hidden" name="unlimited" value="false" />
@@ -172,13 +174,14 @@ async function accountDetailPage(
       </section>
       <section class="card" aria-labelledby="credit-heading">
         <h2 id="credit-heading">Add credit</h2>
-        <p class="muted">1000000 units = 1.00; a negative amount takes money back.</p>
+        <p class="muted">A negative amount takes money back.</p>
         <form method="post" action={`/console/accounts/${id}/credit`} class="row">
           <CsrfField session={session} />
           <Field
             name="amount"
-            label="Amount (units)"
-            type="number"
+            label={`Amount (${money.format.currency})`}
+            inputmode="decimal"
+            hint="e.g. 10.00"
             required
           />
           <Field name="note" label="Note" />

@@ -140,6 +140,7 @@ async function accountsListPage(gateway: Gateway, c: ConsoleContext) {
 function NewAccountForm(
   { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
 ) {
+  const currency = c.get("money").format.currency;
   return (
     <form method="post" action="/console/accounts" class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
@@ -149,15 +150,17 @@ function NewAccountForm(
         <Field name="group" label="Group" value={fields.group ?? ""} hint="default when empty" />
         <Field
           name="credit_limit"
-          label="Credit limit"
+          label={`Credit limit (${currency})`}
           value={fields.credit_limit ?? ""}
-          hint="units the wallet may go below zero; 0 when empty"
+          inputmode="decimal"
+          hint="how far below zero the wallet may go, e.g. 5.00; 0 when empty"
         />
         <Field
           name="balance"
-          label="Opening balance"
+          label={`Opening balance (${currency})`}
           value={fields.balance ?? ""}
-          hint="units; 1000000 = 1.00; written as a credit"
+          inputmode="decimal"
+          hint="e.g. 10.00; written as a credit"
         />
         <div>
           <label class="choice">

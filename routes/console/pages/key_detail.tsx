@@ -6,6 +6,8 @@
  */
 
 import { walletOf } from "../../../core/billing/ledger.ts";
+import { creditInputOf } from "../account_form.ts";
+import { currencyOfUnits } from "../currency_units.ts";
 import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
@@ -43,6 +45,8 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
     <Field name={name} id={`edit-${name}`} label={label} type={type} value={value} />
   );
   const allowlist = keyView.ip_allowlist;
+  const currency = c.get("money").format.currency;
+  const capText = (units: number | undefined) => units === undefined ? "" : currencyOfUnits(units);
   return (
     <form method="post" action={`/console/keys/${keyView.id}/edit`}>
       <CsrfField session={c.get("session")} />
@@ -72,9 +76,13 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
         )}
         {field("rpm", "Requests per minute (RPM)", String(keyView.rpm ?? ""), "number")}
         {field("tpm", "Tokens per minute (TPM)", String(keyView.tpm ?? ""), "number")}
-        {field("cap_day", "Spend cap per day", String(keyView.spend_limits?.day ?? ""))}
-        {field("cap_week", "Spend cap per week", String(keyView.spend_limits?.week ?? ""))}
-        {field("cap_month", "Spend cap per month", String(keyView.spend_limits?.month ?? ""))}
+        {field("cap_day", `Spend cap per day (${currency})`, capText(keyView.spend_limits?.day))}
+        {field("cap_week", `Spend cap per week (${currency})`, capText(keyView.spend_limits?.week))}
+        {field(
+          "cap_month",
+          `Spend cap per month (${currency})`,
+          capText(keyView.spend_limits?.month),
+        )}
       </div>
       <p>
         <button type="submit">Save</button>
@@ -149,7 +157,13 @@ async function keyDetailPage(
         <h2 id="credit-heading">Add credit</h2>
         <form method="post" action={`/console/keys/${id}/credit`} class="row">
           <CsrfField session={session} />
-          <Field name="amount" label="Amount (units)" type="number" required />
+          <Field
+            name="amount"
+            label={`Amount (${money.format.currency})`}
+            inputmode="decimal"
+            required
+            hint="e.g. 10.00; a negative amount takes money back"
+          />
           <Field name="note" label="Note" />
           <div>
             <button type="submit">Add credit</button>
@@ -303,13 +317,7 @@ export function keyDetailPages(gateway: Gateway) {
       c,
       id,
       change: async () => {
-        const amount = /^-?\d+$/.test(form.amount?.trim() ?? "")
-          ? Number(form.amount.trim())
-          : form.amount;
-        const input = validate(creditInputSchema, {
-          amount,
-          ...(form.note?.trim() ? { note: form.note.trim() } : {}),
-        });
+        const input = validate(creditInputSchema, creditInputOf(form));
         await gateway.keys.get(id);
         return consoleChange(gateway, {
           c,

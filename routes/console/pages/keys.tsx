@@ -143,6 +143,7 @@ function NewKeyForm(
       required={name === "name"}
     />
   );
+  const currency = c.get("money").format.currency;
   return (
     <form method="post" action="/console/keys" class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
@@ -158,9 +159,9 @@ function NewKeyForm(
         />
         {field(
           "balance",
-          "Balance",
+          `Balance (${currency})`,
           "text",
-          "units; 1000000 = 1.00; only for an account of its own",
+          "e.g. 10.00; only for an account of its own",
         )}
         {field("group", "Group", "text", "default when empty; only for an account of its own")}
         {field("models", "Models", "text", "comma-separated; empty allows all of the group")}
@@ -168,9 +169,9 @@ function NewKeyForm(
         {field("expires_at", "Expires (UTC)", "datetime-local")}
         {field("rpm", "Requests per minute (RPM)", "number")}
         {field("tpm", "Tokens per minute (TPM)", "number")}
-        {field("cap_day", "Spend cap per day", "text", "units")}
-        {field("cap_week", "Spend cap per week", "text", "units")}
-        {field("cap_month", "Spend cap per month", "text", "units")}
+        {field("cap_day", `Spend cap per day (${currency})`, "text", "e.g. 5.00; empty: none")}
+        {field("cap_week", `Spend cap per week (${currency})`)}
+        {field("cap_month", `Spend cap per month (${currency})`)}
       </div>
       <p>
         <button type="submit">Create</button>

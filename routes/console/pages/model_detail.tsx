@@ -70,7 +70,7 @@ function PriceSection(
       <Problem refusal={refusal} form="price" />
       <form method="post" action={`${modelHref(model.id)}/price`} class="model-form">
         <CsrfField session={c.get("session")} />
-        <PriceFields values={values} />
+        <PriceFields values={values} currency={c.get("money").format.currency} />
         <p>
           <button type="submit">Save price</button>
         </p>

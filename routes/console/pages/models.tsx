@@ -167,7 +167,7 @@ function AddModel(
               value={typed.description ?? ""}
             />
           </div>
-          <PriceFields values={typed} />
+          <PriceFields values={typed} currency={c.get("money").format.currency} />
           <label class="choice">
             <input
               type="checkbox"

@@ -111,11 +111,11 @@ function NewBatchForm(
         <Field name="name" label="Name" value={fields.name ?? ""} required />
         <Field
           name="amount"
-          label="Amount (units)"
+          label={`Amount (${c.get("money").format.currency})`}
           value={fields.amount ?? ""}
           required
-          inputmode="numeric"
-          hint="what each code credits; 1000000 units = 1.00"
+          inputmode="decimal"
+          hint="what each code credits, e.g. 5.00"
         />
         <Field
           name="count"

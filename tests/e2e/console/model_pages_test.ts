@@ -73,7 +73,7 @@ Deno.test(
       page.includes("input $0.150000, cached $0.150000, output $0.600000 per million tokens"),
     );
     assertOk(page.includes('name="text.input" type="text" value="0.15"'), "the form in currency");
-    assertOk(page.includes('label for="text-input">Input (per 1M tokens)'), "the unit");
+    assertOk(page.includes('label for="text-input">Input (USD per 1M tokens)'), "the unit");
 
     const repriced = await post(client, "/console/models/gpt-mini/price", {
       kind: "text",
