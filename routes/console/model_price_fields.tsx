@@ -17,7 +17,7 @@ import {
 
 type Values = Record<string, string>;
 
-/** The hint of a money field: in the operator's currency, to the unit (0.000001). */
+/** The hint of a money field: in the operator's currency, to the unit (a millionth). */
 const moneyHint = (currency: string) => `in ${currency}, up to 6 decimals`;
 
 function PlanFields(

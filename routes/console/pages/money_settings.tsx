@@ -28,6 +28,12 @@ import { adminCurl } from "../snippets.ts";
 
 const CURRENCIES = Intl.supportedValuesOf("currency");
 
+/** `EUR (€)`; a currency whose symbol is its code is just `CHF`. */
+function currencyLabel(code: string): string {
+  const symbol = currencyPrefix(code).trim();
+  return symbol === code ? code : `${code} (${symbol})`;
+}
+
 function Examples({ view }: { view: MoneyFormatView }) {
   const money = consoleMoney(view);
   return (
@@ -64,11 +70,11 @@ async function moneyPage(
         <h2 id="money-heading">How amounts are shown</h2>
         <p class="muted">
           Every amount of the console (operator and member pages) is shown in this currency, rounded
-          to this many decimals; a rounded amount carries its exact value as a tooltip, and an
-          amount too small to show reads "&lt;{" "}
-          {currencyPrefix(view.currency)}0.01", never zero. Prices show every decimal they have.
-          Forms take amounts in the same currency. Money is stored in units (1 unit = 0.000001 of
-          the currency) whatever is chosen here.
+          half away from zero to this many decimals; a rounded amount carries its exact value as a
+          tooltip, and an amount too small to show reads "{consoleMoney({ ...view, decimals: 2 })
+            .text(1)}" (at 2 decimals), never zero. Prices show every decimal they have. Forms take
+          amounts in the same currency. Money is stored in units (a millionth of the currency)
+          whatever is chosen here.
         </p>
         <p>
           {view.source === "setting"
@@ -87,7 +93,7 @@ async function moneyPage(
               name="currency"
               label="Currency"
               value={shown.currency ?? ""}
-              options={CURRENCIES.map((code) => [code, `${code} (${currencyPrefix(code).trim()})`])}
+              options={CURRENCIES.map((code) => [code, currencyLabel(code)])}
               hint="ISO 4217 code"
             />
             <Field

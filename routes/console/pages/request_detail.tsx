@@ -30,7 +30,7 @@ export function ReceiptView({ receipt, money }: { receipt: Receipt; money: Conso
       <dl class="facts">
         <dt>Kind</dt>
         <dd>{receipt.kind}</dd>
-        <dt>Units</dt>
+        <dt>Quantities</dt>
         <dd>
           {units.map(([name, value]) => (
             <div>
