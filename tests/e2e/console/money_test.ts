@@ -27,7 +27,7 @@ function visibleText(html: string): string {
  * Decimal numbers of 3 or more decimals on the page without the currency's symbol before them:
  * money shown some other way (a time's `:00.000` is no amount).
  */
-export function bareAmounts(html: string, symbol: string): string[] {
+function bareAmounts(html: string, symbol: string): string[] {
   const text = visibleText(html);
   const bare: string[] = [];
   for (const match of text.matchAll(/\d[\d,]*\.\d{3,}/g)) {
