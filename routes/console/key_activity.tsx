@@ -7,8 +7,9 @@ import type { Gateway } from "../../core/gateway.ts";
 import { BarChart } from "./bar_chart.tsx";
 import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
-import { adminCurl, formatUnits } from "./snippets.ts";
+import { adminCurl } from "./snippets.ts";
 import { ModelName, type NameBook } from "./name_links.tsx";
+import type { ConsoleMoney } from "./money.tsx";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
 const DAYS = 30;
@@ -44,9 +45,15 @@ export async function readKeyActivity(gateway: Gateway, keyId: string) {
 
 export type KeyActivity = Awaited<ReturnType<typeof readKeyActivity>>;
 
-function KeyUsage(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
-) {
+interface ActivityProps {
+  activity: KeyActivity;
+  keyId: string;
+  money: ConsoleMoney;
+  /** The names of what the sections show (models). */
+  book: NameBook;
+}
+
+function KeyUsage({ activity, keyId, base, money }: ActivityProps & { base: string }) {
   const active = activity.days.filter((day) => day.requests > 0).reverse();
   return (
     <section class="card" aria-labelledby="usage-heading">
@@ -62,7 +69,7 @@ function KeyUsage(
           id="key-chart-spend"
           title="Spend per day"
           points={activity.days.map((day) => ({ label: day.day, value: day.cost }))}
-          format={formatUnits}
+          format={money.full}
         />
       </div>
       <div class="charts">
@@ -78,7 +85,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (day) => <>{day.input_tokens} / {day.output_tokens}</>,
             },
-            { header: "Spend", cell: (day) => formatUnits(day.cost) },
+            { header: "Spend", cell: (day) => money.amount(day.cost) },
           ]}
         />
         <DataTable
@@ -105,7 +112,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (model) => <>{model.input_tokens} / {model.output_tokens}</>,
             },
-            { header: "Spend", cell: (model) => formatUnits(model.cost) },
+            { header: "Spend", cell: (model) => money.amount(model.cost) },
           ]}
         />
       </div>
@@ -120,9 +127,7 @@ function KeyUsage(
   );
 }
 
-function RecentRequests(
-  { activity, keyId, book }: { activity: KeyActivity; keyId: string; book: NameBook },
-) {
+function RecentRequests({ activity, keyId, money, book }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="requests-heading">
       <h2 id="requests-heading">Recent requests</h2>
@@ -147,7 +152,7 @@ function RecentRequests(
             cellClass: (request) => request.status >= 400 ? "bad" : undefined,
           },
           { header: "Latency", cell: (request) => `${request.latency_ms} ms` },
-          { header: "Cost", cell: (request) => formatUnits(request.cost) },
+          { header: "Cost", cell: (request) => money.amount(request.cost) },
         ]}
       />
       <p>
@@ -157,9 +162,7 @@ function RecentRequests(
   );
 }
 
-function RecentTasks(
-  { activity, keyId, book }: { activity: KeyActivity; keyId: string; book: NameBook },
-) {
+function RecentTasks({ activity, keyId, money, book }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="tasks-heading">
       <h2 id="tasks-heading">Recent tasks</h2>
@@ -183,7 +186,7 @@ function RecentTasks(
           {
             header: "Cost",
             cell: (task) =>
-              task.cost === null ? `${formatUnits(task.held)} held` : formatUnits(task.cost),
+              task.cost === null ? <>{money.amount(task.held)} held</> : money.amount(task.cost),
           },
         ]}
       />
@@ -196,19 +199,13 @@ function RecentTasks(
 
 /** The usage, recent requests and recent tasks sections of a key's detail page. */
 export function KeyActivitySections(
-  { activity, keyId, base, book }: {
-    activity: KeyActivity;
-    keyId: string;
-    base: string;
-    /** The names of what the sections show (models). */
-    book: NameBook;
-  },
+  { activity, keyId, base, money, book }: ActivityProps & { base: string },
 ) {
   return (
     <>
-      <KeyUsage activity={activity} keyId={keyId} base={base} />
-      <RecentRequests activity={activity} keyId={keyId} book={book} />
-      <RecentTasks activity={activity} keyId={keyId} book={book} />
+      <KeyUsage activity={activity} keyId={keyId} base={base} money={money} book={book} />
+      <RecentRequests activity={activity} keyId={keyId} money={money} book={book} />
+      <RecentTasks activity={activity} keyId={keyId} money={money} book={book} />
     </>
   );
 }

@@ -34,6 +34,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ["Models", "/console/models"],
   ["Webhooks", "/console/webhooks"],
   ["Audit", "/console/audit"],
+  ["Money", "/console/money"],
 ];
 
 const HOLDER_NAV: Array<[string, string]> = [

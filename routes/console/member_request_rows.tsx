@@ -3,12 +3,16 @@
 import type { AccountArea } from "../../core/account_area/account_area.ts";
 import { DataTable } from "./data_table.tsx";
 import { MemberKeyName } from "./name_links.tsx";
-import { formatUnits } from "./snippets.ts";
+import type { ConsoleMoney } from "./money.tsx";
 
 export type MemberRequest = Awaited<ReturnType<AccountArea["requests"]>>["data"][number];
 
 export function RequestRows(
-  { rows, keyNames }: { rows: MemberRequest[]; keyNames?: ReadonlyMap<string, string> },
+  { rows, keyNames, money }: {
+    rows: MemberRequest[];
+    keyNames?: ReadonlyMap<string, string>;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <DataTable
@@ -31,7 +35,7 @@ export function RequestRows(
           cellClass: (row) => row.status < 400 ? "ok" : "bad",
         },
         { header: "Tokens in / out", cell: (row) => `${row.input_tokens} / ${row.output_tokens}` },
-        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+        { header: "Cost", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );

@@ -13,9 +13,11 @@ import { loadSession, requireOperator, requireSession } from "./session.ts";
 import { readTheme, themeRoutes } from "./theme.ts";
 import { signInRoutes } from "./sign_in.tsx";
 import { renderErrorPage } from "./render.tsx";
+import { readMoneyFormat } from "./money.tsx";
 import { accountPages } from "./pages/accounts.tsx";
 import { accountDetailPages } from "./pages/account_detail.tsx";
 import { groupPages } from "./pages/groups.tsx";
+import { moneySettingsPages } from "./pages/money_settings.tsx";
 import { batchPages } from "./pages/redemption_batches.tsx";
 import { batchDetailPages } from "./pages/redemption_batch_detail.tsx";
 import { keyPages } from "./pages/keys.tsx";
@@ -61,7 +63,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", passwordResetPages(gateway));
   app.route("/", invitationPages(gateway));
   app.route("/", signUpPages(gateway));
-  app.use("/console/*", requireSession());
+  app.use("/console/*", requireSession(), readMoneyFormat(gateway));
   app.use("/console/*", memberPagesOnly());
   app.use("/console/keys/*", requireOperator());
   const memberPaths = [
@@ -86,6 +88,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", memberModelPages(gateway));
   app.use("/console/groups/*", requireOperator());
   app.route("/", groupPages(gateway));
+  app.route("/", moneySettingsPages(gateway));
   app.use("/console/redemption-codes/*", requireOperator());
   app.route("/", batchPages(gateway));
   app.route("/", batchDetailPages(gateway));

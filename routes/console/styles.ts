@@ -61,6 +61,7 @@ border-radius:4px}
 code{padding:1px 4px}pre{padding:12px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .secret{font-size:1.1rem;user-select:all;word-break:break-all}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.bad{color:var(--bad)}
+.money{white-space:nowrap;font-variant-numeric:tabular-nums}
 .notice{border-left:4px solid var(--accent);padding:8px 12px;background:var(--card)}
 .error{border-left:4px solid var(--bad);padding:8px 12px;background:var(--card)}
 .badge{border:1px solid var(--line);border-radius:999px;padding:0 8px;font-size:.85rem}

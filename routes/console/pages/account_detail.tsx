@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import { currencyOfUnits } from "../currency_units.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { accountPatchSchema, type PublicAccount } from "../../../core/accounts/account_schema.ts";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
@@ -23,7 +24,8 @@ import { Field } from "../field.tsx";
 import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 
 function accountIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -31,7 +33,9 @@ function accountIdOf(c: ConsoleContext): string {
   return id;
 }
 
-function UsageFacts({ account, tier }: { account: PublicAccount; tier: PriceTier }) {
+function UsageFacts(
+  { account, tier, money }: { account: PublicAccount; tier: PriceTier; money: ConsoleMoney },
+) {
   return (
     <dl class="facts">
       <dt>Id</dt>
@@ -48,9 +52,9 @@ function UsageFacts({ account, tier }: { account: PublicAccount; tier: PriceTier
       <dt>Keys</dt>
       <dd>{account.keys}</dd>
       <dt>Spent today</dt>
-      <dd>{formatUnits(account.spend_today)}</dd>
+      <dd>{money.amount(account.spend_today)}</dd>
       <dt>Spent this month</dt>
-      <dd>{formatUnits(account.spend_month)}</dd>
+      <dd>{money.amount(account.spend_month)}</dd>
       <dt>Last used</dt>
       <dd>{account.last_used_at ?? "never"}</dd>
       <dt>Created</dt>
@@ -103,9 +107,10 @@ function EditForm({ c, account }: { c: ConsoleContext; account: PublicAccount })
         <Field
           name="credit_limit"
           id="edit-credit_limit"
-          label="Credit limit"
-          value={String(account.credit_limit)}
-          hint="units the wallet may go below zero"
+          label={`Credit limit (${c.get("money").format.currency})`}
+          value={currencyOfUnits(account.credit_limit)}
+          inputmode="decimal"
+          hint="how far below zero the wallet may go"
         />
         <div>
           <input type="hidden" name="unlimited" value="false" />
@@ -132,13 +137,18 @@ async function accountDetailPage(
   const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
+  const money = c.get("money");
   return renderPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{account.name}</h2>
-        <UsageFacts account={account} tier={gateway.groups.tierOf(account.group)} />
+        <UsageFacts
+          account={account}
+          tier={gateway.groups.tierOf(account.group)}
+          money={money}
+        />
         <p>
           <a href={`/console/audit?target_kind=account&target_id=${id}`}>
             Changes to this account
@@ -156,7 +166,7 @@ async function accountDetailPage(
       </section>
       <section class="card" aria-labelledby="wallet-heading">
         <h2 id="wallet-heading">Wallet</h2>
-        <WalletFacts account={account} check={check} />
+        <WalletFacts account={account} check={check} money={money} />
         <CopyAsCurl
           id="curl-verify"
           curl={adminCurl(base, { method: "GET", path: `/admin/accounts/${id}/ledger/verify` })}
@@ -164,13 +174,14 @@ async function accountDetailPage(
       </section>
       <section class="card" aria-labelledby="credit-heading">
         <h2 id="credit-heading">Add credit</h2>
-        <p class="muted">1000000 units = 1.00; a negative amount takes money back.</p>
+        <p class="muted">A negative amount takes money back.</p>
         <form method="post" action={`/console/accounts/${id}/credit`} class="row">
           <CsrfField session={session} />
           <Field
             name="amount"
-            label="Amount (units)"
-            type="number"
+            label={`Amount (${money.format.currency})`}
+            inputmode="decimal"
+            hint="e.g. 10.00"
             required
           />
           <Field name="note" label="Note" />
@@ -190,7 +201,7 @@ async function accountDetailPage(
       <section class="card" aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">Wallet ledger</h2>
         <p class="muted">The last 20 entries, newest first.</p>
-        <WalletLedger entries={ledger.data} keys={keys} />
+        <WalletLedger entries={ledger.data} keys={keys} money={money} />
         <CopyAsCurl
           id="curl-ledger"
           curl={adminCurl(base, {
@@ -205,7 +216,7 @@ async function accountDetailPage(
           Every key pays from this wallet.{" "}
           <a href={`/console/keys/new?account_id=${id}`}>New key in this account</a>
         </p>
-        <AccountKeys keys={keys} />
+        <AccountKeys keys={keys} money={money} />
       </section>
       {/* Members of the account go here, as their own section. */}
       <section class="card" aria-labelledby="edit-heading">

@@ -5,6 +5,8 @@
  */
 
 import { Hono } from "hono";
+import type { Child } from "hono/jsx";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { ConsoleContext, ConsoleEnv } from "../console_env.ts";
@@ -16,7 +18,6 @@ import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { BarChart } from "../bar_chart.tsx";
 import { DataTable } from "../data_table.tsx";
-import { formatUnits } from "../snippets.ts";
 import {
   dailySeries,
   DAY_MS,
@@ -70,10 +71,14 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
 }
 
 function Dashboard(
-  { data, role }: { data: Awaited<ReturnType<typeof dashboardOf>>; role: string },
+  { data, role, money }: {
+    data: Awaited<ReturnType<typeof dashboardOf>>;
+    role: string;
+    money: ConsoleMoney;
+  },
 ) {
   const { account } = data;
-  const tile = (id: string, label: string, value: string) => (
+  const tile = (id: string, label: string, value: Child) => (
     <div class="tile">
       <span class="tile-label">{label}</span>
       <span class="tile-value" id={id}>{value}</span>
@@ -96,17 +101,17 @@ function Dashboard(
           <dd>{account.enabled ? "active" : <span class="bad">suspended by the operator</span>}</dd>
         </dl>
         <div class="tiles">
-          {tile("balance", "Balance", formatUnits(account.balance))}
-          {tile("floor", "Floor", floorText(account))}
-          {tile("spend-today", "Spent today", formatUnits(account.spend_today))}
-          {tile("spend-month", "Spent this month", formatUnits(account.spend_month))}
-          {tile("spend-30", "Spent over 30 days", formatUnits(data.spend30))}
+          {tile("balance", "Balance", money.amount(account.balance))}
+          {tile("floor", "Floor", floorText(account, money))}
+          {tile("spend-today", "Spent today", money.amount(account.spend_today))}
+          {tile("spend-month", "Spent this month", money.amount(account.spend_month))}
+          {tile("spend-30", "Spent over 30 days", money.amount(data.spend30))}
         </div>
         <BarChart
           id="spend-days"
           title="Spend per day, 30 days"
           points={data.days.map((day) => ({ label: day.day, value: day.cost }))}
-          format={formatUnits}
+          format={money.full}
         />
       </section>
       <section class="card" aria-labelledby="spend-heading">
@@ -118,13 +123,13 @@ function Dashboard(
               data.byKey,
               (name) => name === null ? "no key" : data.keyNames.get(name) ?? name,
             )}
-            format={formatUnits}
+            format={money.amount}
             empty="No spend in the last 30 days."
           />
           <ShareBars
             caption="Spend by model"
             rows={shares(data.byModel, (name) => name ?? "no model")}
-            format={formatUnits}
+            format={money.amount}
             empty="No spend in the last 30 days."
           />
         </div>
@@ -168,15 +173,17 @@ export function memberAccountPages(gateway: Gateway) {
     return renderPage(
       c,
       <>
-        {current && data ? <Dashboard data={data} role={current.role} /> : (
-          <section class="card">
-            <p class="notice">
-              {current
-                ? `The account ${accountId} cannot be read now.`
-                : "You are not a member of any account now."}
-            </p>
-          </section>
-        )}
+        {current && data
+          ? <Dashboard data={data} role={current.role} money={c.get("money")} />
+          : (
+            <section class="card">
+              <p class="notice">
+                {current
+                  ? `The account ${accountId} cannot be read now.`
+                  : "You are not a member of any account now."}
+              </p>
+            </section>
+          )}
         {memberships.length > 1
           ? (
             <section class="card" aria-labelledby="switch-heading">

@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { UsageQuery } from "../../../core/telemetry/usage_rollups.ts";
 import { BarChart } from "../bar_chart.tsx";
@@ -16,7 +17,7 @@ import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { uncoveredModels } from "../model_coverage.ts";
 import { keyNames as keyNamesOf } from "../../../core/console/directory.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import {
   dailySeries,
   DAY_MS,
@@ -42,17 +43,18 @@ function listUrl(path: string, filter: Record<string, string | undefined>): stri
 }
 
 function Tile(
-  { label, href, totals, since }: {
+  { label, href, totals, since, money }: {
     label: string;
     href: string;
     totals: UsageTotals;
     since: string;
+    money: ConsoleMoney;
   },
 ) {
   return (
     <a class="tile" href={href}>
       <span class="tile-label">{label}</span>
-      <span class="tile-value">{formatUnits(totals.cost)}</span>
+      <span class="tile-value">{money.amount(totals.cost)}</span>
       <span>{totals.requests} requests</span>
       <span class="muted">since {since}</span>
     </a>
@@ -60,11 +62,12 @@ function Tile(
 }
 
 function RankedTable(
-  { caption, rows, link, name }: {
+  { caption, rows, link, name, money }: {
     caption: string;
     rows: Ranked[];
     link: (row: Ranked) => string;
     name: (row: Ranked) => string;
+    money: ConsoleMoney;
   },
 ) {
   return (
@@ -76,7 +79,7 @@ function RankedTable(
       columns={[
         { header: "Name", cell: (row) => <a href={link(row)}>{name(row)}</a> },
         { header: "Requests", cell: (row) => row.requests },
-        { header: "Spend", cell: (row) => formatUnits(row.cost) },
+        { header: "Spend", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );
@@ -162,6 +165,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
     { label: "30 days", since: query.from },
   ];
   const base = baseUrlOf(gateway, c.get("url"));
+  const money = c.get("money");
   return renderPage(
     c,
     <>
@@ -170,6 +174,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
         <div class="tiles">
           {periods.map((period) => (
             <Tile
+              money={money}
               label={period.label}
               href={listUrl("/console/requests", { since: sinceIso(period.since) })}
               totals={totalsSince(rows, period.since)}
@@ -208,7 +213,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
             id="chart-spend"
             title="Spend per day, 30 days"
             points={series.map((day) => ({ label: day.day, value: day.cost }))}
-            format={formatUnits}
+            format={money.full}
           />
         </div>
         <CopyAsCurl
@@ -223,6 +228,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="top-heading">Top models and keys, 30 days</h2>
         <div class="charts">
           <RankedTable
+            money={money}
             caption="Top models"
             rows={topModels}
             name={(row) => row.name ?? "(no model)"}
@@ -233,6 +239,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
               })}
           />
           <RankedTable
+            money={money}
             caption="Top keys"
             rows={topKeys}
             name={(row) => (row.name && names.get(row.name)) ?? "(no key)"}

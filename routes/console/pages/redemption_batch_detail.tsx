@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import { codesCsv } from "../../../core/accounts/redemption_csv.ts";
 import { CODE_STATES, type CodeView } from "../../../core/accounts/redemption_records.ts";
@@ -30,7 +31,7 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { AccountName, type NameBook, nameBook } from "../name_links.tsx";
 import { batchPath, batchStateOf } from "./redemption_batches.tsx";
 
@@ -43,7 +44,7 @@ function batchIdOf(c: ConsoleContext): string {
   return id;
 }
 
-function BatchFacts({ batch }: { batch: BatchSummary }) {
+function BatchFacts({ batch, money }: { batch: BatchSummary; money: ConsoleMoney }) {
   const state = batchStateOf(batch);
   return (
     <dl class="facts">
@@ -57,7 +58,7 @@ function BatchFacts({ batch }: { batch: BatchSummary }) {
         {batch.disabled_at ? ` since ${batch.disabled_at}` : ""}
       </dd>
       <dt>Amount</dt>
-      <dd>{formatUnits(batch.amount)} ({batch.amount} units a code)</dd>
+      <dd>{money.amount(batch.amount)} a code</dd>
       <dt>Codes</dt>
       <dd>
         {batch.count}: {batch.states.unused} unused, {batch.states.redeemed} redeemed,{" "}
@@ -189,7 +190,7 @@ async function batchPage(
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{batch.name}</h2>
-        <BatchFacts batch={batch} />
+        <BatchFacts batch={batch} money={c.get("money")} />
         <p>
           <a class="button" href={`${batchPath(id)}/codes.csv`} download={`${id}-codes.csv`}>
             Export CSV

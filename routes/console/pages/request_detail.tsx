@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Receipt } from "../../../core/billing/receipt.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
@@ -14,7 +15,7 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.
 import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import type { Child } from "hono/jsx";
 import {
   AccountName,
@@ -31,7 +32,7 @@ const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 const requestNotFound = () =>
   new GatewayError("request_not_found", 404, "No logged request has this id");
 
-export function ReceiptView({ receipt }: { receipt: Receipt }) {
+export function ReceiptView({ receipt, money }: { receipt: Receipt; money: ConsoleMoney }) {
   const units = Object.entries(receipt.units).filter(([, value]) => value !== undefined);
   return (
     <section class="card" aria-labelledby="receipt-heading">
@@ -39,7 +40,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
       <dl class="facts">
         <dt>Kind</dt>
         <dd>{receipt.kind}</dd>
-        <dt>Units</dt>
+        <dt>Quantities</dt>
         <dd>
           {units.map(([name, value]) => (
             <div>
@@ -47,7 +48,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
             </div>
           ))}
         </dd>
-        <dt>Prices</dt>
+        <dt>Prices (units)</dt>
         <dd>
           {Object.entries(receipt.prices).map(([name, value]) => (
             <div>
@@ -69,21 +70,24 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
             </>
           )
           : null}
-        <dt>Formula</dt>
+        <dt>Formula (units)</dt>
         <dd>
           <code>{receipt.formula}</code>
         </dd>
         <dt>Amount</dt>
-        <dd>{formatUnits(receipt.amount)}</dd>
+        <dd>
+          {money.amount(receipt.amount)}{" "}
+          <span class="muted">({receipt.amount} units, the formula's result)</span>
+        </dd>
         <dt>Charged</dt>
-        <dd>{formatUnits(receipt.charged)}</dd>
+        <dd>{money.amount(receipt.charged)}</dd>
         <dt>Status</dt>
         <dd>{receipt.status}</dd>
         {receipt.held !== undefined
           ? (
             <>
               <dt>Held</dt>
-              <dd>{formatUnits(receipt.held)}</dd>
+              <dd>{money.amount(receipt.held)}</dd>
             </>
           )
           : null}
@@ -91,7 +95,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
           ? (
             <>
               <dt>Refunded</dt>
-              <dd>{formatUnits(receipt.refunded)}</dd>
+              <dd>{money.amount(receipt.refunded)}</dd>
             </>
           )
           : null}
@@ -147,7 +151,13 @@ function Attempts({ attempts, book }: { attempts: AttemptRecord[]; book: NameBoo
  * What the request was. With `book` (the operator's page) its key, account, channel, model and
  * task are names linked to their pages; without, the values as they are.
  */
-export function Facts({ record, book }: { record: Partial<RequestLogEntry>; book?: NameBook }) {
+export function Facts(
+  { record, money, book }: {
+    record: Partial<RequestLogEntry>;
+    money: ConsoleMoney;
+    book?: NameBook;
+  },
+) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>
@@ -198,7 +208,12 @@ export function Facts({ record, book }: { record: Partial<RequestLogEntry>; book
         {fact("Billed seconds", record.billed_seconds)}
         {linked("Task", record.task_id, <TaskLink id={record.task_id} />)}
         {fact("Task status", record.task_status)}
-        {fact("Cost", record.cost === undefined ? undefined : formatUnits(record.cost))}
+        {record.cost === undefined ? null : (
+          <>
+            <dt>Cost</dt>
+            <dd>{money.amount(record.cost)}</dd>
+          </>
+        )}
         <dt>Ignored fields</dt>
         <dd>
           {record.ignored_fields?.length
@@ -241,9 +256,9 @@ async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
       <p>
         <a href="/console/requests">All requests</a>
       </p>
-      <Facts record={record} book={book} />
+      <Facts record={record} money={c.get("money")} book={book} />
       {record.receipt
-        ? <ReceiptView receipt={record.receipt} />
+        ? <ReceiptView receipt={record.receipt} money={c.get("money")} />
         : <p class="card muted">This request has no receipt: nothing was billed.</p>}
       {book ? <Attempts attempts={record.upstream_attempts ?? []} book={book} /> : null}
       <CopyAsCurl id="curl-request" curl={curl} />

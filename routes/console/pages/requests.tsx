@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
 import { interfaceNames } from "../../../core/formats/interfaces.ts";
@@ -21,7 +22,7 @@ import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { requestDetailPages } from "./request_detail.tsx";
 import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import {
@@ -65,7 +66,12 @@ const PICKS: Record<string, PickerKind> = {
 };
 
 function RequestRows(
-  { rows, operator, book }: { rows: ListedRequest[]; operator: boolean; book: NameBook },
+  { rows, operator, book, money }: {
+    rows: ListedRequest[];
+    operator: boolean;
+    book: NameBook;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <DataTable
@@ -106,7 +112,7 @@ function RequestRows(
           ),
         },
         { header: "Latency", cell: (row) => `${row.latency_ms} ms` },
-        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+        { header: "Cost", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );
@@ -198,7 +204,7 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
     <>
       <Filters url={c.get("url")} operator={operator} lists={lists} />
       <section class="card" aria-label="Requests">
-        <RequestRows rows={data} operator={operator} book={book} />
+        <RequestRows rows={data} operator={operator} book={book} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

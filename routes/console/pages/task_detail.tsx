@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { RefBilling } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
@@ -16,7 +17,7 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv, ownOrigin } from "../c
 import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { ReceiptView } from "./request_detail.tsx";
 import type { Child } from "hono/jsx";
 import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
@@ -72,22 +73,24 @@ function Result({ task, origin }: { task: TaskRecord; origin: string }) {
   );
 }
 
-function Billing({ billing, operator }: { billing: RefBilling; operator: boolean }) {
+function Billing(
+  { billing, operator, money }: { billing: RefBilling; operator: boolean; money: ConsoleMoney },
+) {
   return (
     <section class="card" aria-labelledby="billing-heading">
       <h2 id="billing-heading">Billing</h2>
       <dl class="facts">
         <dt>Held at submission</dt>
-        <dd>{formatUnits(billing.held)}</dd>
+        <dd>{money.amount(billing.held)}</dd>
         <dt>Settled</dt>
-        <dd>{formatUnits(billing.settled)}</dd>
+        <dd>{money.amount(billing.settled)}</dd>
         <dt>Refunded</dt>
-        <dd>{formatUnits(billing.refunded)}</dd>
+        <dd>{money.amount(billing.refunded)}</dd>
         {operator && billing.shortfall
           ? (
             <>
               <dt>Shortfall</dt>
-              <dd>{formatUnits(billing.shortfall)}</dd>
+              <dd>{money.amount(billing.shortfall)}</dd>
             </>
           )
           : null}
@@ -97,7 +100,7 @@ function Billing({ billing, operator }: { billing: RefBilling; operator: boolean
         columns={[
           { header: "Ledger entry", cell: (entry) => <code>{entry.id}</code> },
           { header: "Type", cell: (entry) => entry.type },
-          { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
+          { header: "Amount", cell: (entry) => money.amount(entry.amount) },
           { header: "At (UTC)", cell: (entry) => entry.at },
         ]}
       />
@@ -120,7 +123,12 @@ function namedFact(label: string, named: Child) {
 }
 
 function Facts(
-  { task, operator, book }: { task: TaskRecord; operator: boolean; book?: NameBook },
+  { task, operator, book, money }: {
+    task: TaskRecord;
+    operator: boolean;
+    book?: NameBook;
+    money: ConsoleMoney;
+  },
 ) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
@@ -152,7 +160,12 @@ function Facts(
           `${task.submission_unknown.at}: ${task.submission_unknown.reason}`,
         )
         : null}
-      {fact("Cost", task.cost === null ? null : formatUnits(task.cost))}
+      {task.cost === null ? null : (
+        <>
+          <dt>Cost</dt>
+          <dd>{money.amount(task.cost)}</dd>
+        </>
+      )}
     </dl>
   );
 }
@@ -201,18 +214,18 @@ async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="task-heading">
           <code>{task.id}</code>
         </h2>
-        <Facts task={task} operator={operator} book={book} />
+        <Facts task={task} operator={operator} book={book} money={c.get("money")} />
         <h3>Result</h3>
         <Result task={task} origin={ownOrigin(gateway, url)} />
       </section>
-      <Billing billing={billing} operator={operator} />
+      <Billing billing={billing} operator={operator} money={c.get("money")} />
       {request?.receipt
         ? (
           <>
             <p>
               Made by request <a href={`/console/requests/${request.id}`}>{request.id}</a>
             </p>
-            <ReceiptView receipt={request.receipt} />
+            <ReceiptView receipt={request.receipt} money={c.get("money")} />
           </>
         )
         : null}

@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { TaskRecord } from "../../../core/tasks/task_record.ts";
 import { TASK_STATUSES, taskFilter } from "../../admin/tasks.ts";
@@ -17,7 +18,7 @@ import { listQuery } from "../list_query.ts";
 import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
 import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import {
@@ -38,7 +39,12 @@ function timeOf(unixSeconds: number | null): string {
 const PICKS: Record<string, PickerKind> = { key: "key", model: "model" };
 
 function TaskRows(
-  { tasks, operator, book }: { tasks: TaskRecord[]; operator: boolean; book: NameBook },
+  { tasks, operator, book, money }: {
+    tasks: TaskRecord[];
+    operator: boolean;
+    book: NameBook;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <DataTable
@@ -79,7 +85,7 @@ function TaskRows(
         {
           header: "Cost",
           cell: (task) =>
-            task.cost === null ? <span class="muted">pending</span> : formatUnits(task.cost),
+            task.cost === null ? <span class="muted">pending</span> : money.amount(task.cost),
         },
       ]}
     />
@@ -144,7 +150,7 @@ async function tasksListPage(gateway: Gateway, c: ConsoleContext) {
     <>
       <Filters url={c.get("url")} operator={operator} lists={lists} />
       <section class="card" aria-label="Tasks">
-        <TaskRows tasks={page.data} operator={operator} book={book} />
+        <TaskRows tasks={page.data} operator={operator} book={book} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

@@ -62,7 +62,7 @@ chromium.test(
 
     await page.getByRole("link", { name: "New key" }).click();
     await page.getByLabel("Name", { exact: true }).fill("browser key");
-    await page.getByLabel("Balance").fill("3000000");
+    await page.getByLabel("Balance (USD)").fill("3");
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(/\/console\/keys\/key_\w+\/created$/);
     const secret = (await page.locator("#secret").textContent()) ?? "";

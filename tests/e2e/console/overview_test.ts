@@ -8,7 +8,7 @@ import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, postJson, serverTest } from "../../helpers/gateway.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
-import { formatUnits } from "../../../routes/console/snippets.ts";
+import { shownAmount as shown } from "../../helpers/console_money.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
 
@@ -35,7 +35,7 @@ Deno.test(
     assertOk(html.includes("<h1>Overview</h1>"), "the Overview, not the placeholder");
     assertOk(!html.includes("not built yet"), "no placeholder");
     // Today, 7 days and 30 days all hold the two requests.
-    assertEquals(html.split(`<span class="tile-value">${formatUnits(cost)}</span>`).length - 1, 3);
+    assertEquals(html.split(`<span class="tile-value">${shown(cost)}</span>`).length - 1, 3);
     assertEquals(html.split("<span>2 requests</span>").length - 1, 3);
     assertOk(/href="\/console\/requests\?since=\d{4}-\d{2}-\d{2}T00%3A00%3A00\.000Z"/.test(html));
     assertOk(html.includes(`href="/console/requests?status=5xx"`), "the error rate tile");
@@ -75,7 +75,7 @@ Deno.test(
     assertOk(html.includes(`href="/console/requests/${logged[0].id}"`), "the request links");
     assertOk(html.includes(`href="/console/requests?key=${s.keyId}&amp;model=${MODEL}"`));
     assertOk(html.includes(`<td>${new Date().toISOString().slice(0, 10)}</td><td>1</td>`));
-    assertOk(html.includes(`<td>${formatUnits(logged[0].cost)}</td>`), "the cost");
+    assertOk(html.includes(`<td>${shown(logged[0].cost)}</td>`), "the cost");
     assertOk(html.includes("No tasks among the newest"), "no tasks yet");
   },
 );
