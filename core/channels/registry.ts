@@ -49,6 +49,10 @@ export interface ChannelTypeRules {
   modelKind(type: ChannelType): ModelKind;
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
   baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
+  /** Why a channel's settings cannot work with its type, naming the field; or undefined. */
+  channelProblem?(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined;
 }
 
 export interface RegistryOptions {
@@ -170,13 +174,17 @@ export class Registry {
    * price 0, so nobody is served free before the operator prices and enables them.
    */
   #checkChannel(
-    channel: Pick<ChannelInput, "type" | "base_url">,
+    channel: Omit<ChannelInput, "keys">,
     newModels: readonly string[],
     createModels: boolean,
   ): CatalogModel[] {
     const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
     if (problem) {
       throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
+    }
+    const settings = this.#options.rules.channelProblem?.(channel);
+    if (settings) {
+      throw new GatewayError("invalid_request", 400, settings.message, { param: settings.param });
     }
     const missing = newModels.filter((id) => !this.#models.has(id));
     if (missing.length === 0) return [];

@@ -7,7 +7,7 @@
  * (core/upstream, the modality services).
  */
 
-import type { Channel } from "../channels/channel_schema.ts";
+import type { Channel, ChannelInput } from "../channels/channel_schema.ts";
 import { z } from "zod";
 import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
@@ -204,6 +204,14 @@ export interface Provider {
   /** Path endings the gateway appends itself, which a base URL must therefore not carry. */
   appendedPaths: RegExp;
   errors: ErrorDialect;
+  /**
+   * Why a channel's settings cannot work with this type (a field it needs, or two that do not
+   * go together), named by the field to change; undefined when they can. Checked at create and
+   * change, as a 400.
+   */
+  channelProblem?(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined;
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;

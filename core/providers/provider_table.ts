@@ -4,10 +4,16 @@
  * `CHANNEL_TYPES`.
  */
 
-import type { Channel, ChannelType } from "../channels/channel_schema.ts";
+import type { Channel, ChannelInput, ChannelType } from "../channels/channel_schema.ts";
 import { pickUpstreamKeyIndex, upstreamModelName } from "../channels/routing.ts";
 import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
+import {
+  AZURE_FIELDS,
+  azureOpenAIProvider,
+  azureOpenAIResponsesProvider,
+  isAzureChannel,
+} from "./azure_openai.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
 import { geminiProvider } from "./gemini.ts";
@@ -26,6 +32,8 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
   "rerank": rerankProvider,
+  "azure-openai": azureOpenAIProvider,
+  "azure-openai-responses": azureOpenAIResponsesProvider,
 };
 
 /**
@@ -70,6 +78,22 @@ export const CHANNEL_RULES = {
     if (!appended) return undefined;
     return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
       `the rest; '${baseUrl}' already ends with '${appended}'. Use the form '${baseUrlExample}'`;
+  },
+  /** Why a channel's settings cannot work with its type (a 400 naming `param`), or undefined. */
+  channelProblem(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined {
+    if (!isAzureChannel(channel)) {
+      const stray = AZURE_FIELDS.find((name) => channel[name] !== undefined);
+      if (stray) {
+        return {
+          param: stray,
+          message:
+            `${stray} is a setting of azure-openai channels; this channel is ${channel.type}`,
+        };
+      }
+    }
+    return PROVIDERS[channel.type].channelProblem?.(channel);
   },
 };
 
