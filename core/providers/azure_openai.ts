@@ -99,6 +99,7 @@ const common = {
   // The gateway adds everything from /openai on.
   appendedPaths: /\/openai(\/.*)?$/,
   errors: OPENAI_ERRORS,
+  settings: AZURE_FIELDS,
   channelProblem: azureChannelProblem,
 };
 

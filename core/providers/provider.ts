@@ -204,6 +204,8 @@ export interface Provider {
   /** Path endings the gateway appends itself, which a base URL must therefore not carry. */
   appendedPaths: RegExp;
   errors: ErrorDialect;
+  /** Channel settings only this type reads (so forms show them for it alone). */
+  settings?: readonly string[];
   /**
    * Why a channel's settings cannot work with this type (a field it needs, or two that do not
    * go together), named by the field to change; undefined when they can. Checked at create and
