@@ -64,7 +64,8 @@ const channelFields = {
     "a base_url cannot hold credentials (user:password@): a URL is shown, audited and logged; " +
       "put the upstream's key in keys, which are sealed",
   ).transform((url) => url.replace(/\/+$/, "")),
-  keys: z.array(z.string().min(1)).min(1),
+  /** Upstream keys; none only on types that may have none (registry's `keyless` rule). */
+  keys: z.array(z.string().min(1)),
   models: z.array(z.string().min(1)).min(1),
   model_map: z.record(z.string(), z.string().min(1)).default({}),
   priority: z.int().default(0),

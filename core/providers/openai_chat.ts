@@ -19,6 +19,7 @@ export const openAIChatProvider: Provider = {
   errors: OPENAI_ERRORS,
   moderation: openAIModerations,
   modelList: OPENAI_MODEL_LIST,
+  keyless: true,
   text: {
     format: "openai-chat",
     request: ({ channel, apiKey }, { stream, body }) =>

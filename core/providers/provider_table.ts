@@ -79,6 +79,8 @@ export const CHANNEL_RULES = {
     return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
       `the rest; '${baseUrl}' already ends with '${appended}'. Use the form '${baseUrlExample}'`;
   },
+  /** Whether a channel of `type` may have no upstream key. */
+  keyless: (type: ChannelType): boolean => PROVIDERS[type].keyless === true,
   /** Why a channel's settings cannot work with its type (a 400 naming `param`), or undefined. */
   channelProblem(
     channel: Omit<ChannelInput, "keys">,

@@ -208,7 +208,14 @@ function Checkbox(
  * all when "Replace" is chosen.
  */
 function KeysFields(
-  props: { mode: "create" | "edit"; hints?: KeyHint[]; keptKeys?: number; values: FormValues },
+  props: {
+    mode: "create" | "edit";
+    hints?: KeyHint[];
+    keptKeys?: number;
+    values: FormValues;
+    /** The type may have no key (a local server): the box may stay empty. */
+    keyless?: boolean;
+  },
 ) {
   if (props.mode === "create") {
     return (
@@ -227,8 +234,9 @@ function KeysFields(
           label="Upstream keys"
           rows={3}
           autocomplete="off"
-          required={!props.keptKeys}
-          hint="one per line; sealed when saved and never shown again"
+          required={!props.keptKeys && !props.keyless}
+          hint={"one per line; sealed when saved and never shown again" +
+            (props.keyless ? "; none for a server that takes no key" : "")}
         />
       </>
     );
@@ -359,7 +367,13 @@ export function ChannelFields(
         />
         {typeSettings.map((setting) => setting.fields(values))}
       </div>
-      <KeysFields mode={mode} hints={props.hints} keptKeys={props.keptKeys} values={values} />
+      <KeysFields
+        mode={mode}
+        hints={props.hints}
+        keptKeys={props.keptKeys}
+        values={values}
+        keyless={provider.keyless}
+      />
       <div class="fields">
         <Field
           name="models"

@@ -42,6 +42,13 @@ export interface SimulatedUpstreamOptions {
   listedModels?: ListedModel[];
   /** Upstream keys accepted; others get 401. */
   keys?: string[];
+  /** Takes no key, as Ollama and vLLM without `--api-key` do: any authorization, or none. */
+  keyless?: boolean;
+  /**
+   * Reasons whether asked or not, writing `reasoning_content` (DeepSeek's deepseek-reasoner, and
+   * vLLM's and Ollama's reasoning models).
+   */
+  alwaysReasons?: boolean;
   /** Milliseconds between stream chunks. */
   chunkDelayMs?: number;
   /** Characters of content per chunk. */
@@ -195,7 +202,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         headers: { "content-type": "application/json" },
       });
     }
-    if (!keys.some((key) => authorization === `Bearer ${key}`)) {
+    if (!options.keyless && !keys.some((key) => authorization === `Bearer ${key}`)) {
       return new Response(errorBody(401, "Incorrect API key provided"), {
         status: 401,
         headers: { "content-type": "application/json" },
@@ -251,7 +258,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       toolResults: trailing,
       images,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
-      reasoning: body.reasoning_effort !== undefined,
+      reasoning: body.reasoning_effort !== undefined || options.alwaysReasons === true,
       callTools: options.callTools,
     });
     const calls = answer.calls.map((call) => ({
