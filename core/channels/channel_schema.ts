@@ -132,6 +132,11 @@ const channelFields = {
     withoutCredentials,
     "an entra_authority cannot hold credentials",
   ).transform((url) => url.replace(/\/+$/, "")).optional(),
+  /**
+   * `openai` channels: false for upstreams that refuse `stream_options` (Mistral, which reports
+   * a stream's usage in its last chunk unasked); default true (usage asked for every stream).
+   */
+  send_stream_options: z.boolean().optional(),
   /** Anthropic channels: the `anthropic-version` sent when the client sends none. */
   anthropic_version: headerToken("anthropic_version").optional(),
   /** Anthropic channels: which of the client's `anthropic-beta` values go upstream. */

@@ -85,6 +85,13 @@ export const CHANNEL_RULES = {
   channelProblem(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined {
+    if (channel.send_stream_options !== undefined && channel.type !== "openai") {
+      return {
+        param: "send_stream_options",
+        message: `send_stream_options is a setting of openai channels; this channel is ` +
+          channel.type,
+      };
+    }
     if (!isAzureChannel(channel)) {
       const stray = AZURE_FIELDS.find((name) => channel[name] !== undefined);
       if (stray) {

@@ -76,6 +76,18 @@ const TYPE_SETTINGS: Array<{
     ),
   },
   {
+    applies: (provider) => provider.settings?.includes("send_stream_options") ?? false,
+    fields: (values) => (
+      <Field
+        name="send_stream_options"
+        label="Ask streams for usage"
+        value={values.send_stream_options ?? ""}
+        options={[["", "(default: yes)"], ["true", "yes"], ["false", "no (Mistral)"]]}
+        hint="no: for upstreams that refuse stream_options"
+      />
+    ),
+  },
+  {
     applies: (provider) => provider.settings?.includes("api_version") ?? false,
     fields: (values) => (
       <>
@@ -143,6 +155,7 @@ export function formValuesOf(view: {
   video_resolution?: string;
   anthropic_version?: string;
   anthropic_betas?: { allow?: string[]; deny?: string[] };
+  send_stream_options?: boolean;
   url_shape?: string;
   api_version?: string;
   azure_auth?: string;
@@ -177,6 +190,9 @@ export function formValuesOf(view: {
     anthropic_version: view.anthropic_version ?? "",
     anthropic_betas_allow: view.anthropic_betas?.allow?.join(", ") ?? "",
     anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
+    send_stream_options: view.send_stream_options === undefined
+      ? ""
+      : String(view.send_stream_options),
     ...Object.fromEntries(
       AZURE_FIELDS.map((name) => [name, view[name] ?? ""]),
     ),

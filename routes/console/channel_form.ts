@@ -71,6 +71,10 @@ function settingsOf(fields: Record<string, string>): Record<string, unknown> {
   if ("model_map" in fields) body.model_map = modelMapOf(fields.model_map);
   if (given("video_resolution")) body.video_resolution = fields.video_resolution.trim();
   if (given("anthropic_version")) body.anthropic_version = fields.anthropic_version.trim();
+  if (given("send_stream_options")) {
+    const value = fields.send_stream_options.trim();
+    body.send_stream_options = value === "true" ? true : value === "false" ? false : value;
+  }
   // Azure's settings: texts and choices, sent as typed.
   for (const name of AZURE_FIELDS) {
     if (given(name)) body[name] = fields[name].trim();

@@ -3,7 +3,8 @@
  * it: DeepSeek's `reasoning_content` (unasked, on deepseek-reasoner) read as thinking, stream and
  * not, through chat completions and Anthropic messages; a local server (Ollama, vLLM) on a
  * channel with no upstream key, called with no Authorization header; a channel without keys
- * refused on types that need one.
+ * refused on types that need one; Mistral, which refuses `stream_options` and puts usage in
+ * the finish chunk unasked (`send_stream_options: false`).
  */
 
 import Anthropic from "@anthropic-ai/sdk";
@@ -147,5 +148,61 @@ Deno.test(
     const cleared = await s.gw.admin("PATCH", `/admin/channels/${channel.id}`, { keys: [] });
     assertEquals([cleared.status, cleared.body.error.param], [400, "keys"]);
     assertEquals((await s.gw.admin("GET", "/admin/channels")).body.data.length, 1);
+  },
+);
+
+Deno.test(
+  "Mistral preset: send_stream_options false leaves stream_options out (Mistral refuses it) and bills the usage of the finish chunk",
+  serverTest,
+  async () => {
+    await using s = await setup({ mistral: true, keys: ["mistral-key"] });
+    const channel = await s.gw.addChannel({
+      name: "mistral",
+      base_url: s.upstream.baseUrl,
+      keys: ["mistral-key"],
+      models: ["house-model"],
+      model_map: { "house-model": "mistral-large-latest" },
+    });
+    // As today's openai channel asks: usage through stream_options, which Mistral refuses.
+    const refused = await s.openai.chat.completions.create({
+      model: "house-model",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    }).catch((error) => error);
+    assertEquals(refused.status, 422);
+
+    const patched = await s.gw.admin("PATCH", `/admin/channels/${channel.id}`, {
+      send_stream_options: false,
+    });
+    assertEquals(patched.status, 200, JSON.stringify(patched.body));
+    await s.gw.settle();
+    const before = await s.gw.balance(s.keyId);
+    const stream = await s.openai.chat.completions.create({
+      model: "house-model",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "bonjour" }],
+    });
+    let text = "";
+    let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? "";
+      usage = chunk.usage ?? usage;
+    }
+    assertEquals(text, "Echo: bonjour");
+    assertEquals(s.upstream.requests.at(-1)!.body.stream_options, undefined);
+    assertOk(usage && usage.completion_tokens > 0);
+    const cost = Math.ceil(usage!.prompt_tokens * 1 + usage!.completion_tokens * 2);
+    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), before - cost);
+
+    const wrongType = await s.gw.admin("POST", "/admin/channels", {
+      name: "x",
+      type: "anthropic",
+      base_url: "http://127.0.0.1:9",
+      keys: ["k"],
+      models: ["house-model"],
+      send_stream_options: false,
+    });
+    assertEquals([wrongType.status, wrongType.body.error.param], [400, "send_stream_options"]);
   },
 );

@@ -49,6 +49,11 @@ export interface SimulatedUpstreamOptions {
    * vLLM's and Ollama's reasoning models).
    */
   alwaysReasons?: boolean;
+  /**
+   * As Mistral: refuses `stream_options` (422 extra_forbidden) and puts usage in every stream's
+   * finish chunk, unasked.
+   */
+  mistral?: boolean;
   /** Milliseconds between stream chunks. */
   chunkDelayMs?: number;
   /** Characters of content per chunk. */
@@ -207,6 +212,21 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         status: 401,
         headers: { "content-type": "application/json" },
       });
+    }
+    if (options.mistral && body.stream_options !== undefined) {
+      const detail = [{
+        type: "extra_forbidden",
+        loc: ["body", "stream_options"],
+        msg: "Extra inputs are not permitted",
+        input: body.stream_options,
+      }];
+      return Response.json({
+        object: "error",
+        message: { detail },
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      }, { status: 422 });
     }
     const fault = state.faults.shift() ?? state.fault;
     if (fault?.kind === "status") {
@@ -387,7 +407,11 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         chunks.push(callStart(call, index), ...argumentChunks(call, index));
       });
     }
-    chunks.push(chunk({}, answer.finish));
+    chunks.push(
+      options.mistral
+        ? { ...chunk({}, answer.finish), usage: answer.usage }
+        : chunk({}, answer.finish),
+    );
     if (answer.choices > 1) {
       const one = chunks.splice(0);
       for (const item of one as Array<{ choices: Array<{ index: number }> }>) {
