@@ -206,3 +206,53 @@ Deno.test(
     assertEquals([wrongType.status, wrongType.body.error.param], [400, "send_stream_options"]);
   },
 );
+
+Deno.test(
+  "OpenRouter preset: reasoning in `reasoning` read as thinking, and SSE comment lines in streams skipped",
+  serverTest,
+  async () => {
+    await using s = await setup({ openrouter: true, keys: ["sk-or"] });
+    await s.gw.addChannel({
+      name: "openrouter",
+      base_url: s.upstream.baseUrl,
+      keys: ["sk-or"],
+      models: ["house-model"],
+      model_map: { "house-model": "anthropic/claude-sonnet-4.5" },
+    });
+    const thinking = { type: "enabled" as const, budget_tokens: 1024 };
+    const answer = await s.anthropic.messages.create({
+      model: "house-model",
+      max_tokens: 2048,
+      thinking,
+      messages: [{ role: "user", content: "route" }],
+    });
+    const thought = answer.content.find((block) => block.type === "thinking");
+    assertEquals(thought?.type === "thinking" && thought.thinking, "Considering: route");
+
+    const stream = s.anthropic.messages.stream({
+      model: "house-model",
+      max_tokens: 2048,
+      thinking,
+      messages: [{ role: "user", content: "routed stream" }],
+    });
+    let streamed = "";
+    for await (const event of stream) {
+      if (event.type === "content_block_delta" && event.delta.type === "thinking_delta") {
+        streamed += event.delta.thinking;
+      }
+    }
+    assertEquals(streamed, "Considering: routed stream");
+    const text = (await stream.finalMessage()).content.find((block) => block.type === "text");
+    assertEquals(text?.type === "text" && text.text, "Echo: routed stream");
+
+    const chat = await s.openai.chat.completions.create({
+      model: "house-model",
+      stream: true,
+      messages: [{ role: "user", content: "passed through" }],
+    });
+    let content = "";
+    for await (const chunk of chat) content += chunk.choices[0]?.delta?.content ?? "";
+    assertEquals(content, "Echo: passed through");
+    await s.gw.assertLedgerInvariant(s.keyId);
+  },
+);

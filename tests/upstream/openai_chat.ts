@@ -54,6 +54,11 @@ export interface SimulatedUpstreamOptions {
    * finish chunk, unasked.
    */
   mistral?: boolean;
+  /**
+   * As OpenRouter (and Ollama): reasoning in `reasoning` rather than `reasoning_content`, and
+   * `: OPENROUTER PROCESSING` SSE comments before and between a stream's chunks.
+   */
+  openrouter?: boolean;
   /** Milliseconds between stream chunks. */
   chunkDelayMs?: number;
   /** Characters of content per chunk. */
@@ -329,7 +334,9 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       content: answer.content,
       refusal: null,
     };
-    if (answer.reasoning) message.reasoning_content = answer.reasoning;
+    if (answer.reasoning) {
+      message[options.openrouter ? "reasoning" : "reasoning_content"] = answer.reasoning;
+    }
     if (answer.calls.length) {
       message.tool_calls = answer.calls.map((call) => ({
         id: call.id,
@@ -376,7 +383,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     ];
     const size = options.chunkSize ?? 3;
     for (const piece of pieces(answer.reasoning, 6)) {
-      chunks.push(chunk({ reasoning_content: piece }));
+      chunks.push(chunk({ [options.openrouter ? "reasoning" : "reasoning_content"]: piece }));
     }
     if (answer.content) {
       for (let i = 0; i < answer.content.length; i += size) {
@@ -465,6 +472,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             return;
           }
           let frame = `data: ${JSON.stringify(item)}\n\n`;
+          if (options.openrouter && sent % 3 === 0) frame = `: OPENROUTER PROCESSING\n\n${frame}`;
           if (fault?.kind === "oversized_event" && sent === fault.afterChunks) {
             frame = oversizedFrame(frame, fault.bytes);
           }
