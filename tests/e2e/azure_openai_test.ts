@@ -217,6 +217,47 @@ Deno.test(
 );
 
 Deno.test(
+  "azure-openai with Entra ID: a token that expires mid-traffic is replaced before it lapses, no request refused",
+  serverTest,
+  async () => {
+    await using stack = new AsyncDisposableStack();
+    // Tokens of four seconds: the gateway replaces each at half its life, two seconds before it
+    // lapses (room for a slow call on a loaded machine).
+    const azure = stack.use(startAzureOpenAIUpstream({ entra: { ...ENTRA, expiresInSeconds: 4 } }));
+    const gw = stack.use(await startTestGateway());
+    await gw.putModel("az-chat", { kind: "text", price: TEST_TEXT_PRICE });
+    await gw.addChannel(azureChannel(azure, {
+      azure_auth: "entra",
+      entra_tenant_id: "contoso",
+      entra_client_id: "app-1",
+      entra_authority: azure.authority,
+      keys: ["client-secret-1"],
+      models: ["az-chat"],
+      model_map: { "az-chat": "chat-prod" },
+    }));
+    const { key } = await gw.createKey({ balance: START_BALANCE });
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    // Requests until a second token was fetched (a state polled, not a time asserted).
+    for (let sent = 0; azure.tokenRequests.length < 2; sent++) {
+      assertOk(sent < 1000, "no second token was fetched");
+      const answer = await client.chat.completions.create({
+        model: "az-chat",
+        messages: [{ role: "user", content: `call ${sent}` }],
+      });
+      assertEquals(answer.choices[0].message.content, `Echo: call ${sent}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const last = await client.chat.completions.create({
+      model: "az-chat",
+      messages: [{ role: "user", content: "after refresh" }],
+    });
+    assertEquals(last.choices[0].message.content, "Echo: after refresh");
+    assertOk(azure.tokenRequests.every((request) => request.granted));
+    assertOk(azure.requests.every((call) => call.auth === "bearer"));
+  },
+);
+
+Deno.test(
   "azure-openai with a revoked client secret fails over to the next channel, and the refusal is the channel's, never the client's",
   serverTest,
   async () => {
