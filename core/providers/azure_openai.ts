@@ -13,7 +13,7 @@
  *   `?api-version=` only when the channel's is `preview` or `latest` (a dated one is left off).
  */
 
-import type { Channel, ChannelInput } from "../channels/channel_schema.ts";
+import type { ChannelInput } from "../channels/channel_schema.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { azureAuthHeaders } from "./azure_openai_auth.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
@@ -143,8 +143,3 @@ export const azureOpenAIResponsesProvider: Provider = {
       onAzure(target, await openAIResponsesProvider.text!.request(target, input)),
   },
 };
-
-/** Whether `channel` is an Azure OpenAI channel. */
-export function isAzureChannel(channel: Pick<Channel, "type">): boolean {
-  return channel.type === "azure-openai" || channel.type === "azure-openai-responses";
-}

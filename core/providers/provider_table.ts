@@ -8,12 +8,7 @@ import type { Channel, ChannelInput, ChannelType } from "../channels/channel_sch
 import { pickUpstreamKeyIndex, upstreamModelName } from "../channels/routing.ts";
 import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
-import {
-  AZURE_FIELDS,
-  azureOpenAIProvider,
-  azureOpenAIResponsesProvider,
-  isAzureChannel,
-} from "./azure_openai.ts";
+import { azureOpenAIProvider, azureOpenAIResponsesProvider } from "./azure_openai.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
 import { geminiProvider } from "./gemini.ts";
@@ -35,6 +30,16 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "azure-openai": azureOpenAIProvider,
   "azure-openai-responses": azureOpenAIResponsesProvider,
 };
+
+/** Each setting only some types read (a provider's `settings`), with those types. */
+const TYPE_SETTINGS: Array<[string, ChannelType[]]> = [
+  ...new Set(Object.values(PROVIDERS).flatMap((provider) => provider.settings ?? [])),
+].map((name) => [
+  name,
+  (Object.keys(PROVIDERS) as ChannelType[]).filter((type) =>
+    PROVIDERS[type].settings?.includes(name)
+  ),
+]);
 
 /**
  * Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. The
@@ -85,22 +90,17 @@ export const CHANNEL_RULES = {
   channelProblem(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined {
-    if (channel.send_stream_options !== undefined && channel.type !== "openai") {
+    const own = PROVIDERS[channel.type].settings ?? [];
+    const stray = TYPE_SETTINGS.find(([name]) =>
+      (channel as Record<string, unknown>)[name] !== undefined && !own.includes(name)
+    );
+    if (stray) {
+      const [name, types] = stray;
       return {
-        param: "send_stream_options",
-        message: `send_stream_options is a setting of openai channels; this channel is ` +
+        param: name,
+        message: `${name} is a setting of ${types.join(" and ")} channels; this channel is ` +
           channel.type,
       };
-    }
-    if (!isAzureChannel(channel)) {
-      const stray = AZURE_FIELDS.find((name) => channel[name] !== undefined);
-      if (stray) {
-        return {
-          param: stray,
-          message:
-            `${stray} is a setting of azure-openai channels; this channel is ${channel.type}`,
-        };
-      }
     }
     return PROVIDERS[channel.type].channelProblem?.(channel);
   },
