@@ -134,6 +134,14 @@ Deno.test(
     const records = await walletMatchesReceipts(s);
     assertEquals(records.length, 4);
     assertOk(records.every((record) => record.receipt.charged > 0));
+    // The chat answer's bill is exactly its usage at the model's price.
+    const chatRecord = records.find((record) => record.receipt.kind === "text" && !record.stream);
+    const { prompt_tokens, completion_tokens } = answer.usage!;
+    assertEquals(
+      chatRecord.receipt.charged,
+      Math.ceil(prompt_tokens * TEST_TEXT_PRICE.input / 1e6) +
+        Math.ceil(completion_tokens * TEST_TEXT_PRICE.output / 1e6),
+    );
   },
 );
 
