@@ -6,7 +6,8 @@
  * receipts; bad channel settings refused at create.
  */
 
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
+import { squarePngWithTransparency } from "../helpers/png_fixtures.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest, startTestGateway, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
 import { type AzureOpenAIUpstream, startAzureOpenAIUpstream } from "../upstream/azure_openai.ts";
@@ -74,7 +75,7 @@ async function walletMatchesReceipts(s: Awaited<ReturnType<typeof setup>>): Prom
 }
 
 Deno.test(
-  "azure-openai deployment shape with an api key: chat stream and not, embeddings and images through the openai SDK, billed as the receipts say",
+  "azure-openai deployment shape with an api key: chat stream and not, embeddings, image generations and edits through the openai SDK, billed as the receipts say",
   serverTest,
   async () => {
     await using s = await setup();
@@ -131,8 +132,20 @@ Deno.test(
       "/openai/deployments/image-prod/images/generations?api-version=2024-10-21",
     );
 
+    const edited = await s.client.images.edit({
+      model: "az-image",
+      image: await toFile(squarePngWithTransparency(64), "source.png", { type: "image/png" }),
+      prompt: "fill it",
+    });
+    assertOk(edited.data![0].url ?? edited.data![0].b64_json);
+    assertEquals(
+      s.azure.requests.at(-1)!.url,
+      "/openai/deployments/image-prod/images/edits?api-version=2024-10-21",
+    );
+    assertEquals(s.azure.requests.at(-1)!.auth, "api-key");
+
     const records = await walletMatchesReceipts(s);
-    assertEquals(records.length, 4);
+    assertEquals(records.length, 5);
     assertOk(records.every((record) => record.receipt.charged > 0));
     // The chat answer's bill is exactly its usage at the model's price.
     const chatRecord = records.find((record) => record.receipt.kind === "text" && !record.stream);

@@ -188,6 +188,7 @@ export function startAzureOpenAIUpstream(
     if (path === "/responses") return `${responses.baseUrl}/responses`;
     if (path === "/embeddings") return `${embeddings.baseUrl}/embeddings`;
     if (path === "/images/generations") return `${images.baseUrl}/images/generations`;
+    if (path === "/images/edits") return `${images.baseUrl}/images/edits`;
     return undefined;
   }
 
@@ -223,6 +224,7 @@ export function startAzureOpenAIUpstream(
     const auth = authOf(req);
     if (auth instanceof Response) return auth;
     record.auth = auth;
+    if (path === "/images/edits") return await edit(req, record, inner, pathDeployment);
     let body: Json;
     try {
       body = await req.json();
@@ -272,6 +274,40 @@ export function startAzureOpenAIUpstream(
     if (!body.stream) return Response.json(azureChat(await answer.json(), filtered));
     return new Response(azureChatStream(answer.body!, filtered), {
       headers: { "content-type": "text/event-stream" },
+    });
+  }
+
+  /** An image edit: multipart, the deployment's model set in the form. */
+  async function edit(
+    req: Request,
+    record: AzureRecordedRequest,
+    inner: string,
+    pathDeployment: string | undefined,
+  ): Promise<Response> {
+    let form: FormData;
+    try {
+      form = await req.formData();
+    } catch {
+      return azureError(400, "BadRequest", "Could not parse the multipart body.");
+    }
+    record.body = Object.fromEntries(
+      [...form].filter(([, value]) => typeof value === "string"),
+    );
+    const deployment = pathDeployment ?? String(form.get("model"));
+    record.deployment = deployment;
+    const model = deployments[deployment];
+    if (model === undefined) {
+      return azureError(
+        404,
+        "DeploymentNotFound",
+        "The API deployment for this resource does not exist.",
+      );
+    }
+    form.set("model", model);
+    return await fetch(inner, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-upstream-test" },
+      body: form,
     });
   }
 
