@@ -15,7 +15,7 @@
 
 import type { ChannelInput } from "../channels/channel_schema.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import { azureAuthHeaders } from "./azure_openai_auth.ts";
+import { azureAuth } from "./azure_openai_auth.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIEmbeddingProvider } from "./openai_embeddings.ts";
 import { OPENAI_ERRORS } from "./openai_errors.ts";
@@ -49,12 +49,12 @@ export async function onAzure(
 ): Promise<UpstreamRequest> {
   const path = request.url.slice(target.channel.base_url.length);
   const { authorization: _key, ...headers } = request.init.headers as Record<string, string>;
+  const auth = await azureAuth(target.channel, target.apiKey);
   return {
     url: azureOpenAIUrl(target, path),
-    init: {
-      ...request.init,
-      headers: { ...headers, ...await azureAuthHeaders(target.channel, target.apiKey) },
-    },
+    init: { ...request.init, headers: { ...headers, ...auth.headers } },
+    // A fetched token Azure refuses is dropped: the next attempt fetches a fresh one.
+    ...(auth.forget && { onRefused: auth.forget }),
   };
 }
 

@@ -8,7 +8,7 @@
 import type { Channel } from "../channels/channel_schema.ts";
 import { z } from "zod";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
-import { cachedToken, expiresAtOf, type FetchedToken } from "../upstream/token_cache.ts";
+import { expiresAtOf, type FetchedToken, upstreamTokens } from "../upstream/token_cache.ts";
 import { sha256Hex } from "../util/ids.ts";
 import { optionalString, readLenient } from "../util/lenient_schema.ts";
 import { redactSecrets } from "../util/redact.ts";
@@ -99,22 +99,34 @@ async function tokenCacheKey(channel: Channel, secret: string): Promise<string> 
   ].join("|");
 }
 
+/**
+ * The headers that sign one call on `channel` with its key `apiKey`, and for a fetched token, how
+ * to drop it when the upstream refuses it.
+ */
+export async function azureAuth(
+  channel: Channel,
+  apiKey: string,
+): Promise<{ headers: Record<string, string>; forget?: () => void }> {
+  switch (channel.azure_auth ?? "api-key") {
+    case "api-key":
+      return { headers: { "api-key": apiKey } };
+    case "bearer":
+      return { headers: { authorization: `Bearer ${apiKey}` } };
+    case "entra": {
+      const cacheKey = await tokenCacheKey(channel, apiKey);
+      const token = await upstreamTokens.get(cacheKey, () => fetchEntraToken(channel, apiKey));
+      return {
+        headers: { authorization: `Bearer ${token}` },
+        forget: () => upstreamTokens.forget(cacheKey),
+      };
+    }
+  }
+}
+
 /** The headers that sign one call on `channel` with its key `apiKey`. */
 export async function azureAuthHeaders(
   channel: Channel,
   apiKey: string,
 ): Promise<Record<string, string>> {
-  switch (channel.azure_auth ?? "api-key") {
-    case "api-key":
-      return { "api-key": apiKey };
-    case "bearer":
-      return { authorization: `Bearer ${apiKey}` };
-    case "entra": {
-      const token = await cachedToken(
-        await tokenCacheKey(channel, apiKey),
-        () => fetchEntraToken(channel, apiKey),
-      );
-      return { authorization: `Bearer ${token}` };
-    }
-  }
+  return (await azureAuth(channel, apiKey)).headers;
 }

@@ -279,6 +279,35 @@ Deno.test(
 );
 
 Deno.test(
+  "azure-openai with Entra ID: a cached token Azure refuses is dropped, and the next request fetches a fresh one",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    await s.gw.addChannel(azureChannel(s.azure, {
+      azure_auth: "entra",
+      entra_tenant_id: "contoso",
+      entra_client_id: "app-1",
+      entra_authority: s.azure.authority,
+      keys: ["client-secret-1"],
+      // Its breaker off: a refusal would otherwise set the key aside for its cooldown.
+      breaker: { enabled: false },
+      models: ["az-chat"],
+      model_map: { "az-chat": "chat-prod" },
+    }));
+    const ask = (content: string) =>
+      s.client.chat.completions.create({ model: "az-chat", messages: [{ role: "user", content }] });
+    assertEquals((await ask("first")).choices[0].message.content, "Echo: first");
+    // Azure stops taking the tokens it issued (as after a key roll on the resource).
+    s.azure.issued.clear();
+    const refused = await ask("refused").catch((error) => error);
+    assertOk(refused.status >= 500, `the channel's refusal, not the client's: ${refused.status}`);
+    assertEquals((await ask("fresh")).choices[0].message.content, "Echo: fresh");
+    assertEquals(s.azure.tokenRequests.length, 2);
+    await walletMatchesReceipts(s);
+  },
+);
+
+Deno.test(
   "azure-openai with a revoked client secret fails over to the next channel, and the refusal is the channel's, never the client's",
   serverTest,
   async () => {
