@@ -18,7 +18,7 @@ const secretSchema = z.union([
 
 const configChannelSchema = z.looseObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "must be 1-100 letters, digits, '_', '.' or '-'"),
-  keys: z.array(secretSchema).min(1),
+  keys: z.array(secretSchema),
   type: z.enum(CHANNEL_TYPES),
 });
 

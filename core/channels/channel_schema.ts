@@ -15,7 +15,18 @@ export const CHANNEL_TYPES = [
   "ark-video",
   "gateway-video",
   "rerank",
+  "azure-openai",
+  "azure-openai-responses",
 ] as const;
+
+/** How an Azure OpenAI channel's URLs are made (core/providers/azure_openai_urls.ts). */
+export const AZURE_URL_SHAPES = ["deployment", "v1"] as const;
+
+/**
+ * How an Azure OpenAI channel signs in: its keys are API keys (`api-key` header), Entra ID
+ * bearer tokens given as they are, or Entra ID client secrets exchanged for tokens.
+ */
+export const AZURE_AUTHS = ["api-key", "bearer", "entra"] as const;
 
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
 export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
@@ -53,7 +64,8 @@ const channelFields = {
     "a base_url cannot hold credentials (user:password@): a URL is shown, audited and logged; " +
       "put the upstream's key in keys, which are sealed",
   ).transform((url) => url.replace(/\/+$/, "")),
-  keys: z.array(z.string().min(1)).min(1),
+  /** Upstream keys; none only on types that may have none (registry's `keyless` rule). */
+  keys: z.array(z.string().min(1)),
   models: z.array(z.string().min(1)).min(1),
   model_map: z.record(z.string(), z.string().min(1)).default({}),
   priority: z.int().default(0),
@@ -96,6 +108,35 @@ const channelFields = {
    * vLLM, Cohere v1; the default) or `/v2/rerank` (Cohere v2).
    */
   rerank_path: z.enum(RERANK_PATHS).optional(),
+  /**
+   * Azure OpenAI channels: `deployment` (the default; `{base_url}/openai/deployments/{model}/…`
+   * with `?api-version=`) or `v1` (`{base_url}/openai/v1/…`, the model in the body).
+   */
+  url_shape: z.enum(AZURE_URL_SHAPES).optional(),
+  /** Azure OpenAI channels: the `api-version` query (needed by the deployment shape). */
+  api_version: z.string().regex(/^[A-Za-z0-9.-]{1,40}$/, {
+    error: "an api_version is Azure's version name, such as '2024-10-21' or '2025-04-01-preview'",
+  }).optional(),
+  /** Azure OpenAI channels: what the keys are (default `api-key`). */
+  azure_auth: z.enum(AZURE_AUTHS).optional(),
+  /** Azure OpenAI channels signing in with Entra ID client secrets: the directory (tenant). */
+  entra_tenant_id: z.string().regex(/^[A-Za-z0-9.-]{1,100}$/, {
+    error: "an entra_tenant_id is a directory id (a GUID) or a domain name",
+  }).optional(),
+  /** The application (client) id whose client secrets the keys are. */
+  entra_client_id: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, {
+    error: "an entra_client_id is an application (client) id, a GUID",
+  }).optional(),
+  /** The Entra ID authority host (default https://login.microsoftonline.com; sovereign clouds differ). */
+  entra_authority: z.url({ protocol: /^https?$/ }).refine(
+    withoutCredentials,
+    "an entra_authority cannot hold credentials",
+  ).transform((url) => url.replace(/\/+$/, "")).optional(),
+  /**
+   * `openai` channels: false for upstreams that refuse `stream_options` (Mistral, which reports
+   * a stream's usage in its last chunk unasked); default true (usage asked for every stream).
+   */
+  send_stream_options: z.boolean().optional(),
   /** Anthropic channels: the `anthropic-version` sent when the client sends none. */
   anthropic_version: headerToken("anthropic_version").optional(),
   /** Anthropic channels: which of the client's `anthropic-beta` values go upstream. */

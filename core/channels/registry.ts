@@ -38,6 +38,9 @@ import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 
 export const REFRESH_MS = 2_000;
 
+/** The key of a channel that has none (routing, breakers and failover count it as one key). */
+export const NO_UPSTREAM_KEY = "";
+
 /** Who made a record: the admin API, or the config file (which rewrites it at every boot). */
 export type RecordSource = "admin" | "config";
 
@@ -49,6 +52,12 @@ export interface ChannelTypeRules {
   modelKind(type: ChannelType): ModelKind;
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
   baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
+  /** Whether a channel of `type` may have no upstream key (a local server that takes none). */
+  keyless?(type: ChannelType): boolean;
+  /** Why a channel's settings cannot work with its type, naming the field; or undefined. */
+  channelProblem?(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined;
 }
 
 export interface RegistryOptions {
@@ -170,13 +179,17 @@ export class Registry {
    * price 0, so nobody is served free before the operator prices and enables them.
    */
   #checkChannel(
-    channel: Pick<ChannelInput, "type" | "base_url">,
+    channel: Omit<ChannelInput, "keys">,
     newModels: readonly string[],
     createModels: boolean,
   ): CatalogModel[] {
     const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
     if (problem) {
       throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
+    }
+    const settings = this.#options.rules.channelProblem?.(channel);
+    if (settings) {
+      throw new GatewayError("invalid_request", 400, settings.message, { param: settings.param });
     }
     const missing = newModels.filter((id) => !this.#models.has(id));
     if (missing.length === 0) return [];
@@ -204,6 +217,18 @@ export class Registry {
     }));
   }
 
+  /** Refuses a channel without keys unless its type may have none. */
+  #checkKeyCount(type: ChannelType, count: number, param: string): void {
+    if (count > 0 || this.#options.rules.keyless?.(type)) return;
+    throw new GatewayError(
+      "invalid_request",
+      400,
+      `A ${type} channel needs at least one upstream key; only channels of OpenAI-compatible ` +
+        `types may have none (a local server such as Ollama or vLLM that takes no key)`,
+      { param },
+    );
+  }
+
   // --- channels ---
 
   /**
@@ -215,6 +240,7 @@ export class Registry {
     options: { id?: string; source?: RecordSource; createModels?: boolean } = {},
   ) {
     const created = this.#checkChannel(input, input.models, options.createModels ?? false);
+    this.#checkKeyCount(input.type, input.keys.length, "keys");
     const now = new Date().toISOString();
     const id = options.id ?? timeOrderedId("ch");
     const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
@@ -266,7 +292,9 @@ export class Registry {
   /** `stored` with its keys opened and fingerprinted, and the gateway's marks on it. */
   async #opened(stored: StoredChannel, marks: AutoDisabled | null): Promise<Channel> {
     const { sealed_keys, ...rest } = stored;
-    const keys = await Promise.all(sealed_keys.map((key) => this.#box.open(key)));
+    const opened = await Promise.all(sealed_keys.map((key) => this.#box.open(key)));
+    // A channel without keys is called with one empty key: no auth header is sent.
+    const keys = opened.length ? opened : [NO_UPSTREAM_KEY];
     const hints = await Promise.all(keys.map(keyHint));
     return {
       ...rest,
@@ -321,6 +349,7 @@ export class Registry {
       { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
       { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },
     );
+    this.#checkKeyCount(merged.type, sealed.sealed.length, keys ? "keys" : "remove_keys");
     const updated: StoredChannel = {
       ...merged,
       sealed_keys: sealed.sealed,

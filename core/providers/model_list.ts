@@ -42,7 +42,7 @@ const openAIListSchema = z.looseObject({
 /** `GET {base_url}/models` with a bearer key: `{object: "list", data: [{id, owned_by}]}`, one page. */
 export const OPENAI_MODEL_LIST: ModelList = {
   request: ({ channel, apiKey }) =>
-    get(`${channel.base_url}/models`, { authorization: `Bearer ${apiKey}` }),
+    get(`${channel.base_url}/models`, apiKey === "" ? {} : { authorization: `Bearer ${apiKey}` }),
   read: (text) => ({
     models: readLenientJson(openAIListSchema, text).data.map(({ id }) => ({ id })),
   }),

@@ -7,7 +7,7 @@
 
 import type { TranscriptionJob } from "../jobs/transcription_job.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import type { UpstreamTarget } from "./provider.ts";
+import { bearerAuth, type UpstreamTarget } from "./provider.ts";
 
 export function buildOpenAITranscriptionRequest(
   { channel, apiKey, model }: UpstreamTarget,
@@ -26,7 +26,7 @@ export function buildOpenAITranscriptionRequest(
     init: {
       method: "POST",
       headers: {
-        authorization: `Bearer ${apiKey}`,
+        ...bearerAuth(apiKey),
         accept: job.stream ? "text/event-stream" : "application/json, text/plain",
       },
       body: form,

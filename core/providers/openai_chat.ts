@@ -12,6 +12,13 @@ import { OPENAI_MODEL_LIST } from "./model_list.ts";
 import { openAISpeech } from "./openai_speech.ts";
 import { openAIEmbeddingProvider } from "./openai_embeddings.ts";
 
+/** `body` without `stream_options`, for an upstream that refuses the field (Mistral). */
+function withoutStreamOptions(body: string): string {
+  const parsed = JSON.parse(body);
+  delete parsed.stream_options;
+  return JSON.stringify(parsed);
+}
+
 export const openAIChatProvider: Provider = {
   kinds: ["text", "moderation", "audio", "embedding"],
   baseUrlExample: "https://api.openai.com/v1",
@@ -19,6 +26,8 @@ export const openAIChatProvider: Provider = {
   errors: OPENAI_ERRORS,
   moderation: openAIModerations,
   modelList: OPENAI_MODEL_LIST,
+  keyless: true,
+  settings: ["send_stream_options"],
   text: {
     format: "openai-chat",
     request: ({ channel, apiKey }, { stream, body }) =>
@@ -27,7 +36,7 @@ export const openAIChatProvider: Provider = {
         init: {
           method: "POST",
           headers: bearerJson(apiKey, stream ? "text/event-stream" : "application/json"),
-          body,
+          body: stream && channel.send_stream_options === false ? withoutStreamOptions(body) : body,
         },
       }),
   },

@@ -9,7 +9,7 @@ import { isDataUrl } from "../media/data_url.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { OPENAI_ERRORS } from "./openai_errors.ts";
-import type { Provider, UpstreamTarget } from "./provider.ts";
+import { bearerAuth, type Provider, type UpstreamTarget } from "./provider.ts";
 import { openAIImagesAnswerSchema } from "./openai_images_schemas.ts";
 import { readLenient } from "../util/lenient_schema.ts";
 import { OPENAI_MODEL_LIST } from "./model_list.ts";
@@ -20,7 +20,7 @@ export function buildOpenAIImagesRequest(
   job: ImageJob,
 ): UpstreamRequest {
   const headers: Record<string, string> = {
-    "authorization": `Bearer ${apiKey}`,
+    ...bearerAuth(apiKey),
     "accept": "application/json",
   };
   const fields: Record<string, string | number> = {
@@ -84,6 +84,7 @@ export const openAIImagesProvider: Provider = {
   appendedPaths: /\/images(\/(generations|edits))?$/,
   errors: OPENAI_ERRORS,
   modelList: OPENAI_MODEL_LIST,
+  keyless: true,
   image: {
     requests: (target, job) => Promise.resolve([buildOpenAIImagesRequest(target, job)]),
     readImages: readOpenAIImagesAnswer,

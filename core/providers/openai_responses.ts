@@ -29,6 +29,7 @@ export const openAIResponsesProvider: Provider = {
   appendedPaths: /\/(responses|chat\/completions)$/,
   errors: OPENAI_ERRORS,
   modelList: OPENAI_MODEL_LIST,
+  keyless: true,
   text: {
     format: "openai-responses",
     request: ({ channel, apiKey }, { stream, body }) =>

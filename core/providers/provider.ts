@@ -7,7 +7,7 @@
  * (core/upstream, the modality services).
  */
 
-import type { Channel } from "../channels/channel_schema.ts";
+import type { Channel, ChannelInput } from "../channels/channel_schema.ts";
 import { z } from "zod";
 import { optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
@@ -204,6 +204,21 @@ export interface Provider {
   /** Path endings the gateway appends itself, which a base URL must therefore not carry. */
   appendedPaths: RegExp;
   errors: ErrorDialect;
+  /**
+   * Whether a channel of this type may have no upstream key (a local server such as Ollama or
+   * vLLM that takes none): its calls then carry no auth header.
+   */
+  keyless?: boolean;
+  /** Channel settings only this type reads (so forms show them for it alone). */
+  settings?: readonly string[];
+  /**
+   * Why a channel's settings cannot work with this type (a field it needs, or two that do not
+   * go together), named by the field to change; undefined when they can. Checked at create and
+   * change, as a 400.
+   */
+  channelProblem?(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined;
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;
@@ -222,9 +237,14 @@ export function isTokenCount(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= 0;
 }
 
-/** JSON POST headers with a bearer key. */
+/** The bearer header of `apiKey`; none for a channel without keys (an empty key). */
+export function bearerAuth(apiKey: string): Record<string, string> {
+  return apiKey === "" ? {} : { authorization: `Bearer ${apiKey}` };
+}
+
+/** JSON POST headers with a bearer key (none for a channel without keys). */
 export function bearerJson(apiKey: string, accept = "application/json"): Record<string, string> {
-  return { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept };
+  return { ...bearerAuth(apiKey), "content-type": "application/json", accept };
 }
 
 /** A video upstream's create answer (`{id}` on both video upstreams). */

@@ -4,10 +4,11 @@
  * `CHANNEL_TYPES`.
  */
 
-import type { Channel, ChannelType } from "../channels/channel_schema.ts";
+import type { Channel, ChannelInput, ChannelType } from "../channels/channel_schema.ts";
 import { pickUpstreamKeyIndex, upstreamModelName } from "../channels/routing.ts";
 import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
+import { azureOpenAIProvider, azureOpenAIResponsesProvider } from "./azure_openai.ts";
 import { arkVideoProvider } from "./ark_video.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
 import { geminiProvider } from "./gemini.ts";
@@ -26,7 +27,19 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
   "rerank": rerankProvider,
+  "azure-openai": azureOpenAIProvider,
+  "azure-openai-responses": azureOpenAIResponsesProvider,
 };
+
+/** Each setting only some types read (a provider's `settings`), with those types. */
+const TYPE_SETTINGS: Array<[string, ChannelType[]]> = [
+  ...new Set(Object.values(PROVIDERS).flatMap((provider) => provider.settings ?? [])),
+].map((name) => [
+  name,
+  (Object.keys(PROVIDERS) as ChannelType[]).filter((type) =>
+    PROVIDERS[type].settings?.includes(name)
+  ),
+]);
 
 /**
  * Where one call of `publicModel` on `channel` goes: a key picked, the model name mapped. The
@@ -70,6 +83,26 @@ export const CHANNEL_RULES = {
     if (!appended) return undefined;
     return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
       `the rest; '${baseUrl}' already ends with '${appended}'. Use the form '${baseUrlExample}'`;
+  },
+  /** Whether a channel of `type` may have no upstream key. */
+  keyless: (type: ChannelType): boolean => PROVIDERS[type].keyless === true,
+  /** Why a channel's settings cannot work with its type (a 400 naming `param`), or undefined. */
+  channelProblem(
+    channel: Omit<ChannelInput, "keys">,
+  ): { param: string; message: string } | undefined {
+    const own = PROVIDERS[channel.type].settings ?? [];
+    const stray = TYPE_SETTINGS.find(([name]) =>
+      (channel as Record<string, unknown>)[name] !== undefined && !own.includes(name)
+    );
+    if (stray) {
+      const [name, types] = stray;
+      return {
+        param: name,
+        message: `${name} is a setting of ${types.join(" and ")} channels; this channel is ` +
+          channel.type,
+      };
+    }
+    return PROVIDERS[channel.type].channelProblem?.(channel);
   },
 };
 

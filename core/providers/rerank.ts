@@ -62,6 +62,7 @@ export const rerankProvider: Provider = {
   baseUrlExample: "https://api.jina.ai",
   appendedPaths: /\/(v[12](\/rerank)?|rerank)$/,
   errors: RERANK_ERRORS,
+  keyless: true,
   rerank: {
     request: ({ channel, apiKey, model }, call) =>
       Promise.resolve({

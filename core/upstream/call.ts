@@ -13,6 +13,11 @@ import { type ErrorDialect, readUpstreamError } from "./error_reader.ts";
 export interface UpstreamRequest {
   url: string;
   init: RequestInit;
+  /**
+   * Called when the upstream refuses the credential this request carries (401, 403): a provider
+   * that sent a cached token drops it, so the next attempt fetches a fresh one.
+   */
+  onRefused?: () => void;
 }
 
 export interface CallOptions {
@@ -77,6 +82,7 @@ export async function openUpstream(
       );
     }
     if (!response.ok) {
+      if (response.status === 401 || response.status === 403) request.onRefused?.();
       throw await readUpstreamError(response, { dialect: options.errors, secrets: channel.keys });
     }
     return { response, call };

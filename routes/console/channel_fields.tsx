@@ -10,8 +10,10 @@ import type { Child } from "hono/jsx";
 import { CHANNEL_TYPES, type ChannelType } from "../../core/channels/channel_schema.ts";
 import { describeKeyHint, type KeyHint } from "../../core/channels/key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../../core/jobs/video_job.ts";
+import { AZURE_AUTHS, AZURE_URL_SHAPES } from "../../core/channels/channel_schema.ts";
 import type { Provider } from "../../core/providers/provider.ts";
 import { PROVIDERS } from "../../core/providers/provider_table.ts";
+import { AZURE_FIELDS } from "../../core/providers/azure_openai.ts";
 import { modelMapText } from "./channel_form.ts";
 import { Field } from "./field.tsx";
 
@@ -73,6 +75,65 @@ const TYPE_SETTINGS: Array<{
       </>
     ),
   },
+  {
+    applies: (provider) => provider.settings?.includes("send_stream_options") ?? false,
+    fields: (values) => (
+      <Field
+        name="send_stream_options"
+        label="Ask streams for usage"
+        value={values.send_stream_options ?? ""}
+        options={[["", "(default: yes)"], ["true", "yes"], ["false", "no (Mistral)"]]}
+        hint="no: for upstreams that refuse stream_options"
+      />
+    ),
+  },
+  {
+    applies: (provider) => provider.settings?.includes("api_version") ?? false,
+    fields: (values) => (
+      <>
+        <Field
+          name="url_shape"
+          label="URL shape"
+          value={values.url_shape ?? ""}
+          options={[
+            ["", "(default: deployment)"],
+            ...AZURE_URL_SHAPES.map((shape) => [shape, shape] as const),
+          ]}
+          hint="deployment: /openai/deployments/{model map}/…; v1: /openai/v1/…"
+        />
+        <Field
+          name="api_version"
+          label="api-version"
+          value={values.api_version}
+          placeholder="2024-10-21"
+          hint="needed by the deployment shape"
+        />
+        <Field
+          name="azure_auth"
+          label="Keys are"
+          value={values.azure_auth ?? ""}
+          options={[
+            ["", "(default: api-key)"],
+            ...AZURE_AUTHS.map((auth) => [auth, auth] as const),
+          ]}
+          hint="api-key; bearer: Entra ID tokens; entra: client secrets"
+        />
+        <Field
+          name="entra_tenant_id"
+          label="Entra tenant id"
+          value={values.entra_tenant_id}
+          hint="for keys that are client secrets"
+        />
+        <Field name="entra_client_id" label="Entra client id" value={values.entra_client_id} />
+        <Field
+          name="entra_authority"
+          label="Entra authority"
+          value={values.entra_authority}
+          placeholder="https://login.microsoftonline.com"
+        />
+      </>
+    ),
+  },
 ];
 
 /** A channel's stored settings as form values (never its keys). */
@@ -94,6 +155,13 @@ export function formValuesOf(view: {
   video_resolution?: string;
   anthropic_version?: string;
   anthropic_betas?: { allow?: string[]; deny?: string[] };
+  send_stream_options?: boolean;
+  url_shape?: string;
+  api_version?: string;
+  azure_auth?: string;
+  entra_tenant_id?: string;
+  entra_client_id?: string;
+  entra_authority?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -122,6 +190,12 @@ export function formValuesOf(view: {
     anthropic_version: view.anthropic_version ?? "",
     anthropic_betas_allow: view.anthropic_betas?.allow?.join(", ") ?? "",
     anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
+    send_stream_options: view.send_stream_options === undefined
+      ? ""
+      : String(view.send_stream_options),
+    ...Object.fromEntries(
+      AZURE_FIELDS.map((name) => [name, view[name] ?? ""]),
+    ),
     breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
     breaker_min_failures: optional(view.breaker?.min_failures),
     breaker_failure_rate: optional(view.breaker?.failure_rate),
@@ -150,7 +224,14 @@ function Checkbox(
  * all when "Replace" is chosen.
  */
 function KeysFields(
-  props: { mode: "create" | "edit"; hints?: KeyHint[]; keptKeys?: number; values: FormValues },
+  props: {
+    mode: "create" | "edit";
+    hints?: KeyHint[];
+    keptKeys?: number;
+    values: FormValues;
+    /** The type may have no key (a local server): the box may stay empty. */
+    keyless?: boolean;
+  },
 ) {
   if (props.mode === "create") {
     return (
@@ -169,8 +250,9 @@ function KeysFields(
           label="Upstream keys"
           rows={3}
           autocomplete="off"
-          required={!props.keptKeys}
-          hint="one per line; sealed when saved and never shown again"
+          required={!props.keptKeys && !props.keyless}
+          hint={"one per line; sealed when saved and never shown again" +
+            (props.keyless ? "; none for a server that takes no key" : "")}
         />
       </>
     );
@@ -301,7 +383,13 @@ export function ChannelFields(
         />
         {typeSettings.map((setting) => setting.fields(values))}
       </div>
-      <KeysFields mode={mode} hints={props.hints} keptKeys={props.keptKeys} values={values} />
+      <KeysFields
+        mode={mode}
+        hints={props.hints}
+        keptKeys={props.keptKeys}
+        values={values}
+        keyless={provider.keyless}
+      />
       <div class="fields">
         <Field
           name="models"

@@ -6,6 +6,7 @@
  */
 
 import { GatewayError } from "../../core/errors.ts";
+import { AZURE_FIELDS } from "../../core/providers/azure_openai.ts";
 
 /** A whole number as a number; anything else as it was typed, for the schema to refuse. */
 function integerOf(text: string): number | string {
@@ -70,6 +71,14 @@ function settingsOf(fields: Record<string, string>): Record<string, unknown> {
   if ("model_map" in fields) body.model_map = modelMapOf(fields.model_map);
   if (given("video_resolution")) body.video_resolution = fields.video_resolution.trim();
   if (given("anthropic_version")) body.anthropic_version = fields.anthropic_version.trim();
+  if (given("send_stream_options")) {
+    const value = fields.send_stream_options.trim();
+    body.send_stream_options = value === "true" ? true : value === "false" ? false : value;
+  }
+  // Azure's settings: texts and choices, sent as typed.
+  for (const name of AZURE_FIELDS) {
+    if (given(name)) body[name] = fields[name].trim();
+  }
   if (given("anthropic_betas_allow") || given("anthropic_betas_deny")) {
     body.anthropic_betas = {
       ...(given("anthropic_betas_allow") && { allow: listOf(fields.anthropic_betas_allow) }),

@@ -5,7 +5,7 @@
  */
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { postJson, serverTest } from "../helpers/gateway.ts";
+import { postJson, serverTest, TEST_TEXT_PRICE } from "../helpers/gateway.ts";
 import {
   MODEL_OF,
   RED_PNG_B64,
@@ -17,15 +17,35 @@ import { INBOUND } from "../helpers/text_inbound.ts";
 import { CODECS } from "../../core/formats/codecs.ts";
 import type { TextFormat } from "../../core/formats/neutral.ts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
+import { startAzureOpenAIUpstream } from "../upstream/azure_openai.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 const README = new URL("../../README.md", import.meta.url);
 
+/** The channel types of the table: setupText's, and Azure's on the Azure simulator. */
+type TableChannelType = TextChannelType | "azure-openai" | "azure-openai-responses";
+
+const TABLE_MODEL_OF: Record<TableChannelType, string> = {
+  ...MODEL_OF,
+  "azure-openai": "m-azure",
+  "azure-openai-responses": "m-azure-responses",
+};
+
+/** The wire format each channel type speaks (pass-through when the inbound's is the same). */
+const FORMAT_OF_CHANNEL: Record<TableChannelType, TextFormat> = {
+  openai: "openai-chat",
+  "openai-responses": "openai-responses",
+  anthropic: "anthropic",
+  gemini: "gemini",
+  "azure-openai": "openai-chat",
+  "azure-openai-responses": "openai-responses",
+};
+
 interface Row {
   inbound: string;
-  channel: TextChannelType;
+  channel: TableChannelType;
   mode: string;
   features: Record<"streaming" | "tools" | "images" | "thinking", boolean>;
 }
@@ -40,7 +60,7 @@ function readTable(text: string): Row[] {
     const yes = (cell: string) => cell.startsWith("✓");
     return {
       inbound: cells[0],
-      channel: cells[1] as TextChannelType,
+      channel: cells[1] as TableChannelType,
       mode: cells[2],
       features: {
         streaming: yes(cells[3]),
@@ -127,12 +147,12 @@ async function post(
   url: string,
   key: string,
   inbound: string,
-  channel: TextChannelType,
+  channel: TableChannelType,
   stream: boolean,
   extra: Json,
 ) {
   const spec = INBOUND[inbound];
-  const model = MODEL_OF[channel];
+  const model = TABLE_MODEL_OF[channel];
   const response = await postJson(
     { url },
     spec.path(model, stream),
@@ -167,18 +187,31 @@ async function answerParts(
 
 Deno.test("README compatibility table: every ✓ works", serverTest, async () => {
   const rows = readTable(await Deno.readTextFile(README));
-  assertEquals(rows.length, 16, "4 interfaces × 4 channel types");
+  assertEquals(rows.length, 24, "4 interfaces × 6 channel types");
   await using s = await setupText();
+  await using azure = startAzureOpenAIUpstream({ apiKeys: ["azure-key"] });
+  for (
+    const [type, deployment] of [
+      ["azure-openai", "chat-prod"],
+      ["azure-openai-responses", "resp-prod"],
+    ] as const
+  ) {
+    const model = TABLE_MODEL_OF[type];
+    await s.gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });
+    await s.gw.addChannel({
+      name: type,
+      type,
+      base_url: azure.endpoint,
+      api_version: "2025-04-01-preview",
+      keys: ["azure-key"],
+      models: [model],
+      model_map: { [model]: deployment },
+    });
+  }
   for (const row of rows) {
     const format = FORMAT_OF_INBOUND[row.inbound];
     const label = `${row.inbound} → ${row.channel}`;
-    const passThrough = format ===
-      {
-        openai: "openai-chat",
-        "openai-responses": "openai-responses",
-        anthropic: "anthropic",
-        gemini: "gemini",
-      }[row.channel];
+    const passThrough = format === FORMAT_OF_CHANNEL[row.channel];
     assertEquals(row.mode, passThrough ? "pass-through" : "converted", label);
     if (row.features.streaming) {
       const parts = await answerParts(

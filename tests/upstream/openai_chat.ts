@@ -42,6 +42,23 @@ export interface SimulatedUpstreamOptions {
   listedModels?: ListedModel[];
   /** Upstream keys accepted; others get 401. */
   keys?: string[];
+  /** Takes no key, as Ollama and vLLM without `--api-key` do: any authorization, or none. */
+  keyless?: boolean;
+  /**
+   * Reasons whether asked or not, writing `reasoning_content` (DeepSeek's deepseek-reasoner, and
+   * vLLM's and Ollama's reasoning models).
+   */
+  alwaysReasons?: boolean;
+  /**
+   * As Mistral: refuses `stream_options` (422 extra_forbidden) and puts usage in every stream's
+   * finish chunk, unasked.
+   */
+  mistral?: boolean;
+  /**
+   * As OpenRouter (and Ollama): reasoning in `reasoning` rather than `reasoning_content`, and
+   * `: OPENROUTER PROCESSING` SSE comments before and between a stream's chunks.
+   */
+  openrouter?: boolean;
   /** Milliseconds between stream chunks. */
   chunkDelayMs?: number;
   /** Characters of content per chunk. */
@@ -195,11 +212,26 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         headers: { "content-type": "application/json" },
       });
     }
-    if (!keys.some((key) => authorization === `Bearer ${key}`)) {
+    if (!options.keyless && !keys.some((key) => authorization === `Bearer ${key}`)) {
       return new Response(errorBody(401, "Incorrect API key provided"), {
         status: 401,
         headers: { "content-type": "application/json" },
       });
+    }
+    if (options.mistral && body.stream_options !== undefined) {
+      const detail = [{
+        type: "extra_forbidden",
+        loc: ["body", "stream_options"],
+        msg: "Extra inputs are not permitted",
+        input: body.stream_options,
+      }];
+      return Response.json({
+        object: "error",
+        message: { detail },
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      }, { status: 422 });
     }
     const fault = state.faults.shift() ?? state.fault;
     if (fault?.kind === "status") {
@@ -251,7 +283,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       toolResults: trailing,
       images,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
-      reasoning: body.reasoning_effort !== undefined,
+      reasoning: body.reasoning_effort !== undefined || options.alwaysReasons === true,
       callTools: options.callTools,
     });
     const calls = answer.calls.map((call) => ({
@@ -302,7 +334,9 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
       content: answer.content,
       refusal: null,
     };
-    if (answer.reasoning) message.reasoning_content = answer.reasoning;
+    if (answer.reasoning) {
+      message[options.openrouter ? "reasoning" : "reasoning_content"] = answer.reasoning;
+    }
     if (answer.calls.length) {
       message.tool_calls = answer.calls.map((call) => ({
         id: call.id,
@@ -349,7 +383,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
     ];
     const size = options.chunkSize ?? 3;
     for (const piece of pieces(answer.reasoning, 6)) {
-      chunks.push(chunk({ reasoning_content: piece }));
+      chunks.push(chunk({ [options.openrouter ? "reasoning" : "reasoning_content"]: piece }));
     }
     if (answer.content) {
       for (let i = 0; i < answer.content.length; i += size) {
@@ -380,7 +414,11 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
         chunks.push(callStart(call, index), ...argumentChunks(call, index));
       });
     }
-    chunks.push(chunk({}, answer.finish));
+    chunks.push(
+      options.mistral
+        ? { ...chunk({}, answer.finish), usage: answer.usage }
+        : chunk({}, answer.finish),
+    );
     if (answer.choices > 1) {
       const one = chunks.splice(0);
       for (const item of one as Array<{ choices: Array<{ index: number }> }>) {
@@ -434,6 +472,7 @@ export function startOpenAIChatUpstream(options: SimulatedUpstreamOptions = {}):
             return;
           }
           let frame = `data: ${JSON.stringify(item)}\n\n`;
+          if (options.openrouter && sent % 3 === 0) frame = `: OPENROUTER PROCESSING\n\n${frame}`;
           if (fault?.kind === "oversized_event" && sent === fault.afterChunks) {
             frame = oversizedFrame(frame, fault.bytes);
           }

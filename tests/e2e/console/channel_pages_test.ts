@@ -481,7 +481,8 @@ Deno.test(
       [{ name: "" }, "name"],
       [{ base_url: `${up.openai.baseUrl}/chat/completions` }, "already ends with"],
       [{ base_url: "ftp://example" }, "base_url"],
-      [{ keys: "" }, "keys"],
+      // An openai channel may have no key (a local server); an anthropic one may not.
+      [{ type: "anthropic", base_url: up.anthropic.baseUrl, keys: "" }, "upstream key"],
       [{ models: "" }, "models"],
       [{ models: "not-in-catalog", create_models: "" }, "The catalog has no model"],
       [{ model_map: "m-bad gpt-4o" }, "model_map line 1"],
