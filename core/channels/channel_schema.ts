@@ -15,6 +15,8 @@ export const CHANNEL_TYPES = [
   "ark-video",
   "gateway-video",
   "rerank",
+  "openai-video",
+  "veo",
 ] as const;
 
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */

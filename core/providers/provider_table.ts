@@ -15,6 +15,8 @@ import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
 import { rerankProvider } from "./rerank.ts";
+import { openAIVideoProvider } from "./openai_video.ts";
+import { veoVideoProvider } from "./veo_video.ts";
 import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
@@ -26,6 +28,8 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
   "rerank": rerankProvider,
+  "openai-video": openAIVideoProvider,
+  "veo": veoVideoProvider,
 };
 
 /**

@@ -17,6 +17,7 @@ import { checkReferenceFile, REFERENCE_FIELDS, type ReferenceKind } from "./refe
 import { unreadableReference } from "./unreadable_reference.ts";
 import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { type VideoRules, videoRulesOf } from "./video_models.ts";
+import { checkVideoAsk } from "./video_refusal.ts";
 import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
@@ -316,6 +317,11 @@ async function checkAndPrice(
   }
 
   const checked = await checkFiles(files, rules);
+  checkVideoAsk(gateway.registry.channels, {
+    model: request.model,
+    group: key.group,
+    ask: { duration: request.duration, ratio, references: checked },
+  });
   // Durations are billed on per-second models, so those always read them.
   const durationReader = rules.probeReferences || !isPerTask(price)
     ? await probeDurations(gateway, checked, { rules, requestId: scope.context.id })
