@@ -35,7 +35,11 @@ export async function hostVideoResult(
   const stored = await gateway.media.get(mediaId);
   if (stored) return addressOf(task, stored.id, stored.content_type);
   const provider = providerOf(channel);
-  const request = provider.video!.download!(upstreamTarget(channel, task.model), input.download);
+  // Built here, not in the call: a FinalDownloadError must reach the runner as it is.
+  const request = await provider.video!.download!(
+    upstreamTarget(channel, task.model),
+    input.download,
+  );
   const bytes = await callUpstreamBytes(channel, request, {
     signal,
     errors: provider.errors,
