@@ -124,6 +124,7 @@ export const openAIVideoProvider: Provider = {
     poll: (target, id) => Promise.resolve(soraGet(target, `/videos/${encodeURIComponent(id)}`)),
     readTask: readSoraVideo,
     refusal: soraRefusal,
+    defaultDuration: 4,
     download: (target, id) =>
       Promise.resolve(soraGet(target, `/videos/${encodeURIComponent(id)}/content`)),
     probe: {

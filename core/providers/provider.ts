@@ -155,6 +155,11 @@ export interface VideoProvider {
    */
   refusal?(model: string, ask: VideoAsk): VideoRefusal | undefined;
   /**
+   * The length asked for when the client sends no `duration` and this upstream cannot make the
+   * gateway's default (5 s): its own default.
+   */
+  defaultDuration?: number;
+  /**
    * The call that fetches a finished video with the channel's key, from a succeeded state's
    * `download`; the gateway hosts the bytes. Needed when `readTask` answers `download`.
    */

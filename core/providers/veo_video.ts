@@ -178,6 +178,7 @@ export const veoVideoProvider: Provider = {
     poll: (target, name) => Promise.resolve().then(() => buildVeoPoll(target, name)),
     readTask: readVeoOperation,
     refusal: veoRefusal,
+    defaultDuration: 8,
     download: (target, uri) => Promise.resolve().then(() => buildVeoDownload(target, uri)),
     probe: {
       call: "read the model (no video made)",

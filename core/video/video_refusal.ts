@@ -10,6 +10,7 @@ import { eligibleChannels, upstreamModelName } from "../channels/routing.ts";
 import { invalidRequest } from "../errors.ts";
 import type { VideoAsk, VideoRefusal } from "../jobs/video_job.ts";
 import { providerOf, servesKind } from "../providers/provider_table.ts";
+import { DEFAULT_DURATION } from "./video_models.ts";
 
 /** What `channel`'s upstream cannot make of `ask` for public model `model`, if anything. */
 export function channelRefusal(
@@ -17,6 +18,37 @@ export function channelRefusal(
   { model, ask }: { model: string; ask: VideoAsk },
 ): VideoRefusal | undefined {
   return providerOf(channel).video?.refusal?.(upstreamModelName(channel, model), ask);
+}
+
+function videoChannels(
+  channels: readonly Channel[],
+  input: { model: string; group: string },
+): Channel[] {
+  return eligibleChannels(channels, input).filter((channel) => servesKind(channel, "video"));
+}
+
+/**
+ * The duration of a request that sent none: the gateway's default (5 s) when a channel that may
+ * serve the model makes it, else the first such channel's upstream default (Sora 4 s, Veo 8 s).
+ */
+export function defaultVideoDuration(
+  channels: readonly Channel[],
+  input: { model: string; group: string },
+): number {
+  const eligible = videoChannels(channels, input);
+  const makes = (channel: Channel, duration: number) =>
+    !channelRefusal(channel, {
+      model: input.model,
+      ask: { duration, ratio: "adaptive", references: [] },
+    });
+  if (eligible.length === 0 || eligible.some((channel) => makes(channel, DEFAULT_DURATION))) {
+    return DEFAULT_DURATION;
+  }
+  for (const channel of eligible) {
+    const own = providerOf(channel).video?.defaultDuration;
+    if (own !== undefined && makes(channel, own)) return own;
+  }
+  return DEFAULT_DURATION;
 }
 
 /**
@@ -28,9 +60,7 @@ export function checkVideoAsk(
   channels: readonly Channel[],
   input: { model: string; group: string; ask: VideoAsk },
 ): void {
-  const eligible = eligibleChannels(channels, input).filter((channel) =>
-    servesKind(channel, "video")
-  );
+  const eligible = videoChannels(channels, input);
   let first: VideoRefusal | undefined;
   for (const channel of eligible) {
     const refusal = channelRefusal(channel, input);

@@ -152,3 +152,17 @@ Deno.test(
     await assertNothingCharged(s, OPENING);
   },
 );
+
+Deno.test(
+  "openai-video: a request without duration asks Sora for its own default, 4 s, billed as 4 s",
+  serverTest,
+  async () => {
+    await using s = await setupSora();
+    const response = await s.submit({ model: "vid-hosted", prompt: "no length" });
+    assertEquals(response.headers.get("x-gateway-billed-seconds"), "4");
+    const id = await submitted(response);
+    assertEquals((await s.waitForTask(id)).status, "SUCCESS");
+    assertEquals([...s.sora.videos.values()][0].fields.seconds, "4");
+    assertEquals(await moves(s), [["hold", -4 * PER_SECOND], ["settle", 0]]);
+  },
+);

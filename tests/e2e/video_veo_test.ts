@@ -131,3 +131,15 @@ Deno.test(
     await assertNothingCharged(s, OPENING);
   },
 );
+
+Deno.test(
+  "veo: a request without duration asks Veo for its own default, 8 s, billed as 8 s",
+  serverTest,
+  async () => {
+    await using s = await setupVeo();
+    const id = await submitted(await s.submit({ model: "vid-hosted", prompt: "no length" }));
+    assertEquals((await s.waitForTask(id)).status, "SUCCESS");
+    assertEquals([...s.veo.operations.values()][0].body.parameters, { durationSeconds: 8 });
+    assertEquals(await moves(s), [["hold", -8 * PER_SECOND], ["settle", 0]]);
+  },
+);
