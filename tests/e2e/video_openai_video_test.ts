@@ -11,7 +11,16 @@ import { serverTest } from "../helpers/gateway.ts";
 import { solidPng } from "../helpers/png_fixtures.ts";
 import { mediaFixtures } from "../helpers/media_tools.ts";
 import { PER_SECOND } from "../helpers/video_setup.ts";
-import { hostedBytes, moves, OPENING, setupSora } from "../helpers/hosted_video_setup.ts";
+import {
+  hostedBytes,
+  moves,
+  OPENING,
+  requestRecord,
+  setupSora,
+} from "../helpers/hosted_video_setup.ts";
+import { startWebhookReceiver } from "../helpers/webhook_receiver.ts";
+import { startArkVideoUpstream } from "../upstream/ark_video.ts";
+import { verified, WEBHOOK_TEST_ENV } from "../helpers/webhook_setup.ts";
 
 async function submitted(response: Response): Promise<string> {
   const body = await response.json();
@@ -164,5 +173,71 @@ Deno.test(
     assertEquals((await s.waitForTask(id)).status, "SUCCESS");
     assertEquals([...s.sora.videos.values()][0].fields.seconds, "4");
     assertEquals(await moves(s), [["hold", -4 * PER_SECOND], ["settle", 0]]);
+  },
+);
+
+Deno.test(
+  "openai-video: the webhook links the hosted video; the receipts match the wallet",
+  serverTest,
+  async () => {
+    await using receiver = startWebhookReceiver();
+    await using s = await setupSora({ env: WEBHOOK_TEST_ENV });
+    const created = await s.gw.admin("POST", "/admin/webhooks", {
+      url: receiver.url,
+      events: ["task.succeeded", "task.failed"],
+    });
+    const good = await s.submit({ model: "vid-hosted", prompt: "good", duration: "12" });
+    const view = await s.waitForTask(await submitted(good));
+    assertEquals(view.status, "SUCCESS");
+    const [delivery] = await receiver.waitFor(1);
+    const payload = verified(created.body.secret, delivery);
+    assertEquals(payload.type, "task.succeeded");
+    assertEquals(payload.data.result_url, view.result_url);
+    assertEquals(payload.data.result_links.length, 1);
+    assertEquals(payload.data.result_links[0].url, view.result_url);
+    assertEquals(payload.data.result_links[0].hosted, true);
+    assertOk(payload.data.result_links[0].expires_at, "a hosted link says when it expires");
+
+    const settled = await requestRecord(s.gw, good.headers.get("x-request-id")!);
+    assertEquals(settled.receipt.status, "settled");
+    assertEquals(settled.receipt.amount, 12 * PER_SECOND);
+    assertEquals(settled.receipt.units.output_seconds, 12);
+
+    s.sora.faults.push({ on: "create", status: 400 });
+    const bad = await s.submit({ model: "vid-hosted", prompt: "refused", duration: "4" });
+    assertEquals((await s.waitForTask(await submitted(bad))).status, "FAILURE");
+    const refunded = await requestRecord(s.gw, bad.headers.get("x-request-id")!);
+    assertEquals(refunded.receipt.status, "refunded");
+    assertEquals([refunded.receipt.held, refunded.receipt.amount], [4 * PER_SECOND, 0]);
+    const wallet = await s.gw.assertLedgerInvariant(s.keyId);
+    assertEquals(wallet, OPENING - settled.receipt.amount - refunded.receipt.amount);
+    const [, failed] = await receiver.waitFor(2);
+    assertEquals(verified(created.body.secret, failed).type, "task.failed");
+  },
+);
+
+Deno.test(
+  "openai-video beside ark-video: a request Sora cannot take runs on the Ark channel only",
+  serverTest,
+  async () => {
+    await using s = await setupSora();
+    await using ark = startArkVideoUpstream();
+    await s.gw.addChannel({
+      name: "ark",
+      type: "ark-video",
+      base_url: ark.baseUrl,
+      keys: ["ark-upstream-test"],
+      models: ["vid-hosted"],
+    });
+    const fixtures = mediaFixtures();
+    for (let i = 0; i < 3; i++) {
+      const id = await submitted(
+        await s.submit({ model: "vid-hosted", prompt: "like this", duration: "5" }, [
+          { field: "video", bytes: fixtures.mp4_3s, type: "video/mp4" },
+        ]),
+      );
+      assertEquals((await s.waitForTask(id)).status, "SUCCESS");
+    }
+    assertEquals([ark.creates, s.sora.creates], [3, 0]);
   },
 );

@@ -76,3 +76,15 @@ export async function hostedBytes(url: string): Promise<Uint8Array> {
   if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
+
+/** The request's record once its task ended (`GET /admin/requests/{id}`). */
+// deno-lint-ignore no-explicit-any
+export async function requestRecord(gw: TestGateway, requestId: string): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    await gw.settle();
+    const { status, body } = await gw.admin("GET", `/admin/requests/${requestId}`);
+    if (status === 200 && !body.task_pending) return body;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`request ${requestId} was not completed`);
+}
