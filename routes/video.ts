@@ -86,7 +86,10 @@ export function videoRoutes(gateway: Gateway) {
     });
     const { callback_url, ...fields } = upload.fields;
     const callbackUrl = callbackUrlOf(callback_url);
-    const request = validate(videoFieldsSchema, fields);
+    const request = {
+      ...validate(videoFieldsSchema, fields),
+      durationDefaulted: fields.duration === undefined,
+    };
     c.get("context").model = request.model;
     const ignored = Object.keys(fields).filter((name) => !KNOWN_VIDEO_FIELDS.has(name));
     const { task, replayed } = await submitVideoTask(c.get("scope"), {

@@ -28,6 +28,10 @@ import type { VideoTaskInput } from "../core/video/video_service.ts";
 import type { TaskKind, TaskRun } from "./task_worker.ts";
 import { logTaskEnd } from "./task_log.ts";
 import { resultUrlProblem } from "../core/media/result_url.ts";
+import { UnhostableMediaError } from "../core/media/media_store.ts";
+import { FinalDownloadError } from "../core/providers/provider.ts";
+import { hostVideoResult } from "./video_result.ts";
+import { channelRefusal } from "../core/video/video_refusal.ts";
 
 /** Submissions tried (each over every channel) before the task fails. */
 const MAX_SUBMIT_RUNS = 5;
@@ -162,9 +166,12 @@ function isFinalRefusal(error: unknown): boolean {
 function submissionOrder(gateway: Gateway, task: VideoTask): Channel[] | null {
   const pinned = task.submission_unknown;
   if (!pinned) {
+    const { job } = task.input;
     return planChannelOrder(
       eligibleChannels(gateway.registry.channels, { model: task.model, group: task.input.group })
-        .filter((channel) => servesKind(channel, "video")),
+        .filter((channel) =>
+          servesKind(channel, "video") && !channelRefusal(channel, { model: task.model, ask: job })
+        ),
     );
   }
   const channel = gateway.registry.channels.find((candidate) => candidate.id === pinned.channel_id);
@@ -331,6 +338,7 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
   }
   switch (state.state) {
     case "succeeded": {
+      if ("download" in state) return await succeedHosted(gateway, task, run, channel, state);
       // A result URL that is not http(s) is never stored or linked: the task fails, refunded.
       const problem = resultUrlProblem(state.videoUrl);
       if (problem) return await fail(gateway, task, run.workerId, problem);
@@ -348,6 +356,49 @@ async function poll(gateway: Gateway, task: VideoTask, run: TaskRun): Promise<vo
         },
       });
   }
+}
+
+/**
+ * Ends a task whose video needs the channel's key: fetched and hosted, then SUCCESS with the
+ * hosted address. A download that fails is tried again at the next check (until the task's
+ * timeout fails it, refunded); bytes that are not a video, or an address the key may not go to,
+ * fail it at once.
+ */
+async function succeedHosted(
+  gateway: Gateway,
+  task: VideoTask,
+  run: TaskRun,
+  channel: Channel,
+  state: { download: string },
+): Promise<void> {
+  let hosted: string | null;
+  try {
+    hosted = await hostVideoResult(gateway, task, {
+      channel,
+      download: state.download,
+      workerId: run.workerId,
+      signal: run.signal,
+    });
+  } catch (error) {
+    if (run.signal.aborted) return;
+    if (error instanceof FinalDownloadError) {
+      return await fail(gateway, task, run.workerId, error.message);
+    }
+    if (error instanceof UnhostableMediaError) {
+      return await fail(gateway, task, run.workerId, `the upstream's video: ${error.message}`);
+    }
+    await gateway.tasks.reschedule(task.id, {
+      workerId: run.workerId,
+      at: nextCheck(gateway, task),
+      update: {
+        fail_reason: `the finished video could not be fetched yet (${
+          taskFailReason(error, task.id)
+        }); tried again`,
+      },
+    });
+    return;
+  }
+  if (hosted !== null) await succeed(gateway, task, run.workerId, hosted);
 }
 
 /** The worker's handler for `video` tasks. */

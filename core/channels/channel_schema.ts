@@ -17,6 +17,8 @@ export const CHANNEL_TYPES = [
   "rerank",
   "azure-openai",
   "azure-openai-responses",
+  "openai-video",
+  "veo",
 ] as const;
 
 /** How an Azure OpenAI channel's URLs are made (core/providers/azure_openai_urls.ts). */

@@ -43,8 +43,26 @@ export interface VideoJob {
   references: VideoReference[];
 }
 
-/** One upstream poll, in neutral terms. */
+/**
+ * One upstream poll, in neutral terms. A succeeded task has a public `videoUrl` passed on as it
+ * is, or a `download` the gateway fetches with the channel's key (the provider's `download`
+ * builds the call from it: a video id, an address) and hosts itself.
+ */
 export type UpstreamVideoState =
   | { state: "queued" | "running"; progress?: string }
   | { state: "succeeded"; videoUrl: string }
+  | { state: "succeeded"; download: string }
   | { state: "failed"; reason: string };
+
+/** What an upstream is asked to make, as far as it may refuse it (known at submission). */
+export interface VideoAsk {
+  duration: number;
+  ratio: string;
+  references: Array<Pick<VideoReference, "field" | "kind">>;
+}
+
+/** A field of a video request an upstream cannot honour: refused with a 400 naming it. */
+export interface VideoRefusal {
+  param: string;
+  message: string;
+}

@@ -145,6 +145,16 @@ export interface PutOptions {
   owner: string;
   /** How long it lives; the store's default media TTL when absent. */
   ttlMs?: number;
+  /**
+   * The id to store it under (from `newMediaId`), chosen before the write so a write that is
+   * done again after a crash lands on the same object; a new one when absent.
+   */
+  id?: string;
+}
+
+/** A new media id: 32 base62 characters (~190 bits), the capability in its hosted address. */
+export function newMediaId(): string {
+  return `med_${randomBase62(32)}`;
 }
 
 export class MediaStore {
@@ -172,7 +182,7 @@ export class MediaStore {
    */
   async putChunks(
     source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
-    { contentType: claimed, owner, ttlMs = this.#ttlMs }: PutOptions,
+    { contentType: claimed, owner, ttlMs = this.#ttlMs, id }: PutOptions,
   ): Promise<MediaRecord> {
     const pieces = (async function* () {
       yield* source;
@@ -196,16 +206,20 @@ export class MediaStore {
         yield* head;
         yield* pieces;
       })(),
-      { contentType: sniffed.contentType, owner, ttlMs },
+      { contentType: sniffed.contentType, owner, ttlMs, id: id ?? newMediaId() },
     );
   }
 
   /** Writes the chunks of `source`, then the record. */
   async #write(
     source: AsyncIterable<Uint8Array>,
-    { contentType, owner, ttlMs }: { contentType: string; owner: string; ttlMs: number },
+    { contentType, owner, ttlMs, id }: {
+      contentType: string;
+      owner: string;
+      ttlMs: number;
+      id: string;
+    },
   ): Promise<MediaRecord> {
-    const id = `med_${randomBase62(32)}`;
     let size = 0;
     let chunks = 0;
     let atomic = this.#kv.atomic();

@@ -14,7 +14,13 @@ import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
 import type { EmbeddingJob } from "../jobs/embedding_job.ts";
-import type { UpstreamVideoState, VideoJob, VideoReference } from "../jobs/video_job.ts";
+import type {
+  UpstreamVideoState,
+  VideoAsk,
+  VideoJob,
+  VideoReference,
+  VideoRefusal,
+} from "../jobs/video_job.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import type { UpstreamEvents } from "../upstream/upstream_events.ts";
@@ -143,6 +149,21 @@ export interface VideoProvider {
   readCreated(text: string): string;
   poll(target: UpstreamTarget, upstreamId: string): Promise<UpstreamRequest>;
   readTask(text: string): UpstreamVideoState;
+  /**
+   * What this upstream cannot make of `ask` for upstream model `model` (a reference kind or
+   * count, a duration, a ratio), checked at submission so nothing is charged; unset: anything.
+   */
+  refusal?(model: string, ask: VideoAsk): VideoRefusal | undefined;
+  /**
+   * The length asked for when the client sends no `duration` and this upstream cannot make the
+   * gateway's default (5 s): its own default.
+   */
+  defaultDuration?: number;
+  /**
+   * The call that fetches a finished video with the channel's key, from a succeeded state's
+   * `download`; the gateway hosts the bytes. Needed when `readTask` answers `download`.
+   */
+  download?(target: UpstreamTarget, download: string): Promise<UpstreamRequest>;
   /** A channel test: a real call that proves the key and the address and makes no task. */
   probe: {
     /** The call, in words, for the test's answer. */
@@ -246,6 +267,12 @@ export function bearerAuth(apiKey: string): Record<string, string> {
 export function bearerJson(apiKey: string, accept = "application/json"): Record<string, string> {
   return { ...bearerAuth(apiKey), "content-type": "application/json", accept };
 }
+
+/**
+ * A finished video the gateway will never fetch (an address it may not send the key to): the
+ * task fails at once, refunded, rather than being tried again until its timeout.
+ */
+export class FinalDownloadError extends Error {}
 
 /** A video upstream's create answer (`{id}` on both video upstreams). */
 const createdTaskSchema = z.looseObject({ id: optionalString });

@@ -16,6 +16,8 @@ import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
 import { rerankProvider } from "./rerank.ts";
+import { openAIVideoProvider } from "./openai_video.ts";
+import { veoVideoProvider } from "./veo_video.ts";
 import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
@@ -29,6 +31,8 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "rerank": rerankProvider,
   "azure-openai": azureOpenAIProvider,
   "azure-openai-responses": azureOpenAIResponsesProvider,
+  "openai-video": openAIVideoProvider,
+  "veo": veoVideoProvider,
 };
 
 /** Each setting only some types read (a provider's `settings`), with those types. */

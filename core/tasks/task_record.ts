@@ -44,6 +44,11 @@ export interface TaskRecord<Input = unknown> {
   channel_id: string | null;
   result_url: string | null;
   image_urls: string[] | null;
+  /**
+   * The media id a finished video is hosted under (video upstreams whose result needs the
+   * channel's key), chosen before the download so a run done again stores it once.
+   */
+  result_media_id?: string | null;
   /** The upstream's own id of the task, once submitted (video tasks). */
   upstream_id?: string | null;
   /**

@@ -17,6 +17,7 @@ import { checkReferenceFile, REFERENCE_FIELDS, type ReferenceKind } from "./refe
 import { unreadableReference } from "./unreadable_reference.ts";
 import type { VideoJob, VideoReference } from "../jobs/video_job.ts";
 import { type VideoRules, videoRulesOf } from "./video_models.ts";
+import { checkVideoAsk, defaultVideoDuration } from "./video_refusal.ts";
 import { isPerTask, type VideoBill, videoBill, type VideoPrice } from "../billing/video_price.ts";
 import type { RequestScope } from "../scope.ts";
 import { receiptOf, videoReceipt } from "../billing/receipt.ts";
@@ -41,6 +42,11 @@ export interface VideoRequest {
   prompt: string;
   duration: number;
   ratio?: string;
+  /**
+   * The client sent no duration (`duration` is the gateway's default): an upstream that cannot
+   * make the default gets its own (see defaultVideoDuration).
+   */
+  durationDefaulted?: boolean;
 }
 
 export interface VideoTaskInput {
@@ -272,6 +278,19 @@ interface PricedVideo {
   bill: VideoBill;
 }
 
+/** The request with the duration its upstreams make when the client sent none. */
+function withDefaultDuration(
+  gateway: Gateway,
+  { request, group }: { request: VideoRequest; group: string },
+): VideoRequest {
+  if (!request.durationDefaulted) return request;
+  const { durationDefaulted: _, ...rest } = request;
+  return {
+    ...rest,
+    duration: defaultVideoDuration(gateway.registry.channels, { model: request.model, group }),
+  };
+}
+
 /**
  * Checks the request (model, callback, prompt, ratio, files, reference durations) and prices
  * it; or answers the task an earlier request with the same Idempotency-Key made. Nothing is
@@ -287,7 +306,8 @@ async function checkAndPrice(
   },
 ): Promise<PricedVideo | VideoSubmission> {
   const { gateway, key } = scope;
-  const { request, files, idempotencyKey } = input;
+  const { files, idempotencyKey } = input;
+  const request = withDefaultDuration(gateway, { request: input.request, group: key.group });
   const { model } = resolveModel(gateway.registry, {
     key,
     model: request.model,
@@ -316,6 +336,11 @@ async function checkAndPrice(
   }
 
   const checked = await checkFiles(files, rules);
+  checkVideoAsk(gateway.registry.channels, {
+    model: request.model,
+    group: key.group,
+    ask: { duration: request.duration, ratio, references: checked },
+  });
   // Durations are billed on per-second models, so those always read them.
   const durationReader = rules.probeReferences || !isPerTask(price)
     ? await probeDurations(gateway, checked, { rules, requestId: scope.context.id })
