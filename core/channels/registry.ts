@@ -49,6 +49,13 @@ export interface ChannelTypeRules {
   modelKind(type: ChannelType): ModelKind;
   /** Why `baseUrl` cannot be right for `type`, or undefined. */
   baseUrlProblem(type: ChannelType, baseUrl: string): string | undefined;
+  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
+  keyProblem(type: ChannelType, key: string): string | undefined;
+  /** A field a `type` channel needs that `channel` lacks, or undefined. */
+  missingField(
+    type: ChannelType,
+    channel: { project?: string; location?: string },
+  ): string | undefined;
 }
 
 export interface RegistryOptions {
@@ -170,21 +177,43 @@ export class Registry {
    * price 0, so nobody is served free before the operator prices and enables them.
    */
   #checkChannel(
-    channel: Pick<ChannelInput, "type" | "base_url">,
+    channel: Pick<ChannelInput, "type" | "base_url" | "project" | "location">,
     newModels: readonly string[],
     createModels: boolean,
+    newKeys: readonly string[] = [],
   ): CatalogModel[] {
-    const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
+    const { rules } = this.#options;
+    const problem = rules.baseUrlProblem(channel.type, channel.base_url);
     if (problem) {
       throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
     }
-    const missing = newModels.filter((id) => !this.#models.has(id));
-    if (missing.length === 0) return [];
+    const missing = rules.missingField(channel.type, channel);
+    if (missing) {
+      throw new GatewayError(
+        "missing_channel_field",
+        400,
+        `A ${channel.type} channel needs '${missing}'`,
+        { param: missing },
+      );
+    }
+    newKeys.forEach((key, index) => {
+      const keyProblem = rules.keyProblem(channel.type, key);
+      if (keyProblem) {
+        throw new GatewayError(
+          "invalid_upstream_key",
+          400,
+          `Upstream key ${index + 1} of this ${channel.type} channel ${keyProblem}`,
+          { param: "keys" },
+        );
+      }
+    });
+    const absent = newModels.filter((id) => !this.#models.has(id));
+    if (absent.length === 0) return [];
     if (!createModels) {
       throw new GatewayError(
         "model_not_in_catalog",
         400,
-        `The catalog has no model ${missing.map((id) => `'${id}'`).join(", ")}; add it with ` +
+        `The catalog has no model ${absent.map((id) => `'${id}'`).join(", ")}; add it with ` +
           `PUT /admin/models/{id} first, or send "create_models": true. Catalog models: ` +
           [...this.#models.keys()].sort().join(", "),
         { param: "models" },
@@ -192,7 +221,7 @@ export class Registry {
     }
     const kind = this.#options.rules.modelKind(channel.type);
     const now = new Date().toISOString();
-    return missing.map((id) => ({
+    return absent.map((id) => ({
       id,
       kind,
       groups: ["default"],
@@ -214,7 +243,12 @@ export class Registry {
     input: ChannelInput,
     options: { id?: string; source?: RecordSource; createModels?: boolean } = {},
   ) {
-    const created = this.#checkChannel(input, input.models, options.createModels ?? false);
+    const created = this.#checkChannel(
+      input,
+      input.models,
+      options.createModels ?? false,
+      input.keys,
+    );
     const now = new Date().toISOString();
     const id = options.id ?? timeOrderedId("ch");
     const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
@@ -316,7 +350,10 @@ export class Registry {
     const { keys, ...rest } = sentFields(patch);
     const merged = { ...entry.value, ...rest };
     const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
-    const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    const created = this.#checkChannel(merged, added, options.createModels ?? false, [
+      ...(keys ?? []),
+      ...(options.keyOperations?.add_keys ?? []),
+    ]);
     const sealed = await changeChannelKeys(
       { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
       { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },

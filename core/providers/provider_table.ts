@@ -15,7 +15,12 @@ import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
 import { rerankProvider } from "./rerank.ts";
-import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
+import { vertexProvider } from "./vertex.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import type { ChannelTypeField, ModelKind, Provider, UpstreamTarget } from "./provider.ts";
+
+/** A channel's values of the fields only some types read. */
+type TypeFieldValues = { [name in ChannelTypeField["name"]]?: string };
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai": openAIChatProvider,
@@ -26,6 +31,7 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "ark-video": arkVideoProvider,
   "gateway-video": gatewayVideoProvider,
   "rerank": rerankProvider,
+  "vertex": vertexProvider,
 };
 
 /**
@@ -51,6 +57,12 @@ export function providerOf(channel: { type: ChannelType }): Provider {
   return PROVIDERS[channel.type];
 }
 
+/** The wire format a text channel speaks for `publicModel` (Vertex AI's depends on the model). */
+export function textFormatOf(channel: Channel, publicModel: string): TextFormat {
+  const text = PROVIDERS[channel.type].text!;
+  return text.formatFor?.(channel, upstreamModelName(channel, publicModel)) ?? text.format;
+}
+
 /** Whether a channel can serve models of `kind`. */
 export function servesKind(channel: { type: ChannelType }, kind: ModelKind): boolean {
   return PROVIDERS[channel.type].kinds.includes(kind);
@@ -70,6 +82,16 @@ export const CHANNEL_RULES = {
     if (!appended) return undefined;
     return `A ${type} channel's base_url is what the provider's SDK takes, and the gateway adds ` +
       `the rest; '${baseUrl}' already ends with '${appended}'. Use the form '${baseUrlExample}'`;
+  },
+  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
+  keyProblem(type: ChannelType, key: string): string | undefined {
+    return PROVIDERS[type].keyForm?.problem(key);
+  },
+  /** A field a `type` channel needs that `channel` lacks, or undefined. */
+  missingField(type: ChannelType, channel: TypeFieldValues): string | undefined {
+    return PROVIDERS[type].fields?.find((field) =>
+      field.required && (channel[field.name] === undefined || channel[field.name] === "")
+    )?.name;
   },
 };
 

@@ -13,6 +13,11 @@ import { type ErrorDialect, readUpstreamError } from "./error_reader.ts";
 export interface UpstreamRequest {
   url: string;
   init: RequestInit;
+  /**
+   * Called when the upstream answers 401: the credential the request carries was refused, so a
+   * cached token it came from is dropped and the next call fetches a new one.
+   */
+  refused?: () => void;
 }
 
 export interface CallOptions {
@@ -77,6 +82,7 @@ export async function openUpstream(
       );
     }
     if (!response.ok) {
+      if (response.status === 401) request.refused?.();
       throw await readUpstreamError(response, { dialect: options.errors, secrets: channel.keys });
     }
     return { response, call };

@@ -33,7 +33,7 @@ export function isChannelType(type: string | undefined): type is ChannelType {
 /** The settings a type alone reads, shown when its provider serves what needs them. */
 const TYPE_SETTINGS: Array<{
   applies: (provider: Provider) => boolean;
-  fields: (values: FormValues) => Child;
+  fields: (values: FormValues, provider: Provider) => Child;
 }> = [
   {
     applies: (provider) => provider.kinds.includes("video"),
@@ -45,6 +45,23 @@ const TYPE_SETTINGS: Array<{
         options={[["", "(the model's own)"], ...VIDEO_RESOLUTIONS.map((r) => [r, r] as const)]}
         hint="asked for when the model name carries none"
       />
+    ),
+  },
+  {
+    applies: (provider) => (provider.fields?.length ?? 0) > 0,
+    fields: (values, provider) => (
+      <>
+        {(provider.fields ?? []).map((field) => (
+          <Field
+            name={field.name}
+            label={field.label}
+            value={values[field.name]}
+            placeholder={field.placeholder}
+            hint={field.hint}
+            required={field.required}
+          />
+        ))}
+      </>
     ),
   },
   {
@@ -94,6 +111,8 @@ export function formValuesOf(view: {
   video_resolution?: string;
   anthropic_version?: string;
   anthropic_betas?: { allow?: string[]; deny?: string[] };
+  project?: string;
+  location?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -122,6 +141,8 @@ export function formValuesOf(view: {
     anthropic_version: view.anthropic_version ?? "",
     anthropic_betas_allow: view.anthropic_betas?.allow?.join(", ") ?? "",
     anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
+    project: view.project ?? "",
+    location: view.location ?? "",
     breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
     breaker_min_failures: optional(view.breaker?.min_failures),
     breaker_failure_rate: optional(view.breaker?.failure_rate),
@@ -150,7 +171,14 @@ function Checkbox(
  * all when "Replace" is chosen.
  */
 function KeysFields(
-  props: { mode: "create" | "edit"; hints?: KeyHint[]; keptKeys?: number; values: FormValues },
+  props: {
+    mode: "create" | "edit";
+    hints?: KeyHint[];
+    keptKeys?: number;
+    values: FormValues;
+    /** What the type's keys are, when not opaque secrets (a service account's JSON key). */
+    keyHint?: string;
+  },
 ) {
   if (props.mode === "create") {
     return (
@@ -170,7 +198,7 @@ function KeysFields(
           rows={3}
           autocomplete="off"
           required={!props.keptKeys}
-          hint="one per line; sealed when saved and never shown again"
+          hint={props.keyHint ?? "one per line; sealed when saved and never shown again"}
         />
       </>
     );
@@ -188,7 +216,9 @@ function KeysFields(
         label="New upstream keys"
         rows={2}
         autocomplete="off"
-        hint="one per line; leave empty to keep the keys as they are"
+        hint={props.keyHint
+          ? `${props.keyHint}; leave empty to keep the keys as they are`
+          : "one per line; leave empty to keep the keys as they are"}
       />
       <label class="choice">
         <input type="radio" name="keys_mode" value="add" checked={!replace} />
@@ -299,9 +329,15 @@ export function ChannelFields(
           placeholder="120000"
           inputmode="numeric"
         />
-        {typeSettings.map((setting) => setting.fields(values))}
+        {typeSettings.map((setting) => setting.fields(values, provider))}
       </div>
-      <KeysFields mode={mode} hints={props.hints} keptKeys={props.keptKeys} values={values} />
+      <KeysFields
+        mode={mode}
+        hints={props.hints}
+        keptKeys={props.keptKeys}
+        values={values}
+        keyHint={provider.keyForm?.hint}
+      />
       <div class="fields">
         <Field
           name="models"
