@@ -111,8 +111,8 @@ export interface VertexUpstream extends AsyncDisposable {
   tokenLifetimeS: number;
   /** Moves the simulator's clock on: tokens and JWTs it has seen may expire. */
   advance(ms: number): void;
-  /** Every token issued so far is refused from now on (a revoked key's tokens). */
-  revokeTokens(): void;
+  /** The tokens issued so far (to `email` only, when given) are refused from now on. */
+  revokeTokens(email?: string): void;
   /** Adds an account the token endpoint knows (e.g. one a test signs with another key). */
   addAccount(account: ServiceAccount): void;
   /** The simulators behind the model methods, for faults and the bodies they got. */
@@ -168,8 +168,8 @@ export async function startVertexUpstream(
   let offsetMs = 0;
   const now = () => Date.now() + offsetMs;
   const accounts = new Map<string, ServiceAccount>();
-  /** Issued tokens and when they expire (simulator clock). */
-  const tokens = new Map<string, number>();
+  /** Issued tokens: when they expire (simulator clock), and to whom. */
+  const tokens = new Map<string, { expiresAt: number; email: string }>();
 
   async function tokenEndpoint(req: Request): Promise<Response> {
     const refuse = (error: string, description: string) => {
@@ -222,7 +222,7 @@ export async function startVertexUpstream(
       return refuse("invalid_scope", "Invalid OAuth scope or ID token audience provided.");
     }
     const token = `ya29.sim-${crypto.randomUUID()}`;
-    tokens.set(token, now() + state.tokenLifetimeS * 1000);
+    tokens.set(token, { expiresAt: now() + state.tokenLifetimeS * 1000, email: account.email });
     state.tokenCalls.issued++;
     return Response.json({
       access_token: token,
@@ -265,8 +265,8 @@ export async function startVertexUpstream(
         "UNAUTHENTICATED",
       );
     }
-    const expiresAt = tokens.get(token);
-    if (expiresAt === undefined || expiresAt <= now()) {
+    const issued = tokens.get(token);
+    if (issued === undefined || issued.expiresAt <= now()) {
       return googleError(401, UNAUTHENTICATED, "UNAUTHENTICATED");
     }
     const resource = `projects/${pathProject}/locations/${pathLocation}/publishers/${publisher}` +
@@ -393,8 +393,10 @@ export async function startVertexUpstream(
     advance(ms) {
       offsetMs += ms;
     },
-    revokeTokens() {
-      tokens.clear();
+    revokeTokens(email) {
+      for (const [token, issued] of tokens) {
+        if (email === undefined || issued.email === email) tokens.delete(token);
+      }
     },
     addAccount(added) {
       accounts.set(added.email, added);
