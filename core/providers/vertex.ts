@@ -13,14 +13,13 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import { upstreamTokens } from "../upstream/token_cache.ts";
 import { readLenient } from "../util/lenient_schema.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { anthropicErrorSchema } from "./anthropic_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
-import { serviceAccountProblem, tokenCacheKey, vertexAccessToken } from "./vertex_auth.ts";
+import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
 
 /** The `anthropic_version` a Claude body on Vertex AI carries (in the body, not a header). */
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
@@ -76,8 +75,7 @@ async function authorizedPost(
   { apiKey }: UpstreamTarget,
   input: { url: string; body: string; stream: boolean; headers?: Record<string, string> },
 ): Promise<UpstreamRequest> {
-  const token = await vertexAccessToken(apiKey);
-  const cacheKey = await tokenCacheKey(apiKey);
+  const { token, forget } = await vertexAccessToken(apiKey);
   return {
     url: input.url,
     init: {
@@ -90,7 +88,7 @@ async function authorizedPost(
       },
       body: input.body,
     },
-    refused: () => upstreamTokens.forget(cacheKey, token),
+    refused: forget,
   };
 }
 

@@ -191,16 +191,19 @@ async function fetchAccessToken(
   return { token: answer.access_token, expiresAt: nowMs() + lifetime * 1000 };
 }
 
-/** The cache entry of a key: its digest, so the map holds no copy of the key's text. */
-export async function tokenCacheKey(key: string): Promise<string> {
-  return `vertex:${await sha256Hex(key)}`;
+/** A key as calls use it: its account, and its cache entry's name (its digest, not its text). */
+interface ReadKey {
+  account: ServiceAccount;
+  cacheKey: string;
 }
 
-/**
- * A cloud-platform access token for the service account `key` (already checked at channel
- * create), from the cache while it has time left.
- */
-export async function vertexAccessToken(key: string): Promise<string> {
+/** Keys read so far, so a call does not parse and hash its key again; cleared past a bound. */
+const readKeys = new Map<string, ReadKey>();
+const MAX_READ_KEYS = 1000;
+
+async function readKey(key: string): Promise<ReadKey> {
+  const known = readKeys.get(key);
+  if (known) return known;
   const account = readServiceAccount(key);
   if ("problem" in account) {
     throw new UpstreamAttemptError(`token: the channel's key ${account.problem}`, {
@@ -209,8 +212,23 @@ export async function vertexAccessToken(key: string): Promise<string> {
       errorClass: "http_401",
     });
   }
-  return await cachedToken(
-    await tokenCacheKey(key),
+  const read = { account, cacheKey: `vertex:${await sha256Hex(key)}` };
+  if (readKeys.size >= MAX_READ_KEYS) readKeys.clear();
+  readKeys.set(key, read);
+  return read;
+}
+
+/**
+ * A cloud-platform access token for the service account `key` (checked at channel create), from
+ * the cache while it has time left; `forget` drops it when the upstream refuses it.
+ */
+export async function vertexAccessToken(
+  key: string,
+): Promise<{ token: string; forget: () => void }> {
+  const { account, cacheKey } = await readKey(key);
+  const token = await cachedToken(
+    cacheKey,
     () => fetchAccessToken(account, () => upstreamTokens.now()),
   );
+  return { token, forget: () => upstreamTokens.forget(cacheKey, token) };
 }

@@ -246,3 +246,45 @@ Deno.test(
     assertEquals(records[0].receipt?.charged ?? 0, 0);
   },
 );
+
+Deno.test(
+  "vertex: clocks 30 minutes apart still get a token, kept by its expires_in from its arrival",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    s.sim.advance(30 * 60_000); // Google's clock 30 minutes ahead of the gateway's
+    const { openai } = clients(s);
+    for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
+      await openai.chat.completions.create({ model, messages: [{ role: "user", content: ASK }] });
+    }
+    assertEquals(s.sim.tokenCalls.issued, 1);
+    assertEquals(s.sim.tokenCalls.refused, []);
+    await walletMatchesReceipts(s);
+  },
+);
+
+Deno.test(
+  "vertex: a gateway clock hours off Google's is refused at the token endpoint, said in the record",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    s.sim.advance(-2 * 3_600_000); // the gateway's clock two hours ahead
+    const response = await fetch(`${s.gw.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": s.key, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: VERTEX_CLAUDE,
+        max_tokens: 50,
+        messages: [{ role: "user", content: ASK }],
+      }),
+    });
+    const body = await response.json();
+    // Anthropic's envelope: a gateway that could not reach its upstream is a 500 api_error.
+    assertEquals([response.status, body.error.type], [500, "api_error"], JSON.stringify(body));
+    assertOk(body.error.message.includes("iat and exp"), body.error.message);
+    const records = await walletMatchesReceipts(s);
+    const [attempt] = records[0].upstream_attempts;
+    assertOk(attempt.error.includes("iat and exp"), attempt.error);
+    assertEquals(s.sim.requests.length, 0);
+  },
+);
