@@ -6,7 +6,8 @@
 import OpenAI from "openai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { assertAdminError } from "../helpers/admin_error.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { serverTest, startTestGateway } from "../helpers/gateway.ts";
+import { startVertexUpstream } from "../upstream/vertex.ts";
 import { setupVertex, VERTEX_CLAUDE, VERTEX_GEMINI } from "../helpers/vertex_setup.ts";
 
 /** Pieces of a key that must never be seen: the private key's body and its PEM marker. */
@@ -105,6 +106,60 @@ Deno.test(
       const bytes = await Deno.readFile(`${s.gw.kvPath}${suffix}`).catch(() => null);
       if (!bytes) continue;
       assertNoSecret(new TextDecoder("latin1").decode(bytes), pieces, `the KV file${suffix}`);
+    }
+  },
+);
+
+Deno.test(
+  "vertex config file: a channel whose key comes from the environment serves; a bad key stops the boot, naming it",
+  serverTest,
+  async () => {
+    await using sim = await startVertexUpstream();
+    const dir = await Deno.makeTempDir({ prefix: "gateway-vertex-config-" });
+    const configPath = `${dir}/gateway.json`;
+    const config = (key: unknown) =>
+      JSON.stringify({
+        models: { "cfg-gemini": { kind: "text", price: { input: 1, output: 2 } } },
+        channels: [{
+          id: "cfg-vertex",
+          name: "vertex from the config file",
+          type: "vertex",
+          base_url: sim.baseUrl,
+          project: sim.project,
+          location: sim.location,
+          keys: [key],
+          models: ["cfg-gemini"],
+          model_map: { "cfg-gemini": "gemini-2.5-flash" },
+        }],
+      });
+    const variable = `GATEWAY_TEST_VERTEX_KEY_${crypto.randomUUID().slice(0, 8)}`;
+    Deno.env.set(variable, sim.account.json);
+    try {
+      await Deno.writeTextFile(configPath, config({ env: variable }));
+      {
+        await using gw = await startTestGateway({ GATEWAY_CONFIG: configPath });
+        const { key } = await gw.createKey({ balance: 1_000_000 });
+        const openai = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+        const answer = await openai.chat.completions.create({
+          model: "cfg-gemini",
+          messages: [{ role: "user", content: "hi" }],
+        });
+        assertOk(answer.choices[0].message.content);
+        const channel = await gw.admin("GET", "/admin/channels/cfg-vertex");
+        assertEquals(channel.body.keys[0].account, sim.account.email);
+      }
+      await Deno.writeTextFile(configPath, config("not-a-service-account-key"));
+      let refused = "";
+      try {
+        await using _gw = await startTestGateway({ GATEWAY_CONFIG: configPath });
+      } catch (error) {
+        refused = String(error);
+      }
+      assertOk(refused.includes("is not JSON"), refused);
+      assertOk(!refused.includes("not-a-service-account-key"), refused);
+    } finally {
+      Deno.env.delete(variable);
+      await Deno.remove(dir, { recursive: true });
     }
   },
 );

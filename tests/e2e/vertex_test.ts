@@ -8,7 +8,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
-import { RED_PNG_B64, WEATHER_SCHEMA } from "../helpers/text_setup.ts";
+import { RED_PNG_B64, testCost, WEATHER_SCHEMA } from "../helpers/text_setup.ts";
+import { recordOf } from "../helpers/embedding_setup.ts";
 import {
   setupVertex,
   VERTEX_CLAUDE,
@@ -286,5 +287,28 @@ Deno.test(
     const [attempt] = records[0].upstream_attempts;
     assertOk(attempt.error.includes("iat and exp"), attempt.error);
     assertEquals(s.sim.requests.length, 0);
+  },
+);
+
+Deno.test(
+  "vertex: each answer is billed exactly by its usage, cached input at its own price",
+  serverTest,
+  async () => {
+    await using s = await setupVertex({ cachedTokens: 6 });
+    const { openai } = clients(s);
+    for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
+      const { data, response } = await openai.chat.completions.create({
+        model,
+        messages: [{ role: "user", content: "A longer question, so that some of it was cached" }],
+      }).withResponse();
+      assertEquals(data.usage!.prompt_tokens_details?.cached_tokens, 6, model);
+      const record = await recordOf(s.gw, response.headers.get("x-request-id")!);
+      assertEquals(
+        record.receipt.charged,
+        testCost(data.usage!),
+        `${model}: ${JSON.stringify(data.usage)}`,
+      );
+    }
+    await walletMatchesReceipts(s);
   },
 );

@@ -31,12 +31,15 @@ export interface VertexSetup extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** `now`: the gateway's clock of breakers and automatic disabling. */
+/**
+ * `now`: the gateway's clock of breakers and automatic disabling; `cachedTokens`: what the
+ * models report read from their cache.
+ */
 export async function setupVertex(
-  options: { channel?: Record<string, unknown>; now?: () => number } = {},
+  options: { channel?: Record<string, unknown>; now?: () => number; cachedTokens?: number } = {},
 ): Promise<VertexSetup> {
   await using stack = new AsyncDisposableStack();
-  const sim = stack.use(await startVertexUpstream());
+  const sim = stack.use(await startVertexUpstream({ cachedTokens: options.cachedTokens }));
   const gw = stack.use(await startTestGateway({}, { now: options.now }));
   for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
     await gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });
