@@ -312,3 +312,23 @@ Deno.test(
     await walletMatchesReceipts(s);
   },
 );
+
+Deno.test(
+  "vertex: requests arriving together before any token share one token fetch",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    const { openai } = clients(s);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        openai.chat.completions.create({
+          model: index % 2 ? VERTEX_CLAUDE : VERTEX_GEMINI,
+          messages: [{ role: "user", content: ASK }],
+        })),
+    );
+    assertEquals(answers.length, 6);
+    assertEquals(s.sim.tokenCalls.issued, 1);
+    assertEquals(new Set(s.sim.requests.map((request) => request.token)).size, 1);
+    await walletMatchesReceipts(s);
+  },
+);
