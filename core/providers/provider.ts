@@ -203,10 +203,12 @@ export interface SpeechProvider {
 
 /** A channel field only some types read, as a form asks for it (its value is a string). */
 export interface ChannelTypeField {
-  name: "project" | "location";
+  name: "project" | "location" | "vertex_publisher";
   label: string;
   hint: string;
   placeholder?: string;
+  /** The values it may take, `[value, label]`, for a pick list ("": left unset). */
+  options?: ReadonlyArray<readonly [string, string]>;
   /** A channel of the type cannot work without it (refused at create). */
   required: boolean;
 }

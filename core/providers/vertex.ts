@@ -123,6 +123,16 @@ export const vertexProvider: Provider = {
       placeholder: "us-central1",
       required: true,
     },
+    {
+      name: "vertex_publisher",
+      label: "Publisher",
+      hint: "who makes every model of the channel",
+      options: [["", "by model name (claude-* Anthropic)"], ["google", "Google"], [
+        "anthropic",
+        "Anthropic",
+      ]],
+      required: false,
+    },
   ],
   keyForm: {
     hint: "a service account's JSON key file, whole; sealed when saved and never shown again",

@@ -55,8 +55,9 @@ const TYPE_SETTINGS: Array<{
           <Field
             name={field.name}
             label={field.label}
-            value={values[field.name]}
+            value={values[field.name] ?? ""}
             placeholder={field.placeholder}
+            options={field.options}
             hint={field.hint}
             required={field.required}
           />
@@ -113,6 +114,7 @@ export function formValuesOf(view: {
   anthropic_betas?: { allow?: string[]; deny?: string[] };
   project?: string;
   location?: string;
+  vertex_publisher?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -143,6 +145,7 @@ export function formValuesOf(view: {
     anthropic_betas_deny: view.anthropic_betas?.deny?.join(", ") ?? "",
     project: view.project ?? "",
     location: view.location ?? "",
+    vertex_publisher: view.vertex_publisher ?? "",
     breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
     breaker_min_failures: optional(view.breaker?.min_failures),
     breaker_failure_rate: optional(view.breaker?.failure_rate),

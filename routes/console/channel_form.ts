@@ -81,7 +81,7 @@ const INTEGER_FIELDS = [
 ] as const;
 
 /** Text fields only some types read (the provider table's `fields`); a blank leaves them out. */
-const TYPE_TEXT_FIELDS = ["project", "location"] as const;
+const TYPE_TEXT_FIELDS = ["project", "location", "vertex_publisher"] as const;
 
 /** The fields both forms share: each one sent when the form has it and it is not blank. */
 function settingsOf(fields: Record<string, string>): Record<string, unknown> {

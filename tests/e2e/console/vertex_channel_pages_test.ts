@@ -22,7 +22,14 @@ Deno.test(
     const picker = await client.get("/console/channels/new");
     assertOk((await picker.text()).includes('value="vertex"'), "the picker offers vertex");
     const form = await (await client.get("/console/channels/new?type=vertex")).text();
-    for (const field of ['name="project"', 'name="location"', "service account"]) {
+    for (
+      const field of [
+        'name="project"',
+        'name="location"',
+        'name="vertex_publisher"',
+        "service account",
+      ]
+    ) {
       assertOk(form.includes(field), `the vertex form has ${field}`);
     }
 
