@@ -332,3 +332,46 @@ Deno.test(
     await walletMatchesReceipts(s);
   },
 );
+
+Deno.test(
+  "vertex: a key the token endpoint refuses fails over to the next channel, and is disabled after its refusals",
+  serverTest,
+  async () => {
+    await using s = await setupVertex({
+      channel: { priority: 1, auto_disable_refusals: 2, breaker: { enabled: false } },
+    });
+    const second = await s.gw.addChannel({
+      ...s.channelFields(),
+      name: "vertex-two",
+      keys: [s.sim.otherAccount.json],
+    });
+    // The first channel's key now names an account the token endpoint does not know.
+    const deleted = s.sim.account.json.replace(
+      s.sim.account.email,
+      "gone@sim-project-1.iam.gserviceaccount.com",
+    );
+    await s.gw.admin("PATCH", `/admin/channels/${s.channelId}`, { keys: [deleted] });
+    const { openai } = clients(s);
+    const ask = async () => {
+      const { response } = await openai.chat.completions.create({
+        model: VERTEX_GEMINI,
+        messages: [{ role: "user", content: ASK }],
+      }).withResponse();
+      return response.headers.get("x-gateway-channel");
+    };
+    assertEquals([await ask(), await ask()], [second.id, second.id]);
+    assertEquals(s.sim.tokenCalls.refused.length, 2);
+    // Two refusals in a row disable the key (written off the response path: polled).
+    let marks = null;
+    for (let i = 0; i < 200 && !marks; i++) {
+      await s.gw.settle();
+      marks = (await s.gw.admin("GET", `/admin/channels/${s.channelId}`)).body.auto_disabled;
+    }
+    assertOk(marks, "the refused key is marked");
+    // The key is not tried again: no third refusal.
+    await s.gw.settle();
+    assertEquals(await ask(), second.id);
+    assertEquals(s.sim.tokenCalls.refused.length, 2);
+    await walletMatchesReceipts(s);
+  },
+);
