@@ -11,6 +11,7 @@ import { z } from "zod";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { cachedToken, type IssuedToken, upstreamTokens } from "../upstream/token_cache.ts";
 import { sha256Hex } from "../util/ids.ts";
+import { readLimited } from "../util/read_limited.ts";
 import { optionalString, readLenientJson, unknownField } from "../util/lenient_schema.ts";
 
 /** The OAuth scope of every Vertex AI call. */
@@ -19,6 +20,7 @@ export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platf
 export const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 const JWT_LIFETIME_S = 3600;
 const TOKEN_FETCH_TIMEOUT_MS = 30_000;
+const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 
 /** The fields of a service account key the gateway reads. */
 export interface ServiceAccount {
@@ -154,7 +156,15 @@ async function fetchAccessToken(
       { retryable: true, errorClass: "network" },
     );
   }
-  const text = await response.text().catch(() => "");
+  // Bounded: a token answer is a few hundred bytes, and the endpoint is the key's to name.
+  const text = response.body
+    ? new TextDecoder().decode(
+      await readLimited(response.body, {
+        maxBytes: MAX_TOKEN_ANSWER_BYTES,
+        tooLarge: () => new Error("too large"),
+      }).catch(() => new Uint8Array()),
+    )
+    : "";
   let answer: Partial<z.infer<typeof tokenAnswerSchema>> = {};
   try {
     answer = readLenientJson(tokenAnswerSchema, text);

@@ -7,7 +7,9 @@ import {
   readServiceAccount,
   serviceAccountAssertion,
   serviceAccountProblem,
+  vertexAccessToken,
 } from "../../../core/providers/vertex_auth.ts";
+import { UpstreamAttemptError } from "../../../core/upstream/attempt.ts";
 import { makeServiceAccount } from "../../upstream/vertex.ts";
 
 function channelOf(extra: Partial<Channel> = {}): Channel {
@@ -139,4 +141,48 @@ Deno.test("a service account key is shown by its account and key id, never its t
     `${hint.fingerprint} (${account.email}, key …${account.keyId.slice(-4)})`,
   );
   assertEquals((await keyHint("sk-abcd1234")).account, undefined);
+});
+
+Deno.test("the token exchange: a token, a refusal named as the key's, a broken or huge answer", async () => {
+  const answers: Array<() => Response> = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const form = new URLSearchParams(await req.text());
+    assertEquals(form.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    return answers.shift()!();
+  });
+  try {
+    const tokenUri = `http://127.0.0.1:${server.addr.port}/token`;
+    const exchange = async (answer: () => Response) => {
+      answers.push(answer);
+      const account = await makeServiceAccount({ name: "a", project: "p-1", tokenUri });
+      try {
+        return { token: (await vertexAccessToken(account.json)).token };
+      } catch (error) {
+        assertOk(error instanceof UpstreamAttemptError, String(error));
+        assertOk(!error.message.includes("PRIVATE KEY"), error.message);
+        return { status: error.status, errorClass: error.errorClass, message: error.message };
+      }
+    };
+    assertEquals(
+      await exchange(() => Response.json({ access_token: "ya29.t", expires_in: 3599 })),
+      { token: "ya29.t" },
+    );
+    const refused = await exchange(() =>
+      Response.json({ error: "invalid_grant", error_description: "Invalid JWT Signature." }, {
+        status: 400,
+      })
+    );
+    assertEquals([refused.status, refused.errorClass], [401, "http_400"]);
+    assertOk(refused.message!.includes("invalid_grant: Invalid JWT Signature."), refused.message);
+    const unavailable = await exchange(() => new Response("busy", { status: 503 }));
+    assertEquals([unavailable.status, unavailable.errorClass], [503, "http_503"]);
+    const empty = await exchange(() => Response.json({ token_type: "Bearer" }));
+    assertEquals(empty.errorClass, "bad_answer");
+    const huge = await exchange(() =>
+      new Response(`{"access_token": "${"x".repeat(1_000_000)}", "expires_in": 3599}`)
+    );
+    assertEquals(huge.errorClass, "bad_answer");
+  } finally {
+    await server.shutdown();
+  }
 });
