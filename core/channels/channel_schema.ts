@@ -19,6 +19,7 @@ export const CHANNEL_TYPES = [
   "azure-openai-responses",
   "openai-video",
   "veo",
+  "vertex",
 ] as const;
 
 /** How an Azure OpenAI channel's URLs are made (core/providers/azure_openai_urls.ts). */
@@ -29,6 +30,9 @@ export const AZURE_URL_SHAPES = ["deployment", "v1"] as const;
  * bearer tokens given as they are, or Entra ID client secrets exchanged for tokens.
  */
 export const AZURE_AUTHS = ["api-key", "bearer", "entra"] as const;
+
+/** Who makes a model on Vertex AI: Google (Gemini) or Anthropic (Claude). */
+export const VERTEX_PUBLISHERS = ["google", "anthropic"] as const;
 
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
 export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
@@ -141,6 +145,21 @@ const channelFields = {
   send_stream_options: z.boolean().optional(),
   /** Anthropic channels: the `anthropic-version` sent when the client sends none. */
   anthropic_version: headerToken("anthropic_version").optional(),
+  /** Vertex channels: the Google Cloud project id the calls are made in. */
+  project: z.string().regex(
+    /^[a-z0-9][a-z0-9.:-]{0,99}$/,
+    "a Google Cloud project id: lowercase letters, digits and '-' (e.g. 'my-project-123')",
+  ).optional(),
+  /** Vertex channels: the region (`us-central1`, `europe-west4`…) or `global`. */
+  location: z.string().regex(
+    /^[a-z][a-z0-9-]{0,49}$/,
+    "a Google Cloud region such as 'us-central1', or 'global'",
+  ).optional(),
+  /**
+   * Vertex channels: the publisher of every model of the channel. Unset: by the model's name
+   * upstream, `claude-*` Anthropic's, any other Google's.
+   */
+  vertex_publisher: z.enum(VERTEX_PUBLISHERS).optional(),
   /** Anthropic channels: which of the client's `anthropic-beta` values go upstream. */
   anthropic_betas: z.strictObject({
     allow: z.array(betaPattern).optional(),

@@ -58,6 +58,13 @@ export interface ChannelTypeRules {
   channelProblem?(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined;
+  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
+  keyProblem(type: ChannelType, key: string): string | undefined;
+  /** A field a `type` channel needs that `channel` lacks, or undefined. */
+  missingField(
+    type: ChannelType,
+    channel: { project?: string; location?: string },
+  ): string | undefined;
 }
 
 export interface RegistryOptions {
@@ -182,22 +189,44 @@ export class Registry {
     channel: Omit<ChannelInput, "keys">,
     newModels: readonly string[],
     createModels: boolean,
+    newKeys: readonly string[] = [],
   ): CatalogModel[] {
-    const problem = this.#options.rules.baseUrlProblem(channel.type, channel.base_url);
+    const { rules } = this.#options;
+    const problem = rules.baseUrlProblem(channel.type, channel.base_url);
     if (problem) {
       throw new GatewayError("invalid_base_url", 400, problem, { param: "base_url" });
     }
-    const settings = this.#options.rules.channelProblem?.(channel);
+    const settings = rules.channelProblem?.(channel);
     if (settings) {
       throw new GatewayError("invalid_request", 400, settings.message, { param: settings.param });
     }
-    const missing = newModels.filter((id) => !this.#models.has(id));
-    if (missing.length === 0) return [];
+    const missing = rules.missingField(channel.type, channel);
+    if (missing) {
+      throw new GatewayError(
+        "missing_channel_field",
+        400,
+        `A ${channel.type} channel needs '${missing}'`,
+        { param: missing },
+      );
+    }
+    newKeys.forEach((key, index) => {
+      const keyProblem = rules.keyProblem(channel.type, key);
+      if (keyProblem) {
+        throw new GatewayError(
+          "invalid_upstream_key",
+          400,
+          `Upstream key ${index + 1} of this ${channel.type} channel ${keyProblem}`,
+          { param: "keys" },
+        );
+      }
+    });
+    const absent = newModels.filter((id) => !this.#models.has(id));
+    if (absent.length === 0) return [];
     if (!createModels) {
       throw new GatewayError(
         "model_not_in_catalog",
         400,
-        `The catalog has no model ${missing.map((id) => `'${id}'`).join(", ")}; add it with ` +
+        `The catalog has no model ${absent.map((id) => `'${id}'`).join(", ")}; add it with ` +
           `PUT /admin/models/{id} first, or send "create_models": true. Catalog models: ` +
           [...this.#models.keys()].sort().join(", "),
         { param: "models" },
@@ -205,7 +234,7 @@ export class Registry {
     }
     const kind = this.#options.rules.modelKind(channel.type);
     const now = new Date().toISOString();
-    return missing.map((id) => ({
+    return absent.map((id) => ({
       id,
       kind,
       groups: ["default"],
@@ -239,7 +268,12 @@ export class Registry {
     input: ChannelInput,
     options: { id?: string; source?: RecordSource; createModels?: boolean } = {},
   ) {
-    const created = this.#checkChannel(input, input.models, options.createModels ?? false);
+    const created = this.#checkChannel(
+      input,
+      input.models,
+      options.createModels ?? false,
+      input.keys,
+    );
     this.#checkKeyCount(input.type, input.keys.length, "keys");
     const now = new Date().toISOString();
     const id = options.id ?? timeOrderedId("ch");
@@ -344,7 +378,10 @@ export class Registry {
     const { keys, ...rest } = sentFields(patch);
     const merged = { ...entry.value, ...rest };
     const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
-    const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    const created = this.#checkChannel(merged, added, options.createModels ?? false, [
+      ...(keys ?? []),
+      ...(options.keyOperations?.add_keys ?? []),
+    ]);
     const sealed = await changeChannelKeys(
       { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
       { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },

@@ -68,6 +68,11 @@ export interface TokenCounter {
 export interface TextProvider {
   /** The wire format the upstream speaks. */
   format: TextFormat;
+  /**
+   * For upstreams that speak more than one format (Vertex AI: Gemini and Claude models): the
+   * format of `upstreamModel` on `channel`. Unset: `format`.
+   */
+  formatFor?(channel: Channel, upstreamModel: string): TextFormat;
   /** The call that sends `body` (already in `format`), with the client's hints it takes. */
   request(
     target: UpstreamTarget,
@@ -217,6 +222,26 @@ export interface SpeechProvider {
   ignoredFields(target: UpstreamTarget, job: SpeechRequest): string[];
 }
 
+/** A channel field only some types read, as a form asks for it (its value is a string). */
+export interface ChannelTypeField {
+  name: "project" | "location" | "vertex_publisher";
+  label: string;
+  hint: string;
+  placeholder?: string;
+  /** The values it may take, `[value, label]`, for a pick list ("": left unset). */
+  options?: ReadonlyArray<readonly [string, string]>;
+  /** A channel of the type cannot work without it (refused at create). */
+  required: boolean;
+}
+
+/** What a type's upstream keys are, when not an opaque secret string. */
+export interface UpstreamKeyForm {
+  /** What a form's key box asks for. */
+  hint: string;
+  /** What is wrong with `key`, in words that quote no part of it; undefined when nothing. */
+  problem(key: string): string | undefined;
+}
+
 export interface Provider {
   /** Kinds of catalog model it serves; the first is what `create_models` makes. */
   kinds: readonly ModelKind[];
@@ -251,6 +276,10 @@ export interface Provider {
   transcription?: TranscriptionProvider;
   speech?: SpeechProvider;
   embedding?: EmbeddingProvider;
+  /** Fields of the channel this type reads beside the common ones. */
+  fields?: readonly ChannelTypeField[];
+  /** Unset: a key is any non-empty secret string. */
+  keyForm?: UpstreamKeyForm;
 }
 
 /** Whether a count in a token-counting answer is one (a non-negative integer). */

@@ -18,7 +18,12 @@ import { openAIResponsesProvider } from "./openai_responses.ts";
 import { rerankProvider } from "./rerank.ts";
 import { openAIVideoProvider } from "./openai_video.ts";
 import { veoVideoProvider } from "./veo_video.ts";
-import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
+import { vertexProvider } from "./vertex.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import type { ChannelTypeField, ModelKind, Provider, UpstreamTarget } from "./provider.ts";
+
+/** A channel's values of the fields only some types read. */
+type TypeFieldValues = { [name in ChannelTypeField["name"]]?: string };
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai": openAIChatProvider,
@@ -33,6 +38,7 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "azure-openai-responses": azureOpenAIResponsesProvider,
   "openai-video": openAIVideoProvider,
   "veo": veoVideoProvider,
+  "vertex": vertexProvider,
 };
 
 /** Each setting only some types read (a provider's `settings`), with those types. */
@@ -66,6 +72,12 @@ export function upstreamTarget(
 /** The provider of a channel. */
 export function providerOf(channel: { type: ChannelType }): Provider {
   return PROVIDERS[channel.type];
+}
+
+/** The wire format a text channel speaks for `publicModel` (Vertex AI's depends on the model). */
+export function textFormatOf(channel: Channel, publicModel: string): TextFormat {
+  const text = PROVIDERS[channel.type].text!;
+  return text.formatFor?.(channel, upstreamModelName(channel, publicModel)) ?? text.format;
 }
 
 /** Whether a channel can serve models of `kind`. */
@@ -107,6 +119,16 @@ export const CHANNEL_RULES = {
       };
     }
     return PROVIDERS[channel.type].channelProblem?.(channel);
+  },
+  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
+  keyProblem(type: ChannelType, key: string): string | undefined {
+    return PROVIDERS[type].keyForm?.problem(key);
+  },
+  /** A field a `type` channel needs that `channel` lacks, or undefined. */
+  missingField(type: ChannelType, channel: TypeFieldValues): string | undefined {
+    return PROVIDERS[type].fields?.find((field) =>
+      field.required && (channel[field.name] === undefined || channel[field.name] === "")
+    )?.name;
   },
 };
 

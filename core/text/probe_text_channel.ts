@@ -8,7 +8,7 @@ import { CODECS } from "../formats/codecs.ts";
 import { textInterfaceOf } from "../formats/interfaces.ts";
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
 import type { Gateway } from "../gateway.ts";
-import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
+import { providerOf, textFormatOf, upstreamTarget } from "../providers/provider_table.ts";
 import { NO_CLIENT_HINTS } from "../providers/client_hints.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
@@ -41,7 +41,8 @@ export function probeTextChannel(
 ): Promise<ChannelProbeResult> {
   const { channel, model, signal } = input;
   const text = providerOf(channel).text!;
-  const maxOutputTokens = textInterfaceOf(text.format).fewestOutputTokens;
+  const format = textFormatOf(channel, model);
+  const maxOutputTokens = textInterfaceOf(format).fewestOutputTokens;
   return runProbe(
     channel,
     {
@@ -52,7 +53,7 @@ export function probeTextChannel(
     },
     async (channel, trace) => {
       const target = upstreamTarget(channel, model);
-      const body = probeBody(text.format, target.model);
+      const body = probeBody(format, target.model);
       const { response, call } = await openUpstream(
         channel,
         text.request(target, { stream: false, body, hints: NO_CLIENT_HINTS }),

@@ -14,6 +14,9 @@ export interface FetchedToken {
   expiresAt: number;
 }
 
+/** A token an upstream issued (the name the Vertex provider uses). */
+export type IssuedToken = FetchedToken;
+
 export interface TokenCacheOptions {
   /** The clock, in ms (tests pass their own). */
   now?: () => number;
@@ -68,9 +71,19 @@ export class TokenCache {
     return fetching;
   }
 
-  /** Drops the token of `cacheKey` (the upstream refused it): the next request fetches one. */
-  forget(cacheKey: string): void {
-    this.#entries.delete(cacheKey);
+  /**
+   * Drops the token of `cacheKey` (the upstream refused it): the next request fetches one. With
+   * `token`, only while that is still the kept one (a newer one may have replaced it meanwhile).
+   */
+  forget(cacheKey: string, token?: string): void {
+    if (token === undefined || this.#entries.get(cacheKey)?.token === token) {
+      this.#entries.delete(cacheKey);
+    }
+  }
+
+  /** The clock the expiry times are read on. */
+  now(): number {
+    return this.#now();
   }
 
   /** How many credentials have a token kept. */

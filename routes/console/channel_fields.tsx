@@ -35,7 +35,7 @@ export function isChannelType(type: string | undefined): type is ChannelType {
 /** The settings a type alone reads, shown when its provider serves what needs them. */
 const TYPE_SETTINGS: Array<{
   applies: (provider: Provider) => boolean;
-  fields: (values: FormValues) => Child;
+  fields: (values: FormValues, provider: Provider) => Child;
 }> = [
   {
     applies: (provider) => provider.kinds.includes("video"),
@@ -47,6 +47,24 @@ const TYPE_SETTINGS: Array<{
         options={[["", "(the model's own)"], ...VIDEO_RESOLUTIONS.map((r) => [r, r] as const)]}
         hint="asked for when the model name carries none"
       />
+    ),
+  },
+  {
+    applies: (provider) => (provider.fields?.length ?? 0) > 0,
+    fields: (values, provider) => (
+      <>
+        {(provider.fields ?? []).map((field) => (
+          <Field
+            name={field.name}
+            label={field.label}
+            value={values[field.name] ?? ""}
+            placeholder={field.placeholder}
+            options={field.options}
+            hint={field.hint}
+            required={field.required}
+          />
+        ))}
+      </>
     ),
   },
   {
@@ -162,6 +180,9 @@ export function formValuesOf(view: {
   entra_tenant_id?: string;
   entra_client_id?: string;
   entra_authority?: string;
+  project?: string;
+  location?: string;
+  vertex_publisher?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -196,6 +217,9 @@ export function formValuesOf(view: {
     ...Object.fromEntries(
       AZURE_FIELDS.map((name) => [name, view[name] ?? ""]),
     ),
+    project: view.project ?? "",
+    location: view.location ?? "",
+    vertex_publisher: view.vertex_publisher ?? "",
     breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
     breaker_min_failures: optional(view.breaker?.min_failures),
     breaker_failure_rate: optional(view.breaker?.failure_rate),
@@ -231,6 +255,8 @@ function KeysFields(
     values: FormValues;
     /** The type may have no key (a local server): the box may stay empty. */
     keyless?: boolean;
+    /** What the type's keys are, when not opaque secrets (a service account's JSON key). */
+    keyHint?: string;
   },
 ) {
   if (props.mode === "create") {
@@ -251,7 +277,7 @@ function KeysFields(
           rows={3}
           autocomplete="off"
           required={!props.keptKeys && !props.keyless}
-          hint={"one per line; sealed when saved and never shown again" +
+          hint={(props.keyHint ?? "one per line; sealed when saved and never shown again") +
             (props.keyless ? "; none for a server that takes no key" : "")}
         />
       </>
@@ -270,7 +296,9 @@ function KeysFields(
         label="New upstream keys"
         rows={2}
         autocomplete="off"
-        hint="one per line; leave empty to keep the keys as they are"
+        hint={props.keyHint
+          ? `${props.keyHint}; leave empty to keep the keys as they are`
+          : "one per line; leave empty to keep the keys as they are"}
       />
       <label class="choice">
         <input type="radio" name="keys_mode" value="add" checked={!replace} />
@@ -381,7 +409,7 @@ export function ChannelFields(
           placeholder="120000"
           inputmode="numeric"
         />
-        {typeSettings.map((setting) => setting.fields(values))}
+        {typeSettings.map((setting) => setting.fields(values, provider))}
       </div>
       <KeysFields
         mode={mode}
@@ -389,6 +417,7 @@ export function ChannelFields(
         keptKeys={props.keptKeys}
         values={values}
         keyless={provider.keyless}
+        keyHint={provider.keyForm?.hint}
       />
       <div class="fields">
         <Field

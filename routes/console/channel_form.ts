@@ -19,6 +19,30 @@ export function listOf(text: string): string[] {
 }
 
 /**
+ * The upstream keys typed in a key box: one a line (or comma-separated), or, when the box holds
+ * JSON objects (a vertex channel's service account key files), each object whole.
+ */
+export function keysOf(text: string): string[] {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{")) return listOf(text);
+  const keys: string[] = [];
+  let depth = 0;
+  let start = 0;
+  let inString = false;
+  for (let at = 0; at < trimmed.length; at++) {
+    const char = trimmed[at];
+    if (inString) {
+      if (char === "\\") at++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "{" && depth++ === 0) start = at;
+    else if (char === "}" && --depth === 0) keys.push(trimmed.slice(start, at + 1));
+  }
+  // Unbalanced: sent as typed, for the API to name what is wrong with it.
+  return depth === 0 && keys.length ? keys : [trimmed];
+}
+
+/**
  * A model map typed one pair a line, `public name = upstream name`. A line without `=` is refused
  * with its number, since the schema would only see the map.
  */
@@ -57,6 +81,9 @@ const INTEGER_FIELDS = [
   "auto_disable_after_ms",
 ] as const;
 
+/** Text fields only some types read (the provider table's `fields`); a blank leaves them out. */
+const TYPE_TEXT_FIELDS = ["project", "location", "vertex_publisher"] as const;
+
 /** The fields both forms share: each one sent when the form has it and it is not blank. */
 function settingsOf(fields: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -75,8 +102,8 @@ function settingsOf(fields: Record<string, string>): Record<string, unknown> {
     const value = fields.send_stream_options.trim();
     body.send_stream_options = value === "true" ? true : value === "false" ? false : value;
   }
-  // Azure's settings: texts and choices, sent as typed.
-  for (const name of AZURE_FIELDS) {
+  // Azure's settings and the provider table's text fields: sent as typed.
+  for (const name of [...AZURE_FIELDS, ...TYPE_TEXT_FIELDS]) {
     if (given(name)) body[name] = fields[name].trim();
   }
   if (given("anthropic_betas_allow") || given("anthropic_betas_deny")) {
@@ -122,7 +149,7 @@ export function channelCreateOf(
   return {
     type: fields.type ?? "",
     ...settingsOf(fields),
-    keys: [...keptKeys, ...listOf(fields.keys ?? "")],
+    keys: [...keptKeys, ...keysOf(fields.keys ?? "")],
     enabled: fields.enabled === "on",
   };
 }
@@ -134,14 +161,14 @@ export function channelCreateOf(
 export function channelPatchOf(fields: Record<string, string>): Record<string, unknown> {
   const patch = settingsOf(fields);
   if ("groups" in fields && !("groups" in patch)) patch.groups = [];
-  const keys = listOf(fields.keys ?? "");
+  const keys = keysOf(fields.keys ?? "");
   if (keys.length) patch[fields.keys_mode === "replace" ? "keys" : "add_keys"] = keys;
   return patch;
 }
 
 /** The PATCH body of the upstream-keys form: add one key, replace all, or remove one. */
 export function channelKeysPatchOf(fields: Record<string, string>): Record<string, unknown> {
-  if (fields.action === "replace") return { keys: listOf(fields.keys ?? "") };
+  if (fields.action === "replace") return { keys: keysOf(fields.keys ?? "") };
   if (fields.action === "remove") return { remove_keys: [fields.fingerprint ?? ""] };
   return { add_keys: [(fields.key ?? "").trim()].filter(Boolean) };
 }

@@ -134,7 +134,7 @@ export function LedgerRef({ ref }: { ref: string }) {
 export function MemberKeyName(
   { id, names }: { id: string | null | undefined; names: ReadonlyMap<string, string> },
 ) {
-  if (!id) return <></>;
+  if (!id) return null;
   const name = names.get(id);
   return name === undefined
     ? <code>{id}</code>

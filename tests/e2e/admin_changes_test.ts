@@ -271,6 +271,9 @@ Deno.test(
           create: { min_failures: 4, failure_rate: 0.5, window: 20, cooldowns_ms: [1000] },
           patch: { min_failures: 6, failure_rate: 0.75, window: 30, cooldowns_ms: [2000, 4000] },
         },
+        // Vertex channels' project and region, by their patterns.
+        project: { create: "project-a", patch: "project-b" },
+        location: { create: "us-central1", patch: "europe-west4" },
       };
       await checkEachFieldPatchesAlone(gw, {
         name: "channel",

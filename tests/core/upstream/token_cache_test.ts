@@ -115,3 +115,12 @@ Deno.test("past maxEntries, expired entries go first, then the oldest", async ()
 Deno.test("expiresAtOf reads expires_in seconds from now", () => {
   assertEquals(expiresAtOf(3599, 1_000), 3_600_000);
 });
+
+Deno.test("forget with a token drops it, but not a newer one that replaced it", async () => {
+  const { cache, fetchFor } = setup();
+  assertEquals(await cache.get("a", fetchFor(HOUR)), "token-1");
+  cache.forget("a", "token-1");
+  assertEquals(await cache.get("a", fetchFor(HOUR)), "token-2");
+  cache.forget("a", "token-1");
+  assertEquals(await cache.get("a", fetchFor(HOUR)), "token-2", "token-2 stays");
+});

@@ -4,6 +4,7 @@ import {
   channelCreateOf,
   channelKeysPatchOf,
   channelPatchOf,
+  keysOf,
   modelMapOf,
   modelMapText,
 } from "../../../routes/console/channel_form.ts";
@@ -110,4 +111,18 @@ Deno.test("channel form: breaker settings go whole when any is given", () => {
   assertEquals(channelPatchOf({ breaker_failure_rate: "half" }), {
     breaker: { failure_rate: "half" },
   });
+});
+
+Deno.test("a key box holding JSON objects gives each object whole, commas and lines kept", () => {
+  const one =
+    '{\n  "type": "service_account",\n  "private_key": "-----BEGIN PRIVATE KEY-----\\nA,B\\n",\n  "client_email": "a@p.iam.gserviceaccount.com"\n}';
+  const two = '{"client_email": "b}@p", "nested": {"x": 1}}';
+  assertEquals(keysOf(`  ${one}\n`), [one]);
+  assertEquals(keysOf(`${one}\n\n${two}`), [one, two]);
+  assertEquals(
+    keysOf('{"unclosed": 1'),
+    ['{"unclosed": 1'],
+    "sent as typed, for the API to refuse",
+  );
+  assertEquals(keysOf("sk-one\nsk-two, sk-three"), ["sk-one", "sk-two", "sk-three"]);
 });

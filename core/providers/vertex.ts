@@ -1,0 +1,171 @@
+/**
+ * The `vertex` channel type: Google Cloud's Vertex AI, for Gemini models (Google's
+ * generate-content wire format, as the `gemini` type speaks it) and Claude models (Anthropic's
+ * messages format through `rawPredict`). A call goes to
+ * `{base}/v1/projects/{project}/locations/{location}/publishers/{google|anthropic}/models/{m}:…`
+ * with a bearer token fetched for the channel's service account key (vertex_auth.ts).
+ *
+ * Which publisher a model goes to: the channel's `vertex_publisher` when set, else by the
+ * model's upstream name: `claude-*` is Anthropic's, any other Google's.
+ */
+
+import type { Channel } from "../channels/channel_schema.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import type { ErrorDialect } from "../upstream/error_reader.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
+import { readLenient } from "../util/lenient_schema.ts";
+import { filterAnthropicBetas } from "./anthropic_betas.ts";
+import { anthropicErrorSchema } from "./anthropic_schemas.ts";
+import type { ClientHints } from "./client_hints.ts";
+import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
+import type { Provider, UpstreamTarget } from "./provider.ts";
+import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
+
+/** The `anthropic_version` a Claude body on Vertex AI carries (in the body, not a header). */
+export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
+
+/** Vertex AI's global endpoint; a regional location is served by `{location}-aiplatform…`. */
+export const VERTEX_BASE_URL = "https://aiplatform.googleapis.com";
+
+/**
+ * Google's envelope (`{error:{code, message, status}}`) for what Vertex AI itself refuses
+ * (tokens, projects, Gemini requests), Anthropic's (`{type:"error", error:{type, message}}`) for
+ * what Claude refuses through rawPredict; 529 overloaded is a passing fault like 503.
+ */
+export const VERTEX_ERRORS: ErrorDialect = {
+  read(body) {
+    const google = readLenient(geminiErrorAnswerSchema, body).error;
+    const anthropic = readLenient(anthropicErrorSchema, body).error;
+    return {
+      message: google?.message ?? anthropic?.message,
+      code: google?.status?.toLowerCase() ?? anthropic?.type,
+    };
+  },
+  normalStatus: (status) => status === 529 ? 503 : status,
+};
+
+/** The format a model of `channel` is spoken in: by its publisher. */
+export function vertexFormat(channel: Channel, upstreamModel: string): TextFormat {
+  const publisher = channel.vertex_publisher ??
+    (/^claude-/i.test(upstreamModel) ? "anthropic" : "google");
+  return publisher === "anthropic" ? "anthropic" : "gemini";
+}
+
+/** The origin calls go to: a regional host for Google's own endpoint, else the base URL. */
+function originOf(channel: Channel): string {
+  const location = channel.location ?? "global";
+  if (channel.base_url === VERTEX_BASE_URL && location !== "global") {
+    return `https://${location}-aiplatform.googleapis.com`;
+  }
+  return channel.base_url;
+}
+
+/** A model's method URL (model ids such as `claude-sonnet-4-5@20250929` keep their `@`). */
+export function vertexUrl(
+  channel: Channel,
+  input: { publisher: "google" | "anthropic"; model: string; method: string },
+): string {
+  const model = encodeURIComponent(input.model).replaceAll("%40", "@");
+  return `${originOf(channel)}/v1/projects/${channel.project}/locations/` +
+    `${channel.location ?? "global"}/publishers/${input.publisher}/models/${model}:${input.method}`;
+}
+
+/** An authorized POST of `body`; a 401 answer drops the token from the cache. */
+async function authorizedPost(
+  { apiKey }: UpstreamTarget,
+  input: { url: string; body: string; stream: boolean; headers?: Record<string, string> },
+): Promise<UpstreamRequest> {
+  const { token, forget } = await vertexAccessToken(apiKey);
+  return {
+    url: input.url,
+    init: {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: input.stream ? "text/event-stream" : "application/json",
+        ...input.headers,
+      },
+      body: input.body,
+    },
+    onRefused: forget,
+  };
+}
+
+/** A messages body as rawPredict takes it: no `model`, and Vertex's `anthropic_version`. */
+export function vertexAnthropicBody(body: string): string {
+  const { model: _model, anthropic_version: _version, ...rest } = JSON.parse(body);
+  return JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest });
+}
+
+function betaHeaders(channel: Channel, hints: ClientHints): Record<string, string> {
+  const { kept } = filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas);
+  return kept.length ? { "anthropic-beta": kept.join(",") } : {};
+}
+
+export const vertexProvider: Provider = {
+  kinds: ["text"],
+  baseUrlExample: VERTEX_BASE_URL,
+  appendedPaths: /\/(v1|v1beta1)(\/projects.*)?$/,
+  errors: VERTEX_ERRORS,
+  fields: [
+    {
+      name: "project",
+      label: "Project",
+      hint: "the Google Cloud project id",
+      placeholder: "my-project-123",
+      required: true,
+    },
+    {
+      name: "location",
+      label: "Location",
+      hint: "a region such as us-central1, or global",
+      placeholder: "us-central1",
+      required: true,
+    },
+    {
+      name: "vertex_publisher",
+      label: "Publisher",
+      hint: "who makes every model of the channel",
+      options: [["", "by model name (claude-* Anthropic)"], ["google", "Google"], [
+        "anthropic",
+        "Anthropic",
+      ]],
+      required: false,
+    },
+  ],
+  keyForm: {
+    hint: "a service account's JSON key file, whole; sealed when saved and never shown again",
+    problem: serviceAccountProblem,
+  },
+  text: {
+    format: "gemini",
+    formatFor: vertexFormat,
+    request(target, { stream, body, hints }) {
+      if (vertexFormat(target.channel, target.model) === "anthropic") {
+        return authorizedPost(target, {
+          url: vertexUrl(target.channel, {
+            publisher: "anthropic",
+            model: target.model,
+            method: stream ? "streamRawPredict" : "rawPredict",
+          }),
+          body: vertexAnthropicBody(body),
+          stream,
+          headers: betaHeaders(target.channel, hints),
+        });
+      }
+      return authorizedPost(target, {
+        url: vertexUrl(target.channel, {
+          publisher: "google",
+          model: target.model,
+          method: stream ? "streamGenerateContent?alt=sse" : "generateContent",
+        }),
+        body,
+        stream,
+      });
+    },
+    removedHints: (channel, hints) =>
+      filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
+        .map((beta) => `anthropic-beta=${beta}`),
+  },
+};

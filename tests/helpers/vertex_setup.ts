@@ -1,0 +1,91 @@
+/**
+ * A test gateway with a `vertex` channel on the Vertex simulator (tests/upstream/vertex.ts):
+ * `v-gemini` (gemini-2.5-flash, Google's) and `v-claude` (claude-sonnet-4-5@20250929,
+ * Anthropic's by its name) at TEST_TEXT_PRICE, and a key funded with 100.00.
+ * `walletMatchesReceipts` checks the key's wallet against its requests' receipts.
+ */
+
+import { assertEquals, assertOk } from "./assert.ts";
+import { startTestGateway, TEST_TEXT_PRICE, type TestGateway } from "./gateway.ts";
+import { startVertexUpstream, type VertexUpstream } from "../upstream/vertex.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+export const VERTEX_GEMINI = "v-gemini";
+export const VERTEX_CLAUDE = "v-claude";
+export const VERTEX_MODEL_MAP = {
+  [VERTEX_GEMINI]: "gemini-2.5-flash",
+  [VERTEX_CLAUDE]: "claude-sonnet-4-5@20250929",
+};
+
+export interface VertexSetup extends AsyncDisposable {
+  gw: TestGateway;
+  sim: VertexUpstream;
+  channelId: string;
+  keyId: string;
+  key: string;
+  startBalance: number;
+  /** The fields of the setup's channel, for a test to add another like it. */
+  channelFields(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * `now`: the gateway's clock of breakers and automatic disabling; `cachedTokens`: what the
+ * models report read from their cache.
+ */
+export async function setupVertex(
+  options: { channel?: Record<string, unknown>; now?: () => number; cachedTokens?: number } = {},
+): Promise<VertexSetup> {
+  await using stack = new AsyncDisposableStack();
+  const sim = stack.use(await startVertexUpstream({ cachedTokens: options.cachedTokens }));
+  const gw = stack.use(await startTestGateway({}, { now: options.now }));
+  for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
+    await gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });
+  }
+  const channelFields = () => ({
+    name: "vertex",
+    type: "vertex",
+    base_url: sim.baseUrl,
+    project: sim.project,
+    location: sim.location,
+    keys: [sim.account.json],
+    models: [VERTEX_GEMINI, VERTEX_CLAUDE],
+    model_map: VERTEX_MODEL_MAP,
+  });
+  const channel = await gw.addChannel({ ...channelFields(), ...options.channel });
+  const startBalance = 100_000_000;
+  const { id, key } = await gw.createKey({ balance: startBalance });
+  const owned = stack.move();
+  const close = () => owned.disposeAsync();
+  return {
+    gw,
+    sim,
+    channelId: channel.id,
+    keyId: id,
+    key,
+    startBalance,
+    channelFields,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * Fails unless the key's wallet went down by exactly the sum of its requests' receipts and its
+ * ledger entries sum to its balance; returns the key's request records, oldest first.
+ */
+export async function walletMatchesReceipts(s: VertexSetup): Promise<Json[]> {
+  const balance = await s.gw.assertLedgerInvariant(s.keyId);
+  const listed = await s.gw.admin("GET", `/admin/requests?key=${s.keyId}&limit=1000&order=asc`);
+  assertEquals(listed.status, 200, JSON.stringify(listed.body));
+  const records: Json[] = listed.body.data;
+  const charged = records.reduce((sum, record) => sum + (record.receipt?.charged ?? 0), 0);
+  assertEquals(s.startBalance - balance, charged, "the wallet moved by the receipts' sum");
+  for (const record of records) {
+    if (record.status === 200) assertOk(record.receipt?.charged > 0, JSON.stringify(record));
+    else assertOk(!record.receipt || record.receipt.charged === 0);
+  }
+  return records;
+}
