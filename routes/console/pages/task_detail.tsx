@@ -19,6 +19,7 @@ import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { ReceiptView } from "./request_detail.tsx";
 import { DeliveryRows } from "../delivery_rows.tsx";
+import { shownProgress } from "../task_progress.ts";
 
 const taskNotFound = () => new GatewayError("task_not_found", 404, "No task has this id");
 
@@ -41,7 +42,10 @@ function Result({ task, origin }: { task: TaskRecord; origin: string }) {
     ? (task.image_urls ?? (task.result_url ? [task.result_url] : []))
     : (task.result_url ? [task.result_url] : []);
   if (urls.length === 0) {
-    return <p class="muted">{task.fail_reason ?? "No result yet."}</p>;
+    // A failure is said once, in the facts above.
+    return (
+      <p class="muted">{task.status === "failed" ? "None: the task failed." : "No result yet."}</p>
+    );
   }
   return (
     <div class="row">
@@ -122,7 +126,7 @@ function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
       {operator ? fact("Key", task.key_id) : null}
       {operator ? fact("Channel", task.channel_id) : null}
       {fact("Status", task.status)}
-      {fact("Progress", task.progress)}
+      {fact("Progress", shownProgress(task))}
       {fact("Submitted", timeOf(task.submit_time))}
       {fact("Started", timeOf(task.start_time))}
       {fact("Finished", timeOf(task.finish_time))}

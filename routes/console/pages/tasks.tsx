@@ -19,6 +19,7 @@ import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl, formatUnits } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
+import { shownProgress } from "../task_progress.ts";
 
 function timeOf(unixSeconds: number | null): string {
   return unixSeconds === null ? "" : new Date(unixSeconds * 1000).toISOString().slice(0, 19)
@@ -57,7 +58,10 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
             </>
           ),
         },
-        { header: "Progress", cell: (task) => task.progress },
+        {
+          header: "Progress",
+          cell: (task) => shownProgress(task) ?? <span class="muted">–</span>,
+        },
         {
           header: "Cost",
           cell: (task) =>
