@@ -1,0 +1,24 @@
+/**
+ * How the console's tables behave at any width: a table wider than its card scrolls inside it
+ * (`.table-wrap`, never the page), with shadows on the edge that has more to see — drawn with
+ * backgrounds only (`local` covers that scroll with the content over `scroll` shadows that stay),
+ * so the cue shows only when the table overflows and needs no script. At phone width the first
+ * column stays in view while the rest scrolls. Pages are as wide as the screen allows, so a wide
+ * table (webhook deliveries, requests) uses a desktop screen instead of scrolling in 1,100 px.
+ */
+
+const EDGE = "rgba(0,0,0,.28)";
+
+export const TABLE_CSS = `
+main,footer{max-width:min(100%,1680px)}
+.table-wrap{max-width:100%;min-width:0;background:
+linear-gradient(to right,var(--card) 30%,transparent) left/2.5rem 100% no-repeat local,
+linear-gradient(to left,var(--card) 30%,transparent) right/2.5rem 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,${EDGE},transparent) left/.9rem 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,${EDGE},transparent) right/.9rem 100% no-repeat scroll;
+background-color:var(--card)}
+@media (max-width:600px){
+.table-wrap th:first-child,.table-wrap td:first-child{position:sticky;left:0;z-index:1;
+background:var(--card);box-shadow:inset -1px 0 0 var(--line);max-width:45vw;overflow-wrap:anywhere}
+}
+`;
