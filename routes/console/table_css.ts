@@ -11,6 +11,7 @@ const EDGE = "rgba(0,0,0,.28)";
 
 export const TABLE_CSS = `
 main,footer{max-width:min(100%,1680px)}
+h1,h2,h3{overflow-wrap:anywhere}
 .table-wrap{max-width:100%;min-width:0;background:
 linear-gradient(to right,var(--card) 30%,transparent) left/2.5rem 100% no-repeat local,
 linear-gradient(to left,var(--card) 30%,transparent) right/2.5rem 100% no-repeat local,
@@ -19,6 +20,7 @@ radial-gradient(farthest-side at 100% 50%,${EDGE},transparent) right/.9rem 100% 
 background-color:var(--card)}
 @media (max-width:600px){
 .table-wrap th:first-child,.table-wrap td:first-child{position:sticky;left:0;z-index:1;
-background:var(--card);box-shadow:inset -1px 0 0 var(--line);max-width:45vw;overflow-wrap:anywhere}
+background:var(--card);box-shadow:inset -1px 0 0 var(--line);min-width:7rem;max-width:45vw;
+overflow-wrap:anywhere}
 }
 `;
