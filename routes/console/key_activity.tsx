@@ -8,6 +8,7 @@ import { BarChart } from "./bar_chart.tsx";
 import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
 import { adminCurl, formatUnits } from "./snippets.ts";
+import { shownProgress } from "./task_progress.ts";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
 const DAYS = 30;
@@ -174,7 +175,7 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
           { header: "Submitted", cell: (task) => new Date(task.submit_time * 1000).toISOString() },
           { header: "Kind", cell: (task) => task.kind },
           { header: "Model", cell: (task) => task.model },
-          { header: "Status", cell: (task) => <>{task.status} {task.progress}</> },
+          { header: "Status", cell: (task) => <>{task.status} {shownProgress(task)}</> },
           {
             header: "Cost",
             cell: (task) =>
