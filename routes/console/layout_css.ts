@@ -1,5 +1,6 @@
 /**
- * How the console's tables behave at any width: a table wider than its card scrolls inside it
+ * The page's width, its section tabs and table of contents, and how the console's tables behave
+ * at any width: a table wider than its card scrolls inside it
  * (`.table-wrap`, never the page), with shadows on the edge that has more to see — drawn with
  * backgrounds only (`local` covers that scroll with the content over `scroll` shadows that stay),
  * so the cue shows only when the table overflows and needs no script. At phone width the first
@@ -9,9 +10,18 @@
 
 const EDGE = "rgba(0,0,0,.28)";
 
-export const TABLE_CSS = `
+export const LAYOUT_CSS = `
 main,footer{max-width:min(100%,1680px)}
 h1,h2,h3{overflow-wrap:anywhere}
+nav.tabs{border-bottom:1px solid var(--line);margin:0 0 16px}
+nav.tabs ul,nav.toc ul{gap:4px}
+nav.tabs a{display:inline-block;padding:6px 12px;border:1px solid transparent;
+border-radius:6px 6px 0 0;margin-bottom:-1px}
+nav.tabs a[aria-current=page]{border-color:var(--line);border-bottom-color:var(--bg);
+background:var(--bg);color:var(--fg)}
+nav.toc{margin:0 0 16px}nav.toc a{display:inline-block;padding:2px 10px;border:1px solid var(--line);
+border-radius:999px;font-size:.9rem}
+section[id]{scroll-margin-top:8px}
 .table-wrap{max-width:100%;min-width:0;background:
 linear-gradient(to right,var(--card) 30%,transparent) left/2.5rem 100% no-repeat local,
 linear-gradient(to left,var(--card) 30%,transparent) right/2.5rem 100% no-repeat local,

@@ -5,7 +5,7 @@
  * page at 390 px: no sideways page scroll; every table either fits or scrolls inside a box of
  * its own that fits, with the scroll cue and a sticky first column when it overflows; no console
  * error and no request to another origin. At 1,440 px the webhook deliveries table fits without
- * scrolling.
+ * scrolling, and no tab of a key's page is taller than 2,400 px.
  *
  * Ignored with one line when Chromium is missing (GATEWAY_TEST_STRICT=1: failed).
  */
@@ -34,6 +34,8 @@ const PHONE = 390;
 const MEMBER_EMAIL = "owner@example.com";
 /** More kinds of page than the console has: a crawl that finds more is following a loop. */
 const MOST_PAGES = 120;
+/** How tall a tab of a key's page may be at 1,440 px (the whole page was 5,629 px). */
+const TALLEST_TAB = 2_400;
 
 /**
  * What is wrong with the layout of the page open in the browser, as sentences (none: fine).
@@ -222,6 +224,13 @@ chromium.test(
       .filter((table) => table.textContent.includes("Next attempt"))
       .map((table) => table.parentElement.scrollWidth <= table.parentElement.clientWidth)`);
     assertEquals(fits, [true], "the deliveries table fits 1,440 px");
+
+    // The key page in tabs: no tab is anywhere near the 5,629 px the whole page was.
+    for (const tab of ["", "?tab=usage", "?tab=ledger", "?tab=settings", "?tab=sdk"]) {
+      await desktop.page.goto(`${origin}/console/keys/${s.keyId}${tab}`);
+      const height = await desktop.page.evaluate(`document.scrollingElement.scrollHeight`);
+      assertOk((height as number) < TALLEST_TAB, `the key page${tab} is ${height} px tall`);
+    }
     assertCleanLoad(desktop, origin);
   },
   serverTest,

@@ -70,7 +70,7 @@ Deno.test(
 
     const client = consoleClient(s.gw.url);
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
-    const html = await (await client.get(`/console/keys/${s.keyId}`)).text();
+    const html = await (await client.get(`/console/keys/${s.keyId}?tab=usage`)).text();
     assertOk(html.includes("Usage, 30 days") && html.includes("Recent requests"));
     assertOk(html.includes(`href="/console/requests/${logged[0].id}"`), "the request links");
     assertOk(html.includes(`href="/console/requests?key=${s.keyId}&amp;model=${MODEL}"`));
