@@ -1,14 +1,14 @@
 /**
  * The page's width, its section tabs and table of contents, and how the console's tables behave
- * at any width: a table wider than its card scrolls inside it
- * (`.table-wrap`, never the page), with shadows on the edge that has more to see — drawn with
- * backgrounds only (`local` covers that scroll with the content over `scroll` shadows that stay),
+ * at any width: a table wider than its card scrolls inside it (`.table-wrap`, never the page),
+ * with shadows on the edge that has more to see — drawn with backgrounds only (`local` covers that scroll with the content over `scroll` shadows that stay),
  * so the cue shows only when the table overflows and needs no script. At phone width the first
  * column stays in view while the rest scrolls. Pages are as wide as the screen allows, so a wide
  * table (webhook deliveries, requests) uses a desktop screen instead of scrolling in 1,100 px.
  */
 
-const EDGE = "rgba(0,0,0,.28)";
+/** The shadow's colour: the text colour faded, so it shows on the light and the dark theme. */
+const EDGE = "color-mix(in srgb,var(--fg) 28%,transparent)";
 
 export const LAYOUT_CSS = `
 main,footer{max-width:min(100%,1680px)}
@@ -21,7 +21,6 @@ nav.tabs a[aria-current=page]{border-color:var(--line);border-bottom-color:var(-
 background:var(--bg);color:var(--fg)}
 nav.toc{margin:0 0 16px}nav.toc a{display:inline-block;padding:2px 10px;border:1px solid var(--line);
 border-radius:999px;font-size:.9rem}
-section[id]{scroll-margin-top:8px}
 .table-wrap{max-width:100%;min-width:0;background:
 linear-gradient(to right,var(--card) 30%,transparent) left/2.5rem 100% no-repeat local,
 linear-gradient(to left,var(--card) 30%,transparent) right/2.5rem 100% no-repeat local,
