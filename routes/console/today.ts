@@ -16,7 +16,10 @@ import {
 } from "../../core/telemetry/histogram_quantile.ts";
 import { dayStart } from "./usage_summary.ts";
 
-/** How many of today's newest error records are counted, per class. */
+/**
+ * How many of today's newest error records are counted, per class; a page of the log also stops
+ * after reading SCAN_LIMIT records, so a busy day is counted from its newest records only.
+ */
 export const ERRORS_LOOKED_AT = 500;
 const LATENCY_HISTOGRAM = "gateway_upstream_latency_seconds";
 
@@ -108,7 +111,7 @@ export async function readToday(gateway: Gateway, now = Date.now()) {
     cost: usage.reduce((sum, row) => sum + row.cost, 0),
     client_errors: errors.filter((entry) => entry.status < 500).length,
     server_errors: errors.filter((entry) => entry.status >= 500).length,
-    /** More error records than were counted. */
+    /** The error counts stopped before the start of the day. */
     partial,
     channels: todayRows({ usage, errors, field: "channel_id" }),
     models: todayRows({ usage, errors, field: "model" }),

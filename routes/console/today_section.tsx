@@ -6,7 +6,7 @@
 import type { Child } from "hono/jsx";
 import { type Columns, DataTable } from "./data_table.tsx";
 import { formatUnits } from "./snippets.ts";
-import { ERRORS_LOOKED_AT, type Percentiles, type Today, type TodayRow } from "./today.ts";
+import { type Percentiles, type Today, type TodayRow } from "./today.ts";
 
 function ms(value: number | null): string {
   return value === null ? "–" : `${value} ms`;
@@ -57,9 +57,7 @@ export function TodaySection({ today, names }: { today: Today; names: Map<string
             {today.server_errors} 5xx
           </span>
           <span>{today.client_errors} 4xx</span>
-          {today.partial
-            ? <span class="muted">of the newest {ERRORS_LOOKED_AT} of each</span>
-            : null}
+          {today.partial ? <span class="muted">among today's newest records only</span> : null}
         </a>
         <div class="tile" id="tile-latency">
           <span class="tile-label">Upstream latency p50 / p90 / p99</span>
