@@ -24,7 +24,9 @@ import { meRoutes } from "./routes/me.ts";
 import { accountApiRoutes } from "./routes/account_api/mod.ts";
 import { openApiRoutes } from "./routes/openapi/mod.ts";
 import { consoleRoutes } from "./routes/console/mod.ts";
-import { chatFastPath } from "./routes/chat_fast_path.ts";
+import { fastPath } from "./routes/fast_path.ts";
+import { chatFastRoute } from "./routes/chat_fast_path.ts";
+import { embeddingsFastRoute } from "./routes/embeddings.ts";
 import { textInterfaceRoutes } from "./routes/text_interface_routes.ts";
 import { finalResponse } from "./routes/final_response.ts";
 import { AuthThrottle, type AuthThrottleOptions } from "./core/keys/auth_throttle.ts";
@@ -36,7 +38,7 @@ export interface AppOptions {
   authThrottle?: Partial<AuthThrottleOptions>;
   /** Proxies whose `x-forwarded-for` is believed; default: the gateway's options (settings). */
   proxyTrust?: ProxyTrust;
-  /** Chat completions served before Hono (routes/chat_fast_path.ts); default true. */
+  /** Chat completions and embeddings served before Hono (routes/fast_path.ts); default true. */
   fastPath?: boolean;
 }
 
@@ -94,7 +96,9 @@ export function createApp(
   );
   app.onError((error, c) => renderError(gateway, { error, c }));
   const honoFetch = app.fetch;
-  const fast = options.fastPath !== false ? chatFastPath(gateway, proxyTrust) : undefined;
+  const fast = options.fastPath !== false
+    ? fastPath(gateway, proxyTrust, [chatFastRoute, embeddingsFastRoute])
+    : undefined;
   app.fetch = async (request, env, executionCtx) => {
     // The fast path sees each request first; what it does not take goes to Hono unchanged.
     const served = fast?.(request, env);

@@ -2,7 +2,8 @@
  * `deno task bench:profile`: the gateway under wrk with V8's CPU profiler on, then where its
  * main-thread time went per request, by area of code (self time), and the CPU of each kind of
  * thread per request. Needs wrk. PROFILE_SERVER=forwarder profiles the bare forwarder instead.
- * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream,
+ * Env: PROFILE_SECONDS (default 10), PROFILE_CONNECTIONS (default 32), PROFILE_BODY=stream or
+ * embeddings (POST /v1/embeddings, floats, on an `openai` channel),
  * PROFILE_FUNCTIONS (how many functions to list, default 25), PROFILE_KV (a KV file to run on, e.g. a
  * copy of the stored-data bench's file; default a fresh one), PROFILE_OUT (where to keep the
  * .cpuprofile, for DevTools).
@@ -18,6 +19,7 @@ import {
   STREAM_BODY,
 } from "./gateway_checks.ts";
 import { runWrk } from "./wrk.ts";
+import { EMBEDDINGS_BODY, EMBEDDINGS_PATH, seedEmbeddings } from "./embeddings.ts";
 import { profileAreas, profileFunctions } from "./profile_areas.ts";
 import { cpuPerRequest, threadCpuMs } from "./thread_cpu.ts";
 
@@ -26,7 +28,10 @@ const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 async function main(): Promise<void> {
   const seconds = Number(Deno.env.get("PROFILE_SECONDS") ?? 10);
   const connections = Number(Deno.env.get("PROFILE_CONNECTIONS") ?? 32);
-  const body = Deno.env.get("PROFILE_BODY") === "stream" ? STREAM_BODY : PLAIN_BODY;
+  const kind = Deno.env.get("PROFILE_BODY");
+  const embeddings = kind === "embeddings";
+  const body = kind === "stream" ? STREAM_BODY : embeddings ? EMBEDDINGS_BODY : PLAIN_BODY;
+  const path = embeddings ? EMBEDDINGS_PATH : CHAT_PATH;
   const tmp = await Deno.makeTempDir({ prefix: "gateway-profile-" });
   const upstream = await startServer({
     name: "fixed upstream",
@@ -65,20 +70,23 @@ async function main(): Promise<void> {
       },
   );
   try {
-    let target = { url: server.url + CHAT_PATH, key: "unused", body };
+    let target = { url: server.url + path, key: "unused", body };
     if (!forwarder) {
       await waitForOk(`${server.url}/healthz`);
       const keys = await seed(server.url, upstream.url);
+      if (embeddings) await seedEmbeddings(server.url, upstream.url);
       target = { ...target, key: keys.funded.key };
     }
     await runWrk(target, { connections, seconds: 2 });
-    const before = forwarder ? 0 : (await metricValues(server.url)).chatOk;
+    // The forwarder and the embeddings route count nothing the metrics name: wrk's requests, less
+    // the errors.
+    const byWrk = forwarder || embeddings;
+    const before = byWrk ? 0 : (await metricValues(server.url)).chatOk;
     const threadsBefore = threadCpuMs(server.pid);
     const result = await runWrk(target, { connections, seconds });
     const ended = performance.now();
     const threads = threadCpuMs(server.pid);
-    // The forwarder counts nothing: its requests are wrk's, less the errors.
-    const requests = forwarder
+    const requests = byWrk
       ? result.requests - result.errors
       : (await metricValues(server.url)).chatOk - before;
     await server.stop();

@@ -38,6 +38,8 @@ import type { Resolver } from "./webhooks/public_address.ts";
 import type { KvBackend } from "./kv/kv_backend.ts";
 import { Members } from "./members/members_service.ts";
 import { createMailer } from "./members/mailer.ts";
+import { MoneyFormatStore } from "./console/money_format.ts";
+import { DEFAULT_MONEY_FORMAT, type MoneyFormat } from "./util/money_format.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -85,6 +87,8 @@ export interface GatewayOptions {
   video: VideoOptions;
   webhooks: WebhookOptions;
   members: MemberOptions;
+  /** The console's money format until an operator sets one (GATEWAY_CURRENCY, …_DECIMALS). */
+  moneyFormat: MoneyFormat;
   /**
    * The clock of the timing rules tests drive (breaker cooldowns, automatic disabling, recovery
    * probes); Date.now.
@@ -140,6 +144,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   instanceLeaseMs: 60_000,
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
   members: { signup: false, signupGroup: "default" },
+  moneyFormat: DEFAULT_MONEY_FORMAT,
   webhooks: {
     allowPrivate: false,
     timeoutMs: 10_000,
@@ -173,6 +178,8 @@ export class Gateway {
   readonly audit: AuditLog;
   /** Signed-in sessions of the web console (routes/console). */
   readonly consoleSessions: ConsoleSessionStore;
+  /** The console's money format (currency, display precision). */
+  readonly moneyFormat: MoneyFormatStore;
   /** People who sign in with an email and a password, their invitations and second factor. */
   readonly members: Members;
   readonly rateLimiter = new RateLimiter();
@@ -276,6 +283,7 @@ export class Gateway {
     this.channelHealth = new ChannelHealth(kv, { instanceId: this.instance.id });
     this.audit = new AuditLog(kv, { retentionMs: options.auditRetentionMs });
     this.consoleSessions = new ConsoleSessionStore(kv);
+    this.moneyFormat = new MoneyFormatStore(kv, options.moneyFormat);
     this.members = new Members(kv, box, {
       mailer: createMailer(options.members),
       signup: options.members.signup,

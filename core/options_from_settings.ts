@@ -76,6 +76,7 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
       signup: settings.signup,
       signupGroup: settings.signupGroup,
     },
+    moneyFormat: settings.moneyFormat,
     webhooks: {
       allowPrivate: settings.webhookAllowPrivate,
       timeoutMs: settings.webhookTimeoutMs,

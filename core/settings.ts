@@ -1,6 +1,12 @@
 /** Process settings from the environment (design.md §1). */
 
 import { trustedProxiesOf, trustProxyHopsOf } from "./util/client_address.ts";
+import {
+  currencyProblem,
+  decimalsProblem,
+  DEFAULT_MONEY_FORMAT,
+  type MoneyFormat,
+} from "./util/money_format.ts";
 
 export interface Settings {
   port: number;
@@ -63,6 +69,8 @@ export interface Settings {
   signup: boolean;
   /** GATEWAY_SIGNUP_GROUP: the group of accounts made by self sign-up (default `default`). */
   signupGroup: string;
+  /** GATEWAY_CURRENCY, GATEWAY_MONEY_DECIMALS: the console's money format until one is set. */
+  moneyFormat: MoneyFormat;
 }
 
 const MIB = 1024 * 1024;
@@ -131,6 +139,7 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     mailFrom: get("GATEWAY_MAIL_FROM") || undefined,
     signup: get("GATEWAY_SIGNUP") === "1" || get("GATEWAY_SIGNUP") === "true",
     signupGroup: get("GATEWAY_SIGNUP_GROUP") || "default",
+    moneyFormat: moneyFormatOf(get("GATEWAY_CURRENCY"), get("GATEWAY_MONEY_DECIMALS")),
   };
 }
 
@@ -152,4 +161,14 @@ function smtpUrlOf(raw: string | undefined): string | undefined {
 /** Whether the KV location names a remote KV Connect database. */
 export function isRemoteKv(location: string): boolean {
   return /^https?:\/\//.test(location);
+}
+
+function moneyFormatOf(currency: string | undefined, decimals: string | undefined): MoneyFormat {
+  const code = currency || DEFAULT_MONEY_FORMAT.currency;
+  const currencyIssue = currencyProblem(code);
+  if (currencyIssue) throw new Error(`GATEWAY_CURRENCY ${currencyIssue}`);
+  const places = decimals ? Number(decimals) : DEFAULT_MONEY_FORMAT.decimals;
+  const decimalsIssue = decimalsProblem(places);
+  if (decimalsIssue) throw new Error(`GATEWAY_MONEY_DECIMALS ${decimalsIssue}`);
+  return { currency: code, decimals: places };
 }

@@ -20,7 +20,7 @@ import type { UpstreamEmbeddings } from "../providers/provider.ts";
 import type { RequestScope } from "../scope.ts";
 import type { AttemptRecord } from "../telemetry/request_log.ts";
 import { type AttemptTrace, withFailover } from "../upstream/failover.ts";
-import { builtRequest, callUpstream } from "../upstream/call.ts";
+import { builtRequest, callUpstreamBytes } from "../upstream/call.ts";
 import { headerList } from "../util/header_value.ts";
 import {
   embeddingAnswerMaxBytes,
@@ -45,7 +45,7 @@ export interface EmbeddingsAnswer {
    * The upstream's answer to pass on (model renamed by the route), when it is OpenAI's float
    * list and its usage is the one billed; else the interface writes its answer from `vectors`.
    */
-  raw?: string;
+  raw?: Uint8Array;
 }
 
 /**
@@ -66,8 +66,8 @@ export async function attemptEmbeddings(
   );
   const answers = await Promise.all(
     requests.map(({ inputs, ...request }) =>
-      callUpstream(channel, request, { ...options, errors: provider.errors }).then((text) =>
-        embedding.read(text, inputs)
+      callUpstreamBytes(channel, request, { ...options, errors: provider.errors }).then((answer) =>
+        embedding.read(answer, inputs)
       )
     ),
   );

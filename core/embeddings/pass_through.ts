@@ -1,23 +1,41 @@
 /**
- * An `openai` channel's float answer to a float request, passed on as the upstream wrote it with
- * only the top-level `model` renamed (design: same format, pass the body through). Writing a
- * thousand-number vector per input back out of numbers costs more than the parse that checked it;
- * the bytes are the upstream's own. Pure.
+ * An `openai` channel's float answer to a float request, passed on as the upstream wrote it, as
+ * bytes, with only the top-level `model` renamed (design: same format, pass the body through).
+ * Decoding sixty kilobytes of digits to text and encoding them back cost more than the rest of
+ * the request (the bench's embeddings row); the bytes are the upstream's own. Pure.
  */
 
+import { holdsAt, lastIndexOfToken, skipSpace, stringEnd, tokenOf } from "../util/json_bytes.ts";
+
+const QUOTE = 0x22;
+const encoder = new TextEncoder();
+const MODEL_KEY = tokenOf('"model"');
+
 /**
- * `text` (a JSON object whose data holds only numbers and strings without `"model"`) with its
+ * `answer` (a JSON object whose data holds only numbers and strings without `"model"`) with its
  * last `"model": "…"` member set to `model`, or null when there is none to set. Embedding arrays
  * hold numbers only, so the last `"model"` key is the top-level one (OpenAI writes it after
- * `data`); a string value that itself contains `"model"` would be found first from the end only
- * if it came after, which JSON.stringify-escaped text cannot do unescaped.
+ * `data`). The same bytes when the name is already `model`.
  */
-export function withModelRenamed(text: string, model: string): string | null {
-  const match = /"model"\s*:\s*"(?:[^"\\]|\\.)*"/g;
-  let last: RegExpExecArray | null = null;
-  for (let found = match.exec(text); found; found = match.exec(text)) last = found;
-  if (!last) return null;
-  return `${text.slice(0, last.index)}"model":${JSON.stringify(model)}${
-    text.slice(last.index + last[0].length)
-  }`;
+export function withModelRenamed(answer: Uint8Array, model: string): Uint8Array | null {
+  for (
+    let key = lastIndexOfToken(answer, MODEL_KEY);
+    key >= 0;
+    key = lastIndexOfToken(answer, MODEL_KEY, key - 1)
+  ) {
+    const colon = skipSpace(answer, key + 7);
+    if (answer[colon] !== 0x3a) continue;
+    const open = skipSpace(answer, colon + 1);
+    if (answer[open] !== QUOTE) continue;
+    const close = stringEnd(answer, open);
+    if (close < 0) return null;
+    const name = encoder.encode(`"model":${JSON.stringify(model)}`);
+    if (close - key === name.length && holdsAt(answer, name, key)) return answer;
+    const renamed = new Uint8Array(key + name.length + answer.length - close);
+    renamed.set(answer.subarray(0, key));
+    renamed.set(name, key);
+    renamed.set(answer.subarray(close), key + name.length);
+    return renamed;
+  }
+  return null;
 }

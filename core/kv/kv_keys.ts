@@ -163,4 +163,6 @@ export const kvKeys = {
   redemptionCodeBatch: (codeId: string) => ["redemption_code_batch", codeId] as const,
   /** SHA-256 (hex) of a code → {batch_id, code_id}: how a redeemed code is found. */
   redemptionCodeByHash: (hash: string) => ["redemption_code_by_hash", hash] as const,
+  /** The console's money format (currency and display precision), one record. */
+  moneyFormat: () => ["settings", "money"] as const,
 };

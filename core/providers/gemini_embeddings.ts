@@ -80,6 +80,6 @@ export function readGeminiEmbeddings(text: string, expected: number) {
 export const geminiEmbeddingProvider: EmbeddingProvider = {
   takesTokens: false,
   requests: (target, { job }) => Promise.resolve(geminiEmbedRequests(target, job)),
-  read: readGeminiEmbeddings,
+  read: (answer, expected) => readGeminiEmbeddings(new TextDecoder().decode(answer), expected),
   ignoredFields: (job) => job.user !== undefined ? ["user"] : [],
 };

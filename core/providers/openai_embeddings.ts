@@ -10,6 +10,11 @@ import type { UpstreamRequest } from "../upstream/call.ts";
 import { readLenient } from "../util/lenient_schema.ts";
 import { isNumberList, openAIEmbeddingsUsageSchema } from "./embedding_schemas.ts";
 import { bearerJson, type EmbeddingProvider, type UpstreamTarget } from "./provider.ts";
+import { indexOfToken, lastIndexOfToken, skipSpace, tokenOf } from "../util/json_bytes.ts";
+
+const decoder = new TextDecoder();
+const EMBEDDING_KEY = tokenOf('"embedding"');
+const USAGE_KEY = tokenOf('"usage"');
 
 /** The embeddings call of `job` on `target`. */
 export function openAIEmbeddingsRequest(
@@ -74,23 +79,34 @@ export function readOpenAIEmbeddings(text: string, expected: number) {
  * A float answer's shape checked without parsing its numbers: a JSON object with exactly
  * `expected` `"embedding": [` members and a small `usage` object after the last of them that
  * closes the answer (read whole). Null when it does not look so (the answer is then parsed in
- * full).
+ * full). Searched as bytes: the answer is passed on as it came, never decoded.
  */
 export function scanOpenAIEmbeddings(
-  text: string,
+  answer: Uint8Array,
   expected: number,
 ): { inputTokens: unknown } | null {
-  if (!text.startsWith("{")) return null;
-  const members = text.match(/"embedding"\s*:\s*\[/g);
-  if (members?.length !== expected) return null;
-  const at = text.lastIndexOf('"usage"');
-  const open = at < 0 ? -1 : text.indexOf("{", at);
-  const close = open < 0 ? -1 : text.indexOf("}", open);
+  if (answer[skipSpace(answer, 0)] !== 0x7b) return null;
+  let members = 0;
+  let last = -1;
+  for (
+    let at = indexOfToken(answer, EMBEDDING_KEY);
+    at >= 0;
+    at = indexOfToken(answer, EMBEDDING_KEY, at + 11)
+  ) {
+    last = at;
+    const colon = skipSpace(answer, at + 11);
+    if (answer[colon] === 0x3a && answer[skipSpace(answer, colon + 1)] === 0x5b) members++;
+  }
+  if (members !== expected) return null;
+  const at = lastIndexOfToken(answer, USAGE_KEY);
+  const open = at < 0 ? -1 : answer.indexOf(0x7b, at);
+  const close = open < 0 ? -1 : answer.indexOf(0x7d, open);
   // The usage object closes the answer (as OpenAI writes it): nothing but its brace after it.
-  if (close < 0 || text.lastIndexOf('"embedding"') > at) return null;
-  if (!/^\s*\}\s*$/.test(text.slice(close + 1))) return null;
+  if (close < 0 || last > at) return null;
+  const end = skipSpace(answer, close + 1);
+  if (answer[end] !== 0x7d || skipSpace(answer, end + 1) !== answer.length) return null;
   try {
-    const usage = JSON.parse(text.slice(open, close + 1));
+    const usage = JSON.parse(decoder.decode(answer.subarray(open, close + 1)));
     return {
       inputTokens: readLenient(openAIEmbeddingsUsageSchema, { usage }).usage?.prompt_tokens,
     };
@@ -107,16 +123,16 @@ export const openAIEmbeddingProvider: EmbeddingProvider = {
       ...openAIEmbeddingsRequest(target, input),
       inputs: input.job.inputs.length,
     }]),
-  read: (text, expected) => {
-    const scanned = scanOpenAIEmbeddings(text, expected);
-    if (!scanned) return readOpenAIEmbeddings(text, expected);
+  read: (answer, expected) => {
+    const scanned = scanOpenAIEmbeddings(answer, expected);
+    if (!scanned) return readOpenAIEmbeddings(decoder.decode(answer), expected);
     let parsed: ReturnType<typeof readOpenAIEmbeddings> | undefined;
     return {
       get vectors() {
-        return (parsed ??= readOpenAIEmbeddings(text, expected)).vectors;
+        return (parsed ??= readOpenAIEmbeddings(decoder.decode(answer), expected)).vectors;
       },
       inputTokens: scanned.inputTokens,
-      raw: text,
+      raw: answer,
     };
   },
   // Gemini's task type and titles have no OpenAI field.

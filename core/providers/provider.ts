@@ -96,8 +96,8 @@ export interface UpstreamEmbeddings {
   vectors: Array<number[] | string>;
   /** The input tokens the upstream reported, as it reported them (judged before billing). */
   inputTokens?: unknown;
-  /** The answer's text, where it is already the client's format (see `passThrough`). */
-  raw?: string;
+  /** The answer's bytes, where it is already the client's format (see `passThrough`). */
+  raw?: Uint8Array;
 }
 
 export interface EmbeddingProvider {
@@ -113,8 +113,8 @@ export interface EmbeddingProvider {
     target: UpstreamTarget,
     input: { job: EmbeddingJob; base64: boolean },
   ): Promise<Array<UpstreamRequest & { inputs: number }>>;
-  /** One call's answer; an answer without a vector per input is a failed attempt. */
-  read(text: string, expected: number): UpstreamEmbeddings;
+  /** One call's answer (its bytes); an answer without a vector per input is a failed attempt. */
+  read(answer: Uint8Array, expected: number): UpstreamEmbeddings;
   /** Fields of `job` this upstream cannot honour. */
   ignoredFields(job: EmbeddingJob): string[];
 }

@@ -43,6 +43,8 @@ export async function builtRequest<T>(request: T | Promise<T>): Promise<T> {
   }
 }
 
+const decoder = new TextDecoder();
+
 /** The largest non-stream upstream answer read when the caller sets none. */
 export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
@@ -87,17 +89,25 @@ export async function openUpstream(
 /** Reads `response`'s whole body, failing the attempt once it passes `maxBytes`. */
 export async function readAnswer(
   response: Response,
-  { call, maxBytes }: { call: UpstreamCall; maxBytes: number },
+  limits: { call: UpstreamCall; maxBytes: number },
 ): Promise<string> {
+  return decoder.decode(await readAnswerBytes(response, limits));
+}
+
+/** `readAnswer`'s bytes, undecoded: for answers passed on as they came. */
+export async function readAnswerBytes(
+  response: Response,
+  { call, maxBytes }: { call: UpstreamCall; maxBytes: number },
+): Promise<Uint8Array> {
   try {
-    if (!response.body) return "";
+    if (!response.body) return new Uint8Array();
     // A declared length within the limit is all the body can be (HTTP framing holds it to
     // that): read it whole, natively, without a JS read loop.
     const declared = Number(response.headers.get("content-length") ?? NaN);
     if (declared <= maxBytes) {
-      const text = await response.text();
+      const bytes = await response.bytes();
       call.done();
-      return text;
+      return bytes;
     }
     const bytes = await readLimited(response.body, {
       maxBytes,
@@ -108,7 +118,7 @@ export async function readAnswer(
         ),
     });
     call.done();
-    return new TextDecoder().decode(bytes);
+    return bytes;
   } catch (error) {
     call.abort();
     throw networkFailure(error, call);
@@ -121,8 +131,17 @@ export async function callUpstream(
   request: UpstreamRequest | Promise<UpstreamRequest>,
   options: CallOptions,
 ): Promise<string> {
+  return decoder.decode(await callUpstreamBytes(channel, request, options));
+}
+
+/** `callUpstream`'s answer as bytes, undecoded. */
+export async function callUpstreamBytes(
+  channel: Channel,
+  request: UpstreamRequest | Promise<UpstreamRequest>,
+  options: CallOptions,
+): Promise<Uint8Array> {
   const { response, call } = await openUpstream(channel, request, options);
-  return await readAnswer(response, {
+  return await readAnswerBytes(response, {
     call,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_ANSWER_BYTES,
   });

@@ -33,6 +33,11 @@ const TARGET_READERS: Record<string, TargetReader> = {
   models: { kind: "model", read: (gateway, id) => gateway.registry.getModel(id) },
   webhooks: { kind: "webhook", read: (gateway, id) => gateway.webhooks.get(id) },
   groups: { kind: "group", read: (gateway, name) => gateway.groups.get(name) },
+  // A setting is named by the path itself: /admin/settings/money.
+  settings: {
+    kind: "setting",
+    read: (gateway, name) => name === "money" ? gateway.moneyFormat.get() : null,
+  },
   // A batch's view never holds its codes: the 201 that shows them once is not what is kept.
   "redemption-batches": {
     kind: "redemption_batch",
@@ -52,13 +57,18 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The area and the target id of an admin route: `/admin/keys/:id/credit` → keys, the id. */
+/**
+ * The area and the target id of an admin route: `/admin/keys/:id/credit` → keys, the id; a
+ * setting's route names its setting: `/admin/settings/money` → settings, money.
+ */
 export function adminTarget(template: string, pathname: string) {
   const templateParts = template.split("/");
   const pathParts = pathname.split("/");
   const area = templateParts[2] ?? "";
   const id = templateParts[3]?.startsWith(":") && pathParts[3] !== undefined
     ? decodeSegment(pathParts[3])
+    : area === "settings"
+    ? templateParts[3] ?? null
     : null;
   return { area, id };
 }

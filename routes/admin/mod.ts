@@ -23,6 +23,7 @@ import { adminWebhookRoutes } from "./webhooks.ts";
 import { adminMemberRoutes } from "./members.ts";
 import { adminRedemptionRoutes } from "./redemption_codes.ts";
 import { adminGroupRoutes } from "./groups.ts";
+import { adminSettingsRoutes } from "./settings.ts";
 
 /** The admin sub-app. */
 export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -58,5 +59,6 @@ export function adminRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", adminMemberRoutes(gateway));
   app.route("/", adminRedemptionRoutes(gateway));
   app.route("/", adminGroupRoutes(gateway));
+  app.route("/", adminSettingsRoutes(gateway));
   return app;
 }

@@ -9,25 +9,35 @@ import type { PublicAccount } from "../../core/accounts/account_schema.ts";
 import type { LedgerEntry } from "../../core/billing/ledger_records.ts";
 import type { LedgerVerification } from "../../core/billing/ledger_audit.ts";
 import { DataTable } from "./data_table.tsx";
-import { formatUnits } from "./snippets.ts";
+import { Deleted, LedgerRef } from "./name_links.tsx";
+import type { ConsoleMoney } from "./money.tsx";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
 /** The ledger check as one line: Σ entries = balance ✓, or what differs. */
-export function LedgerCheck({ check }: { check: LedgerVerification }) {
+export function LedgerCheck(
+  { check, money }: { check: LedgerVerification; money: ConsoleMoney },
+) {
   return (
     <p class={check.ok ? "ok" : "bad"}>
       {check.ok
-        ? `Σ entries = balance ✓ (${check.entries} entries, ${formatUnits(check.balance)})`
-        : `Σ entries ≠ balance ✗ (entries ${formatUnits(check.entries_sum)}, balance ${
-          formatUnits(check.balance)
-        })`}
+        ? <>Σ entries = balance ✓ ({check.entries} entries, {money.amount(check.balance)})</>
+        : (
+          <>
+            Σ entries ≠ balance ✗ (entries {money.amount(check.entries_sum)}, balance{" "}
+            {money.amount(check.balance)})
+          </>
+        )}
     </p>
   );
 }
 
 export function WalletFacts(
-  { account, check }: { account: PublicAccount; check: LedgerVerification },
+  { account, check, money }: {
+    account: PublicAccount;
+    check: LedgerVerification;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <>
@@ -35,15 +45,14 @@ export function WalletFacts(
         <dt>Balance</dt>
         <dd>
           <span class={account.balance < 0 ? "bad" : undefined}>
-            {formatUnits(account.balance)}
-          </span>{" "}
-          <span class="muted">({account.balance} units)</span>
+            {money.amount(account.balance)}
+          </span>
         </dd>
         <dt>Floor</dt>
         <dd>
           {account.unlimited
             ? "unlimited (no floor)"
-            : `${formatUnits(-account.credit_limit)} (credit limit ${account.credit_limit} units)`}
+            : <>{money.amount(-account.credit_limit)} (credit limit)</>}
         </dd>
         <dt>Wallet</dt>
         <dd>
@@ -53,23 +62,26 @@ export function WalletFacts(
             : <span class="muted">(the ledger of the key it was made for)</span>}
         </dd>
         <dt>Open holds</dt>
-        <dd>{check.holds_open} ({formatUnits(check.held_open)})</dd>
+        <dd>{check.holds_open} ({money.amount(check.held_open)})</dd>
         <dt>Budget leases</dt>
-        <dd>{check.leases_open} ({formatUnits(check.leased_open)})</dd>
+        <dd>{check.leases_open} ({money.amount(check.leased_open)})</dd>
       </dl>
-      <LedgerCheck check={check} />
+      <LedgerCheck check={check} money={money} />
     </>
   );
 }
 
 function KeyCell({ keyId, names }: { keyId: string | null; names: Map<string, string> }) {
   if (keyId === null) return <span class="muted">the wallet</span>;
-  return <a href={`/console/keys/${keyId}`}>{names.get(keyId) ?? keyId}</a>;
+  const name = names.get(keyId);
+  return name === undefined
+    ? <Deleted id={keyId} />
+    : <a href={`/console/keys/${keyId}`}>{name}</a>;
 }
 
 /** The wallet's entries, newest first, with the running balance and the key each names. */
 export function WalletLedger(
-  { entries, keys }: { entries: LedgerEntry[]; keys: KeyView[] },
+  { entries, keys, money }: { entries: LedgerEntry[]; keys: KeyView[]; money: ConsoleMoney },
 ) {
   const names = new Map(keys.map((key) => [key.id, key.name]));
   return (
@@ -81,16 +93,16 @@ export function WalletLedger(
         { header: "Type", cell: (entry) => entry.type },
         {
           header: "Amount",
-          cell: (entry) => formatUnits(entry.amount),
+          cell: (entry) => money.amount(entry.amount),
           cellClass: (entry) => entry.amount < 0 ? "bad" : undefined,
         },
-        { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+        { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
         { header: "Key", cell: (entry) => <KeyCell keyId={entry.key_id} names={names} /> },
         {
           header: "Reference",
           cell: (entry) => (
             <>
-              <code>{entry.ref}</code> {entry.note ?? ""}
+              <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
             </>
           ),
         },
@@ -100,7 +112,7 @@ export function WalletLedger(
 }
 
 /** The account's keys, each linked to its page and to its requests. */
-export function AccountKeys({ keys }: { keys: KeyView[] }) {
+export function AccountKeys({ keys, money }: { keys: KeyView[]; money: ConsoleMoney }) {
   return (
     <DataTable
       rows={keys}
@@ -112,7 +124,7 @@ export function AccountKeys({ keys }: { keys: KeyView[] }) {
           header: "State",
           cell: (key) => key.enabled ? "enabled" : <span class="bad">disabled</span>,
         },
-        { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
+        { header: "Spent today", cell: (key) => money.amount(key.spend_today) },
         { header: "Last used", cell: (key) => key.last_used_at ?? "never" },
         {
           header: "Requests",

@@ -1,9 +1,12 @@
 /**
  * The New batch form's fields turned into the body of POST /admin/redemption-batches (then
- * validated by the same schema): empty optional fields are left out, whole numbers are read as
- * integers (anything else is passed on as text, so the schema's own message says what is wrong),
- * the expiry from a `datetime-local` input is read as UTC.
+ * validated by the same schema): empty optional fields are left out, the amount is typed in
+ * currency and sent as units, the count read as an integer (anything else is passed on as text,
+ * so the schema's own message says what is wrong), the expiry from a `datetime-local` input is
+ * read as UTC.
  */
+
+import { unitsOrText } from "./currency_units.ts";
 
 type Fields = Record<string, string>;
 
@@ -19,7 +22,7 @@ export function batchInputOf(fields: Fields): Record<string, unknown> {
   const text = (name: string) => fields[name]?.trim() ?? "";
   const input: Record<string, unknown> = {
     name: text("name"),
-    amount: integerOrText(text("amount")),
+    amount: unitsOrText(text("amount")),
     count: integerOrText(text("count")),
   };
   if (text("expires_at")) input.expires_at = utcTime(text("expires_at"));

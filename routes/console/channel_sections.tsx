@@ -9,9 +9,12 @@ import { articled, hasModelList } from "../admin/upstream_models.ts";
 import type { ConsoleContext } from "./console_env.ts";
 import { DataTable } from "./data_table.tsx";
 import { CsrfField } from "./layout.tsx";
+import { ModelName, type NameBook } from "./name_links.tsx";
 import type { ChannelView } from "./pages/channels.tsx";
 
-export function ModelsSection({ c, view }: { c: ConsoleContext; view: ChannelView }) {
+export function ModelsSection(
+  { c, view, book }: { c: ConsoleContext; view: ChannelView; book: NameBook },
+) {
   const rows = view.models.map((model) => ({ model, upstream: view.model_map[model] ?? model }));
   return (
     <section class="card" aria-labelledby="models-heading">
@@ -20,7 +23,7 @@ export function ModelsSection({ c, view }: { c: ConsoleContext; view: ChannelVie
         rows={rows}
         empty="No model."
         columns={[
-          { header: "Public name", cell: ({ model }) => <code>{model}</code> },
+          { header: "Public name", cell: ({ model }) => <ModelName id={model} book={book} /> },
           {
             header: "Upstream name",
             cell: ({ model, upstream }) =>

@@ -5,6 +5,7 @@ import type { ConsoleSession } from "../../core/console/session_store.ts";
 import type { Gateway } from "../../core/gateway.ts";
 import type { AppEnv } from "../middleware.ts";
 import type { AccountRole } from "../../core/account_area/actor.ts";
+import type { ConsoleMoney } from "./money.tsx";
 
 export type ConsoleEnv = {
   Bindings: AppEnv["Bindings"];
@@ -17,6 +18,8 @@ export type ConsoleEnv = {
     theme: Theme;
     /** On member pages: the member's role in the account they view (the nav shows it). */
     accountRole?: AccountRole;
+    /** The operator's money format, the formatter of every amount on a page (money.tsx). */
+    money: ConsoleMoney;
   };
 };
 

@@ -36,3 +36,16 @@ export function currencyOfUnits(units: number): string {
   const fraction = String(units % 10 ** DECIMALS).padStart(DECIMALS, "0").replace(/0+$/, "");
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
+
+/**
+ * A money field of a form (currency, maybe negative: `-0.5` takes money back) as the units the
+ * API takes; anything that is no amount is passed on as it was typed, so the API's own schema
+ * refuses it with the message it gives to the same JSON.
+ */
+export function unitsOrText(text: string): number | string {
+  const typed = text.trim();
+  const negative = typed.startsWith("-");
+  const units = unitsOfCurrency(negative ? typed.slice(1) : typed, "");
+  if (typeof units !== "number") return typed;
+  return negative ? -units : units;
+}

@@ -25,6 +25,8 @@ export interface FieldProps {
   autofocus?: boolean;
   inputmode?: "numeric" | "decimal";
   min?: string;
+  /** The id of a `<datalist>` of suggestions (a picker that needs no script). */
+  list?: string;
 }
 
 function Control(props: FieldProps & { id: string; describedBy?: string }) {
@@ -45,10 +47,10 @@ function Control(props: FieldProps & { id: string; describedBy?: string }) {
       <textarea {...{ id, name, rows, autocomplete, ...describedBy, required }}>{value}</textarea>
     );
   }
-  const { type = "text", placeholder, inputmode, min, autofocus } = props;
+  const { type = "text", placeholder, inputmode, min, autofocus, list } = props;
   return (
     <input
-      {...{ id, name, type, value, placeholder, inputmode, min, autocomplete }}
+      {...{ id, name, type, value, placeholder, inputmode, min, autocomplete, list }}
       {...{ ...describedBy, required, autofocus }}
     />
   );

@@ -7,7 +7,9 @@ import type { Gateway } from "../../core/gateway.ts";
 import { BarChart } from "./bar_chart.tsx";
 import { DataTable } from "./data_table.tsx";
 import { CopyAsCurl } from "./layout.tsx";
-import { adminCurl, formatUnits } from "./snippets.ts";
+import { adminCurl } from "./snippets.ts";
+import { ModelName, type NameBook } from "./name_links.tsx";
+import type { ConsoleMoney } from "./money.tsx";
 import { shownProgress } from "./task_progress.ts";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
@@ -44,9 +46,15 @@ export async function readKeyActivity(gateway: Gateway, keyId: string) {
 
 export type KeyActivity = Awaited<ReturnType<typeof readKeyActivity>>;
 
-function KeyUsage(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
-) {
+interface ActivityProps {
+  activity: KeyActivity;
+  keyId: string;
+  money: ConsoleMoney;
+  /** The names of what the sections show (models). */
+  book: NameBook;
+}
+
+function KeyUsage({ activity, keyId, base, money }: ActivityProps & { base: string }) {
   const active = activity.days.filter((day) => day.requests > 0).reverse();
   return (
     <section class="card" aria-labelledby="usage-heading">
@@ -62,7 +70,7 @@ function KeyUsage(
           id="key-chart-spend"
           title="Spend per day"
           points={activity.days.map((day) => ({ label: day.day, value: day.cost }))}
-          format={formatUnits}
+          format={money.full}
         />
       </div>
       <div class="charts">
@@ -78,7 +86,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (day) => <>{day.input_tokens} / {day.output_tokens}</>,
             },
-            { header: "Spend", cell: (day) => formatUnits(day.cost) },
+            { header: "Spend", cell: (day) => money.amount(day.cost) },
           ]}
         />
         <DataTable
@@ -105,7 +113,7 @@ function KeyUsage(
               header: "Tokens in / out",
               cell: (model) => <>{model.input_tokens} / {model.output_tokens}</>,
             },
-            { header: "Spend", cell: (model) => formatUnits(model.cost) },
+            { header: "Spend", cell: (model) => money.amount(model.cost) },
           ]}
         />
       </div>
@@ -120,7 +128,7 @@ function KeyUsage(
   );
 }
 
-function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentRequests({ activity, keyId, money, book }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="requests-heading">
       <h2 id="requests-heading">Recent requests</h2>
@@ -138,14 +146,14 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
             ),
           },
           { header: "When", cell: (request) => request.at },
-          { header: "Model", cell: (request) => request.model ?? "–" },
+          { header: "Model", cell: (request) => <ModelName id={request.model} book={book} /> },
           {
             header: "Status",
             cell: (request) => request.status,
             cellClass: (request) => request.status >= 400 ? "bad" : undefined,
           },
           { header: "Latency", cell: (request) => `${request.latency_ms} ms` },
-          { header: "Cost", cell: (request) => formatUnits(request.cost) },
+          { header: "Cost", cell: (request) => money.amount(request.cost) },
         ]}
       />
       <p>
@@ -155,7 +163,7 @@ function RecentRequests({ activity, keyId }: { activity: KeyActivity; keyId: str
   );
 }
 
-function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string }) {
+function RecentTasks({ activity, keyId, money, book }: ActivityProps) {
   return (
     <section class="card" aria-labelledby="tasks-heading">
       <h2 id="tasks-heading">Recent tasks</h2>
@@ -174,12 +182,12 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
           },
           { header: "Submitted", cell: (task) => new Date(task.submit_time * 1000).toISOString() },
           { header: "Kind", cell: (task) => task.kind },
-          { header: "Model", cell: (task) => task.model },
+          { header: "Model", cell: (task) => <ModelName id={task.model} book={book} /> },
           { header: "Status", cell: (task) => <>{task.status} {shownProgress(task)}</> },
           {
             header: "Cost",
             cell: (task) =>
-              task.cost === null ? `${formatUnits(task.held)} held` : formatUnits(task.cost),
+              task.cost === null ? <>{money.amount(task.held)} held</> : money.amount(task.cost),
           },
         ]}
       />
@@ -192,13 +200,13 @@ function RecentTasks({ activity, keyId }: { activity: KeyActivity; keyId: string
 
 /** The usage, recent requests and recent tasks sections of a key's detail page. */
 export function KeyActivitySections(
-  { activity, keyId, base }: { activity: KeyActivity; keyId: string; base: string },
+  { activity, keyId, base, money, book }: ActivityProps & { base: string },
 ) {
   return (
     <>
-      <KeyUsage activity={activity} keyId={keyId} base={base} />
-      <RecentRequests activity={activity} keyId={keyId} />
-      <RecentTasks activity={activity} keyId={keyId} />
+      <KeyUsage activity={activity} keyId={keyId} base={base} money={money} book={book} />
+      <RecentRequests activity={activity} keyId={keyId} money={money} book={book} />
+      <RecentTasks activity={activity} keyId={keyId} money={money} book={book} />
     </>
   );
 }

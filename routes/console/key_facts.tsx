@@ -1,24 +1,23 @@
 /** What the key detail and My key pages both show: a key's limits and spend, and SDK snippets. */
 
 import type { Gateway } from "../../core/gateway.ts";
-import { formatUnits, sdkSnippets } from "./snippets.ts";
+import { sdkSnippets } from "./snippets.ts";
+import type { ConsoleMoney } from "./money.tsx";
 
 export type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
 /** Balance, limits, window spend and expiry as a definition list. */
-export function KeyFacts({ keyView }: { keyView: KeyView }) {
+export function KeyFacts({ keyView, money }: { keyView: KeyView; money: ConsoleMoney }) {
   const caps = keyView.spend_limits ?? {};
   const period = (name: "day" | "week" | "month") => {
     const cap = caps[name];
-    const spent = formatUnits(keyView.period_spend[name]);
-    return cap === undefined ? `${spent} (no cap)` : `${spent} of ${formatUnits(cap)}`;
+    const spent = money.amount(keyView.period_spend[name]);
+    return cap === undefined ? <>{spent} (no cap)</> : <>{spent} of {money.amount(cap)}</>;
   };
   return (
     <dl class="facts">
       <dt>Balance</dt>
-      <dd>
-        {formatUnits(keyView.balance)} <span class="muted">({keyView.balance} units)</span>
-      </dd>
+      <dd>{money.amount(keyView.balance)}</dd>
       <dt>State</dt>
       <dd>{keyView.enabled ? "enabled" : <span class="bad">disabled</span>}</dd>
       <dt>Prefix</dt>
@@ -38,7 +37,7 @@ export function KeyFacts({ keyView }: { keyView: KeyView }) {
       <dt>Tokens per minute</dt>
       <dd>{keyView.tpm ?? "no limit"}</dd>
       <dt>Credit limit</dt>
-      <dd>{keyView.unlimited ? "unlimited" : formatUnits(keyView.credit_limit)}</dd>
+      <dd>{keyView.unlimited ? "unlimited" : money.amount(keyView.credit_limit)}</dd>
       <dt>Spent today</dt>
       <dd>{period("day")}</dd>
       <dt>Spent this week</dt>
@@ -47,10 +46,8 @@ export function KeyFacts({ keyView }: { keyView: KeyView }) {
       <dd>{period("month")}</dd>
       <dt>Shortfall</dt>
       <dd>
-        {formatUnits(keyView.shortfall_total)}{" "}
-        <span class="muted">
-          ({keyView.shortfall_total} units uncollected at the credit floor)
-        </span>
+        {money.amount(keyView.shortfall_total)}{" "}
+        <span class="muted">(uncollected at the credit floor)</span>
       </dd>
       <dt>Last used</dt>
       <dd>{keyView.last_used_at ?? "never"}</dd>

@@ -1,8 +1,11 @@
 /**
  * The key forms' fields turned into the admin API's JSON (then validated by the same schemas):
- * empty fields are left out, numbers are read as integers, models as a comma-separated list,
+ * empty fields are left out, money (balance, spend caps) is typed in currency and sent as units,
+ * other numbers are read as integers, models as a comma-separated list,
  * the IP allowlist one range per line or comma-separated, times from `datetime-local` as UTC.
  */
+
+import { unitsOrText } from "./currency_units.ts";
 
 type Fields = Record<string, string>;
 
@@ -28,7 +31,7 @@ export function keyInputOf(fields: Fields): Record<string, unknown> {
   const accountId = fields.account_id?.trim();
   if (accountId) input.account_id = accountId;
   const balance = fields.balance?.trim();
-  if (balance) input.balance = integerOrText(balance);
+  if (balance) input.balance = unitsOrText(balance);
   return input;
 }
 
@@ -56,7 +59,7 @@ export function keyPatchOf(fields: Fields, options: { clearEmpty?: boolean } = {
   const caps: Record<string, unknown> = {};
   for (const period of ["day", "week", "month"]) {
     const value = text(`cap_${period}`);
-    if (value) caps[period] = integerOrText(value);
+    if (value) caps[period] = unitsOrText(value);
   }
   const capFields = ["cap_day", "cap_week", "cap_month"].some((name) => name in fields);
   if (Object.keys(caps).length) patch.spend_limits = caps;

@@ -34,6 +34,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ["Models", "/console/models"],
   ["Webhooks", "/console/webhooks"],
   ["Audit", "/console/audit"],
+  ["Money", "/console/money"],
 ];
 
 const HOLDER_NAV: Array<[string, string]> = [
@@ -87,6 +88,21 @@ export function CsrfField({ session }: { session?: ConsoleSession }) {
   return session ? <input type="hidden" name="csrf" value={session.csrf} /> : null;
 }
 
+/** The operator's search box: one GET form, no script (routes/console/pages/search.tsx). */
+function SearchBox() {
+  return (
+    <form method="get" action="/console/search" role="search" class="header-search">
+      <input
+        type="search"
+        name="q"
+        aria-label="Search keys, accounts, requests, tasks, channels"
+        placeholder="Search: name or id"
+      />
+      <button type="submit" class="quiet">Search</button>
+    </form>
+  );
+}
+
 function ThemeSwitch({ theme, path, session }: Pick<LayoutProps, "theme" | "path" | "session">) {
   // Following the system, either theme may be the other one; once chosen, offer the other.
   const choices = theme === "system" ? ["light", "dark"] : [theme === "dark" ? "light" : "dark"];
@@ -134,6 +150,7 @@ export function Layout(props: LayoutProps) {
             )
             : null}
           <div class="header-end">
+            {session?.role.kind === "operator" ? <SearchBox /> : null}
             <ThemeSwitch theme={props.theme} path={path} session={session} />
             {session
               ? (

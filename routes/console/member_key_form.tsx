@@ -5,6 +5,7 @@
  */
 
 import type { ConsoleContext } from "./console_env.ts";
+import { currencyOfUnits } from "./currency_units.ts";
 import { Field } from "./field.tsx";
 import { IP_ALLOWLIST_HINT } from "./key_form.ts";
 import { CsrfField } from "./layout.tsx";
@@ -39,6 +40,7 @@ export function MemberKeyForm(props: MemberKeyFormProps) {
     />
   );
   const chosen = new Set(props.chosen);
+  const currency = props.c.get("money").format.currency;
   const modelsId = `${idPrefix}models`;
   return (
     <form method="post" action={props.action}>
@@ -73,9 +75,9 @@ export function MemberKeyForm(props: MemberKeyFormProps) {
         {field("expires_at", "Expires (UTC)", "datetime-local", "empty: never")}
         {field("rpm", "Requests per minute (RPM)", "number", "empty: no limit")}
         {field("tpm", "Tokens per minute (TPM)", "number", "empty: no limit")}
-        {field("cap_day", "Spend cap per day", "text", "units; 1000000 = 1.00; empty: none")}
-        {field("cap_week", "Spend cap per week", "text", "units")}
-        {field("cap_month", "Spend cap per month", "text", "units")}
+        {field("cap_day", `Spend cap per day (${currency})`, "text", "e.g. 5.00; empty: none")}
+        {field("cap_week", `Spend cap per week (${currency})`, "text", "empty: none")}
+        {field("cap_month", `Spend cap per month (${currency})`, "text", "empty: none")}
         {props.isNew
           ? (
             <div>
@@ -110,14 +112,15 @@ export function keyFormFields(key: {
   spend_limits: { day?: number; week?: number; month?: number } | null;
 }): Record<string, string> {
   const text = (value: number | undefined | null) => value == null ? "" : String(value);
+  const money = (units: number | undefined) => units === undefined ? "" : currencyOfUnits(units);
   return {
     name: key.name,
     ip_allowlist: key.ip_allowlist?.join("\n") ?? "",
     expires_at: key.expires_at?.slice(0, 16) ?? "",
     rpm: text(key.rpm),
     tpm: text(key.tpm),
-    cap_day: text(key.spend_limits?.day),
-    cap_week: text(key.spend_limits?.week),
-    cap_month: text(key.spend_limits?.month),
+    cap_day: money(key.spend_limits?.day),
+    cap_week: money(key.spend_limits?.week),
+    cap_month: money(key.spend_limits?.month),
   };
 }

@@ -2,12 +2,17 @@
 
 import type { AccountArea } from "../../core/account_area/account_area.ts";
 import { DataTable } from "./data_table.tsx";
-import { formatUnits } from "./snippets.ts";
+import { MemberKeyName } from "./name_links.tsx";
+import type { ConsoleMoney } from "./money.tsx";
 
 export type MemberRequest = Awaited<ReturnType<AccountArea["requests"]>>["data"][number];
 
 export function RequestRows(
-  { rows, keyNames }: { rows: MemberRequest[]; keyNames?: ReadonlyMap<string, string> },
+  { rows, keyNames, money }: {
+    rows: MemberRequest[];
+    keyNames?: ReadonlyMap<string, string>;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <DataTable
@@ -20,7 +25,7 @@ export function RequestRows(
         },
         keyNames && {
           header: "Key",
-          cell: (row) => row.key_id ? keyNames.get(row.key_id) ?? <code>{row.key_id}</code> : "",
+          cell: (row) => <MemberKeyName id={row.key_id} names={keyNames} />,
         },
         { header: "Model", cell: (row) => row.model ?? "" },
         { header: "Interface", cell: (row) => row.interface },
@@ -30,7 +35,7 @@ export function RequestRows(
           cellClass: (row) => row.status < 400 ? "ok" : "bad",
         },
         { header: "Tokens in / out", cell: (row) => `${row.input_tokens} / ${row.output_tokens}` },
-        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+        { header: "Cost", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );

@@ -13,9 +13,11 @@ import { loadSession, requireOperator, requireSession } from "./session.ts";
 import { readTheme, themeRoutes } from "./theme.ts";
 import { signInRoutes } from "./sign_in.tsx";
 import { renderErrorPage } from "./render.tsx";
+import { readMoneyFormat } from "./money.tsx";
 import { accountPages } from "./pages/accounts.tsx";
 import { accountDetailPages } from "./pages/account_detail.tsx";
 import { groupPages } from "./pages/groups.tsx";
+import { moneySettingsPages } from "./pages/money_settings.tsx";
 import { batchPages } from "./pages/redemption_batches.tsx";
 import { batchDetailPages } from "./pages/redemption_batch_detail.tsx";
 import { keyPages } from "./pages/keys.tsx";
@@ -47,6 +49,7 @@ import { memberKeyDetailPages } from "./pages/member_key_detail.tsx";
 import { memberUsagePages } from "./pages/member_usage.tsx";
 import { memberModelPages } from "./pages/member_models.tsx";
 import { memberWalletPages } from "./pages/member_wallet.tsx";
+import { searchPages } from "./pages/search.tsx";
 
 /** The console sub-app. */
 export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
@@ -60,7 +63,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", passwordResetPages(gateway));
   app.route("/", invitationPages(gateway));
   app.route("/", signUpPages(gateway));
-  app.use("/console/*", requireSession());
+  app.use("/console/*", requireSession(), readMoneyFormat(gateway));
   app.use("/console/*", memberPagesOnly());
   app.use("/console/keys/*", requireOperator());
   const memberPaths = [
@@ -85,6 +88,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", memberModelPages(gateway));
   app.use("/console/groups/*", requireOperator());
   app.route("/", groupPages(gateway));
+  app.route("/", moneySettingsPages(gateway));
   app.use("/console/redemption-codes/*", requireOperator());
   app.route("/", batchPages(gateway));
   app.route("/", batchDetailPages(gateway));
@@ -105,6 +109,7 @@ export function consoleRoutes(gateway: Gateway, adminTokenHash: string) {
   app.route("/", taskPages(gateway));
   app.route("/", webhookPages(gateway));
   app.route("/", webhookDetailPages(gateway));
+  app.route("/", searchPages(gateway));
   app.all("/console/*", (c) => {
     throw new GatewayError("not_found", 404, `No console page at ${c.get("url").pathname}`);
   });

@@ -17,20 +17,28 @@ import {
 
 type Values = Record<string, string>;
 
-const MONEY_HINT = "in currency, up to 6 decimals";
+/** The hint of a money field: in the operator's currency, to the unit (a millionth). */
+const moneyHint = (currency: string) => `in ${currency}, up to 6 decimals`;
 
-function PlanFields({ kind, plan, values }: { kind: string; plan: PricePlan; values: Values }) {
+function PlanFields(
+  { kind, plan, values, currency }: {
+    kind: string;
+    plan: PricePlan;
+    values: Values;
+    currency: string;
+  },
+) {
   return (
     <div class="fields">
       {plan.fields.map((field) => {
         const name = fieldName(kind, field.name);
-        const hint = [field.type === "percent" ? "" : MONEY_HINT, field.hint ?? ""]
+        const hint = [field.type === "percent" ? "" : moneyHint(currency), field.hint ?? ""]
           .filter(Boolean).join("; ");
         return (
           <Field
             name={name}
             id={`${kind}-${field.name}`}
-            label={`${field.label} (${field.per})`}
+            label={`${field.label} (${field.type === "percent" ? "" : `${currency} `}${field.per})`}
             value={values[name] ?? ""}
             inputmode={field.type === "percent" ? "numeric" : "decimal"}
             hint={hint}
@@ -41,7 +49,7 @@ function PlanFields({ kind, plan, values }: { kind: string; plan: PricePlan; val
   );
 }
 
-function TierRows({ values }: { values: Values }) {
+function TierRows({ values, currency }: { values: Values; currency: string }) {
   const rows = tierRowsIn(values) + SPARE_TIER_ROWS;
   const field = (part: string, row: number, label: string, hint?: string) => {
     const name = fieldName("image", `tier_${part}.${row}`);
@@ -67,14 +75,16 @@ function TierRows({ values }: { values: Values }) {
         <div class="fields">
           {field("size", row, "size", "e.g. 1024x1024")}
           {field("quality", row, "quality", "e.g. high")}
-          {field("price", row, "price (per image)", MONEY_HINT)}
+          {field("price", row, `price (${currency} per image)`, moneyHint(currency))}
         </div>
       ))}
     </fieldset>
   );
 }
 
-function KindPrice({ kind, values }: { kind: string; values: Values }) {
+function KindPrice(
+  { kind, values, currency }: { kind: string; values: Values; currency: string },
+) {
   const plans = plansOf(kind);
   const planName = fieldName(kind, "plan");
   const chosen = values[planName] ?? plans[0]?.id;
@@ -102,16 +112,19 @@ function KindPrice({ kind, values }: { kind: string; values: Values }) {
       {plans.map((plan) => (
         <div id={`plan-${kind}-${plan.id}-fields`}>
           {plans.length > 1 ? <p class="muted">{plan.label}:</p> : null}
-          <PlanFields kind={kind} plan={plan} values={values} />
-          {plan.tiers ? <TierRows values={values} /> : null}
+          <PlanFields kind={kind} plan={plan} values={values} currency={currency} />
+          {plan.tiers ? <TierRows values={values} currency={currency} /> : null}
         </div>
       ))}
     </fieldset>
   );
 }
 
-/** The kind radios and every kind's price fields, filled from `values` (form field names). */
-export function PriceFields({ values }: { values: Values }) {
+/**
+ * The kind radios and every kind's price fields, filled from `values` (form field names), money
+ * in `currency` (the operator's).
+ */
+export function PriceFields({ values, currency }: { values: Values; currency: string }) {
   const kind = values.kind && MODEL_KINDS.includes(values.kind) ? values.kind : MODEL_KINDS[0];
   return (
     <>
@@ -132,7 +145,9 @@ export function PriceFields({ values }: { values: Values }) {
           ))}
         </div>
       </fieldset>
-      {MODEL_KINDS.map((option) => <KindPrice key={option} kind={option} values={values} />)}
+      {MODEL_KINDS.map((option) => (
+        <KindPrice key={option} kind={option} values={values} currency={currency} />
+      ))}
     </>
   );
 }

@@ -2,14 +2,14 @@
 
 import type { CatalogModel } from "../../core/channels/catalog.ts";
 import type { PriceTier } from "../../core/billing/price_tier.ts";
-import { formatTieredUnits } from "./snippets.ts";
+import type { ConsoleMoney } from "./money.tsx";
 
 /**
- * A model's price in words, in currency (units shown as 1.000000 = 1,000,000 units), at price
- * tier `tier` (default: the catalog price, ×1).
+ * A model's price in words, in the operator's currency (exact, never rounded), at price tier
+ * `tier` (default: the catalog price, ×1).
  */
-export function priceText(model: CatalogModel, tier?: PriceTier): string {
-  const money = (units: number) => formatTieredUnits(units, tier);
+export function priceText(model: CatalogModel, currency: ConsoleMoney, tier?: PriceTier): string {
+  const money = (units: number) => currency.price(units, tier);
   const price = model.price as Record<string, unknown>;
   if (model.kind === "text") {
     const cached = price.cached_input ?? price.input;

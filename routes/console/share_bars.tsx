@@ -3,6 +3,7 @@
  * as a bar against the largest, in SVG without a style attribute (colours from the stylesheet).
  */
 
+import type { Child } from "hono/jsx";
 import { DataTable } from "./data_table.tsx";
 
 export interface ShareRow {
@@ -21,7 +22,7 @@ export function ShareBars(
   { caption, rows, format, empty }: {
     caption: string;
     rows: readonly ShareRow[];
-    format: (value: number) => string;
+    format: (value: number) => Child;
     empty: string;
   },
 ) {

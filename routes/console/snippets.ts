@@ -1,7 +1,5 @@
 /** Ready-to-paste text for the pages: SDK snippets and the curl of the equivalent admin call. */
 
-import { BASE_MULTIPLIER, type PriceTier } from "../../core/billing/price_tier.ts";
-
 /**
  * Client snippets for the OpenAI, Anthropic and Google SDKs against `baseUrl`; with `model`,
  * each goes on to a first request to it.
@@ -60,24 +58,4 @@ export function adminCurl(
     lines.push(`  -H 'content-type: application/json'`, `  -d ${shellQuote(JSON.stringify(body))}`);
   }
   return lines.join(" \\\n");
-}
-
-/** A unit count as currency: 1,000,000 units are 1.000000. */
-/**
- * `units` × `tier`'s multiplier in currency, exactly: at least 6 decimals, more only when the
- * multiplier makes a fraction of a unit (3 units × 0.8 = 0.0000024).
- */
-export function formatTieredUnits(units: number, tier?: PriceTier): string {
-  const scaled = BigInt(units) * BigInt(tier?.multiplier ?? BASE_MULTIPLIER);
-  const sign = scaled < 0n ? "-" : "";
-  const abs = scaled < 0n ? -scaled : scaled;
-  const scale = 10_000_000_000n; // 1,000,000 units × 10,000 ten-thousandths
-  const fraction = String(abs % scale).padStart(10, "0").replace(/0{1,4}$/, "");
-  return `${sign}${abs / scale}.${fraction}`;
-}
-
-export function formatUnits(units: number): string {
-  const sign = units < 0 ? "-" : "";
-  const abs = Math.abs(units);
-  return `${sign}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, "0")}`;
 }

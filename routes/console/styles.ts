@@ -31,6 +31,7 @@ nav ul{display:flex;flex-wrap:wrap;gap:4px 12px;list-style:none;margin:0;padding
 nav a{text-decoration:none;padding:4px 2px}
 nav a[aria-current=page]{font-weight:600;border-bottom:2px solid var(--accent)}
 header form{margin:0}.header-end{margin-left:auto;display:flex;gap:8px;flex-wrap:wrap}
+.header-search{display:flex;gap:4px}.header-search input[type=search]{width:14rem}
 main{max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:8px 0 16px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:16px;
@@ -61,6 +62,7 @@ border-radius:4px}
 code{padding:1px 4px}pre{padding:12px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .secret{font-size:1.1rem;user-select:all;word-break:break-all}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.bad{color:var(--bad)}
+.money{white-space:nowrap;font-variant-numeric:tabular-nums}
 .notice{border-left:4px solid var(--accent);padding:8px 12px;background:var(--card)}
 .error{border-left:4px solid var(--bad);padding:8px 12px;background:var(--card)}
 .badge{border:1px solid var(--line);border-radius:999px;padding:0 8px;font-size:.85rem}

@@ -5,7 +5,7 @@
 
 import type { Child } from "hono/jsx";
 import { type Columns, DataTable } from "./data_table.tsx";
-import { formatUnits } from "./snippets.ts";
+import type { ConsoleMoney } from "./money.tsx";
 import { type Percentiles, type Today, type TodayRow } from "./today.ts";
 
 function ms(value: number | null): string {
@@ -22,11 +22,13 @@ function requestsHref(filter: Record<string, string>): string {
   return `/console/requests?${new URLSearchParams(filter)}`;
 }
 
-function rowColumns(name: (row: TodayRow) => Child): Columns<TodayRow> {
+function rowColumns(
+  { name, money }: { name: (row: TodayRow) => Child; money: ConsoleMoney },
+): Columns<TodayRow> {
   return [
     { header: "Name", cell: (row) => name(row) },
     { header: "Requests", cell: (row) => row.requests },
-    { header: "Spend", cell: (row) => formatUnits(row.cost) },
+    { header: "Spend", cell: (row) => money.amount(row.cost) },
     {
       header: "5xx",
       cell: (row) => row.server_errors,
@@ -36,7 +38,9 @@ function rowColumns(name: (row: TodayRow) => Child): Columns<TodayRow> {
   ];
 }
 
-export function TodaySection({ today, names }: { today: Today; names: Map<string, string> }) {
+export function TodaySection(
+  { today, names, money }: { today: Today; names: Map<string, string>; money: ConsoleMoney },
+) {
   const { since } = today;
   const channelName = (row: TodayRow) =>
     row.name
@@ -73,7 +77,7 @@ export function TodaySection({ today, names }: { today: Today; names: Map<string
           empty="No requests today"
           emptyAsRow
           columns={[
-            ...rowColumns(channelName),
+            ...rowColumns({ name: channelName, money }),
             {
               header: "p50 / p90 / p99",
               cell: (row) => percentileText(today.latencyByChannel.get(row.name ?? "")),
@@ -85,7 +89,7 @@ export function TodaySection({ today, names }: { today: Today; names: Map<string
           rows={today.models}
           empty="No requests today"
           emptyAsRow
-          columns={rowColumns(modelName)}
+          columns={rowColumns({ name: modelName, money })}
         />
       </div>
       <p class="muted">

@@ -1,7 +1,11 @@
 /** How the member pages say a wallet's floor: the lowest its balance may go. */
 
-import { formatUnits } from "./snippets.ts";
+import type { Child } from "hono/jsx";
+import type { ConsoleMoney } from "./money.tsx";
 
-export function floorText(account: { unlimited: boolean; credit_limit: number }): string {
-  return account.unlimited ? "none (unlimited)" : formatUnits(-account.credit_limit);
+export function floorText(
+  account: { unlimited: boolean; credit_limit: number },
+  money: ConsoleMoney,
+): Child {
+  return account.unlimited ? "none (unlimited)" : money.amount(-account.credit_limit);
 }

@@ -1,6 +1,7 @@
 /** The fields of the New endpoint and edit forms, filled from an endpoint or a sent form. */
 
 import { SUBSCRIBABLE_EVENTS, TASK_EVENTS } from "../../core/webhooks/endpoint_schema.ts";
+import { type Choice, Datalists, pickerListId } from "./pickers.tsx";
 import { Field } from "./field.tsx";
 
 /** What the fields show: the form's strings, as sent or as an endpoint reads. */
@@ -28,7 +29,12 @@ export function webhookFormValues(endpoint: {
 }
 
 export function WebhookFields(
-  { values, prefix }: { values: WebhookFormValues; prefix: string },
+  { values, prefix, keyChoices }: {
+    values: WebhookFormValues;
+    prefix: string;
+    /** Keys offered in the key id field as one types (a datalist: no script). */
+    keyChoices?: Choice[];
+  },
 ) {
   const id = (name: string) => `${prefix}-${name}`;
   const scope = values.scope ?? "all";
@@ -83,7 +89,10 @@ export function WebhookFields(
           label="Key id"
           value={values.key_id ?? ""}
           placeholder="key_…"
+          list={keyChoices ? pickerListId(id("key_id")) : undefined}
+          hint={keyChoices ? "type a key's name or id to pick it" : undefined}
         />
+        {keyChoices ? <Datalists lists={{ [id("key_id")]: keyChoices }} /> : null}
       </fieldset>
       <div>
         <label class="choice">

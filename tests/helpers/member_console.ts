@@ -77,11 +77,11 @@ export function memberClient(url: string) {
   });
 }
 
-/** The text of the element with `id` on an HTML page (no nested tags). */
+/** The text of the element with `id` on an HTML page (tags it opens with, e.g. an amount's, dropped). */
 export function textOf(html: string, id: string): string {
-  const match = html.match(new RegExp(`id="${id}"[^>]*>([^<]*)<`));
+  const match = html.match(new RegExp(`id="${id}"[^>]*>((?:<[^/][^>]*>)*[^<]*)<`));
   if (!match) throw new Error(`no element #${id} on the page`);
-  return match[1].replaceAll("&amp;", "&");
+  return match[1].replace(/<[^>]*>/g, "").replaceAll("&lt;", "<").replaceAll("&amp;", "&");
 }
 
 /** POSTs `body` as it is (a field may repeat), with the member's CSRF token. */

@@ -7,6 +7,7 @@
  */
 
 import { Hono } from "hono";
+import { currencyOfUnits } from "../currency_units.ts";
 import type { Gateway } from "../../../core/gateway.ts";
 import { accountPatchSchema, type PublicAccount } from "../../../core/accounts/account_schema.ts";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
@@ -25,7 +26,8 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 
 function accountIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -33,7 +35,9 @@ function accountIdOf(c: ConsoleContext): string {
   return id;
 }
 
-function UsageFacts({ account, tier }: { account: PublicAccount; tier: PriceTier }) {
+function UsageFacts(
+  { account, tier, money }: { account: PublicAccount; tier: PriceTier; money: ConsoleMoney },
+) {
   return (
     <dl class="facts">
       <dt>Id</dt>
@@ -50,9 +54,9 @@ function UsageFacts({ account, tier }: { account: PublicAccount; tier: PriceTier
       <dt>Keys</dt>
       <dd>{account.keys}</dd>
       <dt>Spent today</dt>
-      <dd>{formatUnits(account.spend_today)}</dd>
+      <dd>{money.amount(account.spend_today)}</dd>
       <dt>Spent this month</dt>
-      <dd>{formatUnits(account.spend_month)}</dd>
+      <dd>{money.amount(account.spend_month)}</dd>
       <dt>Last used</dt>
       <dd>{account.last_used_at ?? "never"}</dd>
       <dt>Created</dt>
@@ -105,9 +109,10 @@ function EditForm({ c, account }: { c: ConsoleContext; account: PublicAccount })
         <Field
           name="credit_limit"
           id="edit-credit_limit"
-          label="Credit limit"
-          value={String(account.credit_limit)}
-          hint="units the wallet may go below zero"
+          label={`Credit limit (${c.get("money").format.currency})`}
+          value={currencyOfUnits(account.credit_limit)}
+          inputmode="decimal"
+          hint="how far below zero the wallet may go"
         />
         <div>
           <input type="hidden" name="unlimited" value="false" />
@@ -147,6 +152,7 @@ async function accountDetailPage(
   const account = await gateway.accounts.get(id);
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
+  const money = c.get("money");
   const sections = async () => {
     switch (tab) {
       case "account": {
@@ -155,7 +161,11 @@ async function accountDetailPage(
           <>
             <section class="card" aria-labelledby="facts-heading">
               <h2 id="facts-heading">{account.name}</h2>
-              <UsageFacts account={account} tier={gateway.groups.tierOf(account.group)} />
+              <UsageFacts
+                account={account}
+                tier={gateway.groups.tierOf(account.group)}
+                money={money}
+              />
               <p>
                 <a href={`/console/audit?target_kind=account&target_id=${id}`}>
                   Changes to this account
@@ -173,7 +183,7 @@ async function accountDetailPage(
             </section>
             <section class="card" aria-labelledby="wallet-heading">
               <h2 id="wallet-heading">Wallet</h2>
-              <WalletFacts account={account} check={check} />
+              <WalletFacts account={account} check={check} money={money} />
               <CopyAsCurl
                 id="curl-verify"
                 curl={adminCurl(base, {
@@ -193,13 +203,14 @@ async function accountDetailPage(
           <>
             <section class="card" aria-labelledby="credit-heading">
               <h2 id="credit-heading">Add credit</h2>
-              <p class="muted">1000000 units = 1.00; a negative amount takes money back.</p>
+              <p class="muted">A negative amount takes money back.</p>
               <form method="post" action={`/console/accounts/${id}/credit`} class="row">
                 <CsrfField session={session} />
                 <Field
                   name="amount"
-                  label="Amount (units)"
-                  type="number"
+                  label={`Amount (${money.format.currency})`}
+                  inputmode="decimal"
+                  hint="e.g. 10.00"
                   required
                 />
                 <Field name="note" label="Note" />
@@ -218,9 +229,9 @@ async function accountDetailPage(
             </section>
             <section class="card" aria-labelledby="ledger-heading">
               <h2 id="ledger-heading">Wallet ledger</h2>
-              <LedgerCheck check={check} />
+              <LedgerCheck check={check} money={money} />
               <p class="muted">The last 20 entries, newest first.</p>
-              <WalletLedger entries={ledger.data} keys={keys} />
+              <WalletLedger entries={ledger.data} keys={keys} money={money} />
               <CopyAsCurl
                 id="curl-ledger"
                 curl={adminCurl(base, {
@@ -241,7 +252,7 @@ async function accountDetailPage(
               Every key pays from this wallet.{" "}
               <a href={`/console/keys/new?account_id=${id}`}>New key in this account</a>
             </p>
-            <AccountKeys keys={keys} />
+            <AccountKeys keys={keys} money={money} />
           </section>
         );
       }

@@ -21,14 +21,18 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 
 /** The wallet's floor as a reader says it: how far below zero it may go. */
-export function floorOf(account: Pick<PublicAccount, "unlimited" | "credit_limit">): string {
-  return account.unlimited ? "unlimited" : formatUnits(-account.credit_limit);
+function floorOf(
+  account: Pick<PublicAccount, "unlimited" | "credit_limit">,
+  money: ConsoleMoney,
+) {
+  return account.unlimited ? "unlimited" : money.amount(-account.credit_limit);
 }
 
-function AccountRows({ accounts }: { accounts: PublicAccount[] }) {
+function AccountRows({ accounts, money }: { accounts: PublicAccount[]; money: ConsoleMoney }) {
   return (
     <DataTable
       rows={accounts}
@@ -42,11 +46,11 @@ function AccountRows({ accounts }: { accounts: PublicAccount[] }) {
         { header: "Group", cell: (account) => account.group },
         {
           header: "Balance",
-          cell: (account) => formatUnits(account.balance),
+          cell: (account) => money.amount(account.balance),
           cellClass: (account) => account.balance < 0 ? "bad" : undefined,
         },
-        { header: "Floor", cell: floorOf },
-        { header: "Spent today", cell: (account) => formatUnits(account.spend_today) },
+        { header: "Floor", cell: (account) => floorOf(account, money) },
+        { header: "Spent today", cell: (account) => money.amount(account.spend_today) },
         { header: "Keys", cell: (account) => account.keys },
         { header: "Last used", cell: (account) => account.last_used_at ?? "never" },
         {
@@ -110,7 +114,7 @@ async function accountsListPage(gateway: Gateway, c: ConsoleContext) {
       </p>
       <Filters url={url} />
       <section class="card" aria-label="Accounts">
-        <AccountRows accounts={page.data} />
+        <AccountRows accounts={page.data} money={c.get("money")} />
         {page.cursor
           ? (
             <p>
@@ -136,6 +140,7 @@ async function accountsListPage(gateway: Gateway, c: ConsoleContext) {
 function NewAccountForm(
   { c, fields, problem }: { c: ConsoleContext; fields: Record<string, string>; problem?: string },
 ) {
+  const currency = c.get("money").format.currency;
   return (
     <form method="post" action="/console/accounts" class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
@@ -145,15 +150,17 @@ function NewAccountForm(
         <Field name="group" label="Group" value={fields.group ?? ""} hint="default when empty" />
         <Field
           name="credit_limit"
-          label="Credit limit"
+          label={`Credit limit (${currency})`}
           value={fields.credit_limit ?? ""}
-          hint="units the wallet may go below zero; 0 when empty"
+          inputmode="decimal"
+          hint="how far below zero the wallet may go, e.g. 5.00; 0 when empty"
         />
         <Field
           name="balance"
-          label="Opening balance"
+          label={`Opening balance (${currency})`}
           value={fields.balance ?? ""}
-          hint="units; 1000000 = 1.00; written as a credit"
+          inputmode="decimal"
+          hint="e.g. 10.00; written as a credit"
         />
         <div>
           <label class="choice">

@@ -17,8 +17,55 @@ import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { listQuery } from "../list_query.ts";
+import { queryValue } from "../../params.ts";
+import {
+  AccountName,
+  ChannelName,
+  KeyName,
+  ModelName,
+  type NameBook,
+  nameBook,
+} from "../name_links.tsx";
+import {
+  anyIdNamed,
+  type Choice,
+  Datalists,
+  pickedId,
+  PickerField,
+  type PickerLists,
+  pickerLists,
+} from "../pickers.tsx";
 
-function AuditRows({ records }: { records: AuditRecord[] }) {
+/** Where a target of each kind has its page; other kinds show their id. */
+const TARGET_PAGES: Record<string, (id: string) => string> = {
+  webhook: (id) => `/console/webhooks/${encodeURIComponent(id)}`,
+  group: (id) => `/console/groups/${encodeURIComponent(id)}`,
+  redemption_batch: (id) => `/console/redemption-codes/${encodeURIComponent(id)}`,
+};
+
+/** A change's target: a key, account, channel or model by name; others by id, linked. */
+function TargetName({ target, book }: { target: AuditRecord["target"]; book: NameBook }) {
+  const { kind, id } = target;
+  if (id === null) return <>{kind}</>;
+  const named = kind === "key"
+    ? <KeyName id={id} book={book} />
+    : kind === "account"
+    ? <AccountName id={id} book={book} />
+    : kind === "channel"
+    ? <ChannelName id={id} book={book} />
+    : kind === "model"
+    ? <ModelName id={id} book={book} />
+    : TARGET_PAGES[kind]
+    ? (
+      <a href={TARGET_PAGES[kind](id)}>
+        <code>{id}</code>
+      </a>
+    )
+    : <code>{id}</code>;
+  return <>{kind} {named}</>;
+}
+
+function AuditRows({ records, book }: { records: AuditRecord[]; book: NameBook }) {
   return (
     <DataTable
       rows={records}
@@ -32,11 +79,7 @@ function AuditRows({ records }: { records: AuditRecord[] }) {
         },
         {
           header: "Target",
-          cell: (record) => (
-            <>
-              {record.target.kind} <code>{record.target.id ?? "—"}</code>
-            </>
-          ),
+          cell: (record) => <TargetName target={record.target} book={book} />,
         },
         {
           header: "Status",
@@ -62,7 +105,7 @@ function AuditRows({ records }: { records: AuditRecord[] }) {
   );
 }
 
-function Filters({ url }: { url: URL }) {
+function Filters({ url, lists }: { url: URL; lists: PickerLists }) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
   return (
     <form method="get" action="/console/audit" class="row card" role="search">
@@ -80,7 +123,14 @@ function Filters({ url }: { url: URL }) {
         value={value("target_kind")}
         hint="key, channel, model, …"
       />
-      <Field name="target_id" label="Target id" type="search" value={value("target_id")} />
+      <PickerField
+        list="target"
+        name="target_id"
+        label="Target"
+        value={value("target_id")}
+        hint="a key's, account's or channel's name, or any target's id"
+      />
+      <Datalists lists={lists} />
       <Field
         name="since"
         label="Since (UTC)"
@@ -97,16 +147,25 @@ function Filters({ url }: { url: URL }) {
 }
 
 async function auditPage(gateway: Gateway, c: ConsoleContext) {
-  const url = c.get("url");
+  const url = await withTargetId(gateway, c.get("url"));
   const options = listOptions(url);
   const filter = auditFilter(url);
   const page = await listed(options, () => gateway.audit.list(options, filter));
+  const idsOf = (kind: string) =>
+    page.data.flatMap((record) => record.target.kind === kind ? [record.target.id] : []);
+  const book = await nameBook(gateway, { keys: idsOf("key"), accounts: idsOf("account") });
+  const picks = await pickerLists(gateway, ["key", "account", "channel"]);
+  const target = [
+    ...(picks.key ?? []).map(([value, label]): Choice => [value, `key ${label}`]),
+    ...(picks.account ?? []).map(([value, label]): Choice => [value, `account ${label}`]),
+    ...(picks.channel ?? []).map(([value, label]): Choice => [value, `channel ${label}`]),
+  ];
   return renderPage(
     c,
     <>
-      <Filters url={url} />
+      <Filters url={c.get("url")} lists={{ target }} />
       <section class="card" aria-label="Changes">
-        <AuditRows records={page.data} />
+        <AuditRows records={page.data} book={book} />
         {page.cursor
           ? (
             <p>
@@ -125,6 +184,28 @@ async function auditPage(gateway: Gateway, c: ConsoleContext) {
     </>,
     { title: "Audit", copyButtons: true },
   );
+}
+
+/**
+ * `url` with its `target_id` read as an id: by `target_kind`'s names when it is a key, account or
+ * channel; with no kind, the one key, account or channel of that name; else as given.
+ */
+async function withTargetId(gateway: Gateway, url: URL): Promise<URL> {
+  const value = queryValue(url, "target_id")?.trim();
+  if (!value) return url;
+  const kind = queryValue(url, "target_kind")?.trim();
+  const resolved = new URL(url);
+  if (kind === "key" || kind === "account" || kind === "channel") {
+    resolved.searchParams.set(
+      "target_id",
+      await pickedId(gateway, { kind, param: "target_id", value }),
+    );
+    return resolved;
+  }
+  if (kind) return url;
+  const id = await anyIdNamed(gateway, { param: "target_id", value });
+  if (id) resolved.searchParams.set("target_id", id);
+  return resolved;
 }
 
 export function auditPages(gateway: Gateway) {

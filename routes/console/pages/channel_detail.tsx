@@ -31,6 +31,7 @@ import { BreakersSection } from "../breaker_rows.tsx";
 import { AutoDisabledTable, ChannelState } from "../auto_disabled.tsx";
 import { modelsOnlyServedBy } from "../../../core/channels/sole_models.ts";
 import { DeleteSection, ModelsSection, TestAllResults } from "../channel_sections.tsx";
+import { nameBook } from "../name_links.tsx";
 import { channelIdOf, consolePatchChannel } from "./channel_edit.tsx";
 
 function TestResult({ result }: { result: ChannelProbeResult }) {
@@ -221,7 +222,7 @@ export async function channelDetailPage(
           </section>
         )
         : null}
-      <ModelsSection c={c} view={view} />
+      <ModelsSection c={c} view={view} book={await nameBook(gateway)} />
       <section class="card" aria-labelledby="test-heading">
         <h2 id="test-heading">Test</h2>
         <p class="muted">

@@ -6,6 +6,8 @@
  */
 
 import { walletOf } from "../../../core/billing/ledger.ts";
+import { creditInputOf } from "../account_form.ts";
+import { currencyOfUnits } from "../currency_units.ts";
 import { Hono } from "hono";
 import { verifyLedger } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
@@ -29,9 +31,10 @@ import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { LedgerCheck } from "../account_sections.tsx";
 import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { KeyName, LedgerRef, nameBook } from "../name_links.tsx";
+import { adminCurl } from "../snippets.ts";
+import { LedgerCheck } from "../account_sections.tsx";
 
 function keyIdOf(c: ConsoleContext): string {
   const id = c.req.param("id") ?? "";
@@ -44,6 +47,8 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
     <Field name={name} id={`edit-${name}`} label={label} type={type} value={value} />
   );
   const allowlist = keyView.ip_allowlist;
+  const currency = c.get("money").format.currency;
+  const capText = (units: number | undefined) => units === undefined ? "" : currencyOfUnits(units);
   return (
     <form method="post" action={`/console/keys/${keyView.id}/edit`}>
       <CsrfField session={c.get("session")} />
@@ -73,9 +78,13 @@ function EditForm({ c, keyView }: { c: ConsoleContext; keyView: KeyView }) {
         )}
         {field("rpm", "Requests per minute (RPM)", String(keyView.rpm ?? ""), "number")}
         {field("tpm", "Tokens per minute (TPM)", String(keyView.tpm ?? ""), "number")}
-        {field("cap_day", "Spend cap per day", String(keyView.spend_limits?.day ?? ""))}
-        {field("cap_week", "Spend cap per week", String(keyView.spend_limits?.week ?? ""))}
-        {field("cap_month", "Spend cap per month", String(keyView.spend_limits?.month ?? ""))}
+        {field("cap_day", `Spend cap per day (${currency})`, capText(keyView.spend_limits?.day))}
+        {field("cap_week", `Spend cap per week (${currency})`, capText(keyView.spend_limits?.week))}
+        {field(
+          "cap_month",
+          `Spend cap per month (${currency})`,
+          capText(keyView.spend_limits?.month),
+        )}
       </div>
       <p>
         <button type="submit">Save</button>
@@ -127,6 +136,7 @@ async function keyDetailPage(
   const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
+  const money = c.get("money");
   const sections = async () => {
     switch (tab) {
       case "key": {
@@ -135,8 +145,8 @@ async function keyDetailPage(
           <section class="card" aria-labelledby="facts-heading">
             <h2 id="facts-heading">{keyView.name}</h2>
             {account ? <KeyAccount account={account} /> : null}
-            <KeyFacts keyView={keyView} />
-            <LedgerCheck check={check} />
+            <KeyFacts keyView={keyView} money={money} />
+            <LedgerCheck check={check} money={money} />
             <form method="post" action={`/console/keys/${id}/enabled`} class="row">
               <CsrfField session={session} />
               {keyView.enabled
@@ -156,18 +166,34 @@ async function keyDetailPage(
       }
       case "usage": {
         const activity = await readKeyActivity(gateway, id);
-        return <KeyActivitySections activity={activity} keyId={id} base={base} />;
+        const book = await nameBook(gateway, {});
+        return (
+          <KeyActivitySections
+            activity={activity}
+            keyId={id}
+            base={base}
+            money={money}
+            book={book}
+          />
+        );
       }
       case "ledger": {
         const check = await verifyLedger(gateway.kv, walletOf(keyView));
         const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
+        const book = await nameBook(gateway, { keys: ledger.data.map((entry) => entry.key_id) });
         return (
           <>
             <section class="card" aria-labelledby="credit-heading">
               <h2 id="credit-heading">Add credit</h2>
               <form method="post" action={`/console/keys/${id}/credit`} class="row">
                 <CsrfField session={session} />
-                <Field name="amount" label="Amount (units)" type="number" required />
+                <Field
+                  name="amount"
+                  label={`Amount (${money.format.currency})`}
+                  inputmode="decimal"
+                  required
+                  hint="e.g. 10.00; a negative amount takes money back"
+                />
                 <Field name="note" label="Note" />
                 <div>
                   <button type="submit">Add credit</button>
@@ -184,27 +210,26 @@ async function keyDetailPage(
             </section>
             <section class="card" aria-labelledby="ledger-heading">
               <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
-              <p class={check.ok ? "ok" : "bad"}>
-                {check.ok
-                  ? `Σ entries = balance ✓ (${check.entries} entries, ${
-                    formatUnits(check.balance)
-                  })`
-                  : `Σ entries ≠ balance ✗ (entries ${formatUnits(check.entries_sum)}, balance ${
-                    formatUnits(check.balance)
-                  })`}
-              </p>
+              <LedgerCheck check={check} money={money} />
               <DataTable
                 rows={ledger.data}
                 columns={[
                   { header: "When", cell: (entry) => entry.at },
                   { header: "Type", cell: (entry) => entry.type },
-                  { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
-                  { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+                  { header: "Amount", cell: (entry) => money.amount(entry.amount) },
+                  { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
+                  account && {
+                    header: "Key",
+                    cell: (entry) =>
+                      entry.key_id
+                        ? <KeyName id={entry.key_id} book={book} />
+                        : <span class="muted">the wallet</span>,
+                  },
                   {
                     header: "Reference",
                     cell: (entry) => (
                       <>
-                        <code>{entry.ref}</code> {entry.note ?? ""}
+                        <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
                       </>
                     ),
                   },
@@ -370,13 +395,7 @@ export function keyDetailPages(gateway: Gateway) {
       id,
       tab: "ledger",
       change: async () => {
-        const amount = /^-?\d+$/.test(form.amount?.trim() ?? "")
-          ? Number(form.amount.trim())
-          : form.amount;
-        const input = validate(creditInputSchema, {
-          amount,
-          ...(form.note?.trim() ? { note: form.note.trim() } : {}),
-        });
+        const input = validate(creditInputSchema, creditInputOf(form));
         await gateway.keys.get(id);
         return consoleChange(gateway, {
           c,

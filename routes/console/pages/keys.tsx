@@ -22,11 +22,15 @@ import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { AccountName, type NameBook, nameBook } from "../name_links.tsx";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 
 type KeyView = Awaited<ReturnType<Gateway["keys"]["get"]>>;
 
-function KeyRows({ keys }: { keys: KeyView[] }) {
+function KeyRows(
+  { keys, book, money }: { keys: KeyView[]; book: NameBook; money: ConsoleMoney },
+) {
   return (
     <DataTable
       rows={keys}
@@ -34,9 +38,10 @@ function KeyRows({ keys }: { keys: KeyView[] }) {
       columns={[
         { header: "Name", cell: (key) => <a href={`/console/keys/${key.id}`}>{key.name}</a> },
         { header: "Prefix", cell: (key) => <code>{key.prefix}…</code> },
+        { header: "Account", cell: (key) => <AccountName id={key.account_id} book={book} /> },
         { header: "Group", cell: (key) => key.group },
-        { header: "Balance", cell: (key) => formatUnits(key.balance) },
-        { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
+        { header: "Balance", cell: (key) => money.amount(key.balance) },
+        { header: "Spent today", cell: (key) => money.amount(key.spend_today) },
         {
           header: "State",
           cell: (key) => key.enabled ? "enabled" : <span class="bad">disabled</span>,
@@ -87,6 +92,7 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
   const url = c.get("url");
   const query = keyListQuery(url);
   const page = await listed(query, () => gateway.keys.list(query));
+  const book = await nameBook(gateway, { accounts: page.data.map((key) => key.account_id) });
   const base = baseUrlOf(gateway, url);
   return renderPage(
     c,
@@ -96,7 +102,7 @@ async function keysListPage(gateway: Gateway, c: ConsoleContext) {
       </p>
       <Filters url={url} />
       <section class="card" aria-label="Keys">
-        <KeyRows keys={page.data} />
+        <KeyRows keys={page.data} book={book} money={c.get("money")} />
         {page.cursor
           ? (
             <p>
@@ -142,6 +148,7 @@ function NewKeyForm(
       required={name === "name"}
     />
   );
+  const currency = c.get("money").format.currency;
   return (
     <form method="post" action="/console/keys" class="card">
       {problem ? <p class="error" role="alert">{problem}</p> : null}
@@ -157,9 +164,9 @@ function NewKeyForm(
         />
         {field(
           "balance",
-          "Balance",
+          `Balance (${currency})`,
           "text",
-          "units; 1000000 = 1.00; only for an account of its own",
+          "e.g. 10.00; only for an account of its own",
         )}
         {field("group", "Group", "text", "default when empty; only for an account of its own")}
         {field("models", "Models", "text", "comma-separated; empty allows all of the group")}
@@ -167,9 +174,9 @@ function NewKeyForm(
         {field("expires_at", "Expires (UTC)", "datetime-local")}
         {field("rpm", "Requests per minute (RPM)", "number")}
         {field("tpm", "Tokens per minute (TPM)", "number")}
-        {field("cap_day", "Spend cap per day", "text", "units")}
-        {field("cap_week", "Spend cap per week", "text", "units")}
-        {field("cap_month", "Spend cap per month", "text", "units")}
+        {field("cap_day", `Spend cap per day (${currency})`, "text", "e.g. 5.00; empty: none")}
+        {field("cap_week", `Spend cap per week (${currency})`)}
+        {field("cap_month", `Spend cap per month (${currency})`)}
       </div>
       <p>
         <button type="submit">Create</button>

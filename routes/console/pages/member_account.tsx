@@ -5,6 +5,8 @@
  */
 
 import { Hono } from "hono";
+import type { Child } from "hono/jsx";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { ConsoleContext, ConsoleEnv } from "../console_env.ts";
@@ -16,7 +18,6 @@ import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { BarChart } from "../bar_chart.tsx";
 import { DataTable } from "../data_table.tsx";
-import { formatUnits } from "../snippets.ts";
 import {
   dailySeries,
   DAY_MS,
@@ -26,6 +27,7 @@ import {
   totalsSince,
 } from "../usage_summary.ts";
 import { ShareBars } from "../share_bars.tsx";
+import { MemberKeyName } from "../name_links.tsx";
 import { floorText } from "../wallet_floor.ts";
 
 /** The member and account of a member's session (member pages only run for members). */
@@ -49,7 +51,9 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
   const keyNames = new Map(
     (await gateway.accounts.keyIdsOf(actor.accountId)).map((id) => [id, id]),
   );
-  for (const key of await area.keys(actor)) keyNames.set(key.id, key.name);
+  // The keys the member manages: the only ones linked (an owner's: all of the account's).
+  const managedNames = new Map((await area.keys(actor)).map((key) => [key.id, key.name]));
+  for (const [id, name] of managedNames) keyNames.set(id, name);
   const running = [];
   for (const status of ["in_progress", "submitted"] as const) {
     running.push(...(await area.tasks(actor, { limit: 20, order: "desc" }, { status })).data);
@@ -61,15 +65,20 @@ async function dashboardOf(gateway: Gateway, actor: AccountActor) {
     byKey: topBy(usage, { field: "key_id", limit: 10 }),
     byModel: topBy(usage, { field: "model", limit: 10 }),
     keyNames,
+    managedNames,
     running,
   };
 }
 
 function Dashboard(
-  { data, role }: { data: Awaited<ReturnType<typeof dashboardOf>>; role: string },
+  { data, role, money }: {
+    data: Awaited<ReturnType<typeof dashboardOf>>;
+    role: string;
+    money: ConsoleMoney;
+  },
 ) {
   const { account } = data;
-  const tile = (id: string, label: string, value: string) => (
+  const tile = (id: string, label: string, value: Child) => (
     <div class="tile">
       <span class="tile-label">{label}</span>
       <span class="tile-value" id={id}>{value}</span>
@@ -92,17 +101,17 @@ function Dashboard(
           <dd>{account.enabled ? "active" : <span class="bad">suspended by the operator</span>}</dd>
         </dl>
         <div class="tiles">
-          {tile("balance", "Balance", formatUnits(account.balance))}
-          {tile("floor", "Floor", floorText(account))}
-          {tile("spend-today", "Spent today", formatUnits(account.spend_today))}
-          {tile("spend-month", "Spent this month", formatUnits(account.spend_month))}
-          {tile("spend-30", "Spent over 30 days", formatUnits(data.spend30))}
+          {tile("balance", "Balance", money.amount(account.balance))}
+          {tile("floor", "Floor", floorText(account, money))}
+          {tile("spend-today", "Spent today", money.amount(account.spend_today))}
+          {tile("spend-month", "Spent this month", money.amount(account.spend_month))}
+          {tile("spend-30", "Spent over 30 days", money.amount(data.spend30))}
         </div>
         <BarChart
           id="spend-days"
           title="Spend per day, 30 days"
           points={data.days.map((day) => ({ label: day.day, value: day.cost }))}
-          format={formatUnits}
+          format={money.full}
         />
       </section>
       <section class="card" aria-labelledby="spend-heading">
@@ -114,13 +123,13 @@ function Dashboard(
               data.byKey,
               (name) => name === null ? "no key" : data.keyNames.get(name) ?? name,
             )}
-            format={formatUnits}
+            format={money.amount}
             empty="No spend in the last 30 days."
           />
           <ShareBars
             caption="Spend by model"
             rows={shares(data.byModel, (name) => name ?? "no model")}
-            format={formatUnits}
+            format={money.amount}
             empty="No spend in the last 30 days."
           />
         </div>
@@ -136,7 +145,10 @@ function Dashboard(
             { header: "Model", cell: (task) => task.model },
             { header: "Status", cell: (task) => task.status },
             { header: "Progress", cell: (task) => task.progress },
-            { header: "Key", cell: (task) => data.keyNames.get(task.key_id) ?? task.key_id },
+            {
+              header: "Key",
+              cell: (task) => <MemberKeyName id={task.key_id} names={data.managedNames} />,
+            },
           ]}
         />
       </section>
@@ -161,15 +173,17 @@ export function memberAccountPages(gateway: Gateway) {
     return renderPage(
       c,
       <>
-        {current && data ? <Dashboard data={data} role={current.role} /> : (
-          <section class="card">
-            <p class="notice">
-              {current
-                ? `The account ${accountId} cannot be read now.`
-                : "You are not a member of any account now."}
-            </p>
-          </section>
-        )}
+        {current && data
+          ? <Dashboard data={data} role={current.role} money={c.get("money")} />
+          : (
+            <section class="card">
+              <p class="notice">
+                {current
+                  ? `The account ${accountId} cannot be read now.`
+                  : "You are not a member of any account now."}
+              </p>
+            </section>
+          )}
         {memberships.length > 1
           ? (
             <section class="card" aria-labelledby="switch-heading">

@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { memberKeyPatchSchema } from "../../../core/account_area/member_key_schema.ts";
@@ -25,7 +26,6 @@ import { keyFormFields, MemberKeyForm } from "../member_key_form.tsx";
 import { memberKeyPatchOf } from "../member_key_fields.ts";
 import { RequestRows } from "../member_request_rows.tsx";
 import { renderPage } from "../render.tsx";
-import { formatUnits } from "../snippets.ts";
 import { dailySeries, DAY_MS, dayStart, totalsSince } from "../usage_summary.ts";
 import { madeBy, memberKeyIdOf } from "./member_keys.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -39,12 +39,14 @@ const GRACE_CHOICES = [
   ["604800", "7 days"],
 ] as const;
 
-function KeyFacts({ keyView, actor }: { keyView: MemberKey; actor: AccountActor }) {
+function KeyFacts(
+  { keyView, actor, money }: { keyView: MemberKey; actor: AccountActor; money: ConsoleMoney },
+) {
   const caps = keyView.spend_limits ?? {};
   const period = (name: "day" | "week" | "month") => {
     const cap = caps[name];
-    const spent = formatUnits(keyView.period_spend[name]);
-    return cap === undefined ? `${spent} (no cap)` : `${spent} of ${formatUnits(cap)}`;
+    const spent = money.amount(keyView.period_spend[name]);
+    return cap === undefined ? <>{spent} (no cap)</> : <>{spent} of {money.amount(cap)}</>;
   };
   return (
     <dl class="facts">
@@ -113,13 +115,14 @@ export function memberKeyDetailPages(gateway: Gateway) {
     const requests = await area.requests(actor, { limit: 20, order: "desc" }, { key: id });
     const models = await area.models(actor);
     const session = c.get("session");
+    const money = c.get("money");
     return renderPage(
       c,
       <>
         {form.problem ? <p class="error" role="alert">{form.problem}</p> : null}
         <section class="card" aria-labelledby="facts-heading">
           <h2 id="facts-heading">{keyView.name}</h2>
-          <KeyFacts keyView={keyView} actor={actor} />
+          <KeyFacts keyView={keyView} actor={actor} money={money} />
           <form method="post" action={`/console/account/keys/${id}/enabled`} class="row">
             <CsrfField session={session} />
             {keyView.enabled
@@ -131,18 +134,18 @@ export function memberKeyDetailPages(gateway: Gateway) {
           <h2 id="usage-heading">Usage, last 30 days</h2>
           <p>
             {totals.requests} requests, {totals.input_tokens} input and {totals.output_tokens}{" "}
-            output tokens, {formatUnits(totals.cost)} spent.
+            output tokens, {money.amount(totals.cost)} spent.
           </p>
           <BarChart
             id="key-spend"
             title="Spend by day"
             points={series.map((day) => ({ label: day.day, value: day.cost }))}
-            format={formatUnits}
+            format={money.full}
           />
         </section>
         <section class="card" aria-labelledby="requests-heading">
           <h2 id="requests-heading">Recent requests</h2>
-          <RequestRows rows={requests.data} />
+          <RequestRows rows={requests.data} money={money} />
           <p>
             <a href={`/console/account/usage?key=${id}`}>All of this key's requests</a>
           </p>

@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { memberKeyInputSchema } from "../../../core/account_area/member_key_schema.ts";
@@ -24,7 +25,6 @@ import { MemberKeyForm } from "../member_key_form.tsx";
 import { memberKeyInputOf } from "../member_key_fields.ts";
 import { renderPage } from "../render.tsx";
 import { SecretOnce } from "../secret_once.tsx";
-import { formatUnits } from "../snippets.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 type MemberKey = Awaited<ReturnType<AccountArea["keys"]>>[number];
@@ -35,7 +35,9 @@ export function madeBy(key: MemberKey, actor: AccountActor): string {
   return key.created_by === actor.memberId ? "you" : key.created_by;
 }
 
-function KeyRows({ keys, actor }: { keys: MemberKey[]; actor: AccountActor }) {
+function KeyRows(
+  { keys, actor, money }: { keys: MemberKey[]; actor: AccountActor; money: ConsoleMoney },
+) {
   return (
     <DataTable
       rows={keys}
@@ -51,7 +53,7 @@ function KeyRows({ keys, actor }: { keys: MemberKey[]; actor: AccountActor }) {
           header: "State",
           cell: (key) => key.enabled ? "enabled" : <span class="bad">disabled</span>,
         },
-        { header: "Spent today", cell: (key) => formatUnits(key.spend_today) },
+        { header: "Spent today", cell: (key) => money.amount(key.spend_today) },
         { header: "Expires", cell: (key) => key.expires_at ?? "never" },
         actor.role === "owner" && { header: "Made by", cell: (key) => madeBy(key, actor) },
       ]}
@@ -116,7 +118,7 @@ export function memberKeyPages(gateway: Gateway) {
               ? "Every key of the account."
               : "The keys you made; the account's owners see them all."}
           </p>
-          <KeyRows keys={keys} actor={actor} />
+          <KeyRows keys={keys} actor={actor} money={c.get("money")} />
         </section>
       </>,
       { title: "Keys" },

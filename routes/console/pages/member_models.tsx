@@ -39,10 +39,10 @@ export function memberModelPages(gateway: Gateway) {
           columns={[
             { header: "Model", cell: (model) => <code>{model.id}</code> },
             { header: "Kind", cell: (model) => model.kind },
-            { header: "Your price", cell: (model) => priceText(model.model, tier) },
+            { header: "Your price", cell: (model) => priceText(model.model, c.get("money"), tier) },
             discounted && {
               header: "Catalog price",
-              cell: (model) => priceText(model.model),
+              cell: (model) => priceText(model.model, c.get("money")),
               cellClass: "muted",
             },
           ]}

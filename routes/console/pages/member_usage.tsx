@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import { memberRequestExport } from "../../../core/account_area/member_request_export.ts";
@@ -21,7 +22,6 @@ import { accountActorOf } from "../member_actor.ts";
 import { type MemberRequest, RequestRows } from "../member_request_rows.tsx";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
-import { formatUnits } from "../snippets.ts";
 import { withUtcTimes } from "../time_range.ts";
 import { Facts, ReceiptView } from "./request_detail.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -62,7 +62,7 @@ export function usageFilterOf(url: URL): {
   return { range: { since, until, order }, ...(key && { key }) };
 }
 
-function TaskRows({ rows }: { rows: MemberTask[] }) {
+function TaskRows({ rows, money }: { rows: MemberTask[]; money: ConsoleMoney }) {
   return (
     <DataTable
       rows={rows}
@@ -74,7 +74,7 @@ function TaskRows({ rows }: { rows: MemberTask[] }) {
         { header: "Status", cell: (task) => task.status },
         { header: "Progress", cell: (task) => task.progress },
         { header: "Submitted", cell: (task) => task.submit_time },
-        { header: "Cost", cell: (task) => task.cost === null ? "" : formatUnits(task.cost) },
+        { header: "Cost", cell: (task) => task.cost === null ? "" : money.amount(task.cost) },
       ]}
     />
   );
@@ -145,7 +145,7 @@ export function memberUsagePages(gateway: Gateway) {
             {" "}
             <a href={exportQuery("jsonl")} download>JSON Lines</a>
           </p>
-          <RequestRows rows={requests.data} keyNames={keyNames} />
+          <RequestRows rows={requests.data} keyNames={keyNames} money={c.get("money")} />
           {requests.cursor
             ? (
               <p>
@@ -158,7 +158,7 @@ export function memberUsagePages(gateway: Gateway) {
         </section>
         <section class="card" aria-labelledby="tasks-heading">
           <h2 id="tasks-heading">Tasks</h2>
-          <TaskRows rows={tasks} />
+          <TaskRows rows={tasks} money={c.get("money")} />
         </section>
       </>,
       { title: "Usage", status: problem?.status },
@@ -200,9 +200,9 @@ export function memberUsagePages(gateway: Gateway) {
         <p>
           <a href="/console/account/usage">All requests</a>
         </p>
-        <Facts record={record} />
+        <Facts record={record} money={c.get("money")} />
         {record.receipt
-          ? <ReceiptView receipt={record.receipt} />
+          ? <ReceiptView receipt={record.receipt} money={c.get("money")} />
           : <p class="card muted">This request has no receipt: nothing was billed.</p>}
       </>,
       { title: "Request" },

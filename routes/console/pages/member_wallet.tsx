@@ -4,6 +4,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import { AccountArea } from "../../../core/account_area/account_area.ts";
 import type { AccountActor } from "../../../core/account_area/actor.ts";
 import type { Gateway } from "../../../core/gateway.ts";
@@ -17,8 +18,8 @@ import { listQuery } from "../list_query.ts";
 import { accountActorOf } from "../member_actor.ts";
 import { memberChange } from "../member_change.ts";
 import { renderPage } from "../render.tsx";
-import { formatUnits } from "../snippets.ts";
 import { floorText } from "../wallet_floor.ts";
+import { MemberKeyName } from "../name_links.tsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 type Entry = Awaited<ReturnType<AccountArea["ledger"]>>["data"][number];
@@ -31,7 +32,11 @@ function Reference({ entry }: { entry: Entry }) {
 }
 
 function LedgerRows(
-  { rows, keyNames }: { rows: Entry[]; keyNames: ReadonlyMap<string, string> },
+  { rows, keyNames, money }: {
+    rows: Entry[];
+    keyNames: ReadonlyMap<string, string>;
+    money: ConsoleMoney;
+  },
 ) {
   return (
     <DataTable
@@ -42,14 +47,13 @@ function LedgerRows(
         { header: "Type", cell: (entry) => entry.type },
         {
           header: "Amount",
-          cell: (entry) => formatUnits(entry.amount),
+          cell: (entry) => money.amount(entry.amount),
           cellClass: (entry) => entry.amount < 0 ? "bad" : entry.amount > 0 ? "ok" : undefined,
         },
-        { header: "Balance after", cell: (entry) => formatUnits(entry.balance_after) },
+        { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
         {
           header: "Key",
-          cell: (entry) =>
-            entry.key_id ? keyNames.get(entry.key_id) ?? <code>{entry.key_id}</code> : "",
+          cell: (entry) => <MemberKeyName id={entry.key_id} names={keyNames} />,
         },
         { header: "Reference", cell: (entry) => <Reference entry={entry} /> },
       ]}
@@ -94,9 +98,9 @@ export function memberWalletPages(gateway: Gateway) {
           <h2 id="wallet-heading">Wallet of {account.name}</h2>
           <dl class="facts">
             <dt>Balance</dt>
-            <dd id="balance">{formatUnits(account.balance)}</dd>
+            <dd id="balance">{c.get("money").amount(account.balance)}</dd>
             <dt>Floor</dt>
-            <dd>{floorText(account)}</dd>
+            <dd>{floorText(account, c.get("money"))}</dd>
           </dl>
         </section>
         <section class="card" aria-labelledby="redeem-heading">
@@ -112,7 +116,7 @@ export function memberWalletPages(gateway: Gateway) {
         <section class="card" aria-labelledby="ledger-heading">
           <h2 id="ledger-heading">Ledger</h2>
           <p class="muted">Newest first; each entry with the balance it left.</p>
-          <LedgerRows rows={ledger.data} keyNames={keyNames} />
+          <LedgerRows rows={ledger.data} keyNames={keyNames} money={c.get("money")} />
           {ledger.cursor
             ? (
               <p>
@@ -131,7 +135,9 @@ export function memberWalletPages(gateway: Gateway) {
   app.get("/console/account/wallet", async (c) => {
     const redeemed = c.get("url").searchParams.get("redeemed") ?? "";
     const notice = /^\d{1,15}$/.test(redeemed)
-      ? { text: `The code is redeemed: ${formatUnits(Number(redeemed))} added to the wallet.` }
+      ? {
+        text: `The code is redeemed: ${c.get("money").full(Number(redeemed))} added to the wallet.`,
+      }
       : undefined;
     return await walletPage(c, await accountActorOf(gateway, c), notice);
   });

@@ -66,11 +66,11 @@ function PriceSection(
   return (
     <section class="card" aria-labelledby="price-heading">
       <h2 id="price-heading">Price</h2>
-      <p>{priceText(model)}</p>
+      <p>{priceText(model, c.get("money"))}</p>
       <Problem refusal={refusal} form="price" />
       <form method="post" action={`${modelHref(model.id)}/price`} class="model-form">
         <CsrfField session={c.get("session")} />
-        <PriceFields values={values} />
+        <PriceFields values={values} currency={c.get("money").format.currency} />
         <p>
           <button type="submit">Save price</button>
         </p>
@@ -175,7 +175,7 @@ function modelDetailPage(gateway: Gateway, c: ConsoleContext, id: string, refusa
           <dt>Groups</dt>
           <dd>{model.groups.join(", ") || "none"}</dd>
           <dt>Price</dt>
-          <dd>{priceText(model)}</dd>
+          <dd>{priceText(model, c.get("money"))}</dd>
           <dt>Served by</dt>
           <dd>
             <ServedBy coverage={coverage} />

@@ -28,19 +28,22 @@ import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { ConsoleMoney } from "../money.tsx";
 import { priceText } from "../price_text.ts";
 import { isBaseTier, multiplierText, type PriceTier } from "../../../core/billing/price_tier.ts";
 
 /** The catalog price, then the price each of the model's groups with a multiplier pays. */
-function PriceCell({ model, tiers }: { model: CatalogModel; tiers: PriceTier[] }) {
+function PriceCell(
+  { model, tiers, money }: { model: CatalogModel; tiers: PriceTier[]; money: ConsoleMoney },
+) {
   const own = tiers.filter((tier) => model.groups.includes(tier.group));
   return (
     <>
-      {priceText(model)}
+      {priceText(model, money)}
       {own.map((tier) => (
         <div class="muted">
-          {tier.group} ×{multiplierText(tier.multiplier)}: {priceText(model, tier)}
+          {tier.group} ×{multiplierText(tier.multiplier)}: {priceText(model, money, tier)}
         </div>
       ))}
     </>
@@ -114,7 +117,10 @@ function ModelRows(
         },
         { header: "Kind", cell: (model) => model.kind },
         { header: "Groups", cell: (model) => model.groups.join(", ") },
-        { header: "Price", cell: (model) => <PriceCell model={model} tiers={tiers} /> },
+        {
+          header: "Price",
+          cell: (model) => <PriceCell model={model} tiers={tiers} money={c.get("money")} />,
+        },
         {
           header: "Served by",
           cell: (model) => <ServedBy coverage={coverageOf(model, channels)} />,
@@ -161,7 +167,7 @@ function AddModel(
               value={typed.description ?? ""}
             />
           </div>
-          <PriceFields values={typed} />
+          <PriceFields values={typed} currency={c.get("money").format.currency} />
           <label class="choice">
             <input
               type="checkbox"
@@ -181,7 +187,12 @@ function AddModel(
 }
 
 function Calculator(
-  { models, url, estimate }: { models: CatalogModel[]; url: URL; estimate?: CostEstimate },
+  { models, url, estimate, money }: {
+    models: CatalogModel[];
+    url: URL;
+    estimate?: CostEstimate;
+    money: ConsoleMoney;
+  },
 ) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
   const field = (name: string, label: string, hint: string) => (
@@ -232,10 +243,11 @@ function Calculator(
         ? (
           <div role="status" class="notice">
             <p>
+              <span class="muted">Formula, in units:</span>{" "}
               <code id="cost-formula">{estimate.pricing.formula}</code>
             </p>
             <p>
-              Amount: <strong id="cost-amount">{formatUnits(estimate.pricing.amount)}</strong>{" "}
+              Amount: <strong id="cost-amount">{money.amount(estimate.pricing.amount)}</strong>{" "}
               <span class="muted">({estimate.pricing.amount} units)</span>
             </p>
           </div>
@@ -303,7 +315,7 @@ function modelsPage(gateway: Gateway, c: ConsoleContext, add?: AddAttempt) {
           body: { enabled: false },
         })}
       />
-      <Calculator models={models} url={url} estimate={estimate} />
+      <Calculator models={models} url={url} estimate={estimate} money={c.get("money")} />
     </>,
     {
       title: "Models",

@@ -18,7 +18,7 @@ export function myKeyPages(gateway: Gateway) {
       <>
         <section class="card" aria-labelledby="facts-heading">
           <h2 id="facts-heading">{keyView.name}</h2>
-          <KeyFacts keyView={keyView} />
+          <KeyFacts keyView={keyView} money={c.get("money")} />
           <details>
             <summary>Copy as curl</summary>
             <pre id="curl-me">{`curl '${base}/v1/me' \\\n  -H "Authorization: Bearer $GATEWAY_KEY"`}</pre>

@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { UsageQuery } from "../../../core/telemetry/usage_rollups.ts";
 import { BarChart } from "../bar_chart.tsx";
@@ -17,7 +18,8 @@ import { requireOperator } from "../session.ts";
 import { uncoveredModels } from "../model_coverage.ts";
 import { readToday } from "../today.ts";
 import { TodaySection } from "../today_section.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { keyNames as keyNamesOf } from "../../../core/console/directory.ts";
+import { adminCurl } from "../snippets.ts";
 import {
   dailySeries,
   DAY_MS,
@@ -43,17 +45,18 @@ function listUrl(path: string, filter: Record<string, string | undefined>): stri
 }
 
 function Tile(
-  { label, href, totals, since }: {
+  { label, href, totals, since, money }: {
     label: string;
     href: string;
     totals: UsageTotals;
     since: string;
+    money: ConsoleMoney;
   },
 ) {
   return (
     <a class="tile" href={href}>
       <span class="tile-label">{label}</span>
-      <span class="tile-value">{formatUnits(totals.cost)}</span>
+      <span class="tile-value">{money.amount(totals.cost)}</span>
       <span>{totals.requests} requests</span>
       <span class="muted">since {since}</span>
     </a>
@@ -61,11 +64,12 @@ function Tile(
 }
 
 function RankedTable(
-  { caption, rows, link, name }: {
+  { caption, rows, link, name, money }: {
     caption: string;
     rows: Ranked[];
     link: (row: Ranked) => string;
     name: (row: Ranked) => string;
+    money: ConsoleMoney;
   },
 ) {
   return (
@@ -77,7 +81,7 @@ function RankedTable(
       columns={[
         { header: "Name", cell: (row) => <a href={link(row)}>{name(row)}</a> },
         { header: "Requests", cell: (row) => row.requests },
-        { header: "Spend", cell: (row) => formatUnits(row.cost) },
+        { header: "Spend", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );
@@ -111,16 +115,11 @@ const HEALTH_COLUMNS: Columns<HealthRow> = [
   },
 ];
 
+/** The top keys' names in one batched read; a key deleted since keeps its id, said so. */
 async function keyNames(gateway: Gateway, ids: readonly (string | null)[]) {
-  const names = new Map<string, string>();
-  for (const id of ids) {
-    if (!id) continue;
-    try {
-      names.set(id, (await gateway.keys.get(id)).name);
-    } catch {
-      names.set(id, id); // deleted since: its id stays meaningful in the log
-    }
-  }
+  const present = ids.filter((id): id is string => id !== null);
+  const names = await keyNamesOf(gateway.kv, present);
+  for (const id of present) if (!names.has(id)) names.set(id, `${id} (deleted)`);
   return names;
 }
 
@@ -168,6 +167,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
     { label: "30 days", since: query.from },
   ];
   const base = baseUrlOf(gateway, c.get("url"));
+  const money = c.get("money");
   const todayFacts = await readToday(gateway, now);
   const channelNames = new Map(
     gateway.registry.channels.map((channel) => [channel.id, channel.name]),
@@ -175,12 +175,13 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
   return renderPage(
     c,
     <>
-      <TodaySection today={todayFacts} names={channelNames} />
+      <TodaySection today={todayFacts} names={channelNames} money={money} />
       <section class="card" aria-labelledby="spend-heading">
         <h2 id="spend-heading">Spend and requests</h2>
         <div class="tiles">
           {periods.map((period) => (
             <Tile
+              money={money}
               label={period.label}
               href={listUrl("/console/requests", { since: sinceIso(period.since) })}
               totals={totalsSince(rows, period.since)}
@@ -219,7 +220,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
             id="chart-spend"
             title="Spend per day, 30 days"
             points={series.map((day) => ({ label: day.day, value: day.cost }))}
-            format={formatUnits}
+            format={money.full}
           />
         </div>
         <CopyAsCurl
@@ -234,6 +235,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="top-heading">Top models and keys, 30 days</h2>
         <div class="charts">
           <RankedTable
+            money={money}
             caption="Top models"
             rows={topModels}
             name={(row) => row.name ?? "(no model)"}
@@ -244,6 +246,7 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
               })}
           />
           <RankedTable
+            money={money}
             caption="Top keys"
             rows={topKeys}
             name={(row) => (row.name && names.get(row.name)) ?? "(no key)"}

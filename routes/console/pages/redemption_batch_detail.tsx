@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import { codesCsv } from "../../../core/accounts/redemption_csv.ts";
 import { CODE_STATES, type CodeView } from "../../../core/accounts/redemption_records.ts";
@@ -30,7 +31,8 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import { AccountName, type NameBook, nameBook } from "../name_links.tsx";
 import { batchPath, batchStateOf } from "./redemption_batches.tsx";
 
 /** Codes a page of the batch's code list. */
@@ -42,7 +44,7 @@ function batchIdOf(c: ConsoleContext): string {
   return id;
 }
 
-function BatchFacts({ batch }: { batch: BatchSummary }) {
+function BatchFacts({ batch, money }: { batch: BatchSummary; money: ConsoleMoney }) {
   const state = batchStateOf(batch);
   return (
     <dl class="facts">
@@ -56,7 +58,7 @@ function BatchFacts({ batch }: { batch: BatchSummary }) {
         {batch.disabled_at ? ` since ${batch.disabled_at}` : ""}
       </dd>
       <dt>Amount</dt>
-      <dd>{formatUnits(batch.amount)} ({batch.amount} units a code)</dd>
+      <dd>{money.amount(batch.amount)} a code</dd>
       <dt>Codes</dt>
       <dd>
         {batch.count}: {batch.states.unused} unused, {batch.states.redeemed} redeemed,{" "}
@@ -92,7 +94,12 @@ function DisableBatchForm({ c, batch }: { c: ConsoleContext; batch: BatchSummary
 }
 
 function CodeRows(
-  { c, batchId, codes }: { c: ConsoleContext; batchId: string; codes: CodeView[] },
+  { c, batchId, codes, book }: {
+    c: ConsoleContext;
+    batchId: string;
+    codes: CodeView[];
+    book: NameBook;
+  },
 ) {
   const session = c.get("session");
   return (
@@ -110,10 +117,7 @@ function CodeRows(
         },
         {
           header: "Redeemed by",
-          cell: (code) =>
-            code.redeemed_by
-              ? <a href={`/console/accounts/${code.redeemed_by}`}>{code.redeemed_by}</a>
-              : "",
+          cell: (code) => code.redeemed_by ? <AccountName id={code.redeemed_by} book={book} /> : "",
         },
         { header: "Redeemed", cell: (code) => code.redeemed_at ?? "" },
         { header: "Disabled", cell: (code) => code.disabled_at ?? "" },
@@ -178,6 +182,7 @@ async function batchPage(
   const batch = await store.summary(id);
   const query = codeQuery(url);
   const page = await store.codes(id, query);
+  const book = await nameBook(gateway, { accounts: page.data.map((code) => code.redeemed_by) });
   const base = baseUrlOf(gateway, url);
   return renderPage(
     c,
@@ -185,7 +190,7 @@ async function batchPage(
       {problem ? <p class="error" role="alert">{problem}</p> : null}
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">{batch.name}</h2>
-        <BatchFacts batch={batch} />
+        <BatchFacts batch={batch} money={c.get("money")} />
         <p>
           <a class="button" href={`${batchPath(id)}/codes.csv`} download={`${id}-codes.csv`}>
             Export CSV
@@ -210,7 +215,7 @@ async function batchPage(
       <section class="card" aria-labelledby="codes-heading">
         <h2 id="codes-heading">Codes</h2>
         <StateFilter url={url} id={id} />
-        <CodeRows c={c} batchId={id} codes={page.data} />
+        <CodeRows c={c} batchId={id} codes={page.data} book={book} />
         {page.cursor
           ? (
             <p>

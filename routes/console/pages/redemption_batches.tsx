@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import { redemptionBatchInputSchema } from "../../../core/accounts/redemption_records.ts";
 import type { BatchSummary } from "../../../core/accounts/redemption_store.ts";
@@ -23,7 +24,7 @@ import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { listQuery } from "../list_query.ts";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 
 export const batchPath = (id: string) => `/console/redemption-codes/${id}`;
 
@@ -37,14 +38,14 @@ export function batchStateOf(
   return "open";
 }
 
-function BatchRows({ batches }: { batches: BatchSummary[] }) {
+function BatchRows({ batches, money }: { batches: BatchSummary[]; money: ConsoleMoney }) {
   return (
     <DataTable
       rows={batches}
       empty="No batch yet."
       columns={[
         { header: "Name", cell: (batch) => <a href={batchPath(batch.id)}>{batch.name}</a> },
-        { header: "Amount", cell: (batch) => formatUnits(batch.amount) },
+        { header: "Amount", cell: (batch) => money.amount(batch.amount) },
         { header: "Codes", cell: (batch) => batch.count },
         { header: "Redeemed", cell: (batch) => batch.states.redeemed },
         { header: "Unused", cell: (batch) => batch.states.unused },
@@ -76,7 +77,7 @@ async function batchesPage(gateway: Gateway, c: ConsoleContext) {
         <a class="button" href="/console/redemption-codes/new">New batch</a>
       </p>
       <section class="card" aria-label="Batches">
-        <BatchRows batches={batches} />
+        <BatchRows batches={batches} money={c.get("money")} />
         {page.cursor
           ? (
             <p>
@@ -110,11 +111,11 @@ function NewBatchForm(
         <Field name="name" label="Name" value={fields.name ?? ""} required />
         <Field
           name="amount"
-          label="Amount (units)"
+          label={`Amount (${c.get("money").format.currency})`}
           value={fields.amount ?? ""}
           required
-          inputmode="numeric"
-          hint="what each code credits; 1000000 units = 1.00"
+          inputmode="decimal"
+          hint="what each code credits, e.g. 5.00"
         />
         <Field
           name="count"

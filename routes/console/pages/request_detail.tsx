@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Receipt } from "../../../core/billing/receipt.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
@@ -14,14 +15,24 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.
 import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
+import type { Child } from "hono/jsx";
+import {
+  AccountName,
+  ChannelName,
+  KeyName,
+  ModelName,
+  type NameBook,
+  nameBook,
+  TaskLink,
+} from "../name_links.tsx";
 
 const REQUEST_ID = /^req_[0-9A-Za-z]{1,64}$/;
 
 const requestNotFound = () =>
   new GatewayError("request_not_found", 404, "No logged request has this id");
 
-export function ReceiptView({ receipt }: { receipt: Receipt }) {
+export function ReceiptView({ receipt, money }: { receipt: Receipt; money: ConsoleMoney }) {
   const units = Object.entries(receipt.units).filter(([, value]) => value !== undefined);
   return (
     <section class="card" aria-labelledby="receipt-heading">
@@ -29,7 +40,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
       <dl class="facts">
         <dt>Kind</dt>
         <dd>{receipt.kind}</dd>
-        <dt>Units</dt>
+        <dt>Quantities</dt>
         <dd>
           {units.map(([name, value]) => (
             <div>
@@ -37,7 +48,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
             </div>
           ))}
         </dd>
-        <dt>Prices</dt>
+        <dt>Prices (units)</dt>
         <dd>
           {Object.entries(receipt.prices).map(([name, value]) => (
             <div>
@@ -59,21 +70,24 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
             </>
           )
           : null}
-        <dt>Formula</dt>
+        <dt>Formula (units)</dt>
         <dd>
           <code>{receipt.formula}</code>
         </dd>
         <dt>Amount</dt>
-        <dd>{formatUnits(receipt.amount)}</dd>
+        <dd>
+          {money.amount(receipt.amount)}{" "}
+          <span class="muted">({receipt.amount} units, the formula's result)</span>
+        </dd>
         <dt>Charged</dt>
-        <dd>{formatUnits(receipt.charged)}</dd>
+        <dd>{money.amount(receipt.charged)}</dd>
         <dt>Status</dt>
         <dd>{receipt.status}</dd>
         {receipt.held !== undefined
           ? (
             <>
               <dt>Held</dt>
-              <dd>{formatUnits(receipt.held)}</dd>
+              <dd>{money.amount(receipt.held)}</dd>
             </>
           )
           : null}
@@ -81,7 +95,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
           ? (
             <>
               <dt>Refunded</dt>
-              <dd>{formatUnits(receipt.refunded)}</dd>
+              <dd>{money.amount(receipt.refunded)}</dd>
             </>
           )
           : null}
@@ -100,7 +114,7 @@ export function ReceiptView({ receipt }: { receipt: Receipt }) {
   );
 }
 
-function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
+function Attempts({ attempts, book }: { attempts: AttemptRecord[]; book: NameBook }) {
   return (
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Attempts</h2>
@@ -108,7 +122,10 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
         rows={attempts}
         empty="No upstream was called."
         columns={[
-          { header: "Channel", cell: (attempt) => <code>{attempt.channel_id}</code> },
+          {
+            header: "Channel",
+            cell: (attempt) => <ChannelName id={attempt.channel_id} book={book} />,
+          },
           {
             header: "Outcome",
             cell: (attempt) =>
@@ -130,7 +147,17 @@ function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
   );
 }
 
-export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
+/**
+ * What the request was. With `book` (the operator's page) its key, account, channel, model and
+ * task are names linked to their pages; without, the values as they are.
+ */
+export function Facts(
+  { record, money, book }: {
+    record: Partial<RequestLogEntry>;
+    money: ConsoleMoney;
+    book?: NameBook;
+  },
+) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>
@@ -138,6 +165,15 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         <dd>{String(value)}</dd>
       </>
     );
+  const linked = (label: string, value: string | null | undefined, named: Child) =>
+    value === undefined || value === null ? null : book
+      ? (
+        <>
+          <dt>{label}</dt>
+          <dd>{named}</dd>
+        </>
+      )
+      : fact(label, value);
   return (
     <section class="card" aria-labelledby="request-heading">
       <h2 id="request-heading">
@@ -147,9 +183,18 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         {fact("Time (UTC)", record.at)}
         {fact("Interface", record.interface)}
         {fact("Route", record.route)}
-        {fact("Model", record.model)}
-        {fact("Key", record.key_id)}
-        {fact("Channel", record.channel_id)}
+        {linked("Model", record.model, book && <ModelName id={record.model} book={book} />)}
+        {linked("Key", record.key_id, book && <KeyName id={record.key_id} book={book} />)}
+        {linked(
+          "Account",
+          book && record.account_id,
+          book && <AccountName id={record.account_id} book={book} />,
+        )}
+        {linked(
+          "Channel",
+          record.channel_id,
+          book && <ChannelName id={record.channel_id} book={book} />,
+        )}
         {fact("Status", record.status)}
         {fact("Error", record.error_code)}
         {fact("Latency", record.latency_ms === undefined ? undefined : `${record.latency_ms} ms`)}
@@ -161,9 +206,14 @@ export function Facts({ record }: { record: Partial<RequestLogEntry> }) {
         {fact("Usage from", record.usage_source)}
         {fact("Images", record.images)}
         {fact("Billed seconds", record.billed_seconds)}
-        {fact("Task", record.task_id)}
+        {linked("Task", record.task_id, <TaskLink id={record.task_id} />)}
         {fact("Task status", record.task_status)}
-        {fact("Cost", record.cost === undefined ? undefined : formatUnits(record.cost))}
+        {record.cost === undefined ? null : (
+          <>
+            <dt>Cost</dt>
+            <dd>{money.amount(record.cost)}</dd>
+          </>
+        )}
         <dt>Ignored fields</dt>
         <dd>
           {record.ignored_fields?.length
@@ -193,6 +243,9 @@ async function visibleRecord(
 async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
   const record = await visibleRecord(gateway, { c, id: c.req.param("id") ?? "" });
   const operator = c.get("session").role.kind === "operator";
+  const book = operator
+    ? await nameBook(gateway, { keys: [record.key_id], accounts: [record.account_id] })
+    : undefined;
   const base = baseUrlOf(gateway, c.get("url"));
   const curl = operator
     ? adminCurl(base, { method: "GET", path: `/admin/requests/${record.id}` })
@@ -203,11 +256,11 @@ async function requestDetailPage(gateway: Gateway, c: ConsoleContext) {
       <p>
         <a href="/console/requests">All requests</a>
       </p>
-      <Facts record={record} />
+      <Facts record={record} money={c.get("money")} book={book} />
       {record.receipt
-        ? <ReceiptView receipt={record.receipt} />
+        ? <ReceiptView receipt={record.receipt} money={c.get("money")} />
         : <p class="card muted">This request has no receipt: nothing was billed.</p>}
-      {operator ? <Attempts attempts={record.upstream_attempts ?? []} /> : null}
+      {book ? <Attempts attempts={record.upstream_attempts ?? []} book={book} /> : null}
       <CopyAsCurl id="curl-request" curl={curl} />
     </>,
     { title: "Request", copyButtons: true },

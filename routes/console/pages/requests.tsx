@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { RequestLogEntry } from "../../../core/telemetry/request_log.ts";
 import { interfaceNames } from "../../../core/formats/interfaces.ts";
@@ -21,15 +22,57 @@ import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { requestDetailPages } from "./request_detail.tsx";
+import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
+import {
+  Datalists,
+  PickerField,
+  type PickerKind,
+  type PickerLists,
+  pickerLists,
+  withPickedIds,
+} from "../pickers.tsx";
+import { ErrorText } from "../error_text.tsx";
 
-type ListedRequest = Pick<
-  RequestLogEntry,
-  "id" | "at" | "model" | "key_id" | "status" | "latency_ms" | "cost" | "interface"
->;
+type ListedRequest =
+  & Pick<
+    RequestLogEntry,
+    | "id"
+    | "at"
+    | "model"
+    | "key_id"
+    | "status"
+    | "latency_ms"
+    | "cost"
+    | "interface"
+    | "input_tokens"
+    | "output_tokens"
+    | "error_code"
+  >
+  & Partial<Pick<RequestLogEntry, "channel_id" | "upstream_attempts">>;
 
-function RequestRows({ rows, operator }: { rows: ListedRequest[]; operator: boolean }) {
+/** The last failed upstream attempt's message, for the operator. */
+function upstreamError(row: ListedRequest): string | undefined {
+  return row.upstream_attempts?.findLast((attempt) => attempt.error)?.error;
+}
+
+/** The parameters of the operator's filters offered as pickers, and what each names. */
+const PICKS: Record<string, PickerKind> = {
+  key: "key",
+  account: "account",
+  channel: "channel",
+  model: "model",
+};
+
+function RequestRows(
+  { rows, operator, book, money }: {
+    rows: ListedRequest[];
+    operator: boolean;
+    book: NameBook;
+    money: ConsoleMoney;
+  },
+) {
   return (
     <DataTable
       rows={rows}
@@ -41,27 +84,43 @@ function RequestRows({ rows, operator }: { rows: ListedRequest[]; operator: bool
             <a href={`/console/requests/${row.id}`}>{row.at.replace("T", " ").slice(0, 19)}</a>
           ),
         },
-        { header: "Model", cell: (row) => row.model ?? <span class="muted">none</span> },
-        operator && {
-          header: "Key",
+        {
+          header: "Model",
           cell: (row) =>
-            row.key_id
-              ? <a href={`/console/keys/${row.key_id}`}>{row.key_id}</a>
-              : <span class="muted">none</span>,
+            operator
+              ? <ModelName id={row.model} book={book} />
+              : row.model ?? <span class="muted">none</span>,
+        },
+        operator && { header: "Key", cell: (row) => <KeyName id={row.key_id} book={book} /> },
+        operator && {
+          header: "Channel",
+          cell: (row) => <ChannelName id={row.channel_id} book={book} />,
         },
         { header: "Interface", cell: (row) => row.interface },
         {
           header: "Status",
           cell: (row) => row.status >= 400 ? <span class="bad">{row.status}</span> : row.status,
         },
+        { header: "Tokens in / out", cell: (row) => `${row.input_tokens} / ${row.output_tokens}` },
+        {
+          header: "Error",
+          cell: (row) => (
+            <ErrorText
+              code={row.error_code}
+              message={operator && row.status >= 400 ? upstreamError(row) : undefined}
+            />
+          ),
+        },
         { header: "Latency", cell: (row) => `${row.latency_ms} ms` },
-        { header: "Cost", cell: (row) => formatUnits(row.cost) },
+        { header: "Cost", cell: (row) => money.amount(row.cost) },
       ]}
     />
   );
 }
 
-function Filters({ url, operator }: { url: URL; operator: boolean }) {
+function Filters(
+  { url, operator, lists }: { url: URL; operator: boolean; lists: PickerLists },
+) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
   return (
     <form method="get" action="/console/requests" class="card" role="search">
@@ -69,13 +128,19 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
         {operator
           ? (
             <>
-              <Field name="model" label="Model" value={value("model")} />
-              <Field name="key" label="Key id" value={value("key")} placeholder="key_…" />
-              <Field
+              <PickerField kind="model" name="model" label="Model" value={value("model")} />
+              <PickerField kind="key" name="key" label="Key" value={value("key")} />
+              <PickerField
+                kind="account"
+                name="account"
+                label="Account"
+                value={value("account")}
+              />
+              <PickerField
+                kind="channel"
                 name="channel"
-                label="Channel id"
+                label="Channel"
                 value={value("channel")}
-                placeholder="ch_…"
               />
               <Field
                 name="status"
@@ -94,6 +159,7 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
                 value={value("interface")}
                 options={[["", "Any"], ...interfaceNames().map((name) => [name, name] as const)]}
               />
+              <Datalists lists={lists} />
             </>
           )
           : null}
@@ -115,14 +181,19 @@ async function listedRequests(gateway: Gateway, c: ConsoleContext) {
     const page = await listed(options, () => ownRequests(gateway, role.keyId, options));
     return { url, data: page.data.map((entry) => selfView(entry) as ListedRequest), page };
   }
-  const filter = requestFilter(url);
+  const picked = await withPickedIds(gateway, url, PICKS);
+  const filter = requestFilter(picked);
   const page = await listed(options, () => gateway.requestLog.list(options, filter));
-  return { url, data: page.data as ListedRequest[], page };
+  return { url: picked, data: page.data as ListedRequest[], page };
 }
 
 async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
   const operator = c.get("session").role.kind === "operator";
   const { url, data, page } = await listedRequests(gateway, c);
+  const book = operator
+    ? await nameBook(gateway, { keys: data.map((row) => row.key_id) })
+    : await nameBook(gateway);
+  const lists = operator ? await pickerLists(gateway, ["key", "account", "channel", "model"]) : {};
   const base = baseUrlOf(gateway, url);
   const query = listQuery(url);
   const curl = operator
@@ -131,9 +202,9 @@ async function requestsListPage(gateway: Gateway, c: ConsoleContext) {
   return renderPage(
     c,
     <>
-      <Filters url={c.get("url")} operator={operator} />
+      <Filters url={c.get("url")} operator={operator} lists={lists} />
       <section class="card" aria-label="Requests">
-        <RequestRows rows={data} operator={operator} />
+        <RequestRows rows={data} operator={operator} book={book} money={c.get("money")} />
         {page.cursor
           ? (
             <p>
@@ -169,8 +240,8 @@ function exportHref(url: URL, format: "csv" | "jsonl"): string {
 }
 
 /** The admin export's stream of the filtered list, downloaded with the console session. */
-function requestsExport(gateway: Gateway, c: ConsoleContext) {
-  const url = withUtcTimes(c.get("url"));
+async function requestsExport(gateway: Gateway, c: ConsoleContext) {
+  const url = await withPickedIds(gateway, withUtcTimes(c.get("url")), PICKS);
   const format = queryChoice(url, "format", { allowed: ["csv", "jsonl"], fallback: "jsonl" })!;
   const { cursor: _ignored, ...options } = listOptions(url);
   const filter = requestFilter(url);

@@ -6,6 +6,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { RefBilling } from "../../../core/billing/ledger_audit.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { Gateway } from "../../../core/gateway.ts";
@@ -16,8 +17,10 @@ import { baseUrlOf, type ConsoleContext, type ConsoleEnv, ownOrigin } from "../c
 import { DataTable } from "../data_table.tsx";
 import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { ReceiptView } from "./request_detail.tsx";
+import type { Child } from "hono/jsx";
+import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import { DeliveryRows } from "../delivery_rows.tsx";
 import { shownProgress } from "../task_progress.ts";
 
@@ -74,22 +77,24 @@ function Result({ task, origin }: { task: TaskRecord; origin: string }) {
   );
 }
 
-function Billing({ billing, operator }: { billing: RefBilling; operator: boolean }) {
+function Billing(
+  { billing, operator, money }: { billing: RefBilling; operator: boolean; money: ConsoleMoney },
+) {
   return (
     <section class="card" aria-labelledby="billing-heading">
       <h2 id="billing-heading">Billing</h2>
       <dl class="facts">
         <dt>Held at submission</dt>
-        <dd>{formatUnits(billing.held)}</dd>
+        <dd>{money.amount(billing.held)}</dd>
         <dt>Settled</dt>
-        <dd>{formatUnits(billing.settled)}</dd>
+        <dd>{money.amount(billing.settled)}</dd>
         <dt>Refunded</dt>
-        <dd>{formatUnits(billing.refunded)}</dd>
+        <dd>{money.amount(billing.refunded)}</dd>
         {operator && billing.shortfall
           ? (
             <>
               <dt>Shortfall</dt>
-              <dd>{formatUnits(billing.shortfall)}</dd>
+              <dd>{money.amount(billing.shortfall)}</dd>
             </>
           )
           : null}
@@ -99,7 +104,7 @@ function Billing({ billing, operator }: { billing: RefBilling; operator: boolean
         columns={[
           { header: "Ledger entry", cell: (entry) => <code>{entry.id}</code> },
           { header: "Type", cell: (entry) => entry.type },
-          { header: "Amount", cell: (entry) => formatUnits(entry.amount) },
+          { header: "Amount", cell: (entry) => money.amount(entry.amount) },
           { header: "At (UTC)", cell: (entry) => entry.at },
         ]}
       />
@@ -111,7 +116,24 @@ function timeOf(unixSeconds: number | null): string | null {
   return unixSeconds === null ? null : new Date(unixSeconds * 1000).toISOString();
 }
 
-function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
+/** A fact shown as a name linked to its page (`book` is the operator's). */
+function namedFact(label: string, named: Child) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{named}</dd>
+    </>
+  );
+}
+
+function Facts(
+  { task, operator, book, money }: {
+    task: TaskRecord;
+    operator: boolean;
+    book?: NameBook;
+    money: ConsoleMoney;
+  },
+) {
   const fact = (label: string, value: unknown) =>
     value === undefined || value === null ? null : (
       <>
@@ -122,9 +144,11 @@ function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
   return (
     <dl class="facts">
       {fact("Kind", `${task.kind} (${task.action})`)}
-      {fact("Model", task.model)}
-      {operator ? fact("Key", task.key_id) : null}
-      {operator ? fact("Channel", task.channel_id) : null}
+      {book
+        ? namedFact("Model", <ModelName id={task.model} book={book} />)
+        : fact("Model", task.model)}
+      {book ? namedFact("Key", <KeyName id={task.key_id} book={book} />) : null}
+      {book ? namedFact("Channel", <ChannelName id={task.channel_id} book={book} />) : null}
       {fact("Status", task.status)}
       {fact("Progress", shownProgress(task))}
       {fact("Submitted", timeOf(task.submit_time))}
@@ -140,7 +164,12 @@ function Facts({ task, operator }: { task: TaskRecord; operator: boolean }) {
           `${task.submission_unknown.at}: ${task.submission_unknown.reason}`,
         )
         : null}
-      {fact("Cost", task.cost === null ? null : formatUnits(task.cost))}
+      {task.cost === null ? null : (
+        <>
+          <dt>Cost</dt>
+          <dd>{money.amount(task.cost)}</dd>
+        </>
+      )}
     </dl>
   );
 }
@@ -170,6 +199,7 @@ function curlOf(task: TaskRecord, { base, operator }: { base: string; operator: 
 async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
   const task = await visibleTask(gateway, { c, id: c.req.param("id") ?? "" });
   const operator = c.get("session").role.kind === "operator";
+  const book = operator ? await nameBook(gateway, { keys: [task.key_id] }) : undefined;
   const billing = await taskBilling(gateway.kv, task);
   const request = task.request_id ? await gateway.requestLog.get(task.request_id) : null;
   // Deliveries name endpoints and their answers: the operator's business, not the holder's.
@@ -188,18 +218,18 @@ async function taskDetailPage(gateway: Gateway, c: ConsoleContext) {
         <h2 id="task-heading">
           <code>{task.id}</code>
         </h2>
-        <Facts task={task} operator={operator} />
+        <Facts task={task} operator={operator} book={book} money={c.get("money")} />
         <h3>Result</h3>
         <Result task={task} origin={ownOrigin(gateway, url)} />
       </section>
-      <Billing billing={billing} operator={operator} />
+      <Billing billing={billing} operator={operator} money={c.get("money")} />
       {request?.receipt
         ? (
           <>
             <p>
               Made by request <a href={`/console/requests/${request.id}`}>{request.id}</a>
             </p>
-            <ReceiptView receipt={request.receipt} />
+            <ReceiptView receipt={request.receipt} money={c.get("money")} />
           </>
         )
         : null}

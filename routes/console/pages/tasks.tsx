@@ -5,6 +5,7 @@
  */
 
 import { Hono } from "hono";
+import type { ConsoleMoney } from "../money.tsx";
 import type { Gateway } from "../../../core/gateway.ts";
 import type { TaskRecord } from "../../../core/tasks/task_record.ts";
 import { TASK_STATUSES, taskFilter } from "../../admin/tasks.ts";
@@ -17,16 +18,35 @@ import { listQuery } from "../list_query.ts";
 import { withUtcTimes } from "../time_range.ts";
 import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
-import { adminCurl, formatUnits } from "../snippets.ts";
+import { adminCurl } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
 import { shownProgress } from "../task_progress.ts";
+import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
+import {
+  Datalists,
+  PickerField,
+  type PickerKind,
+  type PickerLists,
+  pickerLists,
+  withPickedIds,
+} from "../pickers.tsx";
 
 function timeOf(unixSeconds: number | null): string {
   return unixSeconds === null ? "" : new Date(unixSeconds * 1000).toISOString().slice(0, 19)
     .replace("T", " ");
 }
 
-function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean }) {
+/** The parameters of the operator's filters offered as pickers, and what each names. */
+const PICKS: Record<string, PickerKind> = { key: "key", model: "model" };
+
+function TaskRows(
+  { tasks, operator, book, money }: {
+    tasks: TaskRecord[];
+    operator: boolean;
+    book: NameBook;
+    money: ConsoleMoney;
+  },
+) {
   return (
     <DataTable
       rows={tasks}
@@ -37,10 +57,14 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
           cell: (task) => <a href={`/console/tasks/${task.id}`}>{timeOf(task.submit_time)}</a>,
         },
         { header: "Kind", cell: (task) => task.kind },
-        { header: "Model", cell: (task) => task.model },
+        {
+          header: "Model",
+          cell: (task) => operator ? <ModelName id={task.model} book={book} /> : task.model,
+        },
+        operator && { header: "Key", cell: (task) => <KeyName id={task.key_id} book={book} /> },
         operator && {
-          header: "Key",
-          cell: (task) => <a href={`/console/keys/${task.key_id}`}>{task.key_id}</a>,
+          header: "Channel",
+          cell: (task) => <ChannelName id={task.channel_id} book={book} />,
         },
         {
           header: "Status",
@@ -65,14 +89,16 @@ function TaskRows({ tasks, operator }: { tasks: TaskRecord[]; operator: boolean 
         {
           header: "Cost",
           cell: (task) =>
-            task.cost === null ? <span class="muted">pending</span> : formatUnits(task.cost),
+            task.cost === null ? <span class="muted">pending</span> : money.amount(task.cost),
         },
       ]}
     />
   );
 }
 
-function Filters({ url, operator }: { url: URL; operator: boolean }) {
+function Filters(
+  { url, operator, lists }: { url: URL; operator: boolean; lists: PickerLists },
+) {
   const value = (name: string) => url.searchParams.get(name) ?? "";
   return (
     <form method="get" action="/console/tasks" class="card" role="search">
@@ -89,10 +115,15 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
           value={value("status")}
           options={[["", "Any"], ...TASK_STATUSES.map((status) => [status, status] as const)]}
         />
-        <Field name="model" label="Model" value={value("model")} />
         {operator
-          ? <Field name="key" label="Key id" value={value("key")} placeholder="key_…" />
-          : null}
+          ? (
+            <>
+              <PickerField kind="model" name="model" label="Model" value={value("model")} />
+              <PickerField kind="key" name="key" label="Key" value={value("key")} />
+              <Datalists lists={lists} />
+            </>
+          )
+          : <Field name="model" label="Model" value={value("model")} />}
         <RangeAndOrderFields url={url} />
       </div>
       <p>
@@ -105,11 +136,15 @@ function Filters({ url, operator }: { url: URL; operator: boolean }) {
 async function tasksListPage(gateway: Gateway, c: ConsoleContext) {
   const role = c.get("session").role;
   const operator = role.kind === "operator";
-  const url = withUtcTimes(c.get("url"));
+  const url = operator
+    ? await withPickedIds(gateway, withUtcTimes(c.get("url")), PICKS)
+    : withUtcTimes(c.get("url"));
   const options = listOptions(url);
   // A holder's list is the operator's narrowed to its key, whatever `key` the URL says.
   const filter = { ...taskFilter(url), ...(role.kind === "holder" ? { key: role.keyId } : {}) };
   const page = await listed(options, () => gateway.tasks.list(options, filter));
+  const book = await nameBook(gateway, { keys: operator ? page.data.map((t) => t.key_id) : [] });
+  const lists = operator ? await pickerLists(gateway, ["key", "model"]) : {};
   const base = baseUrlOf(gateway, url);
   const curl = operator
     ? adminCurl(base, { method: "GET", path: `/admin/tasks${listQuery(url)}` })
@@ -117,9 +152,9 @@ async function tasksListPage(gateway: Gateway, c: ConsoleContext) {
   return renderPage(
     c,
     <>
-      <Filters url={c.get("url")} operator={operator} />
+      <Filters url={c.get("url")} operator={operator} lists={lists} />
       <section class="card" aria-label="Tasks">
-        <TaskRows tasks={page.data} operator={operator} />
+        <TaskRows tasks={page.data} operator={operator} book={book} money={c.get("money")} />
         {page.cursor
           ? (
             <p>

@@ -25,6 +25,8 @@ import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { WebhookFields, webhookFormValues } from "../webhook_fields.tsx";
 import { webhookPatchOf } from "../webhook_form.ts";
+import { nameBook } from "../name_links.tsx";
+import { keyIdChoices } from "../pickers.tsx";
 import { scopeText } from "./webhooks.tsx";
 
 function endpointIdOf(c: ConsoleContext): string {
@@ -71,6 +73,7 @@ async function endpointPage(
 ) {
   const { c, id, problem, sent } = options;
   const endpoint = await gateway.webhooks.get(id);
+  const book = await nameBook(gateway, { keys: [endpoint.key_id] });
   const url = c.get("url");
   const listing = listOptions(url);
   const deliveries = await listed(
@@ -100,7 +103,7 @@ async function endpointPage(
             <code>{endpoint.url}</code>
           </dd>
           <dt>Tasks of</dt>
-          <dd>{scopeText(endpoint)}</dd>
+          <dd>{scopeText(endpoint, book)}</dd>
           <dt>Events</dt>
           <dd>{endpoint.events.join(", ")}</dd>
           <dt>Task callback_url</dt>
@@ -196,7 +199,11 @@ async function endpointPage(
         <h2 id="edit-heading">Edit</h2>
         <form method="post" action={`/console/webhooks/${id}/edit`}>
           <CsrfField session={session} />
-          <WebhookFields values={webhookFormValues(endpoint)} prefix="edit" />
+          <WebhookFields
+            values={webhookFormValues(endpoint)}
+            prefix="edit"
+            keyChoices={await keyIdChoices(gateway)}
+          />
           <p>
             <button type="submit">Save</button>
           </p>

@@ -24,21 +24,28 @@ import { SecretOnce } from "../secret_once.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { WebhookFields } from "../webhook_fields.tsx";
+import { KeyName, type NameBook, nameBook } from "../name_links.tsx";
+import { keyIdChoices } from "../pickers.tsx";
 import { webhookInputOf } from "../webhook_form.ts";
 
-/** Whose tasks an endpoint hears of, in words. */
-export function scopeText(endpoint: Pick<EndpointView, "key_id" | "group">) {
+/** Whose tasks an endpoint hears of, in words: the key by name, the group linked. */
+export function scopeText(endpoint: Pick<EndpointView, "key_id" | "group">, book: NameBook) {
   if (endpoint.key_id) {
     return (
       <>
-        key <a href={`/console/keys/${endpoint.key_id}`}>{endpoint.key_id}</a>
+        key <KeyName id={endpoint.key_id} book={book} />
       </>
     );
   }
-  return endpoint.group ? `group ${endpoint.group}` : "every key";
+  if (!endpoint.group) return "every key";
+  return (
+    <>
+      group <a href={`/console/groups/${encodeURIComponent(endpoint.group)}`}>{endpoint.group}</a>
+    </>
+  );
 }
 
-function EndpointRows({ endpoints }: { endpoints: EndpointView[] }) {
+function EndpointRows({ endpoints, book }: { endpoints: EndpointView[]; book: NameBook }) {
   return (
     <DataTable
       rows={endpoints}
@@ -53,7 +60,7 @@ function EndpointRows({ endpoints }: { endpoints: EndpointView[] }) {
             </>
           ),
         },
-        { header: "Tasks of", cell: scopeText },
+        { header: "Tasks of", cell: (endpoint) => scopeText(endpoint, book) },
         { header: "Events", cell: (endpoint) => endpoint.events.join(", ") },
         {
           header: "Callbacks",
@@ -73,6 +80,7 @@ async function webhooksPage(gateway: Gateway, c: ConsoleContext) {
   const url = c.get("url");
   const options = listOptions(url);
   const page = await listed(options, () => gateway.webhooks.list(options));
+  const book = await nameBook(gateway, { keys: page.data.map((endpoint) => endpoint.key_id) });
   return renderPage(
     c,
     <>
@@ -80,7 +88,7 @@ async function webhooksPage(gateway: Gateway, c: ConsoleContext) {
         <a class="button" href="/console/webhooks/new">New endpoint</a>
       </p>
       <section class="card" aria-label="Webhook endpoints">
-        <EndpointRows endpoints={page.data} />
+        <EndpointRows endpoints={page.data} book={book} />
         {page.cursor
           ? (
             <p>
@@ -101,7 +109,7 @@ async function webhooksPage(gateway: Gateway, c: ConsoleContext) {
   );
 }
 
-function newEndpointPage(
+async function newEndpointPage(
   c: ConsoleContext,
   options: { gateway: Gateway; fields?: Record<string, string>; problem?: string },
 ) {
@@ -115,7 +123,11 @@ function newEndpointPage(
       <form method="post" action="/console/webhooks" class="card">
         {options.problem ? <p class="error" role="alert">{options.problem}</p> : null}
         <CsrfField session={c.get("session")} />
-        <WebhookFields values={fields} prefix="new" />
+        <WebhookFields
+          values={fields}
+          prefix="new"
+          keyChoices={await keyIdChoices(options.gateway)}
+        />
         <p>
           <button type="submit">Create</button>
         </p>

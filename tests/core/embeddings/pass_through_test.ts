@@ -1,5 +1,12 @@
 import { assertEquals } from "../../helpers/assert.ts";
-import { withModelRenamed } from "../../../core/embeddings/pass_through.ts";
+import { withModelRenamed as renamedBytes } from "../../../core/embeddings/pass_through.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+/** The renamed answer as text, for comparing (null when none). */
+function withModelRenamed(text: string, model: string): string | null {
+  const renamed = renamedBytes(bytes(text), model);
+  return renamed === null ? null : new TextDecoder().decode(renamed);
+}
 
 Deno.test("withModelRenamed(): the top-level model is renamed, the vectors' bytes kept", () => {
   const upstream =
@@ -18,4 +25,18 @@ Deno.test("withModelRenamed(): an escaped name is replaced whole; a name needing
   const renamed = withModelRenamed('{"data":[],"model":"a\\"b"}', 'x"y');
   assertEquals(JSON.parse(renamed!).model, 'x"y');
   assertEquals(withModelRenamed('{"data":[]}', "x"), null);
+});
+
+Deno.test("withModelRenamed(): the same bytes when the name is already the one asked", () => {
+  const answer = bytes('{"data":[],"model":"emb","usage":{}}');
+  assertEquals(renamedBytes(answer, "emb") === answer, true);
+  assertEquals(renamedBytes(answer, "emb2") === answer, false);
+});
+
+Deno.test('withModelRenamed(): a "model" that is not a member with a string value is skipped', () => {
+  assertEquals(
+    withModelRenamed('{"model":"a","data":[],"x":"\\"model\\""}', "b"),
+    '{"model":"b","data":[],"x":"\\"model\\""}',
+  );
+  assertEquals(withModelRenamed('{"model":1}', "b"), null);
 });

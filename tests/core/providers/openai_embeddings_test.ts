@@ -43,14 +43,22 @@ Deno.test("openai embeddings answer: a missing, extra or malformed vector fails 
 Deno.test("openai embeddings answer: a float answer is scanned, not parsed, to be passed on", () => {
   const text = '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,1]},' +
     '{"object":"embedding","index":1,"embedding":[2,3]}],"model":"m","usage":{"prompt_tokens":4,"total_tokens":4}}';
-  assertEquals(scanOpenAIEmbeddings(text, 2), { inputTokens: 4 });
-  const answer = openAIEmbeddingProvider.read(text, 2);
-  assertEquals(answer.raw, text);
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  assertEquals(scanOpenAIEmbeddings(bytes(text), 2), { inputTokens: 4 });
+  assertEquals(scanOpenAIEmbeddings(bytes(` ${text.replaceAll(":", " : ")}\n`), 2), {
+    inputTokens: 4,
+  });
+  const answer = openAIEmbeddingProvider.read(bytes(text), 2);
+  assertEquals(new TextDecoder().decode(answer.raw), text);
   assertEquals(answer.inputTokens, 4);
   assertEquals(answer.vectors, [[0.5, 1], [2, 3]]);
   // A count that does not match, base64 strings or no usage after the vectors: parsed in full.
-  assertEquals(scanOpenAIEmbeddings(text, 3), null);
-  assertEquals(scanOpenAIEmbeddings(text.replace("[2,3]", '"AACAPw=="'), 2), null);
-  assertEquals(scanOpenAIEmbeddings(text.slice(0, -1), 2), null);
-  assertEquals(openAIEmbeddingProvider.read(text.replace("[2,3]", '"AACAPw=="'), 2).raw, undefined);
+  assertEquals(scanOpenAIEmbeddings(bytes(text), 3), null);
+  assertEquals(scanOpenAIEmbeddings(bytes(text.replace("[2,3]", '"AACAPw=="')), 2), null);
+  assertEquals(scanOpenAIEmbeddings(bytes(text.slice(0, -1)), 2), null);
+  assertEquals(scanOpenAIEmbeddings(bytes(`${text}}`), 2), null);
+  assertEquals(
+    openAIEmbeddingProvider.read(bytes(text.replace("[2,3]", '"AACAPw=="')), 2).raw,
+    undefined,
+  );
 });

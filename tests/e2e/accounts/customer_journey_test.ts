@@ -78,7 +78,8 @@ Deno.test(
       return textOf(created, "secret");
     };
     const webKey = await makeKey({ name: "web", enabled: "true" });
-    const batchKey = await makeKey({ name: "batch", enabled: "true", cap_day: "60" });
+    // A cap of 0.00006 (60 units) a day, typed in currency as the form takes it.
+    const batchKey = await makeKey({ name: "batch", enabled: "true", cap_day: "0.00006" });
     assertOk(webKey.startsWith("sk-gw-") && batchKey.startsWith("sk-gw-"));
 
     const openai = new OpenAI({ apiKey: webKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });

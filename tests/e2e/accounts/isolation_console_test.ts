@@ -314,6 +314,7 @@ Deno.test(
         "GET /console/requests/:id",
         "GET /console/tasks/:id",
         "GET /console/me",
+        "GET /console/search",
       ]
     ) {
       assertOk(others.includes(expected), `${expected} among ${others.join(", ")}`);

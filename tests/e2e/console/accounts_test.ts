@@ -60,8 +60,8 @@ Deno.test(
     const created = await client.post("/console/accounts", {
       name: "Acme",
       group: "",
-      credit_limit: "250000",
-      balance: "3000000",
+      credit_limit: "0.25",
+      balance: "3",
     });
     await created.body?.cancel();
     assertEquals(created.status, 303);
@@ -90,7 +90,7 @@ Deno.test(
     assertEquals((await chat(s.gw, secret)).status, 200);
 
     const credit = await client.post(`/console/accounts/${id}/credit`, {
-      amount: "500000",
+      amount: "0.5",
       note: "top-up",
     });
     await credit.body?.cancel();
@@ -107,7 +107,7 @@ Deno.test(
     assertOk(verified.ok, JSON.stringify(verified));
     const detail = await (await client.get(`/console/accounts/${id}`)).text();
     assertOk(detail.includes("Σ entries = balance ✓"), "the ledger check");
-    assertOk(detail.includes(`-0.250000 (credit limit 250000 units)`), "the floor");
+    assertOk(detail.includes(`-$0.250000</span> (credit limit)`), "the floor");
     const wallet = await (await client.get(`/console/accounts/${id}?tab=wallet`)).text();
     assertOk(wallet.includes("top-up"), "the credit in the ledger");
     const keyed = ledger.filter((entry: Json) => entry.key_id === keyId).length;
@@ -143,7 +143,7 @@ Deno.test(
     const edit = await client.post(`/console/accounts/${id}/edit`, {
       name: "Acme Ltd",
       group: "vip",
-      credit_limit: "1000",
+      credit_limit: "0.001",
       unlimited: "false",
     });
     await edit.body?.cancel();
@@ -188,8 +188,9 @@ Deno.test(
 
     const badAccounts: Array<[Record<string, string>, Record<string, unknown>]> = [
       [{ name: "" }, { name: "" }],
-      [{ name: "x", balance: "-5" }, { name: "x", balance: -5 }],
-      [{ name: "x", balance: "1.5" }, { name: "x", balance: "1.5" }],
+      // Money is typed in currency: -5 is -5,000,000 units.
+      [{ name: "x", balance: "-5" }, { name: "x", balance: -5_000_000 }],
+      [{ name: "x", balance: "0.0000001" }, { name: "x", balance: "0.0000001" }],
       [{ name: "x", credit_limit: "lots" }, { name: "x", credit_limit: "lots" }],
     ];
     for (const [fields, apiBody] of badAccounts) {
@@ -204,7 +205,7 @@ Deno.test(
 
     const id = account.id;
     const badCredits: Array<[Record<string, string>, Record<string, unknown>]> = [
-      [{ amount: "1.5" }, { amount: "1.5" }],
+      [{ amount: "0.0000001" }, { amount: "0.0000001" }],
       [{ amount: "ten" }, { amount: "ten" }],
       [{ amount: "0" }, { amount: 0 }],
       [{ amount: "" }, { amount: "" }],

@@ -21,9 +21,9 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const models = await (await client.get("/console/models")).text();
     assertOk(models.includes(`<code>${SECOND_MODEL}</code>`), "lists the per-second model");
-    assertOk(models.includes("0.006000 per second of input audio"), "its price unit");
-    assertOk(models.includes("input 2.500000, output 10.000000 per million tokens"), "per token");
-    assertOk(models.includes("0.000015 per character"), "per character");
+    assertOk(models.includes("$0.006000 per second of input audio"), "its price unit");
+    assertOk(models.includes("input $2.500000, output $10.000000 per million tokens"), "per token");
+    assertOk(models.includes("$0.000015 per character"), "per character");
     assertOk(models.includes("<td>audio</td>") || models.includes(">audio<"), "the kind");
 
     const seconds = await (await client.get(`/console/models?model=${SECOND_MODEL}&seconds=60`))

@@ -32,7 +32,7 @@ chromium.test(
     await page.getByRole("link", { name: "New account" }).click();
     await page.waitForURL(/\/console\/accounts\/new$/);
     await page.getByLabel("Name", { exact: true }).fill("Acme");
-    await page.getByLabel("Opening balance").fill("2000000");
+    await page.getByLabel("Opening balance (USD)").fill("2");
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(/\/console\/accounts\/acct_\w+$/);
     const accountPath = new URL(page.url()).pathname;
@@ -48,7 +48,7 @@ chromium.test(
     const tabs = page.getByRole("navigation", { name: "Sections of this page" });
     await tabs.getByRole("link", { name: "Wallet and ledger" }).click();
     await page.waitForURL((url) => url.searchParams.get("tab") === "wallet");
-    await page.getByLabel("Amount (units)").fill("500000");
+    await page.getByLabel("Amount (USD)").fill("0.5");
     await page.getByLabel("Note").fill("browser top-up");
     await page.getByRole("button", { name: "Add credit" }).click();
     // The form posts from the wallet tab and comes back to it: wait for the new entry.

@@ -82,7 +82,7 @@ chromium.test(
     await page.getByLabel("Output tokens", { exact: true }).fill("500");
     await page.getByRole("button", { name: "Calculate" }).click();
     await page.waitForURL(/input_tokens=1000/);
-    assertEquals(await page.locator("#cost-amount").textContent(), "0.002000");
+    assertEquals(await page.locator("#cost-amount").textContent(), "$0.002000");
 
     await page.goto(`${s.gw.url}/console/audit`);
     await page.getByLabel("Actor", { exact: true }).fill("console");

@@ -109,7 +109,7 @@ chromium.test(
     ]);
     await page.waitForLoadState();
     assertEquals((await s.gw.admin("GET", "/admin/models/gpt-keys")).body.price.input, 200_000);
-    await page.getByText("input 0.200000", { exact: false }).first().waitFor();
+    await page.getByText("input $0.200000", { exact: false }).first().waitFor();
 
     // A channel lists it: the warning clears, the channel is named and linked.
     const channel = (await s.gw.admin("GET", "/admin/channels")).body.data[0];

@@ -62,7 +62,7 @@ chromium.test(
 
     await page.getByRole("link", { name: "New key" }).click();
     await page.getByLabel("Name", { exact: true }).fill("browser key");
-    await page.getByLabel("Balance").fill("3000000");
+    await page.getByLabel("Balance (USD)").fill("3");
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(/\/console\/keys\/key_\w+\/created$/);
     const secret = (await page.locator("#secret").textContent()) ?? "";
@@ -154,7 +154,8 @@ chromium.test(
         await page.waitForURL((url) => url.pathname === "/console");
         await page.goto(`${s.gw.url}/console/keys`);
         await page.screenshot({ path: `${folder}/keys-${scheme}.png`, fullPage: true });
-        await page.getByRole("link", { name: "test", exact: true }).click();
+        // The key's name (its account, made with the same name, is a link beside it).
+        await page.locator(`a[href="/console/keys/${s.keyId}"]`, { hasText: "test" }).click();
         await page.waitForURL(/\/console\/keys\/key_\w+$/);
         await page.screenshot({ path: `${folder}/key-detail-${scheme}.png`, fullPage: true });
         assertCleanLoad(watched, s.gw.url);

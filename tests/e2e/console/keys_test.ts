@@ -20,9 +20,9 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const created = await client.post("/console/keys", {
       name: "from console",
-      balance: "2000000",
+      balance: "2",
       rpm: "60",
-      cap_day: "1500000",
+      cap_day: "1.5",
     });
     await created.body?.cancel();
     assertEquals(created.status, 303);
@@ -61,7 +61,7 @@ Deno.test(
 
     const before = await s.gw.balance(id);
     const credit = await client.post(`/console/keys/${id}/credit`, {
-      amount: "500000",
+      amount: "0.5",
       note: "top-up",
     });
     await credit.body?.cancel();

@@ -43,7 +43,7 @@ Deno.test(
     const id = await createKey(gw.url, owner, {
       name: "app one",
       rpm: "60",
-      cap_day: "5000000",
+      cap_day: "5",
       ip_allowlist: "127.0.0.1\n::1",
       enabled: "true",
     }, [MODELS[0]]);
@@ -74,7 +74,7 @@ Deno.test(
       tpm: "100000",
       cap_day: "",
       cap_week: "",
-      cap_month: "9000000",
+      cap_month: "9",
       ip_allowlist: "",
       expires_at: "",
     });

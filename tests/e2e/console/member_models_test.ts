@@ -20,7 +20,7 @@ Deno.test(
     const base = await (await owner.get("/console/account/models")).text();
     assertOk(base.includes("Your account pays the catalog price."), "×1");
     for (const model of MODELS) assertOk(base.includes(`<code>${model}</code>`), model);
-    assertOk(base.includes("input 1.000000"), base);
+    assertOk(base.includes("input $1.000000"), base);
 
     // The account moves to group vip at ×0.8; the models and the channel serve vip too.
     for (const model of MODELS) {
@@ -36,7 +36,7 @@ Deno.test(
 
     const page = await (await owner.get("/console/account/models")).text();
     assertOk(page.includes("group vip pays ×0.8"), "the tier is said");
-    assertOk(page.includes("input 0.800000"), "the price paid");
+    assertOk(page.includes("input $0.800000"), "the price paid");
     assertOk(page.includes("Catalog price"), "beside the catalog price");
 
     const token = await tokenFromSettings(owner);

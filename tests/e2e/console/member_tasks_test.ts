@@ -44,7 +44,7 @@ Deno.test(
     const owner = await signIn("kim@example.com", account.body.id);
     const dashboard = await (await owner.get("/console/account")).text();
     assertOk(dashboard.includes(taskId), "the running task is on the dashboard");
-    assertOk(dashboard.includes("<td>studio</td>"), "with its key's name");
+    assertOk(dashboard.includes(">studio</a></td>"), "with its key's name, linked");
     const usage = await (await owner.get("/console/account/usage")).text();
     assertOk(usage.includes(taskId), "and with the account's tasks");
 

@@ -8,6 +8,7 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { serverTest } from "../../helpers/gateway.ts";
 import { textOf } from "../../helpers/member_console.ts";
+import { shownAmount } from "../../helpers/console_money.ts";
 import { chatWith, MODELS, startMemberArea } from "../../helpers/member_area.ts";
 
 Deno.test(
@@ -86,11 +87,11 @@ Deno.test(
     const balance = (await gw.admin("GET", `/admin/accounts/${area.accountId}`)).body.balance;
     assertOk(textOf(dashboard, "balance").length > 0);
     assertEquals(
-      Number(textOf(dashboard, "balance").replace(".", "")),
+      Number(textOf(dashboard, "balance").replace(/[$,.]/g, "")),
       balance,
       "the wallet's balance",
     );
-    assertOk(textOf(dashboard, "spend-30") !== "0.000000", "30 days' spend");
+    assertOk(textOf(dashboard, "spend-30") !== "$0.000000", "30 days' spend");
 
     const other = await area.account("other co");
     const stranger = await area.member("max@example.com", "owner", other);
@@ -142,14 +143,10 @@ Deno.test(
     const entries = (await gw.admin("GET", `/admin/accounts/${area.accountId}/ledger?limit=100`))
       .body.data;
     assertOk(entries.length >= 3, JSON.stringify(entries));
-    const format = (units: number) =>
-      `${units < 0 ? "-" : ""}${Math.floor(Math.abs(units) / 1e6)}.${
-        String(Math.abs(units) % 1e6).padStart(6, "0")
-      }`;
     for (const entry of entries) {
-      assertOk(html.includes(`<td>${format(entry.balance_after)}</td>`), entry.id);
+      assertOk(html.includes(`<td>${shownAmount(entry.balance_after)}</td>`), entry.id);
     }
-    assertOk(html.includes("<td>ledger app</td>"), "the key an entry names");
+    assertOk(html.includes(">ledger app</a></td>"), "the key an entry names, linked");
     assertOk(html.includes("top-up"));
     assertOk(html.includes('action="/console/account/wallet/redeem"'), "the redeem form");
     const memberWallet = await (await plain.get("/console/account/wallet")).text();
@@ -200,7 +197,7 @@ Deno.test({
     await redeemed.body?.cancel();
     assertEquals(redeemed.status, 303);
     const page = await (await owner.get(redeemed.headers.get("location")!)).text();
-    assertOk(page.includes("The code is redeemed: 3.000000 added"), "the notice");
+    assertOk(page.includes("The code is redeemed: $3.000000 added"), "the notice");
     assertEquals(await balance(), before + 3_000_000);
     const again = await owner.postMember("/console/account/wallet/redeem", { code });
     assertEquals(again.status, 409);

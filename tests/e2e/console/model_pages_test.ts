@@ -69,9 +69,11 @@ Deno.test(
     assertEquals(stored.description, "A small one");
 
     const page = await html(client, "/console/models/gpt-mini");
-    assertOk(page.includes("input 0.150000, cached 0.150000, output 0.600000 per million tokens"));
+    assertOk(
+      page.includes("input $0.150000, cached $0.150000, output $0.600000 per million tokens"),
+    );
     assertOk(page.includes('name="text.input" type="text" value="0.15"'), "the form in currency");
-    assertOk(page.includes('label for="text-input">Input (per 1M tokens)'), "the unit");
+    assertOk(page.includes('label for="text-input">Input (USD per 1M tokens)'), "the unit");
 
     const repriced = await post(client, "/console/models/gpt-mini/price", {
       kind: "text",
@@ -183,7 +185,7 @@ Deno.test(
       tiers: { "1024x1024/high": 80_000, "*/low": 15_000 },
     });
     const detail = await html(client, "/console/models/img-tiers");
-    assertOk(detail.includes("0.040000 per image; 1024x1024/high 0.080000; */low 0.015000"));
+    assertOk(detail.includes("$0.040000 per image; 1024x1024/high $0.080000; */low $0.015000"));
     assertOk(detail.includes('name="image.tier_price.1" type="text" value="0.015"'));
     const billed = await html(
       client,
@@ -203,7 +205,7 @@ Deno.test(
     assertEquals((await s.gw.admin("GET", "/admin/models/vid-sec")).body.price, {
       per_second: 125_000,
     });
-    assertOk((await html(client, "/console/models")).includes("0.125000 per second"));
+    assertOk((await html(client, "/console/models")).includes("$0.125000 per second"));
 
     const perTask = await post(client, "/console/models", {
       id: "vid-task",
@@ -220,7 +222,7 @@ Deno.test(
       failure_refund_percent: 40,
     });
     const taskPage = await html(client, "/console/models/vid-task");
-    assertOk(taskPage.includes("1.500000 per task"));
+    assertOk(taskPage.includes("$1.500000 per task"));
     assertOk(/id="plan-video-per_task" value="per_task" checked/.test(taskPage), "its plan");
 
     // The price form changes the plan: per task to per second.

@@ -20,8 +20,8 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const page = await (await client.get("/console/models")).text();
     assertOk(page.includes(`<code>${MODEL}</code>`), "lists the model");
-    assertOk(page.includes("input 1.000000, cached 0.500000, output 2.000000"), "its price");
-    assertOk(page.includes("<code>vid-2-cheap</code>") && page.includes("0.500000 per task"));
+    assertOk(page.includes("input $1.000000, cached $0.500000, output $2.000000"), "its price");
+    assertOk(page.includes("<code>vid-2-cheap</code>") && page.includes("$0.500000 per task"));
 
     const off = await client.post(`/console/models/${MODEL}/enabled`, { enabled: "false" });
     await off.body?.cancel();
@@ -99,11 +99,11 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const page = await (await client.get("/console/models")).text();
     assertOk(
-      page.includes("input 1.000000, cached 0.500000, output 2.000000"),
+      page.includes("input $1.000000, cached $0.500000, output $2.000000"),
       "the catalog price",
     );
     assertOk(
-      page.includes("vip ×0.8: input 0.800000, cached 0.400000, output 1.600000"),
+      page.includes("vip ×0.8: input $0.800000, cached $0.400000, output $1.600000"),
       "the vip price",
     );
     // `other` is not a group of any text model here, so no model row shows it for text.
@@ -127,13 +127,13 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const page = await (await client.get("/console/models")).text();
     assertOk(
-      page.includes("0.002000 per search unit (a query with up to 100 documents)"),
+      page.includes("$0.002000 per search unit (a query with up to 100 documents)"),
       "search",
     );
-    assertOk(page.includes("0.050000 per million tokens"), "tokens");
+    assertOk(page.includes("$0.050000 per million tokens"), "tokens");
     // The built-in moderation model, free by default.
     assertOk(page.includes("<code>omni-moderation-latest</code>"), "moderation listed");
-    assertOk(page.includes("0.000000 per request"), "free per request");
+    assertOk(page.includes("$0.000000 per request"), "free per request");
     const search = await (await client.get("/console/models?model=rerank-search&documents=150"))
       .text();
     assertOk(search.includes("2 search units × 2000 = 4000"), "documents → search units");

@@ -8,7 +8,7 @@ import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, postJson, serverTest } from "../../helpers/gateway.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
 import { MODEL, setupChat } from "../../helpers/text_setup.ts";
-import { formatUnits } from "../../../routes/console/snippets.ts";
+import { shownAmount as shown } from "../../helpers/console_money.ts";
 
 const ask = { model: MODEL, messages: [{ role: "user", content: "hi" }] };
 
@@ -35,7 +35,7 @@ Deno.test(
     assertOk(html.includes("<h1>Overview</h1>"), "the Overview, not the placeholder");
     assertOk(!html.includes("not built yet"), "no placeholder");
     // Today, 7 days and 30 days all hold the two requests.
-    assertEquals(html.split(`<span class="tile-value">${formatUnits(cost)}</span>`).length - 1, 3);
+    assertEquals(html.split(`<span class="tile-value">${shown(cost)}</span>`).length - 1, 3);
     assertEquals(html.split("<span>2 requests</span>").length - 1, 3);
     assertOk(/href="\/console\/requests\?since=\d{4}-\d{2}-\d{2}T00%3A00%3A00\.000Z"/.test(html));
     assertOk(html.includes(`href="/console/requests?status=5xx"`), "the error rate tile");
@@ -75,7 +75,7 @@ Deno.test(
     assertOk(html.includes(`href="/console/requests/${logged[0].id}"`), "the request links");
     assertOk(html.includes(`href="/console/requests?key=${s.keyId}&amp;model=${MODEL}"`));
     assertOk(html.includes(`<td>${new Date().toISOString().slice(0, 10)}</td><td>1</td>`));
-    assertOk(html.includes(`<td>${formatUnits(logged[0].cost)}</td>`), "the cost");
+    assertOk(html.includes(`<td>${shown(logged[0].cost)}</td>`), "the cost");
     assertOk(html.includes("No tasks among the newest"), "no tasks yet");
   },
 );
@@ -115,14 +115,14 @@ Deno.test(
       return table.slice(start, table.indexOf("</tr>", start)).replace(/<[^>]+>/g, "|");
     };
     // Requests and spend from the rollups; a failed request is 5xx, the unknown model 4xx.
-    const cost = formatUnits(
-      (await s.gw.admin("GET", "/admin/usage?interval=day")).body.data.reduce(
-        (sum: number, usage: { cost: number }) => sum + usage.cost,
-        0,
-      ),
+    const cost = (await s.gw.admin("GET", "/admin/usage?interval=day")).body.data.reduce(
+      (sum: number, usage: { cost: number }) => sum + usage.cost,
+      0,
     );
-    assertOk(row("Today by channel", "primary").includes(`|3||${cost}||1||0|`), today);
-    assertOk(row("Today by model", MODEL).includes(`|3||${cost}||1||0|`), today);
+    const cells = `<td>3</td><td>${shown(cost)}</td><td class="bad">1</td><td>0</td>`
+      .replace(/<[^>]+>/g, "|");
+    assertOk(row("Today by channel", "primary").includes(cells), today);
+    assertOk(row("Today by model", MODEL).includes(cells), today);
     assertOk(today.includes("(no channel)"), "the refused request had no channel");
     assertOk(today.includes("1 5xx") && today.includes("1 4xx"), "the errors tile");
     const latency = today.slice(today.indexOf('id="tile-latency"'));

@@ -55,7 +55,7 @@ Deno.test(
 
     const { id, location } = await newBatch(client, {
       name: "launch",
-      amount: "2000000",
+      amount: "2",
       count: "3",
       expires_at: "2030-01-01T00:00",
       group: "vip",
@@ -121,7 +121,10 @@ Deno.test(
 
     const page = await (await client.get(`/console/redemption-codes/${id}`)).text();
     assertOk(page.includes("3: 1 unused, 1 redeemed, 1 disabled, 0 expired"), "the counts");
-    assertOk(page.includes(`<a href="/console/accounts/${account.id}">${account.id}</a>`), "who");
+    assertOk(
+      page.includes(`<a href="/console/accounts/${account.id}">${account.name}</a>`),
+      "who, by name",
+    );
     assertEquals(page.match(/aria-label="Disable code /g)?.length, 1, "only the unused one");
     const onlyDisabled = await (await client.get(`/console/redemption-codes/${id}?state=disabled`))
       .text();
@@ -164,7 +167,11 @@ Deno.test(
 
     const list = await (await client.get("/console/redemption-codes")).text();
     assertOk(list.includes(`<a href="/console/redemption-codes/${id}">launch</a>`), "listed");
-    assertOk(list.includes("<td>2.000000</td><td>3</td><td>1</td><td>0</td><td>2</td><td>0</td>"));
+    assertOk(
+      list.includes(
+        '<td><span class="money">$2.000000</span></td><td>3</td><td>1</td><td>0</td><td>2</td><td>0</td>',
+      ),
+    );
     assertOk(list.includes("<td>vip</td>"), "the group restriction");
     assertOk(
       list.includes('<a href="/console/redemption-codes" aria-current="page">Codes</a>'),
@@ -203,7 +210,11 @@ Deno.test(
   async () => {
     await using gw = await startTestGateway();
     const client = await operatorSession(gw);
-    const { id, location } = await newBatch(client, { name: "big", amount: "1", count: "1000" });
+    const { id, location } = await newBatch(client, {
+      name: "big",
+      amount: "0.000001",
+      count: "1000",
+    });
     const codes = codesOn(await (await client.get(location)).text());
     assertEquals(codes.length, 1000);
     assertEquals(new Set(codes).size, 1000);
@@ -227,13 +238,14 @@ Deno.test(
   async () => {
     await using gw = await startTestGateway();
     const client = await operatorSession(gw);
-    const good = { name: "n", amount: "100", count: "2" };
+    const good = { name: "n", amount: "0.0001", count: "2" };
     const goodJson = { name: "n", amount: 100, count: 2 };
     const bad: Array<[Record<string, string>, Record<string, unknown>]> = [
       [{ ...good, name: "" }, { ...goodJson, name: "" }],
       [{ ...good, amount: "0" }, { ...goodJson, amount: 0 }],
-      [{ ...good, amount: "-5" }, { ...goodJson, amount: -5 }],
-      [{ ...good, amount: "1.5" }, { ...goodJson, amount: "1.5" }],
+      // Money is typed in currency: -5 is -5,000,000 units.
+      [{ ...good, amount: "-5" }, { ...goodJson, amount: -5_000_000 }],
+      [{ ...good, amount: "0.0000001" }, { ...goodJson, amount: "0.0000001" }],
       [{ ...good, amount: "" }, { ...goodJson, amount: "" }],
       [{ ...good, count: "0" }, { ...goodJson, count: 0 }],
       [{ ...good, count: "1001" }, { ...goodJson, count: 1001 }],
@@ -313,7 +325,7 @@ Deno.test(
     const me = await (await holder.get("/console/me")).text();
     assertOk(!me.includes('href="/console/redemption-codes"'), "no Codes link for a holder");
     const changes: Array<[string, Record<string, string>]> = [
-      ["/console/redemption-codes", { name: "x", amount: "100", count: "1" }],
+      ["/console/redemption-codes", { name: "x", amount: "0.0001", count: "1" }],
       [`/console/redemption-codes/${id}/disable`, { confirm: "yes" }],
       [`/console/redemption-codes/${id}/codes/${codeId}/disable`, {}],
     ];

@@ -91,7 +91,7 @@ Deno.test(
     const html = await me.text();
     assertEquals(me.status, 200);
     assertOk(
-      html.includes("holder key") && html.includes("3.000000"),
+      html.includes("holder key") && html.includes("$3.000000"),
       "the key's name and balance",
     );
     assertOk(!html.includes('href="/console/keys"'), "no operator nav");

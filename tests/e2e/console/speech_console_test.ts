@@ -18,7 +18,7 @@ Deno.test(
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
     const models = await (await client.get("/console/models")).text();
     assertOk(models.includes(`<code>${SPEECH_MODEL}</code>`), "lists the speech model");
-    assertOk(models.includes("0.000015 per character"), "its price per character");
+    assertOk(models.includes("$0.000015 per character"), "its price per character");
     const estimate = await (await client.get(
       `/console/models?model=${SPEECH_MODEL}&characters=2000`,
     )).text();

@@ -6,6 +6,7 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
+import { shownAmount } from "../../helpers/console_money.ts";
 import { assertNothingCharged } from "../../helpers/assert_money.ts";
 import { ADMIN_TOKEN, postJson, serverTest, type TestGateway } from "../../helpers/gateway.ts";
 import { consoleClient } from "../../helpers/console_client.ts";
@@ -74,7 +75,7 @@ Deno.test(
     assertOk(detail.html.includes(task.channel_id), "the operator sees the channel");
     assertOk(detail.html.includes(`/console/requests/${task.request_id}`), "the request");
     assertOk(
-      detail.html.includes(`<dt>Refunded</dt><dd>${(task.billing.refunded / 1e6).toFixed(6)}</dd>`),
+      detail.html.includes(`<dt>Refunded</dt><dd>${shownAmount(task.billing.refunded)}</dd>`),
       "the refund",
     );
     assertEquals((await text(client.get("/console/tasks/task_nothere"))).status, 404);

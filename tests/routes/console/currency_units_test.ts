@@ -1,5 +1,9 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { currencyOfUnits, unitsOfCurrency } from "../../../routes/console/currency_units.ts";
+import {
+  currencyOfUnits,
+  unitsOfCurrency,
+  unitsOrText,
+} from "../../../routes/console/currency_units.ts";
 
 Deno.test("currency units: decimals become integer units exactly, never through floating point", () => {
   assertEquals(unitsOfCurrency("0.15", "Input"), 150_000);
@@ -37,4 +41,13 @@ Deno.test("currency units: units as the shortest exact text", () => {
   assertEquals(currencyOfUnits(1), "0.000001");
   assertEquals(currencyOfUnits(0), "0");
   assertEquals(currencyOfUnits(12_345_678), "12.345678");
+});
+
+Deno.test("unitsOrText() reads a form's money in currency, signed; anything else as typed", () => {
+  assertEquals(unitsOrText(" 0.15 "), 150_000);
+  assertEquals(unitsOrText("-2"), -2_000_000);
+  assertEquals(unitsOrText("3."), 3_000_000);
+  for (const typed of ["ten", "0.0000001", "1.5.", "--1", "", "1e6"]) {
+    assertEquals(unitsOrText(typed), typed.trim(), typed);
+  }
 });

@@ -1,17 +1,17 @@
 import { assertEquals } from "../../helpers/assert.ts";
 import { keyInputOf, keyPatchOf } from "../../../routes/console/key_form.ts";
 
-Deno.test("keyInputOf() leaves out empty fields and reads integers, models and UTC times", () => {
+Deno.test("keyInputOf() leaves out empty fields and reads money in currency, integers, models and UTC times", () => {
   assertEquals(keyInputOf({ name: " a ", balance: "", group: "", rpm: "" }), { name: "a" });
   assertEquals(
     keyInputOf({
       name: "a",
-      balance: "5000000",
+      balance: "5",
       models: "m1, m2,",
       expires_at: "2030-01-02T03:04",
       rpm: "60",
       tpm: "x",
-      cap_day: "10",
+      cap_day: "0.00001",
       cap_month: "",
     }),
     {
@@ -52,6 +52,6 @@ Deno.test("keyInputOf() sends a chosen account, and leaves the default (its own 
     name: "a",
     group: "g",
     account_id: "acct_1",
-    balance: 5,
+    balance: 5_000_000,
   });
 });

@@ -10,7 +10,7 @@ Deno.test("memberKeyInputOf() reads the New key form; operator fields are droppe
       models: "smuggled",
       rpm: "60",
       tpm: "",
-      cap_day: "100",
+      cap_day: "0.0001",
       ip_allowlist: "10.0.0.0/8\n192.0.2.1",
       expires_at: "2030-01-02T03:04",
       enabled: "true",

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { adminCurl, formatUnits, sdkSnippets } from "../../../routes/console/snippets.ts";
+import { adminCurl, sdkSnippets } from "../../../routes/console/snippets.ts";
 import { safeNext } from "../../../routes/console/console_env.ts";
 import { contentSecurityPolicy } from "../../../routes/console/security_headers.ts";
 
@@ -30,12 +30,6 @@ Deno.test("adminCurl() quotes the body for the shell and keeps the token in a va
       `  -H 'content-type: application/json' \\\n` +
       `  -d '{"name":"it'\\''s"}'`,
   );
-});
-
-Deno.test("formatUnits() shows units as currency with six decimals", () => {
-  assertEquals(formatUnits(0), "0.000000");
-  assertEquals(formatUnits(12_345_678), "12.345678");
-  assertEquals(formatUnits(-1), "-0.000001");
 });
 
 Deno.test("safeNext() keeps console paths and turns anything else into /console", () => {

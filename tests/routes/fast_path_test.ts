@@ -1,12 +1,17 @@
 /**
- * The chat fast path answers as the Hono route does: each request below goes once through an app
- * with the fast path and once through one without, on the same real gateway and simulated
- * upstream; status, body, headers and the request log record must match (ids and times aside).
+ * The fast path (chat completions, embeddings) answers as the Hono routes do: each request below
+ * goes once through an app with the fast path and once through one without, on the same real
+ * gateway and simulated upstream; status, body, headers and the request log record must match
+ * (ids and times aside).
  */
 
 import { createApp } from "../../app.ts";
 import { NO_PROXY } from "../../core/util/client_address.ts";
-import { chatFastPath } from "../../routes/chat_fast_path.ts";
+import { fastPath } from "../../routes/fast_path.ts";
+import { chatFastRoute } from "../../routes/chat_fast_path.ts";
+import { embeddingsFastRoute } from "../../routes/embeddings.ts";
+import type { Gateway } from "../../core/gateway.ts";
+import { setupEmbeddings, walletMatchesReceipts } from "../helpers/embedding_setup.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/text_setup.ts";
@@ -72,6 +77,28 @@ const CASES: Case[] = [
   { name: "a wrong key", body: chat({}), auth: "Bearer sk-gw-wrong" },
 ];
 
+const embed = (fields: Record<string, unknown>) =>
+  JSON.stringify({ model: "e-openai", input: ["one", "two"], ...fields });
+
+const EMBEDDING_CASES: Case[] = [
+  { name: "floats, passed on", body: embed({ encoding_format: "float" }) },
+  { name: "base64", body: embed({ encoding_format: "base64" }) },
+  { name: "no encoding_format", body: embed({}) },
+  { name: "one string", body: embed({ input: "one" }) },
+  { name: "token arrays", body: embed({ input: [[1, 2, 3]] }) },
+  { name: "dimensions", body: embed({ dimensions: 8, encoding_format: "float" }) },
+  { name: "on a converting channel", body: embed({ model: "e-gemini" }) },
+  { name: "dimensions refused by the model", body: embed({ model: "e-ada", dimensions: 8 }) },
+  { name: "empty input", body: embed({ input: [] }) },
+  { name: "input a number", body: embed({ input: 3 }) },
+  { name: "bad encoding_format", body: embed({ encoding_format: "hex" }) },
+  { name: "not JSON", body: "{model:" },
+  { name: "no model", body: JSON.stringify({ input: "x" }) },
+  { name: "unknown model", body: embed({ model: "no-such-model" }) },
+  { name: "no key", body: embed({}), auth: null },
+  { name: "a wrong key", body: embed({}), auth: "Bearer sk-gw-wrong" },
+];
+
 /** `value` without what differs between two runs of one request (ids, times, latency). */
 function normalized(value: Json): Json {
   if (Array.isArray(value)) return value.map(normalized);
@@ -108,49 +135,78 @@ async function answerOf(response: Response) {
   };
 }
 
+/** Sends each case to `path` through an app with the fast path and one without; all must match. */
+async function assertSameAnswers(
+  gateway: Gateway,
+  { url, key, path, cases }: { url: string; key: string; path: string; cases: Case[] },
+) {
+  const withFastPath = createApp(gateway, "unused", () => true);
+  const withoutFastPath = createApp(gateway, "unused", () => true, { fastPath: false });
+  const requestOf = (item: Case) => {
+    const auth = item.auth === undefined ? `Bearer ${key}` : item.auth;
+    return new Request(`${url}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(auth ? { authorization: auth } : {}),
+        ...item.headers,
+      },
+      body: item.body,
+    });
+  };
+  for (const item of cases) {
+    const fast = await answerOf(await withFastPath.fetch(requestOf(item)));
+    const hono = await answerOf(await withoutFastPath.fetch(requestOf(item)));
+    assertEquals(fast.body, hono.body, item.name);
+    assertEquals({ ...fast, body: null }, { ...hono, body: null, requestId: fast.requestId });
+    assertOk(fast.requestId?.startsWith("req_"), `${item.name}: x-request-id`);
+    await gateway.drain();
+    const [fastRecord, honoRecord] = await Promise.all(
+      [fast.requestId!, hono.requestId!].map((id) => gateway.requestLog.get(id)),
+    );
+    assertEquals(normalized(fastRecord), normalized(honoRecord), `${item.name}: log record`);
+  }
+}
+
 Deno.test(
   "chat fast path: every answer, header and log record as the Hono route gives them",
   serverTest,
   async () => {
     await using s = await setupChat();
     const gateway = s.gw.running.gateway;
-    const withFastPath = createApp(gateway, "unused", () => true);
-    const withoutFastPath = createApp(gateway, "unused", () => true, { fastPath: false });
-    const requestOf = (item: Case) => {
-      const auth = item.auth === undefined ? `Bearer ${s.key}` : item.auth;
-      return new Request(`${s.gw.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(auth ? { authorization: auth } : {}),
-          ...item.headers,
-        },
-        body: item.body,
-      });
-    };
-    for (const item of CASES) {
-      const fast = await answerOf(await withFastPath.fetch(requestOf(item)));
-      const hono = await answerOf(await withoutFastPath.fetch(requestOf(item)));
-      assertEquals(fast.body, hono.body, item.name);
-      assertEquals({ ...fast, body: null }, { ...hono, body: null, requestId: fast.requestId });
-      assertOk(fast.requestId?.startsWith("req_"), `${item.name}: x-request-id`);
-      await gateway.drain();
-      const [fastRecord, honoRecord] = await Promise.all(
-        [fast.requestId!, hono.requestId!].map((id) => gateway.requestLog.get(id)),
-      );
-      assertEquals(normalized(fastRecord), normalized(honoRecord), `${item.name}: log record`);
-    }
+    await assertSameAnswers(gateway, {
+      url: s.gw.url,
+      key: s.key,
+      path: "/v1/chat/completions",
+      cases: CASES,
+    });
     await s.gw.assertLedgerInvariant(s.keyId);
   },
 );
 
 Deno.test(
-  "chat fast path: takes authenticated chat completions only; the app answers the rest",
+  "embeddings fast path: every answer, header and log record as the Hono route gives them",
+  serverTest,
+  async () => {
+    await using s = await setupEmbeddings();
+    await assertSameAnswers(s.gw.running.gateway, {
+      url: s.gw.url,
+      key: s.key,
+      path: "/v1/embeddings",
+      cases: EMBEDDING_CASES,
+    });
+    await walletMatchesReceipts(s);
+    await s.gw.assertLedgerInvariant(s.keyId);
+  },
+);
+
+Deno.test(
+  "fast path: takes authenticated chat completions and embeddings only; the app answers the rest",
   serverTest,
   async () => {
     await using s = await setupChat();
-    const fastPath = chatFastPath(s.gw.running.gateway, NO_PROXY);
-    const fast = (request: Request) => fastPath(request, undefined);
+    const served = fastPath(s.gw.running.gateway, NO_PROXY, [chatFastRoute, embeddingsFastRoute]);
+    const fast = (request: Request) => served(request, undefined);
     const post = (path: string, auth: string | null, method = "POST") =>
       new Request(`${s.gw.url}${path}`, {
         method,
@@ -158,12 +214,14 @@ Deno.test(
         body: method === "POST" ? chat({}) : undefined,
       });
     assertEquals(fast(post("/v1/responses", `Bearer ${s.key}`)), null);
+    assertEquals(fast(post("/v1/embeddings/x", `Bearer ${s.key}`)), null);
+    assertEquals(fast(post("/v1/embeddings", null)), null);
     assertEquals(fast(post("/v1/chat/completions", `Bearer ${s.key}`, "GET")), null);
     assertEquals(fast(post("/v1/chat/completions?x=1", `Bearer ${s.key}`)), null);
     assertEquals(fast(post("/v1/chat/completions", null)), null);
     assertEquals(await fast(post("/v1/chat/completions", "Bearer sk-gw-wrong")), null);
-    const served = await fast(post("/v1/chat/completions", `Bearer ${s.key}`));
-    assertEquals(served?.status, 200);
-    await served?.body?.cancel();
+    const answered = await fast(post("/v1/chat/completions", `Bearer ${s.key}`));
+    assertEquals(answered?.status, 200);
+    await answered?.body?.cancel();
   },
 );
