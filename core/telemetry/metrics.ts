@@ -4,6 +4,8 @@
  * with `histogram_quantile`; a gauge is read from its collector when /metrics is rendered.
  */
 
+import type { Bucket } from "./histogram_quantile.ts";
+
 function labelText(labels: Record<string, string>): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`);
   return parts.length ? `{${parts.join(",")}}` : "";
@@ -72,6 +74,21 @@ export class Metrics {
         break;
       }
     }
+  }
+
+  /**
+   * Histogram `name` as /metrics renders it, per series: its labels and cumulative buckets (the
+   * +Inf one last), read in process rather than by parsing the text.
+   */
+  histogram(name: string): Array<{ labels: Record<string, string>; buckets: Bucket[] }> {
+    return [...(this.#histograms.get(name)?.values() ?? [])].map(({ labels, counts, count }) => {
+      let cumulative = 0;
+      const buckets = LATENCY_BUCKETS.map((le, index) => ({
+        le,
+        count: cumulative += counts[index],
+      }));
+      return { labels: { ...labels }, buckets: [...buckets, { le: Infinity, count }] };
+    });
   }
 
   /** Registers gauge `name`, read from `collect` at each render. */

@@ -10,6 +10,7 @@ import { CopyAsCurl } from "./layout.tsx";
 import { adminCurl } from "./snippets.ts";
 import { ModelName, type NameBook } from "./name_links.tsx";
 import type { ConsoleMoney } from "./money.tsx";
+import { shownProgress } from "./task_progress.ts";
 import { dailySeries, DAY_MS, dayStart, topBy } from "./usage_summary.ts";
 
 const DAYS = 30;
@@ -182,7 +183,7 @@ function RecentTasks({ activity, keyId, money, book }: ActivityProps) {
           { header: "Submitted", cell: (task) => new Date(task.submit_time * 1000).toISOString() },
           { header: "Kind", cell: (task) => task.kind },
           { header: "Model", cell: (task) => <ModelName id={task.model} book={book} /> },
-          { header: "Status", cell: (task) => <>{task.status} {task.progress}</> },
+          { header: "Status", cell: (task) => <>{task.status} {shownProgress(task)}</> },
           {
             header: "Cost",
             cell: (task) =>

@@ -5,6 +5,7 @@
  */
 
 import { priceFormCss } from "./model_price_forms.ts";
+import { LAYOUT_CSS } from "./layout_css.ts";
 
 const LIGHT = `--bg:#f7f7f8;--fg:#1b1d21;--muted:#5b616e;--card:#fff;--line:#d6d9de;
 --accent:#1f5fbf;--accent-fg:#fff;--ok:#17713a;--bad:#b3261e;--code:#eef0f3;`;
@@ -88,4 +89,4 @@ footer{max-width:1100px;margin:0 auto;padding:16px;color:var(--muted);font-size:
 input[type=password],input[type=text],input[type=number],input[type=search]{width:100%}
 main{padding:8px}.header-end{margin-left:0}
 }
-`;
+${LAYOUT_CSS}`;

@@ -1,8 +1,9 @@
 /**
- * Operator's account page: the account's facts and usage, Suspend (a box to tick) / Resume, its
- * wallet with the ledger check and the last 20 entries, its keys, Add credit and Edit (name,
- * group, credit limit, unlimited). Changes go through the same service calls as
- * /admin/accounts/:id… and are audited as those routes, by the console session.
+ * Operator's account page, in tabs (`?tab=`, links: no script): the account's facts and usage,
+ * Suspend (a box to tick) / Resume and its wallet with the ledger check; Add credit and the
+ * wallet's last 20 entries; its keys; Edit (name, group, credit limit, unlimited). Changes go
+ * through the same service calls as /admin/accounts/:id… and are audited as those routes, by the
+ * console session.
  */
 
 import { Hono } from "hono";
@@ -17,13 +18,14 @@ import { accountNotFound } from "../../admin/shared.ts";
 import { hasIdShape } from "../../params.ts";
 import { validate } from "../../validation.ts";
 import { accountPatchOf, creditInputOf } from "../account_form.ts";
-import { AccountKeys, WalletFacts, WalletLedger } from "../account_sections.tsx";
+import { AccountKeys, LedgerCheck, WalletFacts, WalletLedger } from "../account_sections.tsx";
 import { baseUrlOf, type ConsoleContext, type ConsoleEnv } from "../console_env.ts";
 import { type ConsoleChange, consoleChange } from "../console_change.ts";
 import { Field } from "../field.tsx";
 import { readForm } from "../form_body.ts";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
+import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
 import { adminCurl } from "../snippets.ts";
 import type { ConsoleMoney } from "../money.tsx";
 
@@ -127,115 +129,161 @@ function EditForm({ c, account }: { c: ConsoleContext; account: PublicAccount })
   );
 }
 
+export const ACCOUNT_TABS = [
+  { id: "account", label: "Account" },
+  { id: "wallet", label: "Wallet and ledger" },
+  { id: "keys", label: "Keys" },
+  { id: "settings", label: "Settings" },
+] as const satisfies readonly Tab[];
+
+export type AccountTab = typeof ACCOUNT_TABS[number]["id"];
+
 async function accountDetailPage(
   gateway: Gateway,
-  { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
+  { c, id, problem, tab: shown }: {
+    c: ConsoleContext;
+    id: string;
+    problem?: string;
+    /** The tab of the form that had the problem; else the URL's. */
+    tab?: AccountTab;
+  },
 ) {
+  const tab = shown ?? tabOf(c.get("url"), ACCOUNT_TABS);
   const account = await gateway.accounts.get(id);
-  const check = await verifyLedger(gateway.kv, account.wallet_id);
-  const ledger = await gateway.ledger.list(account.wallet_id, { limit: 20, order: "desc" });
-  const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
   const money = c.get("money");
+  const sections = async () => {
+    switch (tab) {
+      case "account": {
+        const check = await verifyLedger(gateway.kv, account.wallet_id);
+        return (
+          <>
+            <section class="card" aria-labelledby="facts-heading">
+              <h2 id="facts-heading">{account.name}</h2>
+              <UsageFacts
+                account={account}
+                tier={gateway.groups.tierOf(account.group)}
+                money={money}
+              />
+              <p>
+                <a href={`/console/audit?target_kind=account&target_id=${id}`}>
+                  Changes to this account
+                </a>{" "}
+                (the audit log)
+              </p>
+              <SuspendForm c={c} account={account} />
+              <CopyAsCurl
+                id="curl-enabled"
+                curl={adminCurl(base, {
+                  method: "POST",
+                  path: `/admin/accounts/${id}/${account.enabled ? "suspend" : "resume"}`,
+                })}
+              />
+            </section>
+            <section class="card" aria-labelledby="wallet-heading">
+              <h2 id="wallet-heading">Wallet</h2>
+              <WalletFacts account={account} check={check} money={money} />
+              <CopyAsCurl
+                id="curl-verify"
+                curl={adminCurl(base, {
+                  method: "GET",
+                  path: `/admin/accounts/${id}/ledger/verify`,
+                })}
+              />
+            </section>
+          </>
+        );
+      }
+      case "wallet": {
+        const check = await verifyLedger(gateway.kv, account.wallet_id);
+        const ledger = await gateway.ledger.list(account.wallet_id, { limit: 20, order: "desc" });
+        const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
+        return (
+          <>
+            <section class="card" aria-labelledby="credit-heading">
+              <h2 id="credit-heading">Add credit</h2>
+              <p class="muted">A negative amount takes money back.</p>
+              <form method="post" action={`/console/accounts/${id}/credit`} class="row">
+                <CsrfField session={session} />
+                <Field
+                  name="amount"
+                  label={`Amount (${money.format.currency})`}
+                  inputmode="decimal"
+                  hint="e.g. 10.00"
+                  required
+                />
+                <Field name="note" label="Note" />
+                <div>
+                  <button type="submit">Add credit</button>
+                </div>
+              </form>
+              <CopyAsCurl
+                id="curl-credit"
+                curl={adminCurl(base, {
+                  method: "POST",
+                  path: `/admin/accounts/${id}/credit`,
+                  body: { amount: 1_000_000, note: "top-up" },
+                })}
+              />
+            </section>
+            <section class="card" aria-labelledby="ledger-heading">
+              <h2 id="ledger-heading">Wallet ledger</h2>
+              <LedgerCheck check={check} money={money} />
+              <p class="muted">The last 20 entries, newest first.</p>
+              <WalletLedger entries={ledger.data} keys={keys} money={money} />
+              <CopyAsCurl
+                id="curl-ledger"
+                curl={adminCurl(base, {
+                  method: "GET",
+                  path: `/admin/accounts/${id}/ledger?order=desc&limit=20`,
+                })}
+              />
+            </section>
+          </>
+        );
+      }
+      case "keys": {
+        const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
+        return (
+          <section class="card" aria-labelledby="keys-heading">
+            <h2 id="keys-heading">Keys</h2>
+            <p>
+              Every key pays from this wallet.{" "}
+              <a href={`/console/keys/new?account_id=${id}`}>New key in this account</a>
+            </p>
+            <AccountKeys keys={keys} money={money} />
+          </section>
+        );
+      }
+      case "settings":
+        return (
+          <section class="card" aria-labelledby="edit-heading">
+            <h2 id="edit-heading">Edit</h2>
+            <EditForm c={c} account={account} />
+            <CopyAsCurl
+              id="curl-edit"
+              curl={adminCurl(base, {
+                method: "PATCH",
+                path: `/admin/accounts/${id}`,
+                body: {
+                  name: account.name,
+                  group: account.group,
+                  credit_limit: account.credit_limit,
+                  unlimited: account.unlimited,
+                },
+              })}
+            />
+          </section>
+        );
+    }
+  };
   return renderPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
-      <section class="card" aria-labelledby="facts-heading">
-        <h2 id="facts-heading">{account.name}</h2>
-        <UsageFacts
-          account={account}
-          tier={gateway.groups.tierOf(account.group)}
-          money={money}
-        />
-        <p>
-          <a href={`/console/audit?target_kind=account&target_id=${id}`}>
-            Changes to this account
-          </a>{" "}
-          (the audit log)
-        </p>
-        <SuspendForm c={c} account={account} />
-        <CopyAsCurl
-          id="curl-enabled"
-          curl={adminCurl(base, {
-            method: "POST",
-            path: `/admin/accounts/${id}/${account.enabled ? "suspend" : "resume"}`,
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="wallet-heading">
-        <h2 id="wallet-heading">Wallet</h2>
-        <WalletFacts account={account} check={check} money={money} />
-        <CopyAsCurl
-          id="curl-verify"
-          curl={adminCurl(base, { method: "GET", path: `/admin/accounts/${id}/ledger/verify` })}
-        />
-      </section>
-      <section class="card" aria-labelledby="credit-heading">
-        <h2 id="credit-heading">Add credit</h2>
-        <p class="muted">A negative amount takes money back.</p>
-        <form method="post" action={`/console/accounts/${id}/credit`} class="row">
-          <CsrfField session={session} />
-          <Field
-            name="amount"
-            label={`Amount (${money.format.currency})`}
-            inputmode="decimal"
-            hint="e.g. 10.00"
-            required
-          />
-          <Field name="note" label="Note" />
-          <div>
-            <button type="submit">Add credit</button>
-          </div>
-        </form>
-        <CopyAsCurl
-          id="curl-credit"
-          curl={adminCurl(base, {
-            method: "POST",
-            path: `/admin/accounts/${id}/credit`,
-            body: { amount: 1_000_000, note: "top-up" },
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="ledger-heading">
-        <h2 id="ledger-heading">Wallet ledger</h2>
-        <p class="muted">The last 20 entries, newest first.</p>
-        <WalletLedger entries={ledger.data} keys={keys} money={money} />
-        <CopyAsCurl
-          id="curl-ledger"
-          curl={adminCurl(base, {
-            method: "GET",
-            path: `/admin/accounts/${id}/ledger?order=desc&limit=20`,
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Keys</h2>
-        <p>
-          Every key pays from this wallet.{" "}
-          <a href={`/console/keys/new?account_id=${id}`}>New key in this account</a>
-        </p>
-        <AccountKeys keys={keys} money={money} />
-      </section>
-      {/* Members of the account go here, as their own section. */}
-      <section class="card" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">Edit</h2>
-        <EditForm c={c} account={account} />
-        <CopyAsCurl
-          id="curl-edit"
-          curl={adminCurl(base, {
-            method: "PATCH",
-            path: `/admin/accounts/${id}`,
-            body: {
-              name: account.name,
-              group: account.group,
-              credit_limit: account.credit_limit,
-              unlimited: account.unlimited,
-            },
-          })}
-        />
-      </section>
+      <SectionTabs path={`/console/accounts/${id}`} tabs={ACCOUNT_TABS} current={tab} />
+      {await sections()}
     </>,
     { title: `Account ${account.name}`, copyButtons: true, status: problem ? 400 : 200 },
   );
@@ -247,17 +295,23 @@ async function accountDetailPage(
  */
 async function changeAccount<T>(
   gateway: Gateway,
-  { c, id, change }: { c: ConsoleContext; id: string; change: () => ConsoleChange<T> },
+  { c, id, tab, change }: {
+    c: ConsoleContext;
+    id: string;
+    /** The tab of the form, shown again after the change. */
+    tab: AccountTab;
+    change: () => ConsoleChange<T>;
+  },
 ) {
   try {
     await consoleChange(gateway, { c, change: change() });
   } catch (error) {
     if (error instanceof GatewayError && (error.status === 400 || error.status === 409)) {
-      return accountDetailPage(gateway, { c, id, problem: error.message });
+      return accountDetailPage(gateway, { c, id, tab, problem: error.message });
     }
     throw error;
   }
-  return c.redirect(`/console/accounts/${id}`, 303);
+  return c.redirect(tabHref(`/console/accounts/${id}`, ACCOUNT_TABS, tab), 303);
 }
 
 function accountChange<T>(
@@ -281,6 +335,7 @@ export function accountDetailPages(gateway: Gateway) {
     return changeAccount(gateway, {
       c,
       id,
+      tab: "wallet",
       change: () => {
         const input = validate(creditInputSchema, creditInputOf(form));
         return accountChange(gateway, id, {
@@ -298,6 +353,7 @@ export function accountDetailPages(gateway: Gateway) {
     return changeAccount(gateway, {
       c,
       id,
+      tab: "settings",
       change: () => {
         const patch = validate(accountPatchSchema, accountPatchOf(form));
         return accountChange(gateway, id, {
@@ -315,12 +371,14 @@ export function accountDetailPages(gateway: Gateway) {
       return accountDetailPage(gateway, {
         c,
         id,
+        tab: "account",
         problem: "Tick the box to confirm the suspension; nothing was changed",
       });
     }
     return changeAccount(gateway, {
       c,
       id,
+      tab: "account",
       change: () =>
         accountChange(gateway, id, {
           route: "/admin/accounts/:id/suspend",
@@ -334,6 +392,7 @@ export function accountDetailPages(gateway: Gateway) {
     return changeAccount(gateway, {
       c,
       id,
+      tab: "account",
       change: () =>
         accountChange(gateway, id, {
           route: "/admin/accounts/:id/resume",

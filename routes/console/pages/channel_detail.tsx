@@ -23,6 +23,7 @@ import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
+import { SectionToc } from "../section_nav.tsx";
 import { requireOperator } from "../session.ts";
 import { adminCurl } from "../snippets.ts";
 import { type ChannelView, healthColumns } from "./channels.tsx";
@@ -151,6 +152,17 @@ export async function channelDetailPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
+      <SectionToc
+        sections={[
+          ["facts-heading", "Channel"],
+          ["breakers-heading", "Breakers"],
+          ...(view.auto_disabled ? [["auto-heading", "Disabled by the gateway"] as const] : []),
+          ["models-heading", "Models"],
+          ["test-heading", "Test"],
+          ["keys-heading", "Upstream keys"],
+          ["delete-heading", "Delete"],
+        ]}
+      />
       <section class="card" aria-labelledby="facts-heading">
         <h2 id="facts-heading">Channel</h2>
         <dl class="facts">

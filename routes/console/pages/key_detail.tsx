@@ -1,7 +1,7 @@
 /**
- * Operator's key detail: facts, Disable/Enable, edit, add credit, the ledger with its check
- * (Σ entries = balance), usage for 30 days, recent requests and tasks, SDK snippets, and the
- * curl of each action. Changes go through the same service calls as /admin/keys and are audited
+ * Operator's key detail, in tabs (`?tab=`, links: no script): facts with the ledger check
+ * (Σ entries = balance) and Disable/Enable; usage for 30 days with recent requests and tasks;
+ * the ledger with Add credit; Edit, Rotate and Delete; SDK snippets; and the curl of each action. Changes go through the same service calls as /admin/keys and are audited
  * as the console session's.
  */
 
@@ -31,6 +31,7 @@ import { DataTable } from "../data_table.tsx";
 import { Field } from "../field.tsx";
 import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
+import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
 import { KeyName, LedgerRef, nameBook } from "../name_links.tsx";
 import { adminCurl } from "../snippets.ts";
 import { LedgerCheck } from "../account_sections.tsx";
@@ -106,185 +107,244 @@ function KeyAccount({ account }: { account: PublicAccount }) {
   );
 }
 
+export const KEY_TABS = [
+  { id: "key", label: "Key" },
+  { id: "usage", label: "Usage" },
+  { id: "ledger", label: "Ledger and credit" },
+  { id: "settings", label: "Settings" },
+  { id: "sdk", label: "Use the key" },
+] as const satisfies readonly Tab[];
+
+export type KeyTab = typeof KEY_TABS[number]["id"];
+
+/**
+ * A key's page, one tab at a time (`?tab=`): the facts with Disable/Enable; usage with recent
+ * requests and tasks; the ledger with Add credit; Edit, Rotate and Delete; the SDK snippets.
+ */
 async function keyDetailPage(
   gateway: Gateway,
-  { c, id, problem }: { c: ConsoleContext; id: string; problem?: string },
+  { c, id, problem, tab: shown }: {
+    c: ConsoleContext;
+    id: string;
+    problem?: string;
+    /** The tab of the form that had the problem; else the URL's. */
+    tab?: KeyTab;
+  },
 ) {
+  const tab = shown ?? tabOf(c.get("url"), KEY_TABS);
   const keyView = await gateway.keys.get(id);
-  const check = await verifyLedger(gateway.kv, walletOf(keyView));
-  const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
-  const book = await nameBook(gateway, { keys: ledger.data.map((entry) => entry.key_id) });
-  const activity = await readKeyActivity(gateway, id);
   const account = keyView.account_id ? await gateway.accounts.get(keyView.account_id) : null;
   const base = baseUrlOf(gateway, c.get("url"));
   const session = c.get("session");
   const money = c.get("money");
+  const sections = async () => {
+    switch (tab) {
+      case "key": {
+        const check = await verifyLedger(gateway.kv, walletOf(keyView));
+        return (
+          <section class="card" aria-labelledby="facts-heading">
+            <h2 id="facts-heading">{keyView.name}</h2>
+            {account ? <KeyAccount account={account} /> : null}
+            <KeyFacts keyView={keyView} money={money} />
+            <LedgerCheck check={check} money={money} />
+            <form method="post" action={`/console/keys/${id}/enabled`} class="row">
+              <CsrfField session={session} />
+              {keyView.enabled
+                ? <button type="submit" class="danger" name="enabled" value="false">Disable</button>
+                : <button type="submit" name="enabled" value="true">Enable</button>}
+            </form>
+            <CopyAsCurl
+              id="curl-enabled"
+              curl={adminCurl(base, {
+                method: "PATCH",
+                path: `/admin/keys/${id}`,
+                body: { enabled: !keyView.enabled },
+              })}
+            />
+          </section>
+        );
+      }
+      case "usage": {
+        const activity = await readKeyActivity(gateway, id);
+        const book = await nameBook(gateway, {});
+        return (
+          <KeyActivitySections
+            activity={activity}
+            keyId={id}
+            base={base}
+            money={money}
+            book={book}
+          />
+        );
+      }
+      case "ledger": {
+        const check = await verifyLedger(gateway.kv, walletOf(keyView));
+        const ledger = await gateway.ledger.list(walletOf(keyView), { limit: 20, order: "desc" });
+        const book = await nameBook(gateway, { keys: ledger.data.map((entry) => entry.key_id) });
+        return (
+          <>
+            <section class="card" aria-labelledby="credit-heading">
+              <h2 id="credit-heading">Add credit</h2>
+              <form method="post" action={`/console/keys/${id}/credit`} class="row">
+                <CsrfField session={session} />
+                <Field
+                  name="amount"
+                  label={`Amount (${money.format.currency})`}
+                  inputmode="decimal"
+                  required
+                  hint="e.g. 10.00; a negative amount takes money back"
+                />
+                <Field name="note" label="Note" />
+                <div>
+                  <button type="submit">Add credit</button>
+                </div>
+              </form>
+              <CopyAsCurl
+                id="curl-credit"
+                curl={adminCurl(base, {
+                  method: "POST",
+                  path: `/admin/keys/${id}/credit`,
+                  body: { amount: 1_000_000, note: "top-up" },
+                })}
+              />
+            </section>
+            <section class="card" aria-labelledby="ledger-heading">
+              <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
+              <LedgerCheck check={check} money={money} />
+              <DataTable
+                rows={ledger.data}
+                columns={[
+                  { header: "When", cell: (entry) => entry.at },
+                  { header: "Type", cell: (entry) => entry.type },
+                  { header: "Amount", cell: (entry) => money.amount(entry.amount) },
+                  { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
+                  account && {
+                    header: "Key",
+                    cell: (entry) =>
+                      entry.key_id
+                        ? <KeyName id={entry.key_id} book={book} />
+                        : <span class="muted">the wallet</span>,
+                  },
+                  {
+                    header: "Reference",
+                    cell: (entry) => (
+                      <>
+                        <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
+                      </>
+                    ),
+                  },
+                ]}
+              />
+              <CopyAsCurl
+                id="curl-verify"
+                curl={adminCurl(base, { method: "GET", path: `/admin/keys/${id}/ledger/verify` })}
+              />
+            </section>
+          </>
+        );
+      }
+      case "settings":
+        return (
+          <>
+            <section class="card" aria-labelledby="edit-heading">
+              <h2 id="edit-heading">Edit</h2>
+              <EditForm c={c} keyView={keyView} />
+              <CopyAsCurl
+                id="curl-edit"
+                curl={adminCurl(base, {
+                  method: "PATCH",
+                  path: `/admin/keys/${id}`,
+                  body: { name: keyView.name, rpm: keyView.rpm },
+                })}
+              />
+            </section>
+            <section class="card" aria-labelledby="rotate-heading">
+              <h2 id="rotate-heading">Rotate</h2>
+              <p>
+                Gives the key a new secret, shown once; id, balance, ledger and settings stay. The
+                old secret keeps working for the grace period.
+              </p>
+              <form method="post" action={`/console/keys/${id}/rotate`} class="row">
+                <CsrfField session={session} />
+                <Field
+                  name="grace_seconds"
+                  label="Grace period (seconds)"
+                  type="number"
+                  value="86400"
+                  min="0"
+                />
+                <div>
+                  <button type="submit">Rotate</button>
+                </div>
+              </form>
+              <CopyAsCurl
+                id="curl-rotate"
+                curl={adminCurl(base, {
+                  method: "POST",
+                  path: `/admin/keys/${id}/rotate`,
+                  body: { grace_seconds: 86_400 },
+                })}
+              />
+            </section>
+            <section class="card" aria-labelledby="delete-heading">
+              <h2 id="delete-heading">Delete</h2>
+              <form method="post" action={`/console/keys/${id}/delete`} class="row">
+                <CsrfField session={session} />
+                <div>
+                  <input id="confirm" name="confirm" type="checkbox" value="yes" required />{" "}
+                  <label for="confirm" class="inline">
+                    Delete this key: its secret stops working; balance and ledger stay for the
+                    record
+                  </label>
+                </div>
+                <div>
+                  <button type="submit" class="danger">Delete</button>
+                </div>
+              </form>
+              <CopyAsCurl
+                id="curl-delete"
+                curl={adminCurl(base, { method: "DELETE", path: `/admin/keys/${id}` })}
+              />
+            </section>
+          </>
+        );
+      case "sdk":
+        return <SdkSnippets baseUrl={base} />;
+    }
+  };
   return renderPage(
     c,
     <>
       {problem ? <p class="error" role="alert">{problem}</p> : null}
-      <section class="card" aria-labelledby="facts-heading">
-        <h2 id="facts-heading">{keyView.name}</h2>
-        {account ? <KeyAccount account={account} /> : null}
-        <KeyFacts keyView={keyView} money={money} />
-        <form method="post" action={`/console/keys/${id}/enabled`} class="row">
-          <CsrfField session={session} />
-          {keyView.enabled
-            ? <button type="submit" class="danger" name="enabled" value="false">Disable</button>
-            : <button type="submit" name="enabled" value="true">Enable</button>}
-        </form>
-        <CopyAsCurl
-          id="curl-enabled"
-          curl={adminCurl(base, {
-            method: "PATCH",
-            path: `/admin/keys/${id}`,
-            body: { enabled: !keyView.enabled },
-          })}
-        />
-      </section>
-      <KeyActivitySections
-        activity={activity}
-        keyId={id}
-        base={base}
-        money={money}
-        book={book}
-      />
-      <section class="card" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">Edit</h2>
-        <EditForm c={c} keyView={keyView} />
-        <CopyAsCurl
-          id="curl-edit"
-          curl={adminCurl(base, {
-            method: "PATCH",
-            path: `/admin/keys/${id}`,
-            body: { name: keyView.name, rpm: keyView.rpm },
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="credit-heading">
-        <h2 id="credit-heading">Add credit</h2>
-        <form method="post" action={`/console/keys/${id}/credit`} class="row">
-          <CsrfField session={session} />
-          <Field
-            name="amount"
-            label={`Amount (${money.format.currency})`}
-            inputmode="decimal"
-            required
-            hint="e.g. 10.00; a negative amount takes money back"
-          />
-          <Field name="note" label="Note" />
-          <div>
-            <button type="submit">Add credit</button>
-          </div>
-        </form>
-        <CopyAsCurl
-          id="curl-credit"
-          curl={adminCurl(base, {
-            method: "POST",
-            path: `/admin/keys/${id}/credit`,
-            body: { amount: 1_000_000, note: "top-up" },
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="ledger-heading">
-        <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
-        <LedgerCheck check={check} money={money} />
-        <DataTable
-          rows={ledger.data}
-          columns={[
-            { header: "When", cell: (entry) => entry.at },
-            { header: "Type", cell: (entry) => entry.type },
-            { header: "Amount", cell: (entry) => money.amount(entry.amount) },
-            { header: "Balance after", cell: (entry) => money.amount(entry.balance_after) },
-            account && {
-              header: "Key",
-              cell: (entry) =>
-                entry.key_id
-                  ? <KeyName id={entry.key_id} book={book} />
-                  : <span class="muted">the wallet</span>,
-            },
-            {
-              header: "Reference",
-              cell: (entry) => (
-                <>
-                  <LedgerRef ref={entry.ref} /> {entry.note ?? ""}
-                </>
-              ),
-            },
-          ]}
-        />
-        <CopyAsCurl
-          id="curl-verify"
-          curl={adminCurl(base, { method: "GET", path: `/admin/keys/${id}/ledger/verify` })}
-        />
-      </section>
-      <section class="card" aria-labelledby="rotate-heading">
-        <h2 id="rotate-heading">Rotate</h2>
-        <p>
-          Gives the key a new secret, shown once; id, balance, ledger and settings stay. The old
-          secret keeps working for the grace period.
-        </p>
-        <form method="post" action={`/console/keys/${id}/rotate`} class="row">
-          <CsrfField session={session} />
-          <Field
-            name="grace_seconds"
-            label="Grace period (seconds)"
-            type="number"
-            value="86400"
-            min="0"
-          />
-          <div>
-            <button type="submit">Rotate</button>
-          </div>
-        </form>
-        <CopyAsCurl
-          id="curl-rotate"
-          curl={adminCurl(base, {
-            method: "POST",
-            path: `/admin/keys/${id}/rotate`,
-            body: { grace_seconds: 86_400 },
-          })}
-        />
-      </section>
-      <section class="card" aria-labelledby="delete-heading">
-        <h2 id="delete-heading">Delete</h2>
-        <form method="post" action={`/console/keys/${id}/delete`} class="row">
-          <CsrfField session={session} />
-          <div>
-            <input id="confirm" name="confirm" type="checkbox" value="yes" required />{" "}
-            <label for="confirm" class="inline">
-              Delete this key: its secret stops working; balance and ledger stay for the record
-            </label>
-          </div>
-          <div>
-            <button type="submit" class="danger">Delete</button>
-          </div>
-        </form>
-        <CopyAsCurl
-          id="curl-delete"
-          curl={adminCurl(base, { method: "DELETE", path: `/admin/keys/${id}` })}
-        />
-      </section>
-      <SdkSnippets baseUrl={base} />
+      <SectionTabs path={`/console/keys/${id}`} tabs={KEY_TABS} current={tab} />
+      {await sections()}
     </>,
     { title: `Key ${keyView.name}`, copyButtons: true, status: problem ? 400 : 200 },
   );
 }
 
-/** Runs a key change from a form; a 400 re-renders the page with the problem. */
+/**
+ * Runs a key change from a form on `tab`; a 400 re-renders that tab with the problem, else it
+ * goes back to the tab.
+ */
 async function changeKey(
   gateway: Gateway,
-  { c, id, change }: { c: ConsoleContext; id: string; change: () => Promise<unknown> },
+  { c, id, tab, change }: {
+    c: ConsoleContext;
+    id: string;
+    tab: KeyTab;
+    change: () => Promise<unknown>;
+  },
 ) {
   try {
     await change();
   } catch (error) {
     if (error instanceof GatewayError && error.status === 400) {
-      return keyDetailPage(gateway, { c, id, problem: error.message });
+      return keyDetailPage(gateway, { c, id, tab, problem: error.message });
     }
     throw error;
   }
-  return c.redirect(`/console/keys/${id}`, 303);
+  return c.redirect(tabHref(`/console/keys/${id}`, KEY_TABS, tab), 303);
 }
 
 function patchKey(
@@ -313,6 +373,7 @@ export function keyDetailPages(gateway: Gateway) {
     return changeKey(gateway, {
       c,
       id,
+      tab: "key",
       change: () => patchKey(gateway, { c, id, patch: { enabled: form.enabled === "true" } }),
     });
   });
@@ -322,6 +383,7 @@ export function keyDetailPages(gateway: Gateway) {
     return changeKey(gateway, {
       c,
       id,
+      tab: "settings",
       change: () => patchKey(gateway, { c, id, patch: keyPatchOf(form, { clearEmpty: true }) }),
     });
   });
@@ -331,6 +393,7 @@ export function keyDetailPages(gateway: Gateway) {
     return changeKey(gateway, {
       c,
       id,
+      tab: "ledger",
       change: async () => {
         const input = validate(creditInputSchema, creditInputOf(form));
         await gateway.keys.get(id);
@@ -365,7 +428,7 @@ export function keyDetailPages(gateway: Gateway) {
       );
     } catch (error) {
       if (error instanceof GatewayError && error.status === 400) {
-        return keyDetailPage(gateway, { c, id, problem: error.message });
+        return keyDetailPage(gateway, { c, id, tab: "settings", problem: error.message });
       }
       throw error;
     }
@@ -389,7 +452,12 @@ export function keyDetailPages(gateway: Gateway) {
     const id = keyIdOf(c);
     const form = await readForm(c);
     if (form.confirm !== "yes") {
-      return keyDetailPage(gateway, { c, id, problem: "Tick the box to confirm the deletion" });
+      return keyDetailPage(gateway, {
+        c,
+        id,
+        tab: "settings",
+        problem: "Tick the box to confirm the deletion",
+      });
     }
     await consoleChange(gateway, {
       c,

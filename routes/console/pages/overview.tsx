@@ -16,6 +16,8 @@ import { CopyAsCurl } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { requireOperator } from "../session.ts";
 import { uncoveredModels } from "../model_coverage.ts";
+import { readToday } from "../today.ts";
+import { TodaySection } from "../today_section.tsx";
 import { keyNames as keyNamesOf } from "../../../core/console/directory.ts";
 import { adminCurl } from "../snippets.ts";
 import {
@@ -166,9 +168,14 @@ async function overviewPage(gateway: Gateway, c: ConsoleContext) {
   ];
   const base = baseUrlOf(gateway, c.get("url"));
   const money = c.get("money");
+  const todayFacts = await readToday(gateway, now);
+  const channelNames = new Map(
+    gateway.registry.channels.map((channel) => [channel.id, channel.name]),
+  );
   return renderPage(
     c,
     <>
+      <TodaySection today={todayFacts} names={channelNames} money={money} />
       <section class="card" aria-labelledby="spend-heading">
         <h2 id="spend-heading">Spend and requests</h2>
         <div class="tiles">

@@ -22,6 +22,7 @@ import { ReceiptView } from "./request_detail.tsx";
 import type { Child } from "hono/jsx";
 import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import { DeliveryRows } from "../delivery_rows.tsx";
+import { shownProgress } from "../task_progress.ts";
 
 const taskNotFound = () => new GatewayError("task_not_found", 404, "No task has this id");
 
@@ -44,7 +45,10 @@ function Result({ task, origin }: { task: TaskRecord; origin: string }) {
     ? (task.image_urls ?? (task.result_url ? [task.result_url] : []))
     : (task.result_url ? [task.result_url] : []);
   if (urls.length === 0) {
-    return <p class="muted">{task.fail_reason ?? "No result yet."}</p>;
+    // A failure is said once, in the facts above.
+    return (
+      <p class="muted">{task.status === "failed" ? "None: the task failed." : "No result yet."}</p>
+    );
   }
   return (
     <div class="row">
@@ -146,7 +150,7 @@ function Facts(
       {book ? namedFact("Key", <KeyName id={task.key_id} book={book} />) : null}
       {book ? namedFact("Channel", <ChannelName id={task.channel_id} book={book} />) : null}
       {fact("Status", task.status)}
-      {fact("Progress", task.progress)}
+      {fact("Progress", shownProgress(task))}
       {fact("Submitted", timeOf(task.submit_time))}
       {fact("Started", timeOf(task.start_time))}
       {fact("Finished", timeOf(task.finish_time))}

@@ -20,6 +20,7 @@ import { RangeAndOrderFields } from "../range_fields.tsx";
 import { renderPage } from "../render.tsx";
 import { adminCurl } from "../snippets.ts";
 import { taskDetailPages } from "./task_detail.tsx";
+import { shownProgress } from "../task_progress.ts";
 import { ChannelName, KeyName, ModelName, type NameBook, nameBook } from "../name_links.tsx";
 import {
   Datalists,
@@ -81,7 +82,10 @@ function TaskRows(
             </>
           ),
         },
-        { header: "Progress", cell: (task) => task.progress },
+        {
+          header: "Progress",
+          cell: (task) => shownProgress(task) ?? <span class="muted">–</span>,
+        },
         {
           header: "Cost",
           cell: (task) =>

@@ -37,3 +37,23 @@ Deno.test("metrics: a gauge is read from its collector at each render", () => {
   assertOk(text.includes("# TYPE gateway_channel_breaker_state gauge"));
   assertOk(text.includes(`gateway_channel_breaker_state{channel="ch_a"} 2`));
 });
+
+Deno.test("metrics: a histogram read in process has the buckets /metrics renders", () => {
+  const metrics = new Metrics();
+  for (const seconds of [0.01, 0.07, 0.3, 200]) {
+    metrics.observe("gateway_upstream_latency_seconds", { channel: "ch_a" }, seconds);
+  }
+  metrics.observe("gateway_upstream_latency_seconds", { channel: "ch_b" }, 1);
+  const [a, b] = metrics.histogram("gateway_upstream_latency_seconds");
+  assertEquals(a.labels, { channel: "ch_a" });
+  assertEquals(a.buckets.length, LATENCY_BUCKETS.length + 1);
+  assertEquals(a.buckets.slice(0, 4), [
+    { le: 0.05, count: 1 },
+    { le: 0.1, count: 2 },
+    { le: 0.25, count: 2 },
+    { le: 0.5, count: 3 },
+  ]);
+  assertEquals(a.buckets.at(-1), { le: Infinity, count: 4 });
+  assertEquals(b.buckets.find((bucket) => bucket.le === 1)?.count, 1);
+  assertEquals(metrics.histogram("nothing"), []);
+});

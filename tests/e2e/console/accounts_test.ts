@@ -96,7 +96,7 @@ Deno.test(
     await credit.body?.cancel();
     assertEquals([credit.status, credit.headers.get("location")], [
       303,
-      `/console/accounts/${id}`,
+      `/console/accounts/${id}?tab=wallet`,
     ]);
     await s.gw.settle();
     const ledger = (await s.gw.admin("GET", `/admin/accounts/${id}/ledger?order=desc&limit=50`))
@@ -107,16 +107,19 @@ Deno.test(
     assertOk(verified.ok, JSON.stringify(verified));
     const detail = await (await client.get(`/console/accounts/${id}`)).text();
     assertOk(detail.includes("Σ entries = balance ✓"), "the ledger check");
-    assertOk(detail.includes("top-up"), "the credit in the ledger");
+    assertOk(detail.includes(`-$0.250000</span> (credit limit)`), "the floor");
+    const wallet = await (await client.get(`/console/accounts/${id}?tab=wallet`)).text();
+    assertOk(wallet.includes("top-up"), "the credit in the ledger");
     const keyed = ledger.filter((entry: Json) => entry.key_id === keyId).length;
     assertOk(keyed > 0, "the request's entries name the key");
     assertEquals(
-      detail.split(`<a href="/console/keys/${keyId}">web</a>`).length - 1,
-      keyed + 1,
-      "each entry naming the key links to it, and so does the keys table",
+      wallet.split(`<a href="/console/keys/${keyId}">web</a>`).length - 1,
+      keyed,
+      "each entry naming the key links to it",
     );
-    assertOk(detail.includes(`href="/console/requests?key=${keyId}"`), "the key's requests");
-    assertOk(detail.includes(`-$0.250000</span> (credit limit)`), "the floor");
+    const keys = await (await client.get(`/console/accounts/${id}?tab=keys`)).text();
+    assertOk(keys.includes(`<a href="/console/keys/${keyId}">web</a>`), "the keys table");
+    assertOk(keys.includes(`href="/console/requests?key=${keyId}"`), "the key's requests");
     const changes = await (await client.get(
       detail.match(/href="(\/console\/audit\?[^"]+)"/)![1].replaceAll("&amp;", "&"),
     )).text();

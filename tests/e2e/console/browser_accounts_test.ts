@@ -45,12 +45,20 @@ chromium.test(
     await used.body?.cancel();
     assertEquals(used.status, 200);
 
+    const tabs = page.getByRole("navigation", { name: "Sections of this page" });
+    await tabs.getByRole("link", { name: "Wallet and ledger" }).click();
+    await page.waitForURL((url) => url.searchParams.get("tab") === "wallet");
     await page.getByLabel("Amount (USD)").fill("0.5");
     await page.getByLabel("Note").fill("browser top-up");
     await page.getByRole("button", { name: "Add credit" }).click();
-    await page.waitForURL((url) => url.pathname === accountPath);
-    assertOk(await page.getByRole("cell", { name: /browser top-up/ }).isVisible(), "in ledger");
-    assertOk(await page.getByText("Σ entries = balance ✓").isVisible(), "the ledger check");
+    // The form posts from the wallet tab and comes back to it: wait for the new entry.
+    await page.getByRole("cell", { name: /browser top-up/ }).waitFor();
+    assertEquals(new URL(page.url()).pathname, accountPath);
+    assertEquals(new URL(page.url()).searchParams.get("tab"), "wallet", "back on its tab");
+    const check = await page.locator("p.ok").textContent();
+    assertOk(check?.startsWith("Σ entries = balance ✓"), `the ledger check: ${check}`);
+    await tabs.getByRole("link", { name: "Account", exact: true }).click();
+    await page.waitForURL((url) => url.search === "");
 
     // The box is required: the browser does not send the form until it is ticked.
     await page.getByRole("button", { name: "Suspend" }).click();

@@ -49,7 +49,7 @@ chromium.test(
         await page.waitForURL((url) => url.pathname === "/console/requests");
         assertEquals(new URL(page.url()).searchParams.get("model"), MODEL);
 
-        await page.goto(`${s.gw.url}/console/keys/${s.keyId}`);
+        await page.goto(`${s.gw.url}/console/keys/${s.keyId}?tab=usage`);
         assertEquals(await page.getByRole("img", { name: /Requests per day/ }).count(), 1);
         const rows = page.getByRole("table", { name: "Per day" }).locator("tbody tr");
         assertEquals(await rows.count(), 1);

@@ -136,7 +136,7 @@ chromium.test(
     // Without JS: sign-in works, snippets are plain selectable text, copy buttons stay hidden.
     await noJs.page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN);
     await noJs.page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await noJs.page.goto(`${s.gw.url}/console/keys/${s.keyId}`);
+    await noJs.page.goto(`${s.gw.url}/console/keys/${s.keyId}?tab=sdk`);
     assertOk(await noJs.page.locator("#snippet-0").isVisible(), "the snippet is shown");
     assertEquals(await noJs.page.getByRole("button", { name: "Copy" }).count(), 0);
 

@@ -38,8 +38,9 @@ Deno.test(
     assertEquals(view.ip_allowlist, ["203.0.113.0/24", "2001:db8::/32", "10.1.2.3"]);
     const detail = await (await client.get(`/console/keys/${id}`)).text();
     assertOk(detail.includes("203.0.113.0/24, 2001:db8::/32, 10.1.2.3"), "the facts list it");
+    const settings = await (await client.get(`/console/keys/${id}?tab=settings`)).text();
     assertOk(
-      detail.includes("203.0.113.0/24\n2001:db8::/32\n10.1.2.3</textarea>"),
+      settings.includes("203.0.113.0/24\n2001:db8::/32\n10.1.2.3</textarea>"),
       "the edit form",
     );
 

@@ -37,7 +37,8 @@ Deno.test(
     const detail = await (await client.get(`/console/keys/${id}`)).text();
     assertOk(!detail.includes(secret), "never on the detail page");
     assertOk(detail.includes("Σ entries = balance ✓"), "the ledger check");
-    assertOk(detail.includes(`baseURL: &quot;${s.gw.url}/v1&quot;`), "the OpenAI snippet");
+    const sdk = await (await client.get(`/console/keys/${id}?tab=sdk`)).text();
+    assertOk(sdk.includes(`baseURL: &quot;${s.gw.url}/v1&quot;`), "the OpenAI snippet");
 
     const view = (await s.gw.admin("GET", `/admin/keys/${id}`)).body;
     assertEquals(

@@ -164,8 +164,12 @@ Deno.test(
         "/console",
         "/console/accounts",
         `/console/accounts/${area.accountId}`,
+        `/console/accounts/${area.accountId}?tab=wallet`,
+        `/console/accounts/${area.accountId}?tab=keys`,
         "/console/keys",
         `/console/keys/${key.id}`,
+        `/console/keys/${key.id}?tab=usage`,
+        `/console/keys/${key.id}?tab=ledger`,
         "/console/requests",
         `/console/requests/${requestId}`,
         "/console/tasks",
@@ -204,12 +208,17 @@ Deno.test(
       assertOk(!/\$\d/.test(visibleText(html)), `${path}: no dollar amount left`);
     }
 
-    const keyPage = await (await operator.get(`/console/keys/${key.id}`)).text();
+    const keyTab = async (tab: string) =>
+      await (await operator.get(`/console/keys/${key.id}${tab}`)).text();
+    const keyPage = await keyTab("");
     assertOk(keyPage.includes(` of <span class="money">€2.500</span>`), "the day cap");
-    assertOk(keyPage.includes("&lt; €0.001</span>"), "a request's cost too small to show");
-    assertOk(/title="exactly €0\.0000\d+"/.test(keyPage), "…with its exact cost in its title");
-    assertOk(keyPage.includes('label for="amount">Amount (EUR)</label>'), "the credit form");
-    assertOk(keyPage.includes("Spend cap per day (EUR)") && keyPage.includes('value="2.5"'));
+    const usage = await keyTab("?tab=usage");
+    assertOk(usage.includes("&lt; €0.001</span>"), "a request's cost too small to show");
+    assertOk(/title="exactly €0\.0000\d+"/.test(usage), "…with its exact cost in its title");
+    const ledger = await keyTab("?tab=ledger");
+    assertOk(ledger.includes('label for="amount">Amount (EUR)</label>'), "the credit form");
+    const settings = await keyTab("?tab=settings");
+    assertOk(settings.includes("Spend cap per day (EUR)") && settings.includes('value="2.5"'));
     const codes = await (await operator.get("/console/redemption-codes")).text();
     assertOk(codes.includes('title="exactly €1.2345">€1.235</span>'), "rounded half away from 0");
     const models = await (await operator.get("/console/models")).text();

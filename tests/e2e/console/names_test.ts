@@ -120,7 +120,11 @@ Deno.test(
       "the key's account by name",
     );
 
-    const keyPage = await page(client.get(`/console/keys/${alice.id}`));
+    // The key's page in its tabs: the ledger and the recent requests.
+    const keyPage = { html: "" };
+    for (const tab of ["ledger", "usage"]) {
+      keyPage.html += (await page(client.get(`/console/keys/${alice.id}?tab=${tab}`))).html;
+    }
     assertOk(
       keyPage.html.includes(`<a href="/console/requests/${aliceAsked}"><code>${aliceAsked}</code>`),
       "a ledger entry's request linked",

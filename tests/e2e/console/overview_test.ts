@@ -70,12 +70,66 @@ Deno.test(
 
     const client = consoleClient(s.gw.url);
     await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
-    const html = await (await client.get(`/console/keys/${s.keyId}`)).text();
+    const html = await (await client.get(`/console/keys/${s.keyId}?tab=usage`)).text();
     assertOk(html.includes("Usage, 30 days") && html.includes("Recent requests"));
     assertOk(html.includes(`href="/console/requests/${logged[0].id}"`), "the request links");
     assertOk(html.includes(`href="/console/requests?key=${s.keyId}&amp;model=${MODEL}"`));
     assertOk(html.includes(`<td>${new Date().toISOString().slice(0, 10)}</td><td>1</td>`));
     assertOk(html.includes(`<td>${shown(logged[0].cost)}</td>`), "the cost");
     assertOk(html.includes("No tasks among the newest"), "no tasks yet");
+  },
+);
+
+Deno.test(
+  "console overview: Today counts requests, spend and errors by channel and model, with latency percentiles from the metrics histogram",
+  serverTest,
+  async () => {
+    await using s = await setupChat();
+    for (let i = 0; i < 2; i++) {
+      const answer = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+      await answer.body?.cancel();
+      assertEquals(answer.status, 200);
+    }
+    s.upstream.fault = { kind: "status", status: 500 };
+    const failed = await postJson(s.gw, "/v1/chat/completions", s.key, ask);
+    await failed.body?.cancel();
+    s.upstream.fault = undefined;
+    assertOk(failed.status >= 500, `the upstream's failure: ${failed.status}`);
+    const unknown = await postJson(s.gw, "/v1/chat/completions", s.key, { ...ask, model: "nope" });
+    await unknown.body?.cancel();
+    assertEquals(unknown.status, 404);
+    await s.gw.settle();
+
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const html = await (await client.get("/console")).text();
+    const today = html.slice(
+      html.indexOf('id="today-heading"'),
+      html.indexOf('id="spend-heading"'),
+    );
+    assertOk(today.includes("Today by channel") && today.includes("Today by model"), today);
+    const row = (caption: string, name: string) => {
+      const table = today.slice(today.indexOf(caption));
+      const start = table.indexOf(`>${name}</a>`);
+      assertOk(start > 0, `${name} in ${caption}`);
+      return table.slice(start, table.indexOf("</tr>", start)).replace(/<[^>]+>/g, "|");
+    };
+    // Requests and spend from the rollups; a failed request is 5xx, the unknown model 4xx.
+    const cost = (await s.gw.admin("GET", "/admin/usage?interval=day")).body.data.reduce(
+      (sum: number, usage: { cost: number }) => sum + usage.cost,
+      0,
+    );
+    const cells = `<td>3</td><td>${shown(cost)}</td><td class="bad">1</td><td>0</td>`
+      .replace(/<[^>]+>/g, "|");
+    assertOk(row("Today by channel", "primary").includes(cells), today);
+    assertOk(row("Today by model", MODEL).includes(cells), today);
+    assertOk(today.includes("(no channel)"), "the refused request had no channel");
+    assertOk(today.includes("1 5xx") && today.includes("1 4xx"), "the errors tile");
+    const latency = today.slice(today.indexOf('id="tile-latency"'));
+    assertOk(
+      /\d+ ms \/ \d+ ms \/ \d+ ms/.test(latency.slice(0, latency.indexOf("</div>"))),
+      latency,
+    );
+    assertOk(today.includes("this instance"), "says the percentiles are this instance's");
   },
 );

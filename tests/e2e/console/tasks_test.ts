@@ -123,3 +123,29 @@ Deno.test(
     assertOk(!detail.html.includes("<video") && detail.html.includes("not hosted here"));
   },
 );
+
+Deno.test(
+  "console tasks: a failed task shows its state and failure once, and no progress",
+  serverTest,
+  async () => {
+    await using s = await setupImages("openai-images", { env: { GATEWAY_TASK_POLL_MS: "50" } });
+    s.openai!.fault = { kind: "status", status: 400, message: "Your prompt was rejected" };
+    const submitted = await postJson(s.gw, "/v1/images/generations", s.key, {
+      model: IMAGE_MODEL,
+      prompt: "forbidden",
+    }, { "x-gateway-async-task": "true" });
+    const id = (await submitted.json()).data.task_id;
+    const task = await finished(s.gw, id);
+    assertEquals(task.status, "failed");
+    const client = consoleClient(s.gw.url);
+    await (await client.signIn(ADMIN_TOKEN)).body?.cancel();
+    const detail = await text(client.get(`/console/tasks/${id}`));
+    assertEquals(detail.status, 200);
+    assertEquals(detail.html.split("Your prompt was rejected").length - 1, 1, "the failure once");
+    assertOk(!detail.html.includes("<dt>Progress</dt>"), "no progress fact");
+    assertOk(detail.html.includes("<dd>failed</dd>"), "the state");
+    const list = await text(client.get("/console/tasks?status=failed"));
+    const row = list.html.slice(list.html.indexOf(`/console/tasks/${id}`));
+    assertOk(!row.slice(0, row.indexOf("</tr>")).includes("100%"), "no 100% in its row");
+  },
+);
