@@ -6,6 +6,7 @@
  * on the key, and the balance ends exactly at −credit_limit.
  */
 
+import { shownAmount } from "../../helpers/console_money.ts";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
@@ -191,7 +192,10 @@ for (
       const console = consoleClient(s.gw.url);
       await (await console.signIn(ADMIN_TOKEN)).body?.cancel();
       const page = await (await console.get(`/console/keys/${s.keyId}`)).text();
-      assertOk(page.includes(`${receipt.shortfall} units uncollected`), "on the console's page");
+      assertOk(
+        page.includes(`${shownAmount(receipt.shortfall)} <span class="muted">(uncollected`),
+        "on the console's page",
+      );
     },
   );
 }
