@@ -23,7 +23,7 @@ import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
 import { upgradeToAccounts } from "./core/keys/accounts_upgrade.ts";
 import { countingKv } from "./core/kv/counting_kv.ts";
 import type { KvBackend } from "./core/kv/kv_backend.ts";
-import { openPostgresKv } from "./core/kv/postgres/postgres_kv.ts";
+import { openPostgresKv, PostgresKv } from "./core/kv/postgres/postgres_kv.ts";
 import type { Metrics } from "./core/telemetry/metrics.ts";
 import { auditedChange } from "./core/audit/audited_change.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
@@ -287,7 +287,9 @@ export async function startGateway(
       gateway.registry.stop();
       gateway.groups.stop();
       gateway.captures.stop();
-      kv.close();
+      // A PostgreSQL pool closes its connections asynchronously: wait for them.
+      if (openedKv instanceof PostgresKv) await openedKv.end();
+      else kv.close();
     })();
 
   const host = settings.host === "0.0.0.0"

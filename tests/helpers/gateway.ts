@@ -1,6 +1,14 @@
-/** Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. */
+/**
+ * Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. A
+ * module that calls `useTestStore("postgres")` first (tests/helpers/on_postgres.ts) gets each
+ * gateway on a new store (schema) of a real PostgreSQL server instead (tests/helpers/postgres.ts).
+ */
 
 import { type RunningGateway, startGateway } from "../../main.ts";
+import { testPostgres } from "./postgres.ts";
+import type { KvBackend } from "../../core/kv/kv_backend.ts";
+import { isPostgresKv } from "../../core/settings.ts";
+import { openPostgresKv } from "../../core/kv/postgres/postgres_kv.ts";
 import { readSettings } from "../../core/settings.ts";
 import type { Resolver } from "../../core/webhooks/public_address.ts";
 
@@ -9,6 +17,7 @@ export const ADMIN_TOKEN = "test-admin-token";
 export interface TestGateway extends AsyncDisposable {
   url: string;
   running: RunningGateway;
+  /** The KV file, or on PostgreSQL the database's URL. */
   kvPath: string;
   // deno-lint-ignore no-explicit-any
   admin<T = any>(
@@ -37,6 +46,39 @@ export interface TestGateway extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/** Where this module's test gateways keep their data. */
+let testStore: "kv" | "postgres" = "kv";
+
+/** Puts this module's test gateways on a KV file (the default) or on PostgreSQL. */
+export function useTestStore(store: "kv" | "postgres"): void {
+  testStore = store;
+}
+
+/** This module's secret key on PostgreSQL: every instance of one database needs the same. */
+const PG_SECRET_KEY = crypto.getRandomValues(new Uint8Array(32)).toBase64();
+
+/**
+ * A second handle on a test gateway's store (`kvPath`: a KV file, or a PostgreSQL URL), as
+ * another instance would have; `using` closes it.
+ */
+export async function openStore(location: string): Promise<KvBackend & Disposable> {
+  if (!isPostgresKv(location)) return await Deno.openKv(location);
+  const kv = await openPostgresKv(location, { poolSize: 2, sweepEveryMs: 0 });
+  return Object.assign(kv, { [Symbol.dispose]: () => kv.close() });
+}
+
+/** The settings of the store this module's gateways use. */
+async function storeEnv(dir: string): Promise<Record<string, string>> {
+  if (testStore === "kv") return { GATEWAY_KV: `${dir}/gateway.kv` };
+  const { server, reason } = await testPostgres();
+  if (!server) throw new Error(`test gateways on PostgreSQL: ${reason}`);
+  return {
+    GATEWAY_KV: await server.createStore(),
+    GATEWAY_SECRET_KEY: PG_SECRET_KEY,
+    GATEWAY_PG_POOL: "4",
+  };
+}
+
 /** Text prices used throughout the tests: 1 unit per input token, 2 per output token. */
 export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_input: 500_000 };
 
@@ -45,12 +87,13 @@ export async function startTestGateway(
   options: { webhookResolve?: Resolver; now?: () => number } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
-  const kvPath = `${dir}/gateway.kv`;
+  const store = await storeEnv(dir);
+  const kvPath = store.GATEWAY_KV;
   const settings = readSettings((name) =>
     ({
       PORT: "0",
       HOST: "127.0.0.1",
-      GATEWAY_KV: kvPath,
+      ...store,
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       GATEWAY_LOG_REQUESTS: "0",
       ...env,

@@ -2,7 +2,7 @@
  * A real PostgreSQL server for the tests of the PostgreSQL store: Debian's binaries (`PG_BIN`,
  * else the newest /usr/lib/postgresql/<version>/bin) start a cluster in a temp folder on a free
  * port, once per test module, stopped when the module ends; each test gets a database of its
- * own (`createDatabase`). As root (CI) the cluster runs as the `postgres` user, since PostgreSQL
+ * own (`createStore`). As root (CI) the cluster runs as the `postgres` user, since PostgreSQL
  * refuses to run as root.
  *
  * Without PostgreSQL the tests that need it are ignored, and the module prints one line saying
@@ -18,8 +18,11 @@ const INSTALL =
 export interface PostgresServer {
   /** `PostgreSQL 15.18`. */
   version: string;
-  /** A new empty database; its URL. */
-  createDatabase(): Promise<string>;
+  /**
+   * A new empty store: a schema of its own in the cluster's database (a CREATE DATABASE takes
+   * ten times longer); its URL names it as `search_path`.
+   */
+  createStore(): Promise<string>;
   /** Stops the server and removes its folder (synchronous, so it can run on `unload`). */
   stop(): void;
 }
@@ -125,14 +128,14 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   let stopped = false;
   return {
     version,
-    async createDatabase() {
+    async createStore() {
       const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
       await run(
         [`${bin}/psql`, "-h", "127.0.0.1", "-p", `${port}`, "-U", "postgres", "-d", "postgres"]
-          .concat(["-v", "ON_ERROR_STOP=1", "-q", "-c", `CREATE DATABASE ${name}`]),
-        "CREATE DATABASE",
+          .concat(["-v", "ON_ERROR_STOP=1", "-q", "-c", `CREATE SCHEMA ${name}`]),
+        "CREATE SCHEMA",
       );
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return `postgres://postgres@127.0.0.1:${port}/postgres?search_path=${name}`;
     },
     stop() {
       if (stopped) return;
@@ -177,7 +180,7 @@ export function testPostgres(): Promise<PostgresAvailability> {
 }
 
 /**
- * Registers a test that needs PostgreSQL: it gets a new database's URL. Ignored without
+ * Registers a test that needs PostgreSQL: it gets a new store's URL. Ignored without
  * PostgreSQL (failing under GATEWAY_TEST_STRICT=1); `reportIgnored` prints the line.
  */
 export async function postgresTests(): Promise<{
@@ -196,7 +199,7 @@ export async function postgresTests(): Promise<{
     test(name, fn, options = {}) {
       const { server, reason } = available;
       if (server) {
-        Deno.test({ ...options, name, fn: async () => fn(await server.createDatabase(), server) });
+        Deno.test({ ...options, name, fn: async () => fn(await server.createStore(), server) });
       } else if (STRICT) {
         Deno.test({
           ...options,

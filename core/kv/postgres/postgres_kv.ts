@@ -105,6 +105,7 @@ export class PostgresKv implements KvBackend {
   readonly #now: () => number;
   #sweeper?: ReturnType<typeof setInterval>;
   #closed = false;
+  #ended?: Promise<void>;
 
   constructor(sql: Sql, options: PostgresKvOptions = {}) {
     this.#sql = sql;
@@ -211,10 +212,17 @@ export class PostgresKv implements KvBackend {
   }
 
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearInterval(this.#sweeper);
-    this.#sql.end({ timeout: 5 }).catch(() => {});
+    this.end().catch(() => {});
+  }
+
+  /** Closes the store and waits until its connections are closed (queries in flight end first). */
+  end(): Promise<void> {
+    if (!this.#ended) {
+      this.#closed = true;
+      clearInterval(this.#sweeper);
+      this.#ended = this.#sql.end({ timeout: 5 });
+    }
+    return this.#ended;
   }
 
   async #commit(

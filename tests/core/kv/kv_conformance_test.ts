@@ -39,7 +39,7 @@ if (script) {
 
 const postgres = await testPostgres();
 if (postgres.server) {
-  const url = await postgres.server.createDatabase();
+  const url = await postgres.server.createStore();
   runKvConformance(
     postgres.server.version,
     () => openPostgresKv(url, { poolSize: 4, sweepEveryMs: 0 }),

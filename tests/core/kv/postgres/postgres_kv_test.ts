@@ -91,8 +91,13 @@ pg.test("postgres store: no queues, so enqueue and listenQueue are refused", asy
 pg.test(
   "postgres store: sslmode in the URL is used (require fails on a server without TLS)",
   async (url) => {
-    await assertRejects(() => openPostgresKv(`${url}?sslmode=require`, { sweepEveryMs: 0 }));
-    const kv = await openPostgresKv(`${url}?sslmode=disable`, { sweepEveryMs: 0 });
+    const withSslMode = (mode: string) => {
+      const withMode = new URL(url);
+      withMode.searchParams.set("sslmode", mode);
+      return withMode.href;
+    };
+    await assertRejects(() => openPostgresKv(withSslMode("require"), { sweepEveryMs: 0 }));
+    const kv = await openPostgresKv(withSslMode("disable"), { sweepEveryMs: 0 });
     kv.close();
   },
   pool,
