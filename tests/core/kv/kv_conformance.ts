@@ -27,12 +27,15 @@ export interface KvConformanceOptions {
 /** A test of the suite: `p` is a key prefix no other test uses. */
 type Rule = (kv: KvBackend, p: Deno.KvKey) => Promise<void>;
 
-/** Registers the suite's tests for the backend `open` gives (a new handle on each call). */
+/**
+ * Registers the suite's tests for the backend `open` gives (a new handle on each call); returns
+ * how many.
+ */
 export function runKvConformance(
   name: string,
   open: () => Promise<KvBackend>,
   options: KvConformanceOptions = {},
-): void {
+): number {
   const rules: [string, Rule][] = [...RULES];
   if (options.queues) rules.push(...QUEUE_RULES);
   for (const [rule, fn] of rules) {
@@ -51,6 +54,7 @@ export function runKvConformance(
       },
     });
   }
+  return rules.length;
 }
 
 /** Closes `kv` unless the rule did (the queue rule must, to end its listener). */
