@@ -88,14 +88,20 @@ export async function openPostgresKv(
   return new PostgresKv(sql, options);
 }
 
+/** SQLSTATEs of a CREATE … IF NOT EXISTS that lost a race with the same statement elsewhere. */
+const CREATED_MEANWHILE = new Set(["23505", "42P07", "42710"]);
+
 async function createSchema(sql: Sql): Promise<void> {
   for (const statement of SCHEMA) {
-    try {
-      await sql.unsafe(statement);
-    } catch (error) {
-      // Two instances starting at once: the other one created it first.
-      const code = (error as { code?: string }).code;
-      if (code !== "23505" && code !== "42P07") throw error;
+    for (let attempt = 1;; attempt++) {
+      try {
+        await sql.unsafe(statement);
+        break;
+      } catch (error) {
+        // Instances starting at once: the other one created it first; now it exists.
+        const code = (error as { code?: string }).code ?? "";
+        if (!CREATED_MEANWHILE.has(code) || attempt >= 3) throw error;
+      }
     }
   }
 }

@@ -7,6 +7,7 @@
 import { assertEquals, assertOk, assertRejects } from "../../../helpers/assert.ts";
 import { openPostgresKv } from "../../../../core/kv/postgres/postgres_kv.ts";
 import { postgresTests } from "../../../helpers/postgres.ts";
+import postgres from "postgres";
 
 const pg = await postgresTests();
 const pool = { sanitizeOps: false, sanitizeResources: false };
@@ -60,7 +61,7 @@ pg.test(
   "postgres store: instances starting at once on an empty database all open it",
   async (url) => {
     const stores = await Promise.all(
-      Array.from({ length: 4 }, () => openPostgresKv(url, { sweepEveryMs: 0, poolSize: 2 })),
+      Array.from({ length: 8 }, () => openPostgresKv(url, { sweepEveryMs: 0, poolSize: 2 })),
     );
     try {
       await stores[0].set(["shared"], "one table");
@@ -124,6 +125,60 @@ pg.test(
       assertEquals((await Array.fromAsync(stores[2].list({ prefix: ["ledger"] }))).length, 40);
     } finally {
       for (const kv of stores) kv.close();
+    }
+  },
+  pool,
+);
+
+pg.test(
+  "postgres store: connections the server ends are made again; the next commit goes through",
+  async (url) => {
+    const kv = await openPostgresKv(url, { sweepEveryMs: 0, poolSize: 3 });
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      await Promise.all([1, 2, 3].map((n) => kv.set(["c", n], n)));
+      const ended = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'gateway' AND pid <> pg_backend_pid()`;
+      assertOk(ended.length >= 1, "the store's connections were ended");
+      const result = await kv.atomic().sum(["c", "n"], 1n).set(["c", 4], 4).commit();
+      assertOk(result.ok);
+      assertEquals((await kv.get(["c", "n"])).value, new Deno.KvU64(1n), "applied once");
+      assertEquals((await kv.get(["c", 4])).value, 4);
+    } finally {
+      kv.close();
+      await admin.end();
+    }
+  },
+  pool,
+);
+
+pg.test(
+  "postgres store: a commit held up past the statement timeout fails; nothing is written",
+  async (url) => {
+    const kv = await openPostgresKv(url, { sweepEveryMs: 0, statementTimeoutMs: 300 });
+    const other = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      await kv.set(["w"], 1);
+      const locked = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      // Another session holds the row's lock until the commit has failed.
+      const holder = other.begin(async (tx) => {
+        await tx`SELECT key FROM gateway_kv FOR UPDATE`;
+        locked.resolve();
+        await release.promise;
+      });
+      await locked.promise;
+      const read = await kv.get(["w"]);
+      const failed = await kv.atomic().check(read).set(["w"], 2).set(["x"], 1).commit()
+        .then(() => undefined, (error) => error);
+      release.resolve();
+      await holder;
+      assertOk(failed?.code === "57014", `a statement timeout, not ${failed}`);
+      assertEquals((await kv.get(["w"])).value, 1);
+      assertEquals((await kv.get(["x"])).versionstamp, null);
+    } finally {
+      kv.close();
+      await other.end();
     }
   },
   pool,
