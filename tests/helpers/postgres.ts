@@ -20,7 +20,7 @@ export interface PostgresServer {
   version: string;
   /**
    * A new empty store: a schema of its own in the cluster's database (a CREATE DATABASE takes
-   * ten times longer); its URL names it as `search_path`.
+   * ten times longer); its URL names it as `search_path` (`options=-c search_path=…`).
    */
   createStore(): Promise<string>;
   /** Stops the server and removes its folder (synchronous, so it can run on `unload`). */
@@ -135,7 +135,8 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
           .concat(["-v", "ON_ERROR_STOP=1", "-q", "-c", `CREATE SCHEMA ${name}`]),
         "CREATE SCHEMA",
       );
-      return `postgres://postgres@127.0.0.1:${port}/postgres?search_path=${name}`;
+      const options = encodeURIComponent(`-c search_path=${name}`);
+      return `postgres://postgres@127.0.0.1:${port}/postgres?options=${options}`;
     },
     stop() {
       if (stopped) return;

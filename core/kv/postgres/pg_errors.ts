@@ -15,14 +15,16 @@ export function isConflict(error: unknown): boolean {
   return CONFLICT.has(codeOf(error) ?? "");
 }
 
+/** What node-postgres says when a connection ends, cannot be made, or was broken before. */
+const LOST =
+  /Connection terminated|timeout exceeded when trying to connect|not queryable|connection error/i;
+
 /**
- * The connection was lost or could not be made (the driver's CONNECTION_* and socket errors, or
+ * The connection was lost or could not be made (a socket error, node-postgres's own messages, or
  * the server's class 08 and shutdown states): what was in flight may or may not have run.
  */
 export function isConnectionLost(error: unknown): boolean {
-  const code = codeOf(error);
-  if (!code) return false;
-  const fromServer = (error as { name?: string }).name === "PostgresError";
-  if (fromServer) return CONNECTION_STATES.test(code);
-  return /^(CONNECTION_|CONNECT_TIMEOUT|E[A-Z]+)/.test(code);
+  if (!(error instanceof Error)) return false;
+  const code = codeOf(error) ?? "";
+  return CONNECTION_STATES.test(code) || /^E[A-Z]+$/.test(code) || LOST.test(error.message);
 }

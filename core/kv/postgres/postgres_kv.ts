@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store: a `KvBackend` (core/kv/kv_backend.ts) on one table (schema.ts), through
- * postgres.js. Reads are single statements; an atomic commit is one SERIALIZABLE transaction that
+ * node-postgres. Reads are single statements; an atomic commit is one SERIALIZABLE transaction that
  * reads its checked and summed keys (`FOR UPDATE`), fails with `ok: false` unless every check
  * holds, then writes each key's final state with the commit's versionstamp (the next value of a
  * sequence). A serialization failure or deadlock rolls the whole transaction back, so it is
@@ -10,7 +10,7 @@
  * See docs/design.md (the PostgreSQL store).
  */
 
-import postgres from "postgres";
+import { createPool, type Pool, type PoolClient } from "./pg_pool.ts";
 import type { KvAtomic, KvBackend, KvBackendListOptions, KvListing } from "../kv_backend.ts";
 import { isConflict, isConnectionLost } from "./pg_errors.ts";
 import { SCHEMA, SEQUENCE, TABLE, versionstampOf } from "./schema.ts";
@@ -51,7 +51,6 @@ const CONNECTION_ATTEMPTS = 3;
 /** Deno KV's largest list batch. */
 const MAX_BATCH = 1_000;
 
-type Sql = postgres.Sql;
 type Row = { key: Uint8Array; value: Uint8Array; versionstamp: string };
 
 const LIVE = "(expires_at IS NULL OR expires_at > $1)";
@@ -69,33 +68,28 @@ export async function openPostgresKv(
   url: string,
   options: PostgresKvOptions = {},
 ): Promise<PostgresKv> {
-  const sql = postgres(url, {
+  const pool = createPool(url, {
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
-    connect_timeout: Math.ceil((options.connectTimeoutMs ?? 10_000) / 1000),
-    fetch_types: false,
-    onnotice: () => {},
-    connection: {
-      application_name: "gateway",
-      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-    },
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
   });
   try {
-    await createSchema(sql);
+    await createSchema(pool);
   } catch (error) {
-    await sql.end({ timeout: 1 });
+    await pool.end();
     throw error;
   }
-  return new PostgresKv(sql, options);
+  return new PostgresKv(pool, options);
 }
 
 /** SQLSTATEs of a CREATE … IF NOT EXISTS that lost a race with the same statement elsewhere. */
 const CREATED_MEANWHILE = new Set(["23505", "42P07", "42710"]);
 
-async function createSchema(sql: Sql): Promise<void> {
+async function createSchema(pool: Pool): Promise<void> {
   for (const statement of SCHEMA) {
     for (let attempt = 1;; attempt++) {
       try {
-        await sql.unsafe(statement);
+        await pool.query(statement);
         break;
       } catch (error) {
         // Instances starting at once: the other one created it first; now it exists.
@@ -107,14 +101,14 @@ async function createSchema(sql: Sql): Promise<void> {
 }
 
 export class PostgresKv implements KvBackend {
-  readonly #sql: Sql;
+  readonly #pool: Pool;
   readonly #now: () => number;
   #sweeper?: ReturnType<typeof setInterval>;
   #closed = false;
   #ended?: Promise<void>;
 
-  constructor(sql: Sql, options: PostgresKvOptions = {}) {
-    this.#sql = sql;
+  constructor(pool: Pool, options: PostgresKvOptions = {}) {
+    this.#pool = pool;
     this.#now = options.now ?? Date.now;
     const every = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
     if (every > 0) {
@@ -124,9 +118,13 @@ export class PostgresKv implements KvBackend {
     }
   }
 
-  #open(): Sql {
+  #open(): Pool {
     if (this.#closed) throw new Deno.errors.BadResource("the PostgreSQL store is closed");
-    return this.#sql;
+    return this.#pool;
+  }
+
+  async #rows(sql: string, values: unknown[]): Promise<Row[]> {
+    return (await this.#open().query<Row>(sql, values)).rows;
   }
 
   async get<T = unknown>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
@@ -137,10 +135,10 @@ export class PostgresKv implements KvBackend {
   async getMany<T extends readonly unknown[]>(
     keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
   ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
-    const sql = this.#open();
+    this.#open();
     if (keys.length > 10) throw new TypeError("Too many ranges (max 10)");
     const encoded = keys.map((key) => keyOf(key, LIMITS.readKeyBytes, "read"));
-    const rows = encoded.length === 0 ? [] : await sql.unsafe<Row[]>(
+    const rows = encoded.length === 0 ? [] : await this.#rows(
       `SELECT key, value, versionstamp FROM ${TABLE} WHERE ${LIVE} AND key IN (${
         placeholders(2, encoded.length)
       })`,
@@ -186,7 +184,7 @@ export class PostgresKv implements KvBackend {
   }
 
   async #readRange(range: ListRange, reverse: boolean, limit: number): Promise<Row[]> {
-    return await this.#open().unsafe<Row[]>(
+    return await this.#rows(
       `SELECT key, value, versionstamp FROM ${TABLE} WHERE ${LIVE} AND key >= $2 AND key < $3
        ORDER BY key ${reverse ? "DESC" : "ASC"} LIMIT $4`,
       [this.#now(), range.start, range.end, limit],
@@ -207,13 +205,14 @@ export class PostgresKv implements KvBackend {
   async sweepExpired(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const result = await this.#open().unsafe(
+      const result = await this.#open().query(
         `DELETE FROM ${TABLE} WHERE key IN (
            SELECT key FROM ${TABLE} WHERE expires_at <= $1 LIMIT ${SWEEP_BATCH})`,
         [this.#now()],
       );
-      deleted += result.count;
-      if (result.count < SWEEP_BATCH) return deleted;
+      const count = result.rowCount ?? 0;
+      deleted += count;
+      if (count < SWEEP_BATCH) return deleted;
     }
   }
 
@@ -226,7 +225,7 @@ export class PostgresKv implements KvBackend {
     if (!this.#ended) {
       this.#closed = true;
       clearInterval(this.#sweeper);
-      this.#ended = this.#sql.end({ timeout: 5 });
+      this.#ended = this.#pool.end();
     }
     return this.#ended;
   }
@@ -235,15 +234,12 @@ export class PostgresKv implements KvBackend {
     checks: Deno.AtomicCheck[],
     mutations: Mutation[],
   ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    const sql = this.#open();
+    const pool = this.#open();
     const plan = planCommit(checks, mutations, this.#now());
     for (let attempt = 1;; attempt++) {
       const progress = { wrote: false };
       try {
-        return await sql.begin(
-          "isolation level serializable",
-          (tx) => this.#applyCommit(tx, plan, progress),
-        );
+        return await this.#transaction(pool, plan, progress);
       } catch (error) {
         if (isConflict(error)) {
           if (attempt >= CONFLICT_ATTEMPTS) return { ok: false };
@@ -264,17 +260,40 @@ export class PostgresKv implements KvBackend {
     }
   }
 
-  async #applyCommit(
-    tx: postgres.TransactionSql,
+  /** One try of a commit: its transaction on one connection, rolled back on any failure. */
+  async #transaction(
+    pool: Pool,
     plan: CommitPlan,
     progress: { wrote: boolean },
   ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    const rows = plan.reads.length === 0 ? [] : await tx.unsafe<Row[]>(
+    const client = await pool.connect();
+    let failure: unknown;
+    try {
+      await client.query("BEGIN ISOLATION LEVEL SERIALIZABLE");
+      const result = await this.#applyCommit(client, plan, progress);
+      await client.query(result.ok ? "COMMIT" : "ROLLBACK");
+      return result;
+    } catch (error) {
+      failure = error;
+      if (!isConnectionLost(error)) await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      // A connection that failed is closed, not given to the next commit.
+      client.release(isConnectionLost(failure) ? failure as Error : undefined);
+    }
+  }
+
+  async #applyCommit(
+    tx: PoolClient,
+    plan: CommitPlan,
+    progress: { wrote: boolean },
+  ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    const rows = plan.reads.length === 0 ? [] : (await tx.query<Row>(
       `SELECT key, value, versionstamp FROM ${TABLE} WHERE ${LIVE} AND key IN (${
         placeholders(2, plan.reads.length)
       }) FOR UPDATE`,
       [this.#now(), ...plan.reads.map((key) => key.bytes)],
-    );
+    )).rows;
     const versionstamps = new Map<string, string>();
     const values = new Map<string, Uint8Array>();
     for (const row of rows) {
@@ -284,25 +303,27 @@ export class PostgresKv implements KvBackend {
     }
     if (!checksHold(plan, versionstamps)) return { ok: false };
     const writes = finalWrites(plan, values);
-    const [{ n }] = await tx.unsafe<{ n: string }[]>(`SELECT nextval('${SEQUENCE}') AS n`);
+    const { rows: [{ n }] } = await tx.query<{ n: string }>(
+      `SELECT nextval('${SEQUENCE}') AS n`,
+    );
     const upserts = writes.filter((write) => write.value !== null);
     const deletes = writes.filter((write) => write.value === null);
     progress.wrote = true;
-    await Promise.all([
-      upserts.length &&
-      tx.unsafe(
+    if (upserts.length) {
+      await tx.query(
         `INSERT INTO ${TABLE} (key, value, versionstamp, expires_at) VALUES ${
           upserts.map((_, i) => `($${2 + i * 3}, $${3 + i * 3}, $1, $${4 + i * 3})`).join(", ")
         } ON CONFLICT (key) DO UPDATE SET value = excluded.value,
           versionstamp = excluded.versionstamp, expires_at = excluded.expires_at`,
         [n, ...upserts.flatMap((write) => [write.bytes, write.value!, write.expiresAt])],
-      ),
-      deletes.length &&
-      tx.unsafe(
+      );
+    }
+    if (deletes.length) {
+      await tx.query(
         `DELETE FROM ${TABLE} WHERE key IN (${placeholders(1, deletes.length)})`,
         deletes.map((write) => write.bytes),
-      ),
-    ]);
+      );
+    }
     return { ok: true, versionstamp: versionstampOf(n) };
   }
 }

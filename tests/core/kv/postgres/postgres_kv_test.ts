@@ -7,7 +7,8 @@
 import { assertEquals, assertOk, assertRejects } from "../../../helpers/assert.ts";
 import { openPostgresKv } from "../../../../core/kv/postgres/postgres_kv.ts";
 import { postgresTests } from "../../../helpers/postgres.ts";
-import postgres from "postgres";
+import nodePg from "pg";
+import { encodeKey } from "../../../../core/kv/postgres/key_codec.ts";
 
 const pg = await postgresTests();
 const pool = { sanitizeOps: false, sanitizeResources: false };
@@ -90,14 +91,14 @@ pg.test("postgres store: no queues, so enqueue and listenQueue are refused", asy
 }, pool);
 
 pg.test(
-  "postgres store: sslmode in the URL is used (require fails on a server without TLS)",
+  "postgres store: sslmode in the URL is used (verify-full fails on a server without TLS)",
   async (url) => {
     const withSslMode = (mode: string) => {
       const withMode = new URL(url);
       withMode.searchParams.set("sslmode", mode);
       return withMode.href;
     };
-    await assertRejects(() => openPostgresKv(withSslMode("require"), { sweepEveryMs: 0 }));
+    await assertRejects(() => openPostgresKv(withSslMode("verify-full"), { sweepEveryMs: 0 }));
     const kv = await openPostgresKv(withSslMode("disable"), { sweepEveryMs: 0 });
     kv.close();
   },
@@ -134,12 +135,12 @@ pg.test(
   "postgres store: connections the server ends are made again; the next commit goes through",
   async (url) => {
     const kv = await openPostgresKv(url, { sweepEveryMs: 0, poolSize: 3 });
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const admin = new nodePg.Pool({ connectionString: url, max: 1 });
     try {
       await Promise.all([1, 2, 3].map((n) => kv.set(["c", n], n)));
-      const ended = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE application_name = 'gateway' AND pid <> pg_backend_pid()`;
-      assertOk(ended.length >= 1, "the store's connections were ended");
+      const ended = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'gateway' AND pid <> pg_backend_pid()`);
+      assertOk(ended.rowCount! >= 1, "the store's connections were ended");
       const result = await kv.atomic().sum(["c", "n"], 1n).set(["c", 4], 4).commit();
       assertOk(result.ok);
       assertEquals((await kv.get(["c", "n"])).value, new Deno.KvU64(1n), "applied once");
@@ -152,30 +153,80 @@ pg.test(
   pool,
 );
 
+/** Takes the row lock of `key` in another session; the function returned lets it go. */
+async function holdRowLock(other: nodePg.Pool, key: Deno.KvKey): Promise<() => Promise<void>> {
+  const client = await other.connect();
+  await client.query("BEGIN");
+  await client.query("SELECT key FROM gateway_kv WHERE key = $1 FOR UPDATE", [encodeKey(key)]);
+  return async () => {
+    await client.query("ROLLBACK");
+    client.release();
+  };
+}
+
 pg.test(
   "postgres store: a commit held up past the statement timeout fails; nothing is written",
   async (url) => {
     const kv = await openPostgresKv(url, { sweepEveryMs: 0, statementTimeoutMs: 300 });
-    const other = postgres(url, { max: 1, onnotice: () => {} });
+    const other = new nodePg.Pool({ connectionString: url, max: 1 });
     try {
       await kv.set(["w"], 1);
-      const locked = Promise.withResolvers<void>();
-      const release = Promise.withResolvers<void>();
-      // Another session holds the row's lock until the commit has failed.
-      const holder = other.begin(async (tx) => {
-        await tx`SELECT key FROM gateway_kv FOR UPDATE`;
-        locked.resolve();
-        await release.promise;
-      });
-      await locked.promise;
       const read = await kv.get(["w"]);
+      const release = await holdRowLock(other, ["w"]);
       const failed = await kv.atomic().check(read).set(["w"], 2).set(["x"], 1).commit()
         .then(() => undefined, (error) => error);
-      release.resolve();
-      await holder;
+      await release();
       assertOk(failed?.code === "57014", `a statement timeout, not ${failed}`);
       assertEquals((await kv.get(["w"])).value, 1);
       assertEquals((await kv.get(["x"])).versionstamp, null);
+    } finally {
+      kv.close();
+      await other.end();
+    }
+  },
+  pool,
+);
+
+pg.test(
+  "postgres store: a connection lost while a commit waits to read is retried; while it writes, throws",
+  async (url) => {
+    const kv = await openPostgresKv(url, { sweepEveryMs: 0, poolSize: 2 });
+    const other = new nodePg.Pool({ connectionString: url, max: 2 });
+    /** Ends the store's connection once it waits for a lock; resolves when it did. */
+    const endWaiting = async () => {
+      for (;;) {
+        const ended = await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'gateway' AND wait_event_type = 'Lock'`);
+        if (ended.rowCount) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const outcome = (commit: Promise<Deno.KvCommitResult | Deno.KvCommitError>) =>
+      commit.then(
+        (result) => ({ result, error: undefined }),
+        (error) => ({ result: undefined, error }),
+      );
+    try {
+      await kv.set(["checked"], 1);
+      await kv.set(["written"], 1);
+      // Lost while reading its checks (nothing sent to write): tried again, applied once.
+      const read = await kv.get(["checked"]);
+      let release = await holdRowLock(other, ["checked"]);
+      const retried = outcome(
+        kv.atomic().check(read).set(["checked"], 2).sum(["n"], 1n).commit(),
+      );
+      await endWaiting();
+      await release();
+      assertOk((await retried).result?.ok, `retried: ${Deno.inspect(await retried)}`);
+      assertEquals((await kv.get(["n"])).value, new Deno.KvU64(1n));
+      // Lost while its writes wait: it may or may not have applied, so it throws.
+      release = await holdRowLock(other, ["written"]);
+      const unknown = outcome(kv.atomic().sum(["n"], 1n).set(["written"], 2).commit());
+      await endWaiting();
+      await release();
+      const { error } = await unknown;
+      assertOk(/may or may not have been applied/.test(error?.message), `${error}`);
+      assertEquals((await kv.get(["n"])).value, new Deno.KvU64(1n), "not applied twice");
     } finally {
       kv.close();
       await other.end();
