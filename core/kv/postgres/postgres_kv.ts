@@ -44,8 +44,13 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 const DEFAULT_SWEEP_EVERY_MS = 60_000;
 /** Expired entries deleted per statement of a sweep. */
 const SWEEP_BATCH = 1_000;
-/** Tries of a commit that conflicts with another; then it fails (`ok: false`). */
+/** Tries of a commit with checks that conflicts with others; then it fails (`ok: false`). */
 const CONFLICT_ATTEMPTS = 8;
+/**
+ * Tries of a commit without checks (Deno KV never fails one, and a store may not look): it goes
+ * on through conflicts, and only then throws.
+ */
+const UNCHECKED_CONFLICT_ATTEMPTS = 100;
 /** Tries of a commit whose connection was lost before its writes were sent. */
 const CONNECTION_ATTEMPTS = 3;
 /** Deno KV's largest list batch. */
@@ -60,7 +65,7 @@ function placeholders(from: number, count: number): string {
 }
 
 function pause(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * Math.min(attempt, 10)));
 }
 
 /** Opens the store at `url` (postgres:// or postgresql://), creating its table when missing. */
@@ -242,7 +247,13 @@ export class PostgresKv implements KvBackend {
         return await this.#transaction(pool, plan, progress);
       } catch (error) {
         if (isConflict(error)) {
-          if (attempt >= CONFLICT_ATTEMPTS) return { ok: false };
+          if (plan.checks.length && attempt >= CONFLICT_ATTEMPTS) return { ok: false };
+          if (attempt >= UNCHECKED_CONFLICT_ATTEMPTS) {
+            throw new Error(
+              `a commit without checks met ${attempt} serialization conflicts in a row`,
+              { cause: error },
+            );
+          }
         } else if (isConnectionLost(error)) {
           if (progress.wrote) {
             throw new Error(
