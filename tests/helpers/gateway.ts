@@ -1,11 +1,11 @@
 /**
  * Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. A
- * module that calls `useTestStore("postgres")` first (tests/helpers/on_postgres.ts) gets each
+ * module that calls `useTestStore("postgres")` first (tests/helpers/test_store.ts) gets each
  * gateway on a new store (schema) of a real PostgreSQL server instead (tests/helpers/postgres.ts).
  */
 
 import { type RunningGateway, startGateway } from "../../main.ts";
-import { testPostgres } from "./postgres.ts";
+import { storeEnv } from "./test_store.ts";
 import type { KvBackend } from "../../core/kv/kv_backend.ts";
 import { isPostgresKv } from "../../core/settings.ts";
 import { openPostgresKv } from "../../core/kv/postgres/postgres_kv.ts";
@@ -46,17 +46,6 @@ export interface TestGateway extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Where this module's test gateways keep their data. */
-let testStore: "kv" | "postgres" = "kv";
-
-/** Puts this module's test gateways on a KV file (the default) or on PostgreSQL. */
-export function useTestStore(store: "kv" | "postgres"): void {
-  testStore = store;
-}
-
-/** This module's secret key on PostgreSQL: every instance of one database needs the same. */
-const PG_SECRET_KEY = crypto.getRandomValues(new Uint8Array(32)).toBase64();
-
 /**
  * A second handle on a test gateway's store (`kvPath`: a KV file, or a PostgreSQL URL), as
  * another instance would have; `using` closes it.
@@ -67,18 +56,6 @@ export async function openStore(location: string): Promise<KvBackend & Disposabl
   return Object.assign(kv, { [Symbol.dispose]: () => kv.close() });
 }
 
-/** The settings of the store this module's gateways use. */
-async function storeEnv(dir: string): Promise<Record<string, string>> {
-  if (testStore === "kv") return { GATEWAY_KV: `${dir}/gateway.kv` };
-  const { server, reason } = await testPostgres();
-  if (!server) throw new Error(`test gateways on PostgreSQL: ${reason}`);
-  return {
-    GATEWAY_KV: await server.createStore(),
-    GATEWAY_SECRET_KEY: PG_SECRET_KEY,
-    GATEWAY_PG_POOL: "4",
-  };
-}
-
 /** Text prices used throughout the tests: 1 unit per input token, 2 per output token. */
 export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_input: 500_000 };
 
@@ -87,7 +64,7 @@ export async function startTestGateway(
   options: { webhookResolve?: Resolver; now?: () => number } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
-  const store = await storeEnv(dir);
+  const store = await storeEnv(`${dir}/gateway.kv`);
   const kvPath = store.GATEWAY_KV;
   const settings = readSettings((name) =>
     ({

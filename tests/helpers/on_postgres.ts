@@ -1,13 +1,14 @@
 /**
  * Runs e2e test modules again with their gateways on PostgreSQL: `runOnPostgres` puts this
- * module's test gateways on a real PostgreSQL server (tests/helpers/gateway.ts `useTestStore`)
+ * module's test gateways, in process or spawned, on a real PostgreSQL server
+ * (tests/helpers/test_store.ts `useTestStore`)
  * and imports the modules, whose tests are registered with "[PostgreSQL] " before their names.
  * Without PostgreSQL one ignored test per module is registered and a line says why; with
  * GATEWAY_TEST_STRICT=1 they fail instead.
  */
 
 import { STRICT } from "./external_tools.ts";
-import { useTestStore } from "./gateway.ts";
+import { useTestStore } from "./test_store.ts";
 import { testPostgres } from "./postgres.ts";
 
 const PREFIX = "[PostgreSQL] ";

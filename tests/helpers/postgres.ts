@@ -10,7 +10,6 @@
  */
 
 import { STRICT } from "./external_tools.ts";
-import { freePort } from "./gateway_process.ts";
 
 const INSTALL =
   "apt-get install postgresql, or bash .ci/postgres-tools then PG_BIN=<its bin folder>";
@@ -83,6 +82,13 @@ async function run(command: string[], what: string): Promise<string> {
   const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
   if (!output.success) throw new Error(`${what} failed: ${text.trim().slice(-2_000)}`);
   return text;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }
 
 /** Starts a cluster of the binaries in `bin` in a new temp folder, on a free port. */
