@@ -5,7 +5,7 @@
  */
 
 import { type RunningGateway, startGateway } from "../../main.ts";
-import { storeEnv } from "./test_store.ts";
+import { isKvFile, storeEnv } from "./test_store.ts";
 import type { KvBackend } from "../../core/kv/kv_backend.ts";
 import { isPostgresKv } from "../../core/settings.ts";
 import { openPostgresKv } from "../../core/kv/postgres/postgres_kv.ts";
@@ -47,12 +47,14 @@ export interface TestGateway extends AsyncDisposable {
 }
 
 /**
- * A second handle on a test gateway's store (`kvPath`: a KV file, or a PostgreSQL URL), as
- * another instance would have; `using` closes it.
+ * A second handle on a test gateway's store, as another instance would have: `location` is its
+ * `kvPath` (a KV file, or a PostgreSQL URL), or the KV file path a spawned gateway was given (on
+ * PostgreSQL, the store that path stands for). `using` closes it.
  */
 export async function openStore(location: string): Promise<KvBackend & Disposable> {
-  if (!isPostgresKv(location)) return await Deno.openKv(location);
-  const kv = await openPostgresKv(location, { poolSize: 2, sweepEveryMs: 0 });
+  const url = isKvFile(location) ? (await storeEnv(location)).GATEWAY_KV : location;
+  if (!isPostgresKv(url)) return await Deno.openKv(url);
+  const kv = await openPostgresKv(url, { poolSize: 2, sweepEveryMs: 0 });
   return Object.assign(kv, { [Symbol.dispose]: () => kv.close() });
 }
 
