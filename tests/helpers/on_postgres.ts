@@ -30,8 +30,15 @@ function definitionOf(args: unknown[]): Deno.TestDefinition {
     : first as Deno.TestDefinition;
 }
 
-/** Imports `modules` (URLs) with their test gateways on PostgreSQL. */
-export async function runOnPostgres(file: string, modules: URL[]): Promise<void> {
+/**
+ * Imports `modules` (URLs) with their test gateways on PostgreSQL; with `only`, registers just
+ * the tests whose names match it (a slow file's representative tests).
+ */
+export async function runOnPostgres(
+  file: string,
+  modules: URL[],
+  options: { only?: RegExp } = {},
+): Promise<void> {
   const { server, reason } = await testPostgres();
   const names = modules.map((module) => module.pathname.replace(/.*\/tests\//, "tests/"));
   if (!server) {
@@ -53,6 +60,7 @@ export async function runOnPostgres(file: string, modules: URL[]): Promise<void>
   const register = Deno.test;
   const prefixed = (...args: unknown[]) => {
     const definition = definitionOf(args);
+    if (options.only && !options.only.test(definition.name)) return;
     register({ ...definition, name: `${PREFIX}${definition.name}` });
   };
   const deno = Deno as { test: typeof Deno.test };
