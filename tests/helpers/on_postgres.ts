@@ -52,7 +52,8 @@ export async function runOnPostgres(
       });
     }
     if (!STRICT) {
-      console.log(`${names.length} postgresql tests ignored in ${file}: ${reason}`);
+      const tests = names.length === 1 ? "test" : "tests";
+      console.log(`${names.length} postgresql ${tests} ignored in ${file}: ${reason}`);
     }
     return;
   }
