@@ -10,12 +10,20 @@ import { type ParsedConfig, readConfigFile } from "./core/config_file.ts";
 import { Gateway } from "./core/gateway.ts";
 import { optionsFromSettings } from "./core/options_from_settings.ts";
 import { loadSecretBox } from "./core/channels/secret_box.ts";
-import { DEFAULT_KV_PATH, isRemoteKv, readSettings, type Settings } from "./core/settings.ts";
+import {
+  DEFAULT_KV_PATH,
+  isPostgresKv,
+  isRemoteKv,
+  readSettings,
+  type Settings,
+} from "./core/settings.ts";
 import { detectPlatform, type Platform } from "./core/platform.ts";
 import { sha256Hex } from "./core/util/ids.ts";
 import { buildTimeIndexes } from "./core/kv/time_indexes.ts";
 import { upgradeToAccounts } from "./core/keys/accounts_upgrade.ts";
 import { countingKv } from "./core/kv/counting_kv.ts";
+import type { KvBackend } from "./core/kv/kv_backend.ts";
+import { openPostgresKv, PostgresKv } from "./core/kv/postgres/postgres_kv.ts";
 import type { Metrics } from "./core/telemetry/metrics.ts";
 import { auditedChange } from "./core/audit/audited_change.ts";
 import { IMAGE_TASKS } from "./workers/image_task.ts";
@@ -40,11 +48,15 @@ export interface RunningGateway {
   shutdown(): Promise<void>;
 }
 
-/** Where KV lives: the platform's (Deno Deploy), memory, a KV Connect URL, or a local file. */
+/**
+ * Where KV lives: the platform's (Deno Deploy), memory, a KV Connect URL, a PostgreSQL database
+ * (core/kv/postgres), or a local file.
+ */
 export type KvTarget =
   | { kind: "platform" }
   | { kind: "memory" }
   | { kind: "remote"; url: string }
+  | { kind: "postgres"; url: string }
   | { kind: "file"; path: string };
 
 /** GATEWAY_KV, or when unset the platform's KV on Deploy and ./data/gateway.kv elsewhere. */
@@ -54,6 +66,7 @@ export function kvTarget(location: string | undefined, platform: Platform): KvTa
   }
   if (location === ":memory:") return { kind: "memory" };
   if (isRemoteKv(location)) return { kind: "remote", url: location };
+  if (isPostgresKv(location)) return { kind: "postgres", url: location };
   return { kind: "file", path: location };
 }
 
@@ -78,13 +91,19 @@ export function checkServerless(settings: Settings, platform: Platform, target: 
   if (target.kind === "file") {
     throw new Error(
       `GATEWAY_KV names a file (${target.path}), which the gateway does not use ${platform.reason}: ` +
-        "leave GATEWAY_KV unset for the platform's KV, or set a KV Connect URL or :memory:",
+        "leave GATEWAY_KV unset for the platform's KV, or set a KV Connect URL, a PostgreSQL URL " +
+        "or :memory:",
     );
   }
 }
 
-async function openKv(target: KvTarget): Promise<Deno.Kv> {
+async function openKv(target: KvTarget, settings: Settings): Promise<KvBackend> {
   switch (target.kind) {
+    case "postgres":
+      return await openPostgresKv(target.url, {
+        poolSize: settings.pgPoolSize,
+        statementTimeoutMs: settings.pgStatementTimeoutMs,
+      });
     case "platform":
       return await Deno.openKv();
     case "memory":
@@ -161,7 +180,8 @@ export async function startGateway(
     detectPlatform((name) => Deno.env.get(name), { ffprobePath: settings.ffprobePath });
   const target = kvTarget(settings.kvLocation, platform);
   checkServerless(settings, platform, target);
-  // KV queues exist on a local KV only; on Deploy the due index (and its cron) drives every task.
+  // KV queues exist on a local KV only; on Deploy, KV Connect and PostgreSQL the due index (and
+  // its poll or cron) drives every task.
   const queues = !platform.serverless && (target.kind === "file" || target.kind === "memory");
   const log = options.quiet
     ? undefined
@@ -170,12 +190,16 @@ export async function startGateway(
     ? await readConfigFile(settings.configPath, (name) => Deno.env.get(name))
     : undefined;
   const counted: { metrics?: Metrics } = {};
-  const openedKv = await openKv(target);
+  const openedKv = await openKv(target, settings);
   const kv = settings.countKvOperations
     ? countingKv(openedKv, (op) => counted.metrics?.add("gateway_kv_operations_total", { op }))
     : openedKv;
   const box = await loadSecretBox(
-    target.kind === "file" ? target.path : target.kind === "remote" ? target.url : ":memory:",
+    target.kind === "file"
+      ? target.path
+      : target.kind === "remote" || target.kind === "postgres"
+      ? target.url
+      : ":memory:",
     settings.secretKey,
   );
   const gateway = new Gateway(
@@ -263,7 +287,9 @@ export async function startGateway(
       gateway.registry.stop();
       gateway.groups.stop();
       gateway.captures.stop();
-      kv.close();
+      // A PostgreSQL pool closes its connections asynchronously: wait for them.
+      if (openedKv instanceof PostgresKv) await openedKv.end();
+      else kv.close();
     })();
 
   const host = settings.host === "0.0.0.0"

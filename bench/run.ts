@@ -6,7 +6,9 @@
  * BENCH_ROUNDS (default 3), BENCH_STREAMS (stream counts for the memory figure, default 1000;
  * 100,1000,5000 with BENCH_ONLY=streams), BENCH_LOAD=deno (use the Deno generator even when wrk
  * is installed), BENCH_SOAK_SECONDS (a memory soak after the full run; default off),
- * BENCH_GATEWAY_V8_FLAGS (V8 flags for the gateway process only). BENCH_ONLY runs one part
+ * BENCH_GATEWAY_V8_FLAGS (V8 flags for the gateway process only), BENCH_KV (the measured
+ * gateway's GATEWAY_KV instead of a fresh KV file, e.g. a postgres:// URL of an empty database,
+ * with GATEWAY_SECRET_KEY in the environment). BENCH_ONLY runs one part
  * alone: `streams` (RSS with streams open), `scaling` (req/s at 1, 8, 32, 128 connections),
  * `soak` (BENCH_SOAK_SECONDS, default 600, with the heap read through the inspector), `stored`
  * (a gateway on a KV file with BENCH_STORED_KEYS 10,000 keys, BENCH_STORED_RECORDS 1,000,000
@@ -547,7 +549,8 @@ async function main(): Promise<void> {
     });
     started.push(forwarder);
     const inspectPort = mode === "soak" ? freePort() : undefined;
-    const gateway = await startGatewayProcess(`${tmp}/bench.kv`, { inspectPort });
+    const kv = Deno.env.get("BENCH_KV") || `${tmp}/bench.kv`;
+    const gateway = await startGatewayProcess(kv, { inspectPort });
     started.push(gateway);
     log(`upstream ${upstream.url}, forwarder ${forwarder.url}, gateway ${gateway.url}`);
     log(`load generator: ${generator.name}`);

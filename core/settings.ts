@@ -12,10 +12,14 @@ export interface Settings {
   port: number;
   host: string;
   /**
-   * GATEWAY_KV: a file path, `:memory:` or a KV Connect URL; unset: DEFAULT_KV_PATH, or on Deno
-   * Deploy the platform's KV (main.ts, kvTarget).
+   * GATEWAY_KV: a file path, `:memory:`, a KV Connect URL or a PostgreSQL URL (`postgres://…`);
+   * unset: DEFAULT_KV_PATH, or on Deno Deploy the platform's KV (main.ts, kvTarget).
    */
   kvLocation: string | undefined;
+  /** GATEWAY_PG_POOL: connections each instance keeps to PostgreSQL. */
+  pgPoolSize: number;
+  /** GATEWAY_PG_STATEMENT_TIMEOUT_MS: the deadline of each PostgreSQL statement. */
+  pgStatementTimeoutMs: number;
   adminToken?: string;
   configPath?: string;
   publicUrl?: string;
@@ -106,6 +110,8 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     port,
     host: get("HOST") ?? "0.0.0.0",
     kvLocation: get("GATEWAY_KV") || undefined,
+    pgPoolSize: Math.floor(positiveNumber(get, "GATEWAY_PG_POOL", 10)),
+    pgStatementTimeoutMs: positiveNumber(get, "GATEWAY_PG_STATEMENT_TIMEOUT_MS", 10_000),
     adminToken: get("GATEWAY_ADMIN_TOKEN") || undefined,
     configPath: get("GATEWAY_CONFIG") || undefined,
     publicUrl: get("GATEWAY_PUBLIC_URL")?.replace(/\/+$/, "") || undefined,
@@ -156,6 +162,11 @@ function smtpUrlOf(raw: string | undefined): string | undefined {
     throw new Error("GATEWAY_SMTP_URL must be smtp://user:pass@host:port or smtps://…");
   }
   return raw;
+}
+
+/** Whether the KV location names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresKv(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
 }
 
 /** Whether the KV location names a remote KV Connect database. */

@@ -1,6 +1,6 @@
 /** Encrypts upstream secrets (channel keys) before they are written to KV, with AES-GCM. */
 
-import { isRemoteKv } from "../settings.ts";
+import { isPostgresKv, isRemoteKv } from "../settings.ts";
 
 const PREFIX = "v1:";
 
@@ -61,9 +61,10 @@ export async function loadSecretBox(kvLocation: string, secretKey?: string): Pro
   if (kvLocation === ":memory:") {
     return SecretBox.fromRaw(crypto.getRandomValues(new Uint8Array(32)));
   }
-  if (isRemoteKv(kvLocation)) {
+  if (isRemoteKv(kvLocation) || isPostgresKv(kvLocation)) {
     throw new Error(
-      "GATEWAY_SECRET_KEY is required with a remote KV: set it to the same base64 32-byte key on every instance",
+      "GATEWAY_SECRET_KEY is required with a remote KV or PostgreSQL: set it to the same base64 " +
+        "32-byte key on every instance",
     );
   }
   const path = `${kvLocation}.secret`;

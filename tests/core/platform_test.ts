@@ -78,6 +78,15 @@ Deno.test("kvTarget: the platform's KV on Deploy when GATEWAY_KV is unset, a fil
   assertEquals(kvTarget("/var/lib/gw.kv", LONG_LIVED), { kind: "file", path: "/var/lib/gw.kv" });
 });
 
+Deno.test("kvTarget: a postgres:// or postgresql:// URL is the PostgreSQL store", () => {
+  for (
+    const url of ["postgres://gw:pw@db:5432/gateway", "postgresql://db/gateway?sslmode=require"]
+  ) {
+    assertEquals(kvTarget(url, LONG_LIVED), { kind: "postgres", url });
+    assertEquals(kvTarget(url, SERVERLESS), { kind: "postgres", url });
+  }
+});
+
 Deno.test("checkServerless: GATEWAY_SECRET_KEY and GATEWAY_ADMIN_TOKEN required, named", () => {
   const settings = (vars: Record<string, string>) => readSettings(env(vars));
   const failure = (vars: Record<string, string>, target = kvTarget(undefined, SERVERLESS)) => {
@@ -99,4 +108,30 @@ Deno.test("checkServerless: GATEWAY_SECRET_KEY and GATEWAY_ADMIN_TOKEN required,
   assertOk(file?.includes("GATEWAY_KV names a file"), file!);
   // A long-lived process needs neither.
   checkServerless(settings({}), LONG_LIVED, kvTarget(undefined, LONG_LIVED));
+});
+
+Deno.test("settings: the PostgreSQL pool size and statement timeout, with defaults", () => {
+  const read = (env: Record<string, string>) => readSettings((name) => env[name]);
+  assertEquals([read({}).pgPoolSize, read({}).pgStatementTimeoutMs], [10, 10_000]);
+  const set = read({ GATEWAY_PG_POOL: "25", GATEWAY_PG_STATEMENT_TIMEOUT_MS: "2500" });
+  assertEquals([set.pgPoolSize, set.pgStatementTimeoutMs], [25, 2_500]);
+  const bads: Record<string, string>[] = [
+    { GATEWAY_PG_POOL: "0" },
+    { GATEWAY_PG_STATEMENT_TIMEOUT_MS: "soon" },
+  ];
+  for (const bad of bads) {
+    let refused = "";
+    try {
+      read(bad);
+    } catch (error) {
+      refused = (error as Error).message;
+    }
+    assertOk(refused.includes(Object.keys(bad)[0]), refused);
+  }
+});
+
+Deno.test("secret key: required with PostgreSQL, which has no file to keep one beside", async () => {
+  const { loadSecretBox } = await import("../../core/channels/secret_box.ts");
+  const refused = await loadSecretBox("postgres://db/gateway").then(() => "", (e) => e.message);
+  assertOk(/GATEWAY_SECRET_KEY is required/.test(refused), refused);
 });

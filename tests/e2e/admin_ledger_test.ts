@@ -2,7 +2,7 @@
 
 import { assertEquals } from "../helpers/assert.ts";
 import { assertAdminError } from "../helpers/admin_error.ts";
-import { serverTest } from "../helpers/gateway.ts";
+import { openStore, serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/text_setup.ts";
 import { kvKeys } from "../../core/kv/kv_keys.ts";
 
@@ -37,7 +37,7 @@ Deno.test(
     });
 
     // A balance changed behind the ledger's back is found out.
-    using kv = await Deno.openKv(s.gw.kvPath);
+    using kv = await openStore(s.gw.kvPath);
     await kv.set(kvKeys.balance(s.keyId), balance + 1);
     const broken = (await s.gw.admin("GET", `/admin/keys/${s.keyId}/ledger/verify`)).body;
     assertEquals([broken.ok, broken.balance, broken.entries_sum], [false, balance + 1, balance]);

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { assertNothingCharged } from "../helpers/assert_money.ts";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
-import { postJson, serverTest } from "../helpers/gateway.ts";
+import { openStore, postJson, serverTest } from "../helpers/gateway.ts";
 import { MODEL, setupChat } from "../helpers/text_setup.ts";
 import { Ledger } from "../../core/billing/ledger.ts";
 
@@ -167,7 +167,7 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setupChat({ balance: 100_000 });
-    using otherInstance = await Deno.openKv(s.gw.kvPath);
+    using otherInstance = await openStore(s.gw.kvPath);
     await s.client.chat.completions.create(ask);
     const before = await s.gw.assertLedgerInvariant(s.keyId);
     await new Ledger(otherInstance).credit(s.keyId, -before, { note: "spent elsewhere" });

@@ -1,6 +1,14 @@
-/** Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. */
+/**
+ * Starts the real gateway on a real KV file in a temp directory, and talks to it over HTTP. A
+ * module that calls `useTestStore("postgres")` first (tests/helpers/test_store.ts) gets each
+ * gateway on a new store (schema) of a real PostgreSQL server instead (tests/helpers/postgres.ts).
+ */
 
 import { type RunningGateway, startGateway } from "../../main.ts";
+import { isKvFile, storeEnv } from "./test_store.ts";
+import type { KvBackend } from "../../core/kv/kv_backend.ts";
+import { isPostgresKv } from "../../core/settings.ts";
+import { openPostgresKv } from "../../core/kv/postgres/postgres_kv.ts";
 import { readSettings } from "../../core/settings.ts";
 import type { Resolver } from "../../core/webhooks/public_address.ts";
 
@@ -9,6 +17,7 @@ export const ADMIN_TOKEN = "test-admin-token";
 export interface TestGateway extends AsyncDisposable {
   url: string;
   running: RunningGateway;
+  /** The KV file, or on PostgreSQL the database's URL. */
   kvPath: string;
   // deno-lint-ignore no-explicit-any
   admin<T = any>(
@@ -37,6 +46,18 @@ export interface TestGateway extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/**
+ * A second handle on a test gateway's store, as another instance would have: `location` is its
+ * `kvPath` (a KV file, or a PostgreSQL URL), or the KV file path a spawned gateway was given (on
+ * PostgreSQL, the store that path stands for). `using` closes it.
+ */
+export async function openStore(location: string): Promise<KvBackend & Disposable> {
+  const url = isKvFile(location) ? (await storeEnv(location)).GATEWAY_KV : location;
+  if (!isPostgresKv(url)) return await Deno.openKv(url);
+  const kv = await openPostgresKv(url, { poolSize: 2, sweepEveryMs: 0 });
+  return Object.assign(kv, { [Symbol.dispose]: () => kv.close() });
+}
+
 /** Text prices used throughout the tests: 1 unit per input token, 2 per output token. */
 export const TEST_TEXT_PRICE = { input: 1_000_000, output: 2_000_000, cached_input: 500_000 };
 
@@ -45,12 +66,13 @@ export async function startTestGateway(
   options: { webhookResolve?: Resolver; now?: () => number } = {},
 ): Promise<TestGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
-  const kvPath = `${dir}/gateway.kv`;
+  const store = await storeEnv(`${dir}/gateway.kv`);
+  const kvPath = store.GATEWAY_KV;
   const settings = readSettings((name) =>
     ({
       PORT: "0",
       HOST: "127.0.0.1",
-      GATEWAY_KV: kvPath,
+      ...store,
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       GATEWAY_LOG_REQUESTS: "0",
       ...env,

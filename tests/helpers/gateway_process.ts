@@ -1,5 +1,7 @@
 /** The gateway as a child process, as an operator runs it. */
 
+import { isKvFile, storeEnv } from "./test_store.ts";
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface GatewayProcess extends AsyncDisposable {
@@ -36,10 +38,12 @@ export async function spawnGateway(
     const value = Deno.env.get(name);
     if (value !== undefined) kept[name] = value;
   }
+  // A KV file stands for this module's store (tests/helpers/test_store.ts).
+  const store = isKvFile(env.GATEWAY_KV) ? await storeEnv(env.GATEWAY_KV) : {};
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...(options.permissions ?? ["--allow-all"]), MAIN],
     clearEnv: options.clearEnv,
-    env: { ...kept, PORT: String(port), HOST: "127.0.0.1", ...env },
+    env: { ...kept, PORT: String(port), HOST: "127.0.0.1", ...env, ...store },
     stdout: "piped",
     stderr: "piped",
   }).spawn();

@@ -5,7 +5,7 @@
 
 import { assertEquals, assertOk } from "../helpers/assert.ts";
 import { captureConsoleError } from "../helpers/console_capture.ts";
-import { serverTest, startTestGateway } from "../helpers/gateway.ts";
+import { openStore, serverTest, startTestGateway } from "../helpers/gateway.ts";
 import { type TaskRecord, writeTask } from "../../core/tasks/task_record.ts";
 import { kvKeys } from "../../core/kv/kv_keys.ts";
 import { MediaStore } from "../../core/media/media_store.ts";
@@ -103,7 +103,7 @@ Deno.test(
       ttlMs: 3 * DAY,
     });
     // A second instance on the same KV file.
-    using other = await Deno.openKv(gw.kvPath);
+    using other = await openStore(gw.kvPath);
     const otherMedia = new MediaStore(other, 60_000);
     const now = Date.now() + 120_000;
     const deleted = await Promise.all([
@@ -135,7 +135,7 @@ Deno.test(
     for (const id of [...old, ...recent]) {
       await kv.set(kvKeys.requestLog(id), { id, at: new Date(now).toISOString() });
     }
-    using other = await Deno.openKv(gw.kvPath);
+    using other = await openStore(gw.kvPath);
     const deleted = await Promise.all([
       sweepRequestLog(kv, 7 * DAY, { now }),
       sweepRequestLog(other, 7 * DAY, { now }),

@@ -17,23 +17,33 @@ export interface KvConformanceOptions {
   queues?: boolean;
   /** Why the suite cannot run here; its tests are then registered as ignored. */
   ignore?: string;
+  /**
+   * Whether Deno's op and resource sanitizers run (default true). A backend over a connection
+   * pool (PostgreSQL) keeps sockets open past a test and closes them asynchronously.
+   */
+  sanitize?: boolean;
 }
 
 /** A test of the suite: `p` is a key prefix no other test uses. */
 type Rule = (kv: KvBackend, p: Deno.KvKey) => Promise<void>;
 
-/** Registers the suite's tests for the backend `open` gives (a new handle on each call). */
+/**
+ * Registers the suite's tests for the backend `open` gives (a new handle on each call); returns
+ * how many.
+ */
 export function runKvConformance(
   name: string,
   open: () => Promise<KvBackend>,
   options: KvConformanceOptions = {},
-): void {
+): number {
   const rules: [string, Rule][] = [...RULES];
   if (options.queues) rules.push(...QUEUE_RULES);
   for (const [rule, fn] of rules) {
     Deno.test({
       name: `KV conformance (${name}): ${rule}`,
       ignore: options.ignore !== undefined,
+      sanitizeOps: options.sanitize ?? true,
+      sanitizeResources: options.sanitize ?? true,
       async fn() {
         const kv = await open();
         try {
@@ -44,6 +54,7 @@ export function runKvConformance(
       },
     });
   }
+  return rules.length;
 }
 
 /** Closes `kv` unless the rule did (the queue rule must, to end its listener). */
@@ -323,6 +334,81 @@ const RULES: [string, Rule][] = [
       );
     },
   ],
+
+  ["of commits racing with a check on one key's versionstamp, exactly one wins", async (kv, p) => {
+    await kv.set([...p, "wallet"], 100);
+    const read = await kv.get([...p, "wallet"]);
+    const results = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          kv.atomic().check(read).set([...p, "wallet"], 100 - i - 1).set([...p, "entry", i], i)
+            .commit(),
+      ),
+    );
+    const winners = results.flatMap((result, i) => result.ok ? [i] : []);
+    assertEquals(winners.length, 1, "exactly one commit wins");
+    assertEquals((await kv.get([...p, "wallet"])).value, 100 - winners[0] - 1);
+    assertEquals((await keysOf(kv, { prefix: [...p, "entry"] })).length, 1, "only its entry");
+  }],
+
+  ["of commits racing to create one absent key (check null), exactly one wins", async (kv, p) => {
+    const results = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          kv.atomic().check({ key: [...p, "once"], versionstamp: null }).set([...p, "once"], i)
+            .commit(),
+      ),
+    );
+    const winners = results.flatMap((result, i) => result.ok ? [i] : []);
+    assertEquals(winners.length, 1, "exactly one commit wins");
+    assertEquals((await kv.get([...p, "once"])).value, winners[0]);
+  }],
+
+  ["concurrent sums on one counter all count, from absent", async (kv, p) => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => kv.atomic().sum([...p, "n"], 3n).commit()),
+    );
+    assertOk(results.every((result) => result.ok), "a sum without checks always commits");
+    assertEquals((await kv.get([...p, "n"])).value, new Deno.KvU64(120n));
+  }],
+
+  ["mutations of one commit apply in order: set, then sum, then delete", async (kv, p) => {
+    const result = await kv.atomic().set([...p, "n"], new Deno.KvU64(1n)).sum([...p, "n"], 2n)
+      .set([...p, "gone"], 1).delete([...p, "gone"]).commit();
+    assertOk(result.ok);
+    assertEquals((await kv.get([...p, "n"])).value, new Deno.KvU64(3n));
+    assertEquals((await kv.get([...p, "gone"])).versionstamp, null);
+  }],
+
+  ["a list's cursor stops where the page stopped, inside a batch too", async (kv, p) => {
+    const all = Array.from({ length: 10 }, (_, n) => [...p, n]);
+    for (const key of all) await kv.set(key, 1);
+    for (const reverse of [false, true]) {
+      const first = kv.list({ prefix: p }, { limit: 4, batchSize: 6, reverse });
+      const page = (await Array.fromAsync(first)).map((entry) => entry.key);
+      const rest = await keysOf(kv, { prefix: p }, { cursor: first.cursor, reverse });
+      const expected = reverse ? all.toReversed() : all;
+      assertEquals([...page, ...rest], expected, reverse ? "reverse" : "forwards");
+    }
+    const done = kv.list({ prefix: p });
+    await Array.fromAsync(done);
+    assertEquals(done.cursor, "", "a list read to its end has an empty cursor");
+  }],
+
+  ["values of every kind the stores write round-trip inside objects", async (kv, p) => {
+    const value = {
+      at: new Date(1_700_000_000_000),
+      bytes: new Uint8Array([0, 9, 255]),
+      big: 2n ** 70n,
+      missing: undefined,
+      list: [null, -0.5, "x", { deep: [true] }],
+      text: "ü € 𝄞",
+    };
+    await kv.set([...p, "v"], value);
+    assertEquals((await kv.get([...p, "v"])).value, value);
+  }],
 
   ["getMany takes 10 keys and refuses 11", async (kv, p) => {
     const keys = (n: number) => Array.from({ length: n }, (_, i) => [...p, i]);

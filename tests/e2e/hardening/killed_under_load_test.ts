@@ -6,7 +6,7 @@
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { ADMIN_TOKEN, serverTest, TEST_TEXT_PRICE } from "../../helpers/gateway.ts";
+import { ADMIN_TOKEN, openStore, serverTest, TEST_TEXT_PRICE } from "../../helpers/gateway.ts";
 import { type GatewayProcess, spawnGateway } from "../../helpers/gateway_process.ts";
 import { startOpenAIChatUpstream } from "../../upstream/openai_chat.ts";
 
@@ -173,7 +173,7 @@ Deno.test(
           assertOk(returns.every((entry) => entry.note?.includes("the process died")));
         }
       }
-      using kv = await Deno.openKv(env.GATEWAY_KV);
+      using kv = await openStore(env.GATEWAY_KV);
       const open = await Array.fromAsync(kv.list({ prefix: ["budget_leases"] }));
       assertEquals(open.length, 0, "no lease left open");
       // The survivor serves the keys: a new lease is taken from the balance left.
