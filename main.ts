@@ -25,7 +25,6 @@ import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/s
 import type { Resolver } from "./core/webhooks/public_address.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
-const SHUTDOWN_GRACE_MS = 30_000;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
 
@@ -36,7 +35,11 @@ export interface RunningGateway {
   platform: Platform;
   /** The sweeps (due tasks, orphaned holds, media expiry, request-log retention), for crons. */
   sweeps: Sweep[];
-  /** Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV. */
+  /**
+   * Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV; all of it
+   * within GATEWAY_SHUTDOWN_MS, after which it resolves with whatever is still unwritten left
+   * behind (docs/operations.md, "Stopping").
+   */
   shutdown(): Promise<void>;
 }
 
@@ -185,6 +188,7 @@ export async function startGateway(
       server: config?.server,
       platform,
       taskQueue: queues,
+      remoteStore: target.kind !== "file" && target.kind !== "memory",
       log,
       metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
       webhookResolve: options.webhookResolve,
@@ -248,22 +252,41 @@ export async function startGateway(
   const shutdown = () =>
     stopping ??= (async () => {
       ready = false;
+      const deadline = Date.now() + settings.shutdownMs;
+      // Each step gets what is left of the deadline; a step still running at it is left behind.
+      const step = async (name: string, work: () => Promise<unknown> | unknown) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<"late">((resolve) =>
+          timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()))
+        );
+        const done = Promise.resolve().then(work).then(
+          () => "done" as const,
+          () => "done" as const,
+        );
+        const outcome = await Promise.race([done, late]);
+        clearTimeout(timer);
+        if (outcome === "late") log?.({ msg: "shutdown deadline passed", step: name });
+        return outcome;
+      };
       const sweepsStopped = sweepLoop.stop();
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.shutdown(),
-        new Promise((resolve) => graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-      ]);
-      clearTimeout(graceTimer);
-      await worker.stop();
-      await gateway.webhooks.worker.stop();
-      await sweepsStopped;
-      await gateway.drain();
-      await gateway.instance.stop();
+      await step("requests", () => server.shutdown());
+      await step("task worker", () => worker.stop());
+      await step("webhook worker", () => gateway.webhooks.worker.stop());
+      await step("sweeps", () => sweepsStopped);
+      const drained = await step("charges", () => gateway.drain());
+      if (drained === "late") {
+        const unwritten = gateway.ledger.budgets.unwritten();
+        if (unwritten.units) log?.({ msg: "charges left unwritten at shutdown", ...unwritten });
+      }
+      await step("instance lease", () => gateway.instance.stop());
       gateway.registry.stop();
       gateway.groups.stop();
       gateway.captures.stop();
-      kv.close();
+      try {
+        kv.close();
+      } catch {
+        // already closed, or the store is gone: nothing more to do at exit
+      }
     })();
 
   const host = settings.host === "0.0.0.0"

@@ -106,6 +106,9 @@ interface KeyBudget {
   waiters: Waiter[];
   /** Flushes of this key under way. */
   flushing: number;
+  /** Requests, and their costs, in the flushes under way (not yet written). */
+  writing: number;
+  writingCost: number;
   renewing: Promise<void> | null;
   /** The `need` of the renewal under way. */
   renewingNeed: number;
@@ -138,6 +141,8 @@ export class BudgetLeases {
         pendingShortfall: 0,
         waiters: [],
         flushing: 0,
+        writing: 0,
+        writingCost: 0,
         renewing: null,
         renewingNeed: 0,
         lastUsed: Date.now(),
@@ -313,9 +318,12 @@ export class BudgetLeases {
    */
   async #flush(budget: KeyBudget): Promise<void> {
     const waiters = budget.waiters;
+    const writingCost = budget.pendingCost;
     budget.waiters = [];
     budget.pendingCost = 0;
     budget.pendingShortfall = 0;
+    budget.writing += waiters.length;
+    budget.writingCost += writingCost;
     const byKey = new Map<string, Waiter[]>();
     for (const waiter of waiters) {
       const list = byKey.get(waiter.keyId);
@@ -363,6 +371,8 @@ export class BudgetLeases {
       }));
     } finally {
       budget.flushing--;
+      budget.writing -= waiters.length;
+      budget.writingCost -= writingCost;
     }
     for (const answer of answers) answer();
     if (failure) throw failure;
@@ -374,6 +384,21 @@ export class BudgetLeases {
     this.#budgets.delete(budget.keyId);
     if (!ref) return;
     await this.#ledger.returnLease(budget.keyId, { ref, note: "returned: idle" });
+  }
+
+  /** The costs finished here and not yet written: units, requests and wallets. */
+  unwritten(): { units: number; requests: number; wallets: number } {
+    let units = 0;
+    let requests = 0;
+    let wallets = 0;
+    for (const budget of this.#budgets.values()) {
+      const pending = budget.waiters.length + budget.writing;
+      if (!pending) continue;
+      wallets++;
+      requests += pending;
+      units += budget.pendingCost + budget.writingCost;
+    }
+    return { units, requests, wallets };
   }
 
   /** Writes every pending cost now. */
