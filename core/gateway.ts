@@ -217,14 +217,18 @@ export class Gateway {
   constructor(store: KvBackend, box: SecretBox, options: GatewayOptions) {
     const { deadlineMs, timed } = options.store;
     const health = this.storeHealth;
-    // The ledger's commits are left to finish (see deadline_kv.ts); every other call is raced.
+    // The commits of money and of the request log (its costs and sums) are left to finish, so
+    // that they land once (see deadline_kv.ts); every other call is raced.
     const kv = timed ? deadlineKv(store, { deadlineMs, health }) : store;
-    const ledgerKv = timed ? deadlineKv(store, { deadlineMs, health, commits: "wait" }) : store;
+    const waitingKv = timed ? deadlineKv(store, { deadlineMs, health, commits: "wait" }) : store;
     this.kv = kv;
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
     this.#storeProbe = new StoreProbe(kv, { instanceId: this.instance.id, deadlineMs });
-    this.ledger = new Ledger(ledgerKv, { instanceId: this.instance.id });
+    this.ledger = new Ledger(waitingKv, {
+      instanceId: this.instance.id,
+      outage: timed ? { health, deadlineMs, graceMs: options.store.graceMs } : undefined,
+    });
     this.groups = new GroupStore(kv);
     this.redemptions = new RedemptionCodes(new RedemptionStore(kv), this.ledger);
     this.accounts = new AccountStore(kv, this.ledger);
@@ -321,7 +325,7 @@ export class Gateway {
       writeEvent: (atomic, change) => writeChannelOutboxEvent(atomic, channelEventPayload(change)),
       committed: () => this.webhooks.worker.wake(),
     });
-    this.requestLog = new RequestLog(kv, {
+    this.requestLog = new RequestLog(waitingKv, {
       health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,

@@ -12,6 +12,14 @@
  *
  * What a kill -9 loses: the costs not yet written, at most those added since the last flush
  * began; the dead process's lease is returned by the orphaned-holds sweep, once.
+ *
+ * With a remote store that stops answering (`outage`, docs/operations.md "Store outages"), a
+ * request is admitted only from the units its wallet's lease already holds here, and only within
+ * the grace since the store last answered; its cost waits in memory and is written once the store
+ * is back (the ledger's commits are left to finish, never repeated). A lease that runs short is
+ * not renewed: the request is refused with 503 `store_unavailable`. So what a crash in an outage
+ * can lose is at most the unwritten costs of one lease per wallet and process (plus, for keys
+ * without a limit, what they spent within the grace).
  */
 
 import {
@@ -21,6 +29,8 @@ import {
   walletOf,
 } from "./ledger_records.ts";
 import type { ReceiptEntry } from "./receipt.ts";
+import { awaitStore, type StoreWaits } from "../kv/store_health.ts";
+import { GatewayError } from "../errors.ts";
 
 /**
  * What budget leases ask of the ledger (Ledger's methods of the same names, which say what they
@@ -60,6 +70,16 @@ const IDLE_MS = 2_000;
 const REQUESTS_PER_LEASE = 16;
 /** Flush attempts at drain before the costs still unwritten are given up (the KV is down). */
 const DRAIN_ATTEMPTS = 3;
+
+/** The 503 of a billable request an instance may not serve while its store is unreachable. */
+function outageRefusal(why: string): GatewayError {
+  return new GatewayError(
+    "store_unavailable",
+    503,
+    `The gateway's store is unreachable and ${why}; retry shortly`,
+    { retryable: true, headers: { "retry-after": "1" } },
+  );
+}
 
 /** Units a request took from its key's lease, and which lease (see KeyBudget.generation). */
 export interface Reservation {
@@ -119,11 +139,45 @@ export class BudgetLeases {
   readonly #ledger: LeaseLedger;
   readonly #flushMs: number;
   readonly #budgets = new Map<string, KeyBudget>();
+  readonly #outage?: StoreWaits;
   #timer?: ReturnType<typeof setTimeout>;
 
-  constructor(ledger: LeaseLedger, options: { flushMs?: number } = {}) {
+  constructor(ledger: LeaseLedger, options: { flushMs?: number; outage?: StoreWaits } = {}) {
     this.#ledger = ledger;
     this.#flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
+    this.#outage = options.outage;
+  }
+
+  /**
+   * With the store unreachable: refuses (503) a request this process may not serve, past the
+   * grace or beyond its wallet's lease. Returns whether the store is unreachable.
+   */
+  #admitInOutage(budget: KeyBudget, amount: number): boolean {
+    const outage = this.#outage;
+    if (!outage || outage.health.reachable) return false;
+    const silentMs = outage.health.sinceLastAnswer();
+    if (silentMs > outage.graceMs) {
+      throw outageRefusal(
+        `it has not answered for ${Math.round(silentMs / 1000)} s, longer than this ` +
+          `instance serves without it (${outage.graceMs} ms)`,
+      );
+    }
+    if (budget.leased && budget.free < amount) {
+      throw outageRefusal(
+        "this instance serves only from the budget it leased before, and what is left of it " +
+          `(${Math.max(0, budget.free)} units) does not cover the request (${amount})`,
+      );
+    }
+    return true;
+  }
+
+  #storeAnswers(): boolean {
+    return this.#outage?.health.reachable ?? true;
+  }
+
+  /** `work`, given up on (503) when the store answers nothing for a whole deadline. */
+  #whileStoreAnswers<T>(work: Promise<T>): Promise<T> {
+    return this.#outage ? awaitStore(work, this.#outage) : work;
   }
 
   #budget(key: BillableKey): KeyBudget {
@@ -166,6 +220,7 @@ export class BudgetLeases {
     const { amount } = options;
     const budget = this.#budget(key);
     budget.lastUsed = Date.now();
+    this.#admitInOutage(budget, amount);
     if (budget.leased) {
       while (budget.free < amount) {
         const need = amount - budget.free;
@@ -176,8 +231,10 @@ export class BudgetLeases {
         }
         const failedNeed = budget.renewingNeed;
         try {
-          await budget.renewing;
+          // The renewal goes on if this request stops waiting: its units are the lease's.
+          await this.#whileStoreAnswers(budget.renewing);
         } catch (error) {
+          if (error instanceof GatewayError && error.code === "store_unavailable") throw error;
           // A renewal that could not cover less than this request needs is this one's answer.
           if (amount - budget.free >= failedNeed) throw error;
         }
@@ -256,8 +313,12 @@ export class BudgetLeases {
     let missing = excess - this.#take(budget, excess);
     if (missing === 0) return 0;
     try {
-      const entry = await this.#ledger.extendLease(walletOf(key), { limit: key, want: missing });
-      if (entry) this.#extended(budget, entry);
+      const extending = this.#ledger.extendLease(walletOf(key), { limit: key, want: missing })
+        .then((entry) => {
+          if (entry) this.#extended(budget, entry);
+        });
+      // An extension that lands after this charge stopped waiting still adds to the lease.
+      await this.#whileStoreAnswers(extending);
     } catch {
       // Not extended: what the lease cannot cover is the shortfall.
     }
@@ -300,7 +361,8 @@ export class BudgetLeases {
     const now = Date.now();
     for (const budget of this.#budgets.values()) {
       if (budget.waiters.length) this.#flush(budget).catch(() => {});
-      else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS) {
+      // An idle lease is kept while the store is unreachable: a return could not be written.
+      else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS && this.#storeAnswers()) {
         this.#returnLease(budget).catch(() => {});
       }
     }

@@ -18,6 +18,7 @@ import { minuteAt, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
+import { awaitStore, type StoreWaits } from "../kv/store_health.ts";
 import {
   type BatchView,
   type CounterChange,
@@ -165,10 +166,28 @@ export class Ledger {
   /** This process's budget leases and the aggregated charges of its requests. */
   readonly budgets: BudgetLeases;
 
-  constructor(kv: KvBackend, options: { instanceId?: string; flushMs?: number } = {}) {
+  readonly #outage?: StoreWaits;
+
+  /**
+   * `outage`: the store's deadlines and grace, with a remote store; the ledger's commits are then
+   * left to finish (deadline_kv.ts), and the requests waiting for them give up by these.
+   */
+  constructor(
+    kv: KvBackend,
+    options: { instanceId?: string; flushMs?: number; outage?: StoreWaits } = {},
+  ) {
     this.#kv = kv;
     this.#instanceId = options.instanceId;
-    this.budgets = new BudgetLeases(this, { flushMs: options.flushMs });
+    this.#outage = options.outage;
+    this.budgets = new BudgetLeases(this, { flushMs: options.flushMs, outage: options.outage });
+  }
+
+  /**
+   * `change` (a hold, say), given up on with 503 `store_unavailable` once the store answers
+   * nothing for a whole deadline; `onLate` gets what it resolves to if it lands after that.
+   */
+  whileStoreAnswers<T>(change: Promise<T>, onLate?: (value: T) => void): Promise<T> {
+    return this.#outage ? awaitStore(change, this.#outage, onLate) : change;
   }
 
   /** The id leases are taken under: the instance's, or one made for this ledger. */

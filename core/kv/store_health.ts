@@ -51,3 +51,55 @@ export function storeUnavailable(deadlineMs: number, what = "The gateway's store
     { retryable: true, headers: { "retry-after": "1" } },
   );
 }
+
+/** Whether `error` is a store call given up on at its deadline. */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof GatewayError && error.code === "store_unavailable";
+}
+
+/** The deadlines and the grace of the outage rules (docs/operations.md, "Store outages"). */
+export interface StoreWaits {
+  health: StoreHealth;
+  deadlineMs: number;
+  /** How long after the store last answered billable requests are still served from leases. */
+  graceMs: number;
+}
+
+/**
+ * Waits for `work` (a store operation left to finish, such as a ledger commit) while the store
+ * answers: a store busy with other calls gets more time, one that answered nothing for a whole
+ * deadline is given up on with 503 `store_unavailable`. The work goes on; if it ends after it was
+ * given up on, `onLate` gets its value (e.g. to release a hold that landed late).
+ */
+export function awaitStore<T>(
+  work: Promise<T>,
+  waits: Pick<StoreWaits, "health" | "deadlineMs">,
+  onLate?: (value: T) => void,
+): Promise<T> {
+  const { health, deadlineMs } = waits;
+  let givenUp = false;
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      const silent = health.sinceLastAnswer();
+      if (silent < deadlineMs) {
+        timer = setTimeout(check, deadlineMs - silent);
+        return;
+      }
+      givenUp = true;
+      reject(storeUnavailable(deadlineMs));
+    };
+    timer = setTimeout(check, deadlineMs);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        if (givenUp) onLate?.(value);
+        else resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -56,7 +56,7 @@ export async function makeKey(
 export async function chat(
   url: string,
   key: string,
-  init: { signal?: AbortSignal; stream?: boolean } = {},
+  init: { signal?: AbortSignal; stream?: boolean; maxTokens?: number } = {},
 ): Promise<{ status: number; body: Json; cost: number }> {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
@@ -65,6 +65,7 @@ export async function chat(
     body: JSON.stringify({
       model: "m",
       messages: [{ role: "user", content: "count" }],
+      ...(init.maxTokens && { max_tokens: init.maxTokens }),
       ...(init.stream && { stream: true, stream_options: { include_usage: true } }),
     }),
   });
@@ -90,4 +91,38 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`never: ${what}`);
+}
+
+/** A request on `key` in one of the text interfaces, for the shape of its error envelope. */
+export async function interfaceCall(
+  url: string,
+  key: string,
+  kind: "openai" | "anthropic" | "gemini",
+): Promise<{ status: number; body: Json }> {
+  const [path, headers, body] = kind === "openai"
+    ? [
+      "/v1/chat/completions",
+      { authorization: `Bearer ${key}` },
+      { model: "m", max_tokens: 10, messages: [{ role: "user", content: "count" }] },
+    ]
+    : kind === "anthropic"
+    ? [
+      "/v1/messages",
+      { "x-api-key": key, "anthropic-version": "2023-06-01" },
+      { model: "m", max_tokens: 10, messages: [{ role: "user", content: "count" }] },
+    ]
+    : [
+      "/v1beta/models/m:generateContent",
+      { "x-goog-api-key": key },
+      {
+        contents: [{ role: "user", parts: [{ text: "count" }] }],
+        generationConfig: { maxOutputTokens: 10 },
+      },
+    ];
+  const response = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
 }
