@@ -29,8 +29,13 @@ import {
   walletOf,
 } from "./ledger_records.ts";
 import type { ReceiptEntry } from "./receipt.ts";
-import { awaitStore, type StoreWaits } from "../kv/store_health.ts";
-import { GatewayError } from "../errors.ts";
+import {
+  awaitStore,
+  graceRefusal,
+  isStoreUnavailable,
+  outageRefusal,
+  type StoreWaits,
+} from "../kv/store_health.ts";
 
 /**
  * What budget leases ask of the ledger (Ledger's methods of the same names, which say what they
@@ -70,16 +75,6 @@ const IDLE_MS = 2_000;
 const REQUESTS_PER_LEASE = 16;
 /** Flush attempts at drain before the costs still unwritten are given up (the KV is down). */
 const DRAIN_ATTEMPTS = 3;
-
-/** The 503 of a billable request an instance may not serve while its store is unreachable. */
-function outageRefusal(why: string): GatewayError {
-  return new GatewayError(
-    "store_unavailable",
-    503,
-    `The gateway's store is unreachable and ${why}; retry shortly`,
-    { retryable: true, headers: { "retry-after": "1" } },
-  );
-}
 
 /** Units a request took from its key's lease, and which lease (see KeyBudget.generation). */
 export interface Reservation {
@@ -155,13 +150,8 @@ export class BudgetLeases {
   #admitInOutage(budget: KeyBudget, amount: number): boolean {
     const outage = this.#outage;
     if (!outage || outage.health.reachable) return false;
-    const silentMs = outage.health.sinceLastAnswer();
-    if (silentMs > outage.graceMs) {
-      throw outageRefusal(
-        `it has not answered for ${Math.round(silentMs / 1000)} s, longer than this ` +
-          `instance serves without it (${outage.graceMs} ms)`,
-      );
-    }
+    const refusal = graceRefusal(outage);
+    if (refusal) throw refusal;
     if (budget.leased && budget.free < amount) {
       throw outageRefusal(
         "this instance serves only from the budget it leased before, and what is left of it " +
@@ -234,7 +224,7 @@ export class BudgetLeases {
           // The renewal goes on if this request stops waiting: its units are the lease's.
           await this.#whileStoreAnswers(budget.renewing);
         } catch (error) {
-          if (error instanceof GatewayError && error.code === "store_unavailable") throw error;
+          if (isStoreUnavailable(error)) throw error;
           // A renewal that could not cover less than this request needs is this one's answer.
           if (amount - budget.free >= failedNeed) throw error;
         }

@@ -18,7 +18,7 @@ import { minuteAt, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
-import { awaitStore, type StoreWaits } from "../kv/store_health.ts";
+import { awaitStore, graceRefusal, type StoreWaits } from "../kv/store_health.ts";
 import {
   type BatchView,
   type CounterChange,
@@ -187,6 +187,15 @@ export class Ledger {
     this.#instanceId = options.instanceId;
     this.#outage = options.outage;
     this.budgets = new BudgetLeases(this, { flushMs: options.flushMs, outage: options.outage });
+  }
+
+  /**
+   * Throws 503 `store_unavailable` when the store has answered nothing for longer than the
+   * grace: past it, no billable request is served, not even one that needs no commit first.
+   */
+  refuseBeyondGrace(): void {
+    const refusal = this.#outage && graceRefusal(this.#outage);
+    if (refusal) throw refusal;
   }
 
   /**

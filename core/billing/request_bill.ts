@@ -71,6 +71,8 @@ export class RequestBill {
    */
   async hold(amount: number, options: { tokens?: number } = {}): Promise<void> {
     this.held = amount;
+    // An unlimited key without caps commits nothing before its answer: the grace bounds it.
+    this.#ledger.refuseBeyondGrace();
     if (this.#aggregates) {
       this.#reservation = await this.#ledger.budgets.reserve(this.#key, {
         amount,

@@ -65,6 +65,30 @@ export interface StoreWaits {
   graceMs: number;
 }
 
+/** The 503 of a billable request an instance may not serve while its store is unreachable. */
+export function outageRefusal(why: string): GatewayError {
+  return new GatewayError(
+    "store_unavailable",
+    503,
+    `The gateway's store is unreachable and ${why}; retry shortly`,
+    { retryable: true, headers: { "retry-after": "1" } },
+  );
+}
+
+/**
+ * With the store unreachable for longer than the grace, the refusal of any billable request;
+ * else null.
+ */
+export function graceRefusal(waits: StoreWaits): GatewayError | null {
+  if (waits.health.reachable) return null;
+  const silentMs = waits.health.sinceLastAnswer();
+  if (silentMs <= waits.graceMs) return null;
+  return outageRefusal(
+    `it has not answered for ${Math.round(silentMs / 1000)} s, longer than this instance ` +
+      `serves without it (${waits.graceMs} ms)`,
+  );
+}
+
 /**
  * Waits for `work` (a store operation left to finish, such as a ledger commit) while the store
  * answers: a store busy with other calls gets more time, one that answered nothing for a whole

@@ -126,3 +126,20 @@ export async function interfaceCall(
   });
   return { status: response.status, body: await response.json() };
 }
+
+/** Σ cost of the account's logged requests (every page). */
+export async function loggedCosts(url: string, accountId: string): Promise<number> {
+  let total = 0;
+  let cursor = "";
+  do {
+    const page = await adminCall(
+      url,
+      "GET",
+      `/admin/requests?account=${accountId}&limit=1000&cursor=${cursor}`,
+    );
+    if (page.status !== 200) throw new Error(`request log: ${JSON.stringify(page.body)}`);
+    for (const record of page.body.data) total += record.cost;
+    cursor = page.body.cursor ?? "";
+  } while (cursor);
+  return total;
+}

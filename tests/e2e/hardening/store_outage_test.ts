@@ -15,10 +15,13 @@ import {
   chat,
   eventually,
   interfaceCall,
+  loggedCosts,
   makeKey,
   setUpTextModel,
 } from "../../helpers/outage_setup.ts";
 import { startOpenAIChatUpstream } from "../../upstream/openai_chat.ts";
+import { startOpenAIImagesUpstream } from "../../upstream/openai_images.ts";
+import { IMAGE_MODEL, IMAGE_PRICE } from "../../helpers/image_setup.ts";
 
 const WORKERS = 12;
 const OPENING = 1_000_000;
@@ -31,23 +34,6 @@ function gatewayEnv(store: RemoteStore, graceMs: number) {
     GATEWAY_STORE_DEADLINE_MS: "500",
     GATEWAY_STORE_GRACE_MS: String(graceMs),
   };
-}
-
-/** Σ cost of the account's logged requests (every page). */
-async function loggedCosts(url: string, accountId: string): Promise<number> {
-  let total = 0;
-  let cursor = "";
-  do {
-    const page = await adminCall(
-      url,
-      "GET",
-      `/admin/requests?account=${accountId}&limit=1000&cursor=${cursor}`,
-    );
-    assertEquals(page.status, 200, JSON.stringify(page.body));
-    for (const record of page.body.data) total += record.cost;
-    cursor = page.body.cursor ?? "";
-  } while (cursor);
-  return total;
 }
 
 remoteStoreTest(
@@ -136,8 +122,20 @@ remoteStoreTest(
   "past the grace, a key without a limit is refused too, in each interface's envelope",
   async (store) => {
     await using upstream = startOpenAIChatUpstream();
+    await using images = startOpenAIImagesUpstream();
     await using gateway = await spawnGateway(gatewayEnv(store, 1_500));
     await setUpTextModel(gateway.url, upstream.baseUrl);
+    await adminCall(gateway.url, "PUT", `/admin/models/${IMAGE_MODEL}`, {
+      kind: "image",
+      price: IMAGE_PRICE,
+    });
+    await adminCall(gateway.url, "POST", "/admin/channels", {
+      name: "images",
+      type: "openai-images",
+      base_url: images.baseUrl,
+      keys: ["sk-upstream-test"],
+      models: [IMAGE_MODEL],
+    });
     const { id, key } = await makeKey(gateway.url, { unlimited: true });
     let answeredCost = 0;
     for (let i = 0; i < 3; i++) {
@@ -163,6 +161,16 @@ remoteStoreTest(
     const gemini = await interfaceCall(gateway.url, key, "gemini");
     assertEquals([gemini.status, gemini.body.error.status], [503, "UNAVAILABLE"]);
     assertOk(/grace|longer than this instance serves/.test(openai.body.error.message));
+    // An image is charged in an entry of its own after its answer, with no lease: refused too.
+    const imagesBefore = images.requests.length;
+    const image = await fetch(`${gateway.url}/v1/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: IMAGE_MODEL, prompt: "in an outage" }),
+    });
+    const imageBody = await image.json();
+    assertEquals([image.status, imageBody.error?.code], [503, "store_unavailable"]);
+    assertEquals(images.requests.length, imagesBefore, "the upstream was called");
 
     await store.start();
     await eventually("the costs answered in the grace written", async () => {

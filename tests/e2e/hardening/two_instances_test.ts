@@ -13,6 +13,7 @@ import {
   adminCall,
   chat,
   eventually,
+  loggedCosts,
   makeKey,
   setUpTextModel,
 } from "../../helpers/outage_setup.ts";
@@ -83,6 +84,10 @@ remoteStoreTest(
       );
       assertEquals(verify.body.ok, true, JSON.stringify(verify.body));
     }
+    await eventually(
+      "every answered request logged with its cost",
+      async () => (await loggedCosts(b.url, accountId)) === opening - balance,
+    );
   },
   serverTest,
 );
