@@ -18,7 +18,12 @@ import { minuteAt, type SpendPeriod, spendWindowsAt } from "./spend_windows.ts";
 import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
-import { awaitStore, graceRefusal, type StoreWaits } from "../kv/store_health.ts";
+import {
+  awaitStore,
+  graceRefusal,
+  isStoreUnavailable,
+  type StoreWaits,
+} from "../kv/store_health.ts";
 import {
   type BatchView,
   type CounterChange,
@@ -378,7 +383,7 @@ export class Ledger {
       );
     }
     let refused = false;
-    const entry = await this.#change(keyId, async ({ atomic, balance, cached }) => {
+    const change = this.#change(keyId, async ({ atomic, balance, cached }) => {
       refused = false;
       // Checked before anything is added to the commit: a refused credit writes nothing.
       if (Math.abs(balance + amount) > MAX_BALANCE) {
@@ -408,6 +413,17 @@ export class Ledger {
       }
       return { type: "credit", amount, ref, note: options.note };
     }, options.ref !== undefined || options.guard !== undefined);
+    const entry = await this.whileStoreAnswers(change).catch((error) => {
+      if (!isStoreUnavailable(error)) throw error;
+      throw new GatewayError(
+        "store_unavailable",
+        503,
+        `${error.message.replace(/; retry shortly$/, "")}. The credit is still queued and is ` +
+          "written when the store answers: read the ledger before trying again, or give the " +
+          "credit a ref so that it happens once",
+        { retryable: false },
+      );
+    });
     // A guarded credit whose ref was credited already is refused like one its guard refused.
     if (refused || (!entry && options.guard)) return GUARD_REFUSED;
     if (!entry) {

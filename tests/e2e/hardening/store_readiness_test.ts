@@ -19,6 +19,15 @@ async function get(url: string, path: string) {
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
+async function send(url: string, method: string, path: string, body: unknown) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
 /** Polls `path` until it answers `status` (the store's state changes outside the test's clock). */
 async function until(url: string, path: string, status: number) {
   for (let tries = 0;; tries++) {
@@ -53,11 +62,20 @@ remoteStoreTest(
     for (const path of ["/admin/keys", `/admin/keys/${made.id}`, `/admin/ledger?key=${made.id}`]) {
       assertAdminError(await get(gateway.url, path), 503, "store_unavailable");
     }
+    // Writes, money included, answer 503 too rather than hang.
+    const writes: Array<[string, string, unknown]> = [
+      ["PATCH", `/admin/keys/${made.id}`, { name: "renamed" }],
+      ["POST", `/admin/keys/${made.id}/credit`, { amount: 5 }],
+    ];
+    for (const [method, path, body] of writes) {
+      assertAdminError(await send(gateway.url, method, path, body), 503, "store_unavailable");
+    }
 
     await store.start();
     await until(gateway.url, "/readyz", 200);
-    const key = await until(gateway.url, `/admin/keys/${made.id}`, 200);
-    assertEquals(key.body.balance, 1000);
+    await until(gateway.url, `/admin/keys/${made.id}`, 200);
+    const verify = await get(gateway.url, `/admin/keys/${made.id}/ledger/verify`);
+    assertEquals(verify.body.ok, true, JSON.stringify(verify.body));
   },
   serverTest,
 );
