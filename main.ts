@@ -23,8 +23,11 @@ import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/sweeps.ts";
 import type { Resolver } from "./core/webhooks/public_address.ts";
+import { cutOpenStreams } from "./core/upstream/sse_pump.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
+/** The share of GATEWAY_SHUTDOWN_MS kept, after open requests, for writing their charges. */
+const SHUTDOWN_WRITE_SHARE = 0.2;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
 
@@ -253,11 +256,17 @@ export async function startGateway(
     stopping ??= (async () => {
       ready = false;
       const deadline = Date.now() + settings.shutdownMs;
-      // Each step gets what is left of the deadline; a step still running at it is left behind.
-      const step = async (name: string, work: () => Promise<unknown> | unknown) => {
+      // Requests may take all but the last fifth: that is kept for writing what they cost.
+      const requestsDeadline = deadline - settings.shutdownMs * SHUTDOWN_WRITE_SHARE;
+      // Each step gets what is left of its deadline; a step still running then is left behind.
+      const step = async (
+        name: string,
+        work: () => Promise<unknown> | unknown,
+        until = deadline,
+      ) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const late = new Promise<"late">((resolve) =>
-          timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()))
+          timer = setTimeout(() => resolve("late"), Math.max(0, until - Date.now()))
         );
         const done = Promise.resolve().then(work).then(
           () => "done" as const,
@@ -269,7 +278,11 @@ export async function startGateway(
         return outcome;
       };
       const sweepsStopped = sweepLoop.stop();
-      await step("requests", () => server.shutdown());
+      if (await step("requests", () => server.shutdown(), requestsDeadline) === "late") {
+        // Streams still open are ended and billed for what they delivered.
+        const cut = cutOpenStreams();
+        if (cut) log?.({ msg: "streams ended at the shutdown deadline", streams: cut });
+      }
       await step("task worker", () => worker.stop());
       await step("webhook worker", () => gateway.webhooks.worker.stop());
       await step("sweeps", () => sweepsStopped);
