@@ -137,6 +137,9 @@ remoteStoreTest(
       models: [IMAGE_MODEL],
     });
     const { id, key } = await makeKey(gateway.url, { unlimited: true });
+    // A key with a spend cap holds in the store for every request: it has nothing to serve from.
+    const capped = await makeKey(gateway.url, { balance: 1_000_000, spend_limits: { day: 1e9 } });
+    assertEquals((await chat(gateway.url, capped.key)).status, 200);
     let answeredCost = 0;
     for (let i = 0; i < 3; i++) {
       const answer = await chat(gateway.url, key);
@@ -145,6 +148,12 @@ remoteStoreTest(
     }
 
     await store.stop();
+    const cappedAnswer = await chat(gateway.url, capped.key);
+    assertEquals(
+      [cappedAnswer.status, cappedAnswer.body.error?.code],
+      [503, "store_unavailable"],
+      JSON.stringify(cappedAnswer.body),
+    );
     // Within the grace it may still answer (its costs kept in memory); past it, never.
     await eventually("a refusal past the grace", async () => {
       const answer = await chat(gateway.url, key);
