@@ -26,7 +26,8 @@ export interface RemoteStoreKind {
   name: string;
   /** Why this kind cannot run here, or undefined when it can. */
   missing?: string;
-  open(): Promise<RemoteStore>;
+  /** `token`: the access token the store takes (default: a fresh one). */
+  open(options?: { token?: string }): Promise<RemoteStore>;
 }
 
 function kvConnectKind(): RemoteStoreKind {
@@ -35,10 +36,10 @@ function kvConnectKind(): RemoteStoreKind {
     name: "KV Connect",
     missing: script ? undefined : "the KV Connect test server (shared/tools/kv-connect-test-" +
       "server.ts) was not found beside the checkout: set GATEWAY_KV_CONNECT_SERVER to run these",
-    async open() {
+    async open(given = {}) {
       const dir = await Deno.makeTempDir({ prefix: "kv-connect-store-" });
       const options = { path: `${dir}/store.sqlite`, port: freePort(), token: "" };
-      let server = await startKvConnectServer(script!, { ...options, token: undefined });
+      let server = await startKvConnectServer(script!, { ...options, token: given.token });
       options.token = server.token;
       let up = true;
       return {
@@ -74,8 +75,16 @@ export const REMOTE_STORES: RemoteStoreKind[] = [kvConnectKind()];
 export function remoteStoreTest(
   name: string,
   fn: (store: RemoteStore) => Promise<void>,
-  options: Omit<Deno.TestDefinition, "name" | "fn" | "ignore"> = {},
+  testOptions: Omit<Deno.TestDefinition, "name" | "fn" | "ignore"> & {
+    /**
+     * The test opens the store in its own process (not only in gateway processes): the store then
+     * takes this process's DENO_KV_ACCESS_TOKEN when one is set, since the test files of a
+     * parallel run share one environment (and KV Connect reads the token from it).
+     */
+    inProcess?: boolean;
+  } = {},
 ): void {
+  const { inProcess, ...options } = testOptions;
   for (const kind of REMOTE_STORES) {
     if (kind.missing) console.log(`${name} (${kind.name}) ignored: ${kind.missing}`);
     Deno.test({
@@ -83,7 +92,8 @@ export function remoteStoreTest(
       name: `${name} (${kind.name})`,
       ignore: kind.missing !== undefined,
       async fn() {
-        const store = await kind.open();
+        const token = inProcess ? Deno.env.get("DENO_KV_ACCESS_TOKEN") : undefined;
+        const store = await kind.open({ token });
         try {
           await fn(store);
         } finally {

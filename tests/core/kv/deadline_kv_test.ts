@@ -24,6 +24,7 @@ async function refusal(work: Promise<unknown>): Promise<GatewayError> {
 remoteStoreTest(
   "deadlineKv: reads and raced writes 503 at the deadline; a waited commit lands once",
   async (store) => {
+    // The same token when one was set (see remoteStoreTest's inProcess).
     Deno.env.set("DENO_KV_ACCESS_TOKEN", store.env.DENO_KV_ACCESS_TOKEN);
     const raw = await Deno.openKv(store.env.GATEWAY_KV);
     try {
@@ -57,5 +58,5 @@ remoteStoreTest(
       raw.close();
     }
   },
-  { sanitizeOps: false, sanitizeResources: false },
+  { sanitizeOps: false, sanitizeResources: false, inProcess: true },
 );
