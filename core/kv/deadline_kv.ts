@@ -26,7 +26,12 @@ export function deadlineKv(kv: KvBackend, options: DeadlineOptions): KvBackend {
   const { deadlineMs, health } = options;
   const timed = <T>(work: () => Promise<T>, race = true): Promise<T> => {
     const startedAt = Date.now();
-    const call = work();
+    let call: Promise<T>;
+    try {
+      call = work();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = call.then(
       (value) => {

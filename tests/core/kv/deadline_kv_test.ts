@@ -2,7 +2,7 @@
  * deadlineKv on a remote store whose server is killed: reads and raced writes fail with 503
  * `store_unavailable` at the deadline and the health says unreachable; a commit left to finish
  * (`commits: "wait"`) lands once when the server is back on the same file, and the health says
- * reachable again.
+ * reachable again. And the KV conformance suite through deadlineKv.
  */
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
@@ -10,6 +10,7 @@ import { deadlineKv } from "../../../core/kv/deadline_kv.ts";
 import { StoreHealth } from "../../../core/kv/store_health.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { remoteStoreTest } from "../../helpers/remote_store.ts";
+import { runKvConformance } from "./kv_conformance.ts";
 
 async function refusal(work: Promise<unknown>): Promise<GatewayError> {
   try {
@@ -60,3 +61,18 @@ remoteStoreTest(
   },
   { sanitizeOps: false, sanitizeResources: false, inProcess: true },
 );
+
+// The deadline changes nothing of what a store does while it answers: the conformance suite,
+// through deadlineKv (raced and waited commits) over the embedded KV.
+for (const commits of ["deadline", "wait"] as const) {
+  runKvConformance(
+    `deadlineKv (${commits}) over :memory:`,
+    async () =>
+      deadlineKv(await Deno.openKv(":memory:"), {
+        deadlineMs: 10_000,
+        health: new StoreHealth(),
+        commits,
+      }),
+    { queues: true },
+  );
+}
