@@ -350,9 +350,12 @@ export class BudgetLeases {
   #tick(): void {
     const now = Date.now();
     for (const budget of this.#budgets.values()) {
-      if (budget.waiters.length) this.#flush(budget).catch(() => {});
-      // An idle lease is kept while the store is unreachable: a return could not be written.
-      else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS && this.#storeAnswers()) {
+      // With the store unreachable, one flush at a time (the next could not be written either),
+      // and an idle lease is kept (its return could not be written).
+      const answers = this.#storeAnswers();
+      if (budget.waiters.length) {
+        if (budget.flushing === 0 || answers) this.#flush(budget).catch(() => {});
+      } else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS && answers) {
         this.#returnLease(budget).catch(() => {});
       }
     }
