@@ -31,9 +31,11 @@ import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/sweeps.ts";
 import type { Resolver } from "./core/webhooks/public_address.ts";
+import { cutOpenStreams } from "./core/upstream/sse_pump.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
-const SHUTDOWN_GRACE_MS = 30_000;
+/** The share of GATEWAY_SHUTDOWN_MS kept, after open requests, for writing their charges. */
+const SHUTDOWN_WRITE_SHARE = 0.2;
 /** Tasks one process runs at once; image tasks are mostly waiting on the upstream. */
 const TASK_CONCURRENCY = 64;
 
@@ -44,7 +46,11 @@ export interface RunningGateway {
   platform: Platform;
   /** The sweeps (due tasks, orphaned holds, media expiry, request-log retention), for crons. */
   sweeps: Sweep[];
-  /** Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV. */
+  /**
+   * Stops accepting, lets in-flight requests finish, settles, flushes logs, closes KV; all of it
+   * within GATEWAY_SHUTDOWN_MS, after which it resolves with whatever is still unwritten left
+   * behind (docs/operations.md, "Stopping").
+   */
   shutdown(): Promise<void>;
 }
 
@@ -209,6 +215,7 @@ export async function startGateway(
       server: config?.server,
       platform,
       taskQueue: queues,
+      remoteStore: target.kind !== "file" && target.kind !== "memory",
       log,
       metricsTokenHash: settings.metricsToken ? await sha256Hex(settings.metricsToken) : undefined,
       webhookResolve: options.webhookResolve,
@@ -272,24 +279,52 @@ export async function startGateway(
   const shutdown = () =>
     stopping ??= (async () => {
       ready = false;
+      const deadline = Date.now() + settings.shutdownMs;
+      // Requests may take all but the last fifth: that is kept for writing what they cost.
+      const requestsDeadline = deadline - settings.shutdownMs * SHUTDOWN_WRITE_SHARE;
+      // Each step gets what is left of its deadline; a step still running then is left behind.
+      const step = async (
+        name: string,
+        work: () => Promise<unknown> | unknown,
+        until = deadline,
+      ) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<"late">((resolve) =>
+          timer = setTimeout(() => resolve("late"), Math.max(0, until - Date.now()))
+        );
+        const done = Promise.resolve().then(work).then(
+          () => "done" as const,
+          () => "done" as const,
+        );
+        const outcome = await Promise.race([done, late]);
+        clearTimeout(timer);
+        if (outcome === "late") log?.({ msg: "shutdown deadline passed", step: name });
+        return outcome;
+      };
       const sweepsStopped = sweepLoop.stop();
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.shutdown(),
-        new Promise((resolve) => graceTimer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-      ]);
-      clearTimeout(graceTimer);
-      await worker.stop();
-      await gateway.webhooks.worker.stop();
-      await sweepsStopped;
-      await gateway.drain();
-      await gateway.instance.stop();
+      if (await step("requests", () => server.shutdown(), requestsDeadline) === "late") {
+        // Streams still open are ended and billed for what they delivered.
+        const cut = cutOpenStreams();
+        if (cut) log?.({ msg: "streams ended at the shutdown deadline", streams: cut });
+      }
+      await step("task worker", () => worker.stop());
+      await step("webhook worker", () => gateway.webhooks.worker.stop());
+      await step("sweeps", () => sweepsStopped);
+      const drained = await step("charges", () => gateway.drain());
+      if (drained === "late") {
+        const unwritten = gateway.ledger.budgets.unwritten();
+        if (unwritten.units) log?.({ msg: "charges left unwritten at shutdown", ...unwritten });
+      }
+      await step("instance lease", () => gateway.instance.stop());
       gateway.registry.stop();
       gateway.groups.stop();
       gateway.captures.stop();
-      // A PostgreSQL pool closes its connections asynchronously: wait for them.
-      if (openedKv instanceof PostgresKv) await openedKv.end();
-      else kv.close();
+      // A PostgreSQL pool closes its connections asynchronously: wait for them, within the
+      // deadline. A store already closed, or gone, has nothing more to do at exit.
+      await step("store", async () => {
+        if (openedKv instanceof PostgresKv) await openedKv.end();
+        else kv.close();
+      });
     })();
 
   const host = settings.host === "0.0.0.0"

@@ -16,7 +16,9 @@
  * against one on an empty file; BENCH_STORED_KV=path keeps that file for the next run),
  * `dead_channel` (one dead channel of two: throughput and p50 against the healthy-only run, with
  * the breakers on and off; bench/dead_channel.ts), `embeddings` (POST /v1/embeddings beside
- * non-stream chat: ratio to the forwarder at 32 connections, added p50; bench/embeddings.ts).
+ * non-stream chat: ratio to the forwarder at 32 connections, added p50; bench/embeddings.ts),
+ * `fairness` (one hot account on two gateways sharing a KV Connect store against one gateway
+ * alone: each instance's successes and p99, for a leased and a capped key; bench/fairness.ts).
  */
 
 import type { LoadResult } from "./load.ts";
@@ -40,6 +42,10 @@ import {
 import { formatScaling, measureScaling, SCALING_CONNECTIONS } from "./scaling.ts";
 import { formatSoak, HeapReader, runSoak, summarizeSoak } from "./soak.ts";
 import { seedStoredData, type StoredCounts } from "./stored_data.ts";
+import { formatFairness, measureFairness } from "./fairness.ts";
+
+/** Connections per instance in the two-instance fairness figure (one alone gets both halves). */
+const FAIRNESS_CONNECTIONS = 16;
 import { formatStoredCost, measureStoredCost } from "./stored_cost.ts";
 import { processCpuMs } from "./thread_cpu.ts";
 import { formatDeadChannel, measureDeadChannel } from "./dead_channel.ts";
@@ -306,7 +312,15 @@ async function kvOperationsPerRequest(
 }
 
 /** What BENCH_ONLY may name: one part of the bench, run alone. */
-const MODES = ["streams", "scaling", "soak", "stored", "dead_channel", "embeddings"] as const;
+const MODES = [
+  "streams",
+  "scaling",
+  "soak",
+  "stored",
+  "dead_channel",
+  "embeddings",
+  "fairness",
+] as const;
 type Mode = typeof MODES[number];
 
 function benchMode(): Mode | null {
@@ -556,6 +570,15 @@ async function main(): Promise<void> {
     log(`load generator: ${generator.name}`);
     log(`machine: ${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
 
+    if (mode === "fairness") {
+      const fairness = await measureFairness(upstream.url, {
+        seconds: config.seconds,
+        connections: FAIRNESS_CONNECTIONS,
+      });
+      console.log("");
+      console.log(formatFairness(fairness));
+      return;
+    }
     if (mode === "stored") {
       await runStoredComparison(generator, { tmp, empty: gateway, upstream, started }, config);
       return;

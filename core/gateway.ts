@@ -40,6 +40,9 @@ import { Members } from "./members/members_service.ts";
 import { createMailer } from "./members/mailer.ts";
 import { MoneyFormatStore } from "./console/money_format.ts";
 import { DEFAULT_MONEY_FORMAT, type MoneyFormat } from "./util/money_format.ts";
+import { StoreHealth } from "./kv/store_health.ts";
+import { deadlineKv } from "./kv/deadline_kv.ts";
+import { type ProbeResult, StoreProbe } from "./kv/store_probe.ts";
 
 export interface GatewayOptions {
   /** Retries on other channels after a failure before the first byte. */
@@ -71,6 +74,8 @@ export interface GatewayOptions {
   metricsTokenHash?: string;
   /** How long this process's instance lease lasts without renewal. */
   instanceLeaseMs: number;
+  /** The store's deadlines and the outage rules (docs/operations.md, "Store outages"). */
+  store: StoreOptions;
   /** Longest pause allowed between two chunks of a client's request body (then 408). */
   clientIdleMs: number;
   /**
@@ -94,6 +99,18 @@ export interface GatewayOptions {
    * probes); Date.now.
    */
   now?: () => number;
+}
+
+export interface StoreOptions {
+  /** The longest wait for one store call; then 503 `store_unavailable`. */
+  deadlineMs: number;
+  /** How long after the store last answered billable requests are still served from leases. */
+  graceMs: number;
+  /**
+   * Whether each store call is raced against `deadlineMs` (a store reached over a network; the
+   * embedded KV answers or fails by itself). /readyz's probe has the deadline either way.
+   */
+  timed: boolean;
 }
 
 export interface WebhookOptions {
@@ -142,6 +159,7 @@ export const DEFAULT_OPTIONS: GatewayOptions = {
   trustProxyHops: 0,
   trustedProxies: [],
   instanceLeaseMs: 60_000,
+  store: { deadlineMs: 2_000, graceMs: 30_000, timed: false },
   video: { pollMinMs: 5_000, pollMaxMs: 30_000, timeoutMs: 3_600_000 },
   members: { signup: false, signupGroup: "default" },
   moneyFormat: DEFAULT_MONEY_FORMAT,
@@ -161,6 +179,9 @@ const WEBHOOK_CONCURRENCY = 32;
 export class Gateway {
   readonly kv: KvBackend;
   readonly options: GatewayOptions;
+  /** Whether the store answers, as this process last saw it (the outage rules read it). */
+  readonly storeHealth = new StoreHealth();
+  readonly #storeProbe: StoreProbe;
   readonly ledger: Ledger;
   /** This process's lease in KV: holds carry its id, so a dead process's holds are found. */
   readonly instance: InstanceLease;
@@ -200,11 +221,21 @@ export class Gateway {
   /** Work that must finish before shutdown: settles and releases after a response. */
   readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(kv: KvBackend, box: SecretBox, options: GatewayOptions) {
+  constructor(store: KvBackend, box: SecretBox, options: GatewayOptions) {
+    const { deadlineMs, timed } = options.store;
+    const health = this.storeHealth;
+    // The commits of money and of the request log (its costs and sums) are left to finish, so
+    // that they land once (see deadline_kv.ts); every other call is raced.
+    const kv = timed ? deadlineKv(store, { deadlineMs, health }) : store;
+    const waitingKv = timed ? deadlineKv(store, { deadlineMs, health, commits: "wait" }) : store;
     this.kv = kv;
     this.options = options;
     this.instance = new InstanceLease(kv, { leaseMs: options.instanceLeaseMs });
-    this.ledger = new Ledger(kv, { instanceId: this.instance.id });
+    this.#storeProbe = new StoreProbe(kv, { instanceId: this.instance.id, deadlineMs });
+    this.ledger = new Ledger(waitingKv, {
+      instanceId: this.instance.id,
+      outage: timed ? { health, deadlineMs, graceMs: options.store.graceMs } : undefined,
+    });
     this.groups = new GroupStore(kv);
     this.redemptions = new RedemptionCodes(new RedemptionStore(kv), this.ledger);
     this.accounts = new AccountStore(kv, this.ledger);
@@ -302,12 +333,17 @@ export class Gateway {
       writeEvent: (atomic, change) => writeChannelOutboxEvent(atomic, channelEventPayload(change)),
       committed: () => this.webhooks.worker.wake(),
     });
-    this.requestLog = new RequestLog(kv, {
+    this.requestLog = new RequestLog(waitingKv, {
       health: this.channelHealth,
       retentionMs: options.requestLogRetentionMs,
       stdout: options.logRequestsToStdout,
       onDrop: () => this.metrics.add("gateway_request_log_dropped_total", {}),
     });
+  }
+
+  /** Writes and reads a probe key within the store's deadline (/readyz). */
+  probeStore(): Promise<ProbeResult> {
+    return this.#storeProbe.probe();
   }
 
   /** Whether account `id` exists. */

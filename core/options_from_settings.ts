@@ -22,6 +22,8 @@ export interface BootFacts {
   platform: Pick<Platform, "runFfprobe" | "tempFiles">;
   /** Whether KV queues exist here (a local KV, off Deno Deploy). */
   taskQueue: boolean;
+  /** Whether the store is reached over a network (its calls then get a deadline). */
+  remoteStore?: boolean;
   /** Where informational lines go; none when quiet. */
   log?: (line: Record<string, unknown>) => void;
   /** SHA-256 (hex) of GATEWAY_METRICS_TOKEN, when it is set. */
@@ -58,6 +60,11 @@ export function optionsFromSettings(settings: Settings, boot: BootFacts): Gatewa
     trustProxyHops: settings.trustProxyHops,
     trustedProxies: settings.trustedProxies,
     instanceLeaseMs: settings.instanceLeaseMs,
+    store: {
+      deadlineMs: settings.storeDeadlineMs,
+      graceMs: settings.storeGraceMs,
+      timed: boot.remoteStore ?? false,
+    },
     metricsTokenHash: boot.metricsTokenHash,
     ...(boot.now && { now: boot.now }),
     upstreamMaxBytes: {

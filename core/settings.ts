@@ -45,6 +45,15 @@ export interface Settings {
   instanceLeaseMs: number;
   /** Longest pause between two chunks of a request body. */
   clientIdleMs: number;
+  /** GATEWAY_STORE_DEADLINE_MS: the longest wait for one call to a remote store (then 503). */
+  storeDeadlineMs: number;
+  /**
+   * GATEWAY_STORE_GRACE_MS: how long after the store last answered a process still serves from
+   * the budget it already leased (docs/operations.md, "Store outages").
+   */
+  storeGraceMs: number;
+  /** GATEWAY_SHUTDOWN_MS: the longest a graceful stop (SIGTERM) drains before it exits. */
+  shutdownMs: number;
   /** GATEWAY_TRUST_PROXY: proxies in front whose `x-forwarded-for` is believed from any peer. */
   trustProxyHops: number;
   /** GATEWAY_TRUSTED_PROXIES: ranges of proxies whose `x-forwarded-for` is believed. */
@@ -131,6 +140,9 @@ export function readSettings(get: (name: string) => string | undefined): Setting
     trustProxyHops,
     trustedProxies,
     clientIdleMs: positiveNumber(get, "GATEWAY_CLIENT_IDLE_MS", 30_000),
+    storeDeadlineMs: positiveNumber(get, "GATEWAY_STORE_DEADLINE_MS", 2_000),
+    storeGraceMs: positiveNumber(get, "GATEWAY_STORE_GRACE_MS", 30_000),
+    shutdownMs: positiveNumber(get, "GATEWAY_SHUTDOWN_MS", 10_000),
     instanceLeaseMs: positiveNumber(get, "GATEWAY_INSTANCE_LEASE_MS", 60_000),
     upstreamTextMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_TEXT_MAX_MB", 16) * MIB,
     upstreamMediaMaxBytes: positiveNumber(get, "GATEWAY_UPSTREAM_MEDIA_MAX_MB", 32) * MIB,

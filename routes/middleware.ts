@@ -57,7 +57,7 @@ function routeLabel(c: Context<AppEnv>): string {
   return !template || template === "*" || template.endsWith("/*") ? "unmatched" : template;
 }
 
-const UNLOGGED = new Set(["/", "/healthz", "/metrics", "/openapi.json"]);
+const UNLOGGED = new Set(["/", "/healthz", "/readyz", "/metrics", "/openapi.json"]);
 
 function isUnlogged(path: string): boolean {
   return UNLOGGED.has(path) || path.startsWith("/admin") || path.startsWith("/media/") ||

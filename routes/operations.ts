@@ -1,4 +1,4 @@
-/** GET / (what this service is), GET /healthz and GET /metrics. */
+/** GET / (what this service is), GET /healthz, GET /readyz and GET /metrics. */
 
 import { Hono } from "hono";
 import { GatewayError } from "../core/errors.ts";
@@ -39,6 +39,20 @@ const healthz = declareRoute({
   answers: { "200": jsonAnswer("{status: ok}") },
 });
 
+const readyz = declareRoute({
+  method: "get",
+  path: "/readyz",
+  tag: "operations",
+  summary: "200 while the store answers a read and a write within its deadline; 503 while it " +
+    "does not, or while starting or stopping",
+  security: "none",
+  errors: "openai",
+  answers: {
+    "200": jsonAnswer("{status: ready}"),
+    "503": jsonAnswer("{status: starting | store_unavailable, reason?}"),
+  },
+});
+
 const metrics = declareRoute({
   method: "get",
   path: "/metrics",
@@ -60,6 +74,14 @@ export function operationRoutes(gateway: Gateway, isReady: () => boolean) {
     healthz,
     (c) => isReady() ? c.json({ status: "ok" }) : c.json({ status: "starting" }, 503),
   );
+  // Liveness (/healthz) does not touch the store; readiness does.
+  serveRoute(app, readyz, async (c) => {
+    if (!isReady()) return c.json({ status: "starting" }, 503);
+    const probe = await gateway.probeStore();
+    return probe.ok
+      ? c.json({ status: "ready" })
+      : c.json({ status: "store_unavailable", reason: probe.reason }, 503);
+  });
   serveRoute(app, metrics, async (c) => {
     if (metricsToken) {
       const presented = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];

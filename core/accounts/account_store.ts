@@ -6,6 +6,7 @@
 
 import { GatewayError } from "../errors.ts";
 import { timeOrderedId } from "../util/ids.ts";
+import { isStoreUnavailable } from "../kv/store_health.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { withKvRetry } from "../kv/kv_retry.ts";
 import type { KvBackend } from "../kv/kv_backend.ts";
@@ -81,7 +82,17 @@ export class AccountStore {
   async cached(id: string, now = Date.now()): Promise<AccountRecord | null> {
     const hit = this.#cache.get(id);
     if (hit && hit.until >= now) return hit.record;
-    const record = (await this.#kv.get<AccountRecord>(kvKeys.account(id))).value;
+    let record: AccountRecord | null;
+    try {
+      record = (await this.#kv.get<AccountRecord>(kvKeys.account(id))).value;
+    } catch (error) {
+      // With the store unreachable, the last record read stands (see KeyStore.authenticate).
+      if (hit?.record && isStoreUnavailable(error)) {
+        hit.until = now + ACCOUNT_CACHE_MS;
+        return hit.record;
+      }
+      throw error;
+    }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
     this.#cache.set(id, { record, until: now + ACCOUNT_CACHE_MS });
     return record;

@@ -12,6 +12,14 @@
  *
  * What a kill -9 loses: the costs not yet written, at most those added since the last flush
  * began; the dead process's lease is returned by the orphaned-holds sweep, once.
+ *
+ * With a remote store that stops answering (`outage`, docs/operations.md "Store outages"), a
+ * request is admitted only from the units its wallet's lease already holds here, and only within
+ * the grace since the store last answered; its cost waits in memory and is written once the store
+ * is back (the ledger's commits are left to finish, never repeated). A lease that runs short is
+ * not renewed: the request is refused with 503 `store_unavailable`. So what a crash in an outage
+ * can lose is at most the unwritten costs of one lease per wallet and process (plus, for keys
+ * without a limit, what they spent within the grace).
  */
 
 import {
@@ -21,6 +29,13 @@ import {
   walletOf,
 } from "./ledger_records.ts";
 import type { ReceiptEntry } from "./receipt.ts";
+import {
+  awaitStore,
+  graceRefusal,
+  isStoreUnavailable,
+  outageRefusal,
+  type StoreWaits,
+} from "../kv/store_health.ts";
 
 /**
  * What budget leases ask of the ledger (Ledger's methods of the same names, which say what they
@@ -106,6 +121,9 @@ interface KeyBudget {
   waiters: Waiter[];
   /** Flushes of this key under way. */
   flushing: number;
+  /** Requests, and their costs, in the flushes under way (not yet written). */
+  writing: number;
+  writingCost: number;
   renewing: Promise<void> | null;
   /** The `need` of the renewal under way. */
   renewingNeed: number;
@@ -116,11 +134,40 @@ export class BudgetLeases {
   readonly #ledger: LeaseLedger;
   readonly #flushMs: number;
   readonly #budgets = new Map<string, KeyBudget>();
+  readonly #outage?: StoreWaits;
   #timer?: ReturnType<typeof setTimeout>;
 
-  constructor(ledger: LeaseLedger, options: { flushMs?: number } = {}) {
+  constructor(ledger: LeaseLedger, options: { flushMs?: number; outage?: StoreWaits } = {}) {
     this.#ledger = ledger;
     this.#flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
+    this.#outage = options.outage;
+  }
+
+  /**
+   * With the store unreachable: refuses (503) a request this process may not serve, past the
+   * grace or beyond its wallet's lease. Returns whether the store is unreachable.
+   */
+  #admitInOutage(budget: KeyBudget, amount: number): boolean {
+    const outage = this.#outage;
+    if (!outage || outage.health.reachable) return false;
+    const refusal = graceRefusal(outage);
+    if (refusal) throw refusal;
+    if (budget.leased && budget.free < amount) {
+      throw outageRefusal(
+        "this instance serves only from the budget it leased before, and what is left of it " +
+          `(${Math.max(0, budget.free)} units) does not cover the request (${amount})`,
+      );
+    }
+    return true;
+  }
+
+  #storeAnswers(): boolean {
+    return this.#outage?.health.reachable ?? true;
+  }
+
+  /** `work`, given up on (503) when the store answers nothing for a whole deadline. */
+  #whileStoreAnswers<T>(work: Promise<T>): Promise<T> {
+    return this.#outage ? awaitStore(work, this.#outage) : work;
   }
 
   #budget(key: BillableKey): KeyBudget {
@@ -138,6 +185,8 @@ export class BudgetLeases {
         pendingShortfall: 0,
         waiters: [],
         flushing: 0,
+        writing: 0,
+        writingCost: 0,
         renewing: null,
         renewingNeed: 0,
         lastUsed: Date.now(),
@@ -161,6 +210,7 @@ export class BudgetLeases {
     const { amount } = options;
     const budget = this.#budget(key);
     budget.lastUsed = Date.now();
+    this.#admitInOutage(budget, amount);
     if (budget.leased) {
       while (budget.free < amount) {
         const need = amount - budget.free;
@@ -171,8 +221,10 @@ export class BudgetLeases {
         }
         const failedNeed = budget.renewingNeed;
         try {
-          await budget.renewing;
+          // The renewal goes on if this request stops waiting: its units are the lease's.
+          await this.#whileStoreAnswers(budget.renewing);
         } catch (error) {
+          if (isStoreUnavailable(error)) throw error;
           // A renewal that could not cover less than this request needs is this one's answer.
           if (amount - budget.free >= failedNeed) throw error;
         }
@@ -251,8 +303,12 @@ export class BudgetLeases {
     let missing = excess - this.#take(budget, excess);
     if (missing === 0) return 0;
     try {
-      const entry = await this.#ledger.extendLease(walletOf(key), { limit: key, want: missing });
-      if (entry) this.#extended(budget, entry);
+      const extending = this.#ledger.extendLease(walletOf(key), { limit: key, want: missing })
+        .then((entry) => {
+          if (entry) this.#extended(budget, entry);
+        });
+      // An extension that lands after this charge stopped waiting still adds to the lease.
+      await this.#whileStoreAnswers(extending);
     } catch {
       // Not extended: what the lease cannot cover is the shortfall.
     }
@@ -294,8 +350,12 @@ export class BudgetLeases {
   #tick(): void {
     const now = Date.now();
     for (const budget of this.#budgets.values()) {
-      if (budget.waiters.length) this.#flush(budget).catch(() => {});
-      else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS) {
+      // With the store unreachable, one flush at a time (the next could not be written either),
+      // and an idle lease is kept (its return could not be written).
+      const answers = this.#storeAnswers();
+      if (budget.waiters.length) {
+        if (budget.flushing === 0 || answers) this.#flush(budget).catch(() => {});
+      } else if (this.#idle(budget) && now - budget.lastUsed >= IDLE_MS && answers) {
         this.#returnLease(budget).catch(() => {});
       }
     }
@@ -313,9 +373,12 @@ export class BudgetLeases {
    */
   async #flush(budget: KeyBudget): Promise<void> {
     const waiters = budget.waiters;
+    const writingCost = budget.pendingCost;
     budget.waiters = [];
     budget.pendingCost = 0;
     budget.pendingShortfall = 0;
+    budget.writing += waiters.length;
+    budget.writingCost += writingCost;
     const byKey = new Map<string, Waiter[]>();
     for (const waiter of waiters) {
       const list = byKey.get(waiter.keyId);
@@ -363,6 +426,8 @@ export class BudgetLeases {
       }));
     } finally {
       budget.flushing--;
+      budget.writing -= waiters.length;
+      budget.writingCost -= writingCost;
     }
     for (const answer of answers) answer();
     if (failure) throw failure;
@@ -374,6 +439,21 @@ export class BudgetLeases {
     this.#budgets.delete(budget.keyId);
     if (!ref) return;
     await this.#ledger.returnLease(budget.keyId, { ref, note: "returned: idle" });
+  }
+
+  /** The costs finished here and not yet written: units, requests and wallets. */
+  unwritten(): { units: number; requests: number; wallets: number } {
+    let units = 0;
+    let requests = 0;
+    let wallets = 0;
+    for (const budget of this.#budgets.values()) {
+      const pending = budget.waiters.length + budget.writing;
+      if (!pending) continue;
+      wallets++;
+      requests += pending;
+      units += budget.pendingCost + budget.writingCost;
+    }
+    return { units, requests, wallets };
   }
 
   /** Writes every pending cost now. */

@@ -19,6 +19,12 @@ import { spendCapRefusal, tpmRefusal } from "./cap_refusals.ts";
 import { BudgetLeases } from "./budget_leases.ts";
 import type { KvAtomic, KvBackend } from "../kv/kv_backend.ts";
 import {
+  awaitStore,
+  graceRefusal,
+  isStoreUnavailable,
+  type StoreWaits,
+} from "../kv/store_health.ts";
+import {
   type BatchView,
   type CounterChange,
   counterValue,
@@ -131,6 +137,9 @@ function shortfallCounter(keyId: string, shortfall: number): CounterChange[] {
 
 const MAX_ATTEMPTS = 50;
 
+/** How long after another process's write on a wallet this one reads before each commit. */
+const CONTENDED_MS = 2_000;
+
 /**
  * The largest balance, either way, that a credit may leave: past Number.MAX_SAFE_INTEGER units
  * a double no longer holds every integer, and sums would silently round.
@@ -157,6 +166,10 @@ export class Ledger {
     localHolds: new Map(),
     leases: new Map(),
   };
+  /** Wallets another process wrote lately, until when (see #contended). */
+  readonly #contendedUntil = new Map<string, number>();
+  /** Until when this process leaves a contended wallet to the other (see #commitBatch). */
+  readonly #turns = new Map<string, number>();
   /** Units of holds queued in this process and not yet committed, per key. */
   #pendingHolds = new Map<string, number>();
 
@@ -165,10 +178,37 @@ export class Ledger {
   /** This process's budget leases and the aggregated charges of its requests. */
   readonly budgets: BudgetLeases;
 
-  constructor(kv: KvBackend, options: { instanceId?: string; flushMs?: number } = {}) {
+  readonly #outage?: StoreWaits;
+
+  /**
+   * `outage`: the store's deadlines and grace, with a remote store; the ledger's commits are then
+   * left to finish (deadline_kv.ts), and the requests waiting for them give up by these.
+   */
+  constructor(
+    kv: KvBackend,
+    options: { instanceId?: string; flushMs?: number; outage?: StoreWaits } = {},
+  ) {
     this.#kv = kv;
     this.#instanceId = options.instanceId;
-    this.budgets = new BudgetLeases(this, { flushMs: options.flushMs });
+    this.#outage = options.outage;
+    this.budgets = new BudgetLeases(this, { flushMs: options.flushMs, outage: options.outage });
+  }
+
+  /**
+   * Throws 503 `store_unavailable` when the store has answered nothing for longer than the
+   * grace: past it, no billable request is served, not even one that needs no commit first.
+   */
+  refuseBeyondGrace(): void {
+    const refusal = this.#outage && graceRefusal(this.#outage);
+    if (refusal) throw refusal;
+  }
+
+  /**
+   * `change` (a hold, say), given up on with 503 `store_unavailable` once the store answers
+   * nothing for a whole deadline; `onLate` gets what it resolves to if it lands after that.
+   */
+  whileStoreAnswers<T>(change: Promise<T>, onLate?: (value: T) => void): Promise<T> {
+    return this.#outage ? awaitStore(change, this.#outage, onLate) : change;
   }
 
   /** The id leases are taken under: the instance's, or one made for this ledger. */
@@ -181,10 +221,28 @@ export class Ledger {
     fresh: boolean,
   ): Promise<{ entry: Deno.KvEntryMaybe<number>; cached: boolean }> {
     const cached = this.#caches.balances.get(keyId);
-    if (cached && !fresh) return { entry: cached, cached: true };
+    if (cached && !fresh && !this.#contended(keyId)) return { entry: cached, cached: true };
     const entry = await this.#kv.get<number>(kvKeys.balance(keyId));
+    // The cache holds this process's last commit or read: another writer moved the balance.
+    if (cached && cached.versionstamp !== entry.versionstamp) {
+      this.#contendedUntil.set(keyId, Date.now() + CONTENDED_MS);
+    }
     this.#caches.balances.set(keyId, entry);
     return { entry, cached: false };
+  }
+
+  /**
+   * Whether another process wrote `keyId`'s balance lately. Then each batch reads the balance
+   * before its commit, as the other process's do: a process that planned on its cached balance
+   * would commit one round trip ahead of a process that must read first, win every race on the
+   * balance's check, and starve the other (docs/performance.md, "Two instances").
+   */
+  #contended(keyId: string): boolean {
+    const until = this.#contendedUntil.get(keyId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.#contendedUntil.delete(keyId);
+    return false;
   }
 
   /** Queues a change of `keyId`'s balance; resolves with its entry, or null if it changed nothing. */
@@ -216,7 +274,13 @@ export class Ledger {
   /** Commits `changes` as one batch, planned again on a fresh balance while its commit fails. */
   async #commitBatch(keyId: string, changes: QueuedChange[]): Promise<void> {
     let fresh = false;
+    const turn = this.#turns.get(keyId);
+    // After its own commit on a contended wallet, this process lets the other have a turn.
+    if (turn !== undefined && turn > Date.now() && this.#contended(keyId)) {
+      await new Promise((resolve) => setTimeout(resolve, turn - Date.now()));
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const startedAt = Date.now();
       const balance = await this.#readBalance(keyId, fresh);
       const batch = new LedgerBatch(this.#kv, keyId, balance, this.#caches);
       const planned = await batch.plan(changes);
@@ -224,9 +288,16 @@ export class Ledger {
       fresh = true;
       if (planned === "needs_fresh_balance") continue;
       // kv-locked: a lock makes commit() answer false, and this loop plans the batch again.
-      if (planned === "planned" && await batch.commit(changes)) return;
-      // KV was locked or the balance moved: wait a little longer each time, then plan again.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      if (planned === "planned" && await batch.commit(changes)) {
+        // The other process's retry takes about as long as this attempt did.
+        if (this.#contended(keyId)) this.#turns.set(keyId, Date.now() + (Date.now() - startedAt));
+        else this.#turns.delete(keyId);
+        return;
+      }
+      // KV was locked or the balance moved: wait a little longer each time, then plan again;
+      // against another process, not longer each time (it does not back off while it wins).
+      const backoff = this.#contended(keyId) ? 5 : 5 * (attempt + 1);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * backoff));
     }
     throw new GatewayError("ledger_busy", 503, "The ledger is busy; retry the request", {
       retryable: true,
@@ -312,7 +383,7 @@ export class Ledger {
       );
     }
     let refused = false;
-    const entry = await this.#change(keyId, async ({ atomic, balance, cached }) => {
+    const change = this.#change(keyId, async ({ atomic, balance, cached }) => {
       refused = false;
       // Checked before anything is added to the commit: a refused credit writes nothing.
       if (Math.abs(balance + amount) > MAX_BALANCE) {
@@ -342,6 +413,17 @@ export class Ledger {
       }
       return { type: "credit", amount, ref, note: options.note };
     }, options.ref !== undefined || options.guard !== undefined);
+    const entry = await this.whileStoreAnswers(change).catch((error) => {
+      if (!isStoreUnavailable(error)) throw error;
+      throw new GatewayError(
+        "store_unavailable",
+        503,
+        `${error.message.replace(/; retry shortly$/, "")}. The credit is still queued and is ` +
+          "written when the store answers: read the ledger before trying again, or give the " +
+          "credit a ref so that it happens once",
+        { retryable: false },
+      );
+    });
     // A guarded credit whose ref was credited already is refused like one its guard refused.
     if (refused || (!entry && options.guard)) return GUARD_REFUSED;
     if (!entry) {

@@ -71,6 +71,8 @@ export class RequestBill {
    */
   async hold(amount: number, options: { tokens?: number } = {}): Promise<void> {
     this.held = amount;
+    // An unlimited key without caps commits nothing before its answer: the grace bounds it.
+    this.#ledger.refuseBeyondGrace();
     if (this.#aggregates) {
       this.#reservation = await this.#ledger.budgets.reserve(this.#key, {
         amount,
@@ -94,8 +96,15 @@ export class RequestBill {
       tokens: options.tokens,
     });
     committing.then((entry) => this.#keep(entry), () => {});
-    this.#confirmed = committing;
-    if (!covered) await committing;
+    // A hold that lands after the request stopped waiting for the store is given back.
+    this.#confirmed = ledger.whileStoreAnswers(committing, () => {
+      ledger.release(wallet, {
+        ref: this.#ref,
+        note: "released: the request stopped waiting for the store",
+      }).catch(() => {});
+    });
+    this.#confirmed.catch(() => {});
+    if (!covered) await this.#confirmed;
   }
 
   /** Waits until the hold is committed; throws its error if it failed. */

@@ -7,6 +7,7 @@
 
 import { GatewayError } from "../errors.ts";
 import { ACCESS_TOKEN_PREFIX, newApiKeySecret, sha256Hex, timeOrderedId } from "../util/ids.ts";
+import { isStoreUnavailable } from "../kv/store_health.ts";
 import { kvKeys } from "../kv/kv_keys.ts";
 import { kvListOptions } from "../kv/list_options.ts";
 import { isKvLocked, withKvRetry } from "../kv/kv_retry.ts";
@@ -473,13 +474,20 @@ export class KeyStore {
     const now = Date.now();
     let cached = this.#cache.get(hash);
     if (!cached || cached.until < now) {
-      const id = await this.#kv.get<string>(kvKeys.apiKeyByHash(hash));
-      const record = id.value
-        ? (await this.#kv.get<KeyRecord>(kvKeys.apiKey(id.value))).value
-        : null;
-      cached = { record, until: now + (record ? KEY_CACHE_MS : NEGATIVE_CACHE_MS) };
-      if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-      this.#cache.set(hash, cached);
+      try {
+        const id = await this.#kv.get<string>(kvKeys.apiKeyByHash(hash));
+        const record = id.value
+          ? (await this.#kv.get<KeyRecord>(kvKeys.apiKey(id.value))).value
+          : null;
+        cached = { record, until: now + (record ? KEY_CACHE_MS : NEGATIVE_CACHE_MS) };
+        if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+        this.#cache.set(hash, cached);
+      } catch (error) {
+        // With the store unreachable, the last record read stands (the outage rules bound what
+        // its requests may spend); a key never read is refused with the store's 503.
+        if (!cached?.record || !isStoreUnavailable(error)) throw error;
+        cached.until = now + KEY_CACHE_MS;
+      }
     }
     const record = cached.record;
     // A rotated-out secret finds its key through the old hash until its grace ends.

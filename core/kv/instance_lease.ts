@@ -9,6 +9,9 @@ import { kvKeys } from "./kv_keys.ts";
 import { withKvRetry } from "./kv_retry.ts";
 import type { KvBackend } from "./kv_backend.ts";
 
+/** How soon a failed renewal is tried again. */
+const RETRY_MS = 1_000;
+
 export interface InstanceRecord {
   id: string;
   started_at: string;
@@ -22,6 +25,7 @@ export class InstanceLease {
   readonly #leaseMs: number;
   readonly #startedAt = new Date().toISOString();
   #timer?: ReturnType<typeof setInterval>;
+  #retrying?: ReturnType<typeof setTimeout>;
 
   constructor(kv: KvBackend, options: { leaseMs: number }) {
     this.#kv = kv;
@@ -31,7 +35,22 @@ export class InstanceLease {
   /** Takes the lease and keeps renewing it until `stop()`. */
   async start(): Promise<void> {
     await this.#renew();
-    this.#timer = setInterval(() => this.#renew().catch(() => {}), this.#leaseMs / 3);
+    this.#timer = setInterval(() => this.#renewOrRetry(), this.#leaseMs / 3);
+  }
+
+  /**
+   * A renewal that failed (the store did not answer) is tried again every second until one
+   * passes, so that a process renews at once when its store is back: after an outage longer than
+   * the lease, another instance's sweep would otherwise take it for dead and return its leases.
+   */
+  #renewOrRetry(): void {
+    if (this.#retrying) return;
+    this.#renew().catch(() => {
+      this.#retrying = setTimeout(() => {
+        this.#retrying = undefined;
+        this.#renewOrRetry();
+      }, Math.min(RETRY_MS, this.#leaseMs / 3));
+    });
   }
 
   async #renew(): Promise<void> {
@@ -49,6 +68,7 @@ export class InstanceLease {
   /** Gives the lease up (a graceful stop: this instance's work is done). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    clearTimeout(this.#retrying);
     await withKvRetry(() => this.#kv.delete(kvKeys.instance(this.id))).catch(() => {});
   }
 }

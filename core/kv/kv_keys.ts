@@ -90,6 +90,8 @@ export const kvKeys = {
   tasksDue: () => ["task_due"] as const,
   /** A gateway process's lease (see instance_lease.ts). */
   instance: (id: string) => ["instances", id] as const,
+  /** What /readyz writes and reads back to see that the store answers (store_probe.ts). */
+  readinessProbe: (instanceId: string) => ["readiness_probe", instanceId] as const,
   media: (id: string) => ["media", id] as const,
   /** Audit records of admin changes; ids are time-ordered, so the key order is the time index. */
   auditRecord: (id: string) => ["audit", id] as const,

@@ -61,7 +61,10 @@ export interface RequestLogEntry {
   usage_source: "upstream" | "estimate" | null;
   cost: number;
   error_code: string | null;
-  /** Why a streamed answer ended: completed, client_disconnect, upstream_error. */
+  /**
+   * Why a streamed answer ended: completed, client_disconnect, upstream_error, gateway_shutdown
+   * (still open at a graceful stop's deadline).
+   */
   outcome: string;
   /** Video requests: what read the reference media durations (`ffprobe` or `in-process`). */
   duration_reader?: string;

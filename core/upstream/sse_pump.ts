@@ -16,7 +16,22 @@ export type StreamOutcome =
   | "completed"
   | "client_disconnect"
   | "upstream_error"
-  | "upstream_idle_timeout";
+  | "upstream_idle_timeout"
+  /** Still open when a graceful stop's deadline came: ended by the gateway, billed for what came. */
+  | "gateway_shutdown";
+
+/** The streams open in this process, so that a stop can end them (cutOpenStreams). */
+const OPEN_PUMPS = new Set<SsePump>();
+
+/**
+ * Ends every stream still open (a graceful stop at its deadline): each is billed for what it
+ * delivered, as when a client goes away, and closed. Returns how many were open.
+ */
+export function cutOpenStreams(): number {
+  const open = [...OPEN_PUMPS];
+  for (const pump of open) pump.cut();
+  return open.length;
+}
 
 /**
  * The gateway's code for why it ended a stream with an error frame, which each format's stream
@@ -72,6 +87,26 @@ class SsePump {
     this.#idleDeadline = new Deadline(this.#idleMs, this.#onIdle);
     this.#idleDeadline.stop();
     this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
+    OPEN_PUMPS.add(this);
+  }
+
+  #controller?: ReadableStreamDefaultController<Uint8Array>;
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
+  }
+
+  /** Ends the stream now, billed for what came (see cutOpenStreams). */
+  cut(): void {
+    if (this.#ended) return;
+    this.#call.abort();
+    this.#events.cancel().catch(() => {});
+    this.#end("gateway_shutdown");
+    try {
+      this.#controller?.close();
+    } catch {
+      // closed meanwhile
+    }
   }
 
   #onIdle = () => {
@@ -86,6 +121,7 @@ class SsePump {
   #end(outcome: StreamOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
+    OPEN_PUMPS.delete(this);
     this.#idleDeadline.stop();
     this.#call.done();
     this.#handlers.finish(outcome);

@@ -31,22 +31,37 @@ export interface KvConnectServer {
   /** The URL to give `Deno.openKv` (with `DENO_KV_ACCESS_TOKEN` set to `token`). */
   url: string;
   token: string;
+  port: number;
   /** Kills the process (synchronous, so it can run on `unload`). */
   stop(): void;
+  /** Kills the process with `signal` and waits until it exited (an outage of the store). */
+  kill(signal?: Deno.Signal): Promise<void>;
 }
 
-/** Starts `script` on a free port with an in-memory database and waits until it answers. */
-export async function startKvConnectServer(script: string): Promise<KvConnectServer> {
-  const port = freePort();
-  const token = `kv-connect-${crypto.randomUUID()}`;
+export interface KvConnectServerOptions {
+  /** The SQLite file (default: an in-memory database, gone with the process). */
+  path?: string;
+  /** Default: a free port. A restart passes the port and token it had. */
+  port?: number;
+  token?: string;
+}
+
+/** Starts `script` (by default on a free port with an in-memory database) and waits until it answers. */
+export async function startKvConnectServer(
+  script: string,
+  options: KvConnectServerOptions = {},
+): Promise<KvConnectServer> {
+  const port = options.port ?? freePort();
+  const token = options.token ?? `kv-connect-${crypto.randomUUID()}`;
+  const path = options.path ?? ":memory:";
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, "--port", String(port), "--path", ":memory:", "--token", token],
+    args: ["run", "-A", script, "--port", String(port), "--path", path, "--token", token],
     stdin: "null",
     stdout: "null",
     stderr: "inherit",
   }).spawn();
   let exited = false;
-  child.status.then(() => exited = true);
+  const status = child.status.then(() => exited = true);
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; !exited; tries++) {
     const up = await fetch(`${url}/__stats`).then(async (answer) => {
@@ -64,8 +79,13 @@ export async function startKvConnectServer(script: string): Promise<KvConnectSer
   return {
     url,
     token,
+    port,
     stop() {
       if (!exited) child.kill();
+    },
+    async kill(signal: Deno.Signal = "SIGKILL") {
+      if (!exited) child.kill(signal);
+      await status;
     },
   };
 }
