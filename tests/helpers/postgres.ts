@@ -24,6 +24,10 @@ export interface PostgresServer {
   createStore(): Promise<string>;
   /** Stops the server and removes its folder (synchronous, so it can run on `unload`). */
   stop(): void;
+  /** Kills the server (immediate shutdown), keeping its data and port: the store is gone. */
+  pause(): Promise<void>;
+  /** Starts it again on the same data and port. */
+  resume(): Promise<void>;
 }
 
 /**
@@ -126,11 +130,13 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
     "-c full_page_writes=off",
     "-c max_connections=200",
   ].join(" ");
-  await run(
-    [...user.prefix, `${bin}/pg_ctl`, "-D", data, "-l", `${dir}/server.log`, "-o", settings, "-w"]
-      .concat(["start"]),
-    "pg_ctl start",
-  );
+  const start = () =>
+    run(
+      [...user.prefix, `${bin}/pg_ctl`, "-D", data, "-l", `${dir}/server.log`, "-o", settings]
+        .concat(["-w", "start"]),
+      "pg_ctl start",
+    );
+  await start();
   let stopped = false;
   return {
     version,
@@ -155,6 +161,15 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
         stderr: "null",
       }).outputSync();
       Deno.removeSync(dir, { recursive: true });
+    },
+    async pause() {
+      await run(
+        [...user.prefix, `${bin}/pg_ctl`, "-D", data, "-m", "immediate", "-w", "stop"],
+        "pg_ctl stop",
+      );
+    },
+    async resume() {
+      await start();
     },
   };
 }

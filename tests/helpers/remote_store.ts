@@ -7,6 +7,8 @@
 
 import { findKvConnectServer, startKvConnectServer } from "./kv_connect_server.ts";
 import { freePort } from "./gateway_process.ts";
+import { findPostgresBin, startPostgres } from "./postgres.ts";
+import { STRICT } from "./external_tools.ts";
 
 /** The secret key every instance on a shared store needs (the same on each). */
 const SECRET_KEY = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
@@ -26,6 +28,8 @@ export interface RemoteStoreKind {
   name: string;
   /** Why this kind cannot run here, or undefined when it can. */
   missing?: string;
+  /** `.ci/run` installs it: under GATEWAY_TEST_STRICT=1 its absence fails the tests. */
+  installedByCi?: boolean;
   /** `token`: the access token the store takes (default: a fresh one). */
   open(options?: { token?: string }): Promise<RemoteStore>;
 }
@@ -65,8 +69,32 @@ function kvConnectKind(): RemoteStoreKind {
   };
 }
 
+/** A PostgreSQL cluster of its own per test (so stopping it stops nobody else's). */
+function postgresKind(): RemoteStoreKind {
+  const bin = findPostgresBin();
+  return {
+    name: "PostgreSQL",
+    installedByCi: true,
+    missing: bin ? undefined : "PostgreSQL not found (apt-get install postgresql, or PG_BIN)",
+    async open() {
+      const server = await startPostgres(bin!);
+      const url = await server.createStore();
+      return {
+        env: { GATEWAY_KV: url, GATEWAY_SECRET_KEY: SECRET_KEY },
+        stop: () => server.pause(),
+        start: () => server.resume(),
+        close() {
+          // Stops it if it runs, and removes its folder either way.
+          server.stop();
+          return Promise.resolve();
+        },
+      };
+    },
+  };
+}
+
 /** The remote stores the tests run on. */
-export const REMOTE_STORES: RemoteStoreKind[] = [kvConnectKind()];
+export const REMOTE_STORES: RemoteStoreKind[] = [kvConnectKind(), postgresKind()];
 
 /**
  * Registers `fn` once per remote store (`<name> (<store>)`), ignored with a printed reason where
@@ -86,12 +114,15 @@ export function remoteStoreTest(
 ): void {
   const { inProcess, ...options } = testOptions;
   for (const kind of REMOTE_STORES) {
-    if (kind.missing) console.log(`${name} (${kind.name}) ignored: ${kind.missing}`);
+    // Under GATEWAY_TEST_STRICT=1 a store that cannot run fails its tests instead.
+    const ignored = kind.missing !== undefined && !(STRICT && kind.installedByCi);
+    if (ignored) console.log(`${name} (${kind.name}) ignored: ${kind.missing}`);
     Deno.test({
       ...options,
       name: `${name} (${kind.name})`,
-      ignore: kind.missing !== undefined,
+      ignore: ignored,
       async fn() {
+        if (kind.missing) throw new Error(`${kind.missing}, and GATEWAY_TEST_STRICT=1`);
         const token = inProcess ? Deno.env.get("DENO_KV_ACCESS_TOKEN") : undefined;
         const store = await kind.open({ token });
         try {

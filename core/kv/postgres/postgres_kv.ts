@@ -51,7 +51,7 @@ const CONFLICT_ATTEMPTS = 8;
  * on through conflicts, and only then throws.
  */
 const UNCHECKED_CONFLICT_ATTEMPTS = 100;
-/** Tries of a commit whose connection was lost before its writes were sent. */
+/** Quick tries of a commit whose connection was lost before its writes were sent; then it waits for the server. */
 const CONNECTION_ATTEMPTS = 3;
 /** Deno KV's largest list batch. */
 const MAX_BATCH = 1_000;
@@ -66,6 +66,11 @@ function placeholders(from: number, count: number): string {
 
 function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * Math.min(attempt, 10)));
+}
+
+/** The wait before trying an unreachable server again: doubling from 50 ms, at most 1 s. */
+function reconnectPause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
 }
 
 /** Opens the store at `url` (postgres:// or postgresql://), creating its table when missing. */
@@ -128,8 +133,20 @@ export class PostgresKv implements KvBackend {
     return this.#pool;
   }
 
+  /**
+   * A read, tried again while the server cannot be reached (a read changes nothing, so trying
+   * again is safe), as the KV Connect client does: a store that is down makes calls wait, and
+   * the gateway's deadline on each call (core/kv/deadline_kv.ts) answers the caller meanwhile.
+   */
   async #rows(sql: string, values: unknown[]): Promise<Row[]> {
-    return (await this.#open().query<Row>(sql, values)).rows;
+    for (let attempt = 1;; attempt++) {
+      try {
+        return (await this.#open().query<Row>(sql, values)).rows;
+      } catch (error) {
+        if (!isConnectionLost(error)) throw error;
+        await reconnectPause(attempt);
+      }
+    }
   }
 
   async get<T = unknown>(key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
@@ -262,7 +279,11 @@ export class PostgresKv implements KvBackend {
               { cause: error },
             );
           }
-          if (attempt >= CONNECTION_ATTEMPTS) throw error;
+          // Nothing of it was written: it waits for the server, as a read does (see #rows).
+          if (attempt >= CONNECTION_ATTEMPTS) {
+            await reconnectPause(attempt - CONNECTION_ATTEMPTS + 1);
+            continue;
+          }
         } else {
           throw error;
         }
