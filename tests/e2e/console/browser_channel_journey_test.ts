@@ -9,7 +9,9 @@
  * images, POST /v1/video/generations then polling for video, a raw fetch for rerank as Dify
  * sends it); the request found on the Requests page by the channel's name typed into the picker,
  * and its receipt in euros; the channel deleted with its confirmation, and the model flagged
- * again. A type of the table without a journey here fails the test.
+ * again. A type of the table without a journey here fails the test. With GATEWAY_SCREENSHOTS=1
+ * the Money page, the New channel forms with fields of their own, the requests found by channel
+ * and a receipt in euros are written to docs/screenshots/.
  *
  * Not through a form: `rerank_path` (the rerank form has no field for it; the default
  * `/v1/rerank` is used), and a gateway-video channel's upstream (another gateway, set up by
@@ -23,7 +25,13 @@ import type { ChannelType } from "../../../core/channels/channel_schema.ts";
 import { PROVIDERS } from "../../../core/providers/provider_table.ts";
 import { consoleMoney } from "../../../routes/console/money.tsx";
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
-import { assertCleanLoad, launchBrowser, signIn, type WatchedPage } from "../../helpers/browser.ts";
+import {
+  assertCleanLoad,
+  launchBrowser,
+  SCREENSHOTS,
+  signIn,
+  type WatchedPage,
+} from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
 import {
   ADMIN_TOKEN,
@@ -233,6 +241,15 @@ const PRICES: Record<Kind, { plan?: string; fields: Record<string, string>; unit
   },
 };
 
+/** Types whose New channel form is shot: those with fields of their own. */
+const SHOT_FORMS: ChannelType[] = ["azure-openai", "vertex", "anthropic", "ark-video"];
+
+async function shoot(watched: WatchedPage, name: string) {
+  if (SCREENSHOTS) {
+    await watched.page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+  }
+}
+
 /** Clicks what `click` clicks and waits for a page whose path and query pass `path`. */
 async function clickTo(watched: WatchedPage, path: RegExp, click: () => Promise<void>) {
   await Promise.all([
@@ -334,6 +351,12 @@ async function createChannel(
   }
   await page.locator("#models").fill(model);
   if (modelMap) await page.locator("#model_map").fill(modelMap);
+  if (SHOT_FORMS.includes(type)) {
+    // The key box holds a secret (a whole JSON key for vertex): not in the picture.
+    await page.locator("#keys").fill("");
+    await shoot(watched, `channel-new-${type}`);
+    await page.locator("#keys").fill(form.keys);
+  }
   await clickTo(
     watched,
     /^\/console\/channels\/ch_/,
@@ -487,6 +510,7 @@ chromium.test(
           () => page.getByRole("button", { name: "Filter" }).click(),
         );
         const rows = page.locator("table tbody tr");
+        if (type === "openai") await shoot(watched, "requests-by-channel-light");
         assertEquals(await rows.count(), 1, `${where}one request through the channel`);
         assertOk(
           await rows.locator(`a[href="/console/channels/${id}"]`, { hasText: name }).isVisible(),
@@ -497,6 +521,7 @@ chromium.test(
           new RegExp(`^/console/requests/${requestId}$`),
           () => rows.locator(`a[href="/console/requests/${requestId}"]`).first().click(),
         );
+        if (type === "openai") await shoot(watched, "request-euros-light");
         const charged = await factOf(watched, "Charged");
         assertEquals(charged, euros.text(record.receipt.charged), `${where}the receipt`);
         assertOk(charged.includes("€"), `${where}in euros: ${charged}`);
@@ -525,6 +550,24 @@ chromium.test(
         throw new Error(`the ${type} journey: ${(error as Error).message}`, { cause: error });
       } finally {
         await upstream.close();
+      }
+    }
+
+    // The new pages in both schemes, on a desktop and a phone (pictures only when asked for).
+    for (const scheme of ["light", "dark"] as const) {
+      for (const [width, suffix] of [[1100, ""], [390, "-phone"]] as const) {
+        const other = await browser.newPage({ colorScheme: scheme, width });
+        await signIn(other, { origin, token: ADMIN_TOKEN });
+        for (
+          const [pagePath, name] of [["/console/money", "money"], [
+            "/console/search?q=journey",
+            "search",
+          ]]
+        ) {
+          await other.page.goto(`${origin}${pagePath}`);
+          await shoot(other, `${name}${suffix}-${scheme}`);
+        }
+        assertCleanLoad(other, origin);
       }
     }
   },
