@@ -503,6 +503,11 @@ chromium.test(
 
         // Found by the channel's name, typed into the picker.
         await page.goto(`${origin}/console/requests`);
+        assertEquals(
+          await page.locator(`#pick-channel option[value="${name}"]`).count(),
+          1,
+          `${where}the picker offers the channel by name`,
+        );
         await page.getByLabel("Channel", { exact: true }).fill(name);
         await clickTo(
           watched,
