@@ -4,8 +4,10 @@
  * from the nav (one page of each kind: `/console/keys/key_…` once, each `?tab=` once). On each
  * page at 390 px: no sideways page scroll; every table either fits or scrolls inside a box of
  * its own that fits, with the scroll cue and a sticky first column when it overflows; no console
- * error and no request to another origin. At 1,440 px the webhook deliveries table fits without
- * scrolling, and no tab of a key's page is taller than 2,400 px.
+ * error and no request to another origin. Pages no link leads to are opened too: the search's
+ * results, the New channel form of every channel type, a channel of every type (its page and
+ * edit form), and the answers of "Fetch models" and "Test every model". At 1,440 px the webhook
+ * deliveries table fits without scrolling, and no tab of a key's page is taller than 2,400 px.
  *
  * Ignored with one line when Chromium is missing (GATEWAY_TEST_STRICT=1: failed).
  */
@@ -19,6 +21,9 @@ import {
   type WatchedPage,
 } from "../../helpers/browser.ts";
 import { findChromium } from "../../helpers/external_tools.ts";
+import type { ChannelType } from "../../../core/channels/channel_schema.ts";
+import { PROVIDERS } from "../../../core/providers/provider_table.ts";
+import { makeServiceAccount } from "../../upstream/vertex.ts";
 import { ADMIN_TOKEN, serverTest, type TestGateway } from "../../helpers/gateway.ts";
 import { inviteMember, MEMBER_PASSWORD } from "../../helpers/member_area.ts";
 import { startWebhookReceiver } from "../../helpers/webhook_receiver.ts";
@@ -85,7 +90,7 @@ const LAYOUT_PROBLEMS = `(() => {
 const CONSOLE_LINKS = `[...document.querySelectorAll("a[href^='/console']:not([download])")]
   .map((link) => link.getAttribute("href"))`;
 
-/** One page of each kind: ids and names replaced, the query dropped but for `tab`. */
+/** One page of each kind: ids and names replaced, the query dropped but for `tab` and `type`. */
 function pageKind(href: string): string {
   const url = new URL(href, "http://console");
   const parts = url.pathname.split("/");
@@ -96,8 +101,16 @@ function pageKind(href: string): string {
       ? ":name"
       : part
   ).join("/");
-  const tab = url.searchParams.get("tab");
-  return tab ? `${path}?tab=${tab}` : path;
+  const kept = ["tab", "type"].filter((name) => url.searchParams.has(name))
+    .map((name) => `${name}=${url.searchParams.get(name)}`);
+  return kept.length ? `${path}?${kept.join("&")}` : path;
+}
+
+/** Fails unless the page open in `watched` fits the phone, logged no error, stayed home. */
+async function assertPageFits(watched: WatchedPage, origin: string, what: string) {
+  const problems = await watched.page.evaluate(LAYOUT_PROBLEMS) as string[];
+  assertEquals(problems, [], `${what} at ${PHONE} px: ${problems.join("; ")}`);
+  assertCleanLoad(watched, origin);
 }
 
 /** Links not to follow: downloads, and pages that end the session or are for signed-out. */
@@ -123,9 +136,7 @@ async function crawl(
     const response = await watched.page.goto(`${origin}${href}`);
     assertOk((response?.status() ?? 0) < 400, `${href}: ${response?.status()}`);
     visited.push(href);
-    const problems = await watched.page.evaluate(LAYOUT_PROBLEMS) as string[];
-    assertEquals(problems, [], `${href} at ${PHONE} px: ${problems.join("; ")}`);
-    assertCleanLoad(watched, origin);
+    await assertPageFits(watched, origin, href);
     queue.push(...(await watched.page.evaluate(CONSOLE_LINKS)) as string[]);
   }
   return visited;
@@ -149,6 +160,40 @@ async function populate(gw: TestGateway) {
   assertEquals(accountKey.status, 201, JSON.stringify(accountKey.body));
 }
 
+/** Each channel type's own settings (none: only a base URL and a key), for a channel on a closed port. */
+async function channelOfEachType(gw: TestGateway): Promise<string[]> {
+  const vertexKey = await makeServiceAccount({
+    name: "pages",
+    project: "pages-project",
+    tokenUri: "http://127.0.0.1:9/token",
+  });
+  const own: Partial<Record<ChannelType, Record<string, unknown>>> = {
+    "azure-openai": { api_version: "2024-10-21" },
+    "azure-openai-responses": { api_version: "2025-04-01-preview" },
+    vertex: { project: "pages-project", location: "us-central1", keys: [vertexKey.json] },
+  };
+  const prices: Record<string, object> = {
+    text: { input: 1, output: 1 },
+    image: { per_image: 1 },
+    video: { per_second: 1 },
+    rerank: { per_search: 1 },
+  };
+  const ids = [];
+  for (const type of Object.keys(PROVIDERS) as ChannelType[]) {
+    const kind = PROVIDERS[type].kinds[0];
+    await gw.putModel(`phone-${kind}`, { kind, price: prices[kind] });
+    const { id } = await gw.addChannel({
+      name: `${type} on a phone`,
+      type,
+      base_url: "http://127.0.0.1:9",
+      models: [`phone-${kind}`],
+      ...own[type],
+    });
+    ids.push(id);
+  }
+  return ids;
+}
+
 async function signInMember(watched: WatchedPage, origin: string) {
   await watched.page.goto(`${origin}/console/sign-in`);
   await watched.page.getByLabel("Email").fill(MEMBER_EMAIL);
@@ -170,6 +215,7 @@ chromium.test(
     await waitForImageTask(s, await submitImageTask(s));
     await receiver.waitFor(1);
     await populate(s.gw);
+    const channelIds = await channelOfEachType(s.gw);
     await s.gw.settle();
     const origin = s.gw.url;
     await using browser = await launchBrowser(path);
@@ -185,6 +231,8 @@ chromium.test(
         "/console/channels/new",
         "/console/redemption-codes/new",
         "/console/webhooks/new",
+        "/console/search?q=acme",
+        ...Object.keys(PROVIDERS).map((type) => `/console/channels/new?type=${type}`),
       ],
     });
     for (
@@ -198,9 +246,38 @@ chromium.test(
         "/console/audit",
         "/console/groups",
         "/console/models",
+        "/console/models/:name",
+        "/console/money",
+        "/console/search",
+        "/console/channels/:id/edit",
+        ...Object.keys(PROVIDERS).map((type) => `/console/channels/new?type=${type}`),
       ]
     ) {
       assertOk(operatorPages.some((href) => pageKind(href) === kind), `${kind} was reached`);
+    }
+    // A channel of every type: its page and its edit form (the type's own fields).
+    for (const id of channelIds) {
+      for (const href of [`/console/channels/${id}`, `/console/channels/${id}/edit`]) {
+        const response = await operator.page.goto(`${origin}${href}`);
+        assertEquals(response?.status(), 200, href);
+        await assertPageFits(operator, origin, href);
+      }
+    }
+    // The answers of the channel page's buttons (POSTs, so no link leads there).
+    const images = (await s.gw.admin("GET", "/admin/channels")).body.data
+      .find((channel: { type: string }) => channel.type === "openai-images");
+    for (
+      const [button, path] of [["Fetch models", /\/models\/fetch$/], [
+        "Test every model",
+        /\/test-all$/,
+      ]] as const
+    ) {
+      await operator.page.goto(`${origin}/console/channels/${images.id}`);
+      await Promise.all([
+        operator.page.waitForURL(path),
+        operator.page.getByRole("button", { name: button }).click(),
+      ]);
+      await assertPageFits(operator, origin, `the answer of ${button}`);
     }
 
     const holder = await phone(browser);
