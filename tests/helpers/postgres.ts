@@ -96,7 +96,15 @@ function freePort(): number {
 }
 
 /** Starts a cluster of the binaries in `bin` in a new temp folder, on a free port. */
-export async function startPostgres(bin: string): Promise<PostgresServer> {
+/**
+ * `durable`: commits are on disk's way before they are answered (`synchronous_commit` on), so a
+ * server killed and started again (the outage tests) keeps every commit it answered; otherwise
+ * the last ones may be lost, which is faster and fine for a server nobody kills.
+ */
+export async function startPostgres(
+  bin: string,
+  options: { durable?: boolean } = {},
+): Promise<PostgresServer> {
   const user = asServerUser();
   const dir = await Deno.makeTempDir({ prefix: "gateway-pg-" });
   if (user.uid !== undefined) await Deno.chown(dir, user.uid, user.gid!);
@@ -126,7 +134,7 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
     `-k ${dir}`,
     "-c listen_addresses=127.0.0.1",
     "-c fsync=off",
-    "-c synchronous_commit=off",
+    ...(options.durable ? [] : ["-c synchronous_commit=off"]),
     "-c full_page_writes=off",
     "-c max_connections=200",
   ].join(" ");

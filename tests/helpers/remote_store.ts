@@ -77,7 +77,7 @@ function postgresKind(): RemoteStoreKind {
     installedByCi: true,
     missing: bin ? undefined : "PostgreSQL not found (apt-get install postgresql, or PG_BIN)",
     async open() {
-      const server = await startPostgres(bin!);
+      const server = await startPostgres(bin!, { durable: true });
       const url = await server.createStore();
       return {
         env: { GATEWAY_KV: url, GATEWAY_SECRET_KEY: SECRET_KEY },
