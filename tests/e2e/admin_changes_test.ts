@@ -21,7 +21,13 @@ import {
 import { setupVideo } from "../helpers/video_setup.ts";
 import { startOpenAIChatUpstream } from "../upstream/openai_chat.ts";
 import { keyInputSchema, keyPatchSchema } from "../../core/keys/key_schema.ts";
-import { channelInputSchema, channelPatchSchema } from "../../core/channels/channel_schema.ts";
+import {
+  channelInputSchema,
+  channelPatchSchema,
+  type ChannelType,
+} from "../../core/channels/channel_schema.ts";
+import { PROVIDERS } from "../../core/providers/provider_table.ts";
+import type { Provider } from "../../core/providers/provider.ts";
 import { modelInputSchema, modelPatchSchema } from "../../core/channels/catalog.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -271,15 +277,34 @@ Deno.test(
           create: { min_failures: 4, failure_rate: 0.5, window: 20, cooldowns_ms: [1000] },
           patch: { min_failures: 6, failure_rate: 0.75, window: 30, cooldowns_ms: [2000, 4000] },
         },
+        // Azure's api-version, by its pattern; its auth needs no Entra fields until `entra`.
+        api_version: { create: "2024-10-21", patch: "2025-04-01-preview" },
+        azure_auth: { create: "bearer", patch: "api-key" },
+        entra_tenant_id: { create: "tenant-a", patch: "tenant-b" },
+        entra_client_id: { create: "client-a", patch: "client-b" },
         // Vertex channels' project and region, by their patterns.
         project: { create: "project-a", patch: "project-b" },
         location: { create: "us-central1", patch: "europe-west4" },
       };
-      await checkEachFieldPatchesAlone(gw, {
-        name: "channel",
-        samples: fieldSamples(channelPatchSchema, channelInputSchema, overrides),
+      const all = fieldSamples(channelPatchSchema, channelInputSchema, overrides);
+      // A type's own settings (Azure's, `send_stream_options`) are refused on other types: they
+      // are patched on a channel of their type, the type-neutral fields on one of every kind.
+      const ownSettings = new Set(Object.values(PROVIDERS).flatMap((p) => p.settings ?? []));
+      const pick = (keep: (field: string) => boolean) =>
+        Object.fromEntries(Object.entries(all).filter(([field]) => keep(field)));
+      const neutral = pick((field) => !ownSettings.has(field));
+      const channelResource = (
+        samples: Record<string, FieldSamples>,
+        type?: ChannelType,
+      ): PatchedResource => ({
+        name: type ? `channel (${type})` : "channel",
+        samples,
         async create(gw, body) {
-          const created = await gw.admin("POST", "/admin/channels", body);
+          const created = await gw.admin(
+            "POST",
+            "/admin/channels",
+            type ? { ...body, type } : body,
+          );
           assertEquals(created.status, 201, JSON.stringify(created.body));
           return `/admin/channels/${created.body.id}`;
         },
@@ -293,6 +318,15 @@ Deno.test(
         // The breakers view lists each key's breaker, so it follows `keys`.
         derived: ["breakers"],
       });
+      await checkEachFieldPatchesAlone(gw, channelResource(neutral));
+      for (const [type, provider] of Object.entries(PROVIDERS) as [ChannelType, Provider][]) {
+        const own = provider.settings ?? [];
+        if (own.length === 0) continue;
+        const samples = pick((field) =>
+          (field !== "type" && !ownSettings.has(field)) || own.includes(field)
+        );
+        await checkEachFieldPatchesAlone(gw, channelResource(samples, type));
+      }
     } finally {
       await gw.close();
     }

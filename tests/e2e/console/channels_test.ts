@@ -116,7 +116,7 @@ Deno.test(
       ["edit", { models: "" }],
       ["keys", { action: "add", key: "" }],
       ["keys", { action: "remove", fingerprint: "zz" }],
-      ["keys", { action: "replace", keys: "" }],
+      ["keys", { action: "rotate" }],
       ["test", { model: "no-such-model" }],
     ];
     for (const [action, fields] of bad) {
