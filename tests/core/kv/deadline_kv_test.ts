@@ -10,6 +10,7 @@ import { deadlineKv } from "../../../core/kv/deadline_kv.ts";
 import { StoreHealth } from "../../../core/kv/store_health.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { remoteStoreTest } from "../../helpers/remote_store.ts";
+import { openStore } from "../../helpers/gateway.ts";
 import { runKvConformance } from "./kv_conformance.ts";
 
 async function refusal(work: Promise<unknown>): Promise<GatewayError> {
@@ -26,8 +27,9 @@ remoteStoreTest(
   "deadlineKv: reads and raced writes 503 at the deadline; a waited commit lands once",
   async (store) => {
     // The same token when one was set (see remoteStoreTest's inProcess).
-    Deno.env.set("DENO_KV_ACCESS_TOKEN", store.env.DENO_KV_ACCESS_TOKEN);
-    const raw = await Deno.openKv(store.env.GATEWAY_KV);
+    const token = store.env.DENO_KV_ACCESS_TOKEN;
+    if (token) Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
+    const raw = await openStore(store.env.GATEWAY_KV);
     try {
       const health = new StoreHealth();
       const raced = deadlineKv(raw, { deadlineMs: 300, health });
