@@ -19,6 +19,7 @@ export const CHANNEL_TYPES = [
   "azure-openai-responses",
   "openai-video",
   "veo",
+  "bedrock",
 ] as const;
 
 /** How an Azure OpenAI channel's URLs are made (core/providers/azure_openai_urls.ts). */
@@ -29,6 +30,12 @@ export const AZURE_URL_SHAPES = ["deployment", "v1"] as const;
  * bearer tokens given as they are, or Entra ID client secrets exchanged for tokens.
  */
 export const AZURE_AUTHS = ["api-key", "bearer", "entra"] as const;
+
+/**
+ * How a Bedrock channel signs in: its keys are AWS access keys (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`,
+ * with `:SESSION_TOKEN` for temporary ones) signed with SigV4, or Bedrock API keys (bearer).
+ */
+export const BEDROCK_AUTHS = ["sigv4", "api-key"] as const;
 
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
 export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
@@ -134,6 +141,12 @@ const channelFields = {
     withoutCredentials,
     "an entra_authority cannot hold credentials",
   ).transform((url) => url.replace(/\/+$/, "")).optional(),
+  /** Bedrock channels: the AWS region the calls are signed for (`us-east-1`). */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, {
+    error: "a region is an AWS region name, such as 'us-east-1' or 'eu-central-1'",
+  }).optional(),
+  /** Bedrock channels: what the keys are (default `sigv4`: AWS access keys). */
+  bedrock_auth: z.enum(BEDROCK_AUTHS).optional(),
   /**
    * `openai` channels: false for upstreams that refuse `stream_options` (Mistral, which reports
    * a stream's usage in its last chunk unasked); default true (usage asked for every stream).

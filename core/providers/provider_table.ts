@@ -10,6 +10,7 @@ import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import { azureOpenAIProvider, azureOpenAIResponsesProvider } from "./azure_openai.ts";
 import { arkVideoProvider } from "./ark_video.ts";
+import { bedrockProvider } from "./bedrock.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
 import { geminiProvider } from "./gemini.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
@@ -33,6 +34,7 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "azure-openai-responses": azureOpenAIResponsesProvider,
   "openai-video": openAIVideoProvider,
   "veo": veoVideoProvider,
+  "bedrock": bedrockProvider,
 };
 
 /** Each setting only some types read (a provider's `settings`), with those types. */

@@ -1,0 +1,80 @@
+import { assertEquals } from "../../helpers/assert.ts";
+import type { Channel } from "../../../core/channels/channel_schema.ts";
+import {
+  anthropicEventOf,
+  bedrockChannelProblem,
+  bedrockInvokeBody,
+  bedrockProvider,
+} from "../../../core/providers/bedrock.ts";
+import { CHANNEL_RULES } from "../../../core/providers/provider_table.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const base64 = (text: string) => btoa(String.fromCharCode(...bytes(text)));
+
+Deno.test("bedrock invoke body: no model or stream, Bedrock's anthropic_version, betas in the body", () => {
+  const body = JSON.stringify({
+    model: "claude",
+    stream: true,
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assertEquals(JSON.parse(bedrockInvokeBody(body, [])), {
+    anthropic_version: "bedrock-2023-05-31",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assertEquals(
+    JSON.parse(bedrockInvokeBody(body, ["interleaved-thinking-2025-05-14"])).anthropic_beta,
+    ["interleaved-thinking-2025-05-14"],
+  );
+});
+
+Deno.test("bedrock stream events: a chunk's bytes are one Anthropic event, named by its type", () => {
+  const event = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"é"}}';
+  assertEquals(
+    anthropicEventOf({
+      headers: { ":message-type": "event", ":event-type": "chunk" },
+      body: bytes(JSON.stringify({ bytes: base64(event), p: "abc" })),
+    }),
+    { event: "content_block_delta", data: event },
+  );
+  assertEquals(
+    anthropicEventOf({
+      headers: { ":message-type": "event", ":event-type": "other" },
+      body: bytes("{}"),
+    }),
+    undefined,
+  );
+});
+
+Deno.test("bedrock stream events: an exception frame is an Anthropic error event with AWS's words", () => {
+  const event = anthropicEventOf({
+    headers: { ":message-type": "exception", ":exception-type": "throttlingException" },
+    body: bytes('{"message":"Too many requests, please wait before trying again."}'),
+  });
+  assertEquals(event?.event, "error");
+  assertEquals(JSON.parse(event!.data), {
+    type: "error",
+    error: {
+      type: "throttlingException",
+      message: "Too many requests, please wait before trying again.",
+    },
+  });
+});
+
+Deno.test("bedrock channels: sigv4 needs a region; settings of bedrock refused on other types", () => {
+  const channel = { name: "b", type: "bedrock", base_url: "https://x" } as Omit<Channel, "keys">;
+  assertEquals(bedrockChannelProblem(channel)?.param, "region");
+  assertEquals(bedrockChannelProblem({ ...channel, region: "us-east-1" }), undefined);
+  assertEquals(bedrockChannelProblem({ ...channel, bedrock_auth: "api-key" }), undefined);
+  assertEquals(
+    CHANNEL_RULES.channelProblem({ ...channel, type: "anthropic", region: "us-east-1" })?.param,
+    "region",
+  );
+  assertEquals(
+    CHANNEL_RULES.baseUrlProblem("bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com/model")
+      ?.includes("https://bedrock-runtime.us-east-1.amazonaws.com"),
+    true,
+  );
+  assertEquals(bedrockProvider.text?.format, "anthropic");
+});
