@@ -10,10 +10,15 @@ import type { Child } from "hono/jsx";
 import { CHANNEL_TYPES, type ChannelType } from "../../core/channels/channel_schema.ts";
 import { describeKeyHint, type KeyHint } from "../../core/channels/key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../../core/jobs/video_job.ts";
-import { AZURE_AUTHS, AZURE_URL_SHAPES } from "../../core/channels/channel_schema.ts";
+import {
+  AZURE_AUTHS,
+  AZURE_URL_SHAPES,
+  BEDROCK_AUTHS,
+} from "../../core/channels/channel_schema.ts";
 import type { Provider } from "../../core/providers/provider.ts";
 import { PROVIDERS } from "../../core/providers/provider_table.ts";
 import { AZURE_FIELDS } from "../../core/providers/azure_openai.ts";
+import { BEDROCK_FIELDS } from "../../core/providers/bedrock.ts";
 import { modelMapText } from "./channel_form.ts";
 import { Field } from "./field.tsx";
 
@@ -134,6 +139,30 @@ const TYPE_SETTINGS: Array<{
       </>
     ),
   },
+  {
+    applies: (provider) => provider.settings?.includes("bedrock_auth") ?? false,
+    fields: (values) => (
+      <>
+        <Field
+          name="region"
+          label="AWS region"
+          value={values.region}
+          placeholder="us-east-1"
+          hint="the region SigV4 signs for: the base URL's"
+        />
+        <Field
+          name="bedrock_auth"
+          label="Keys are"
+          value={values.bedrock_auth ?? ""}
+          options={[
+            ["", "(default: sigv4)"],
+            ...BEDROCK_AUTHS.map((auth) => [auth, auth] as const),
+          ]}
+          hint="sigv4: ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; api-key: Bedrock API keys"
+        />
+      </>
+    ),
+  },
 ];
 
 /** A channel's stored settings as form values (never its keys). */
@@ -162,6 +191,8 @@ export function formValuesOf(view: {
   entra_tenant_id?: string;
   entra_client_id?: string;
   entra_authority?: string;
+  region?: string;
+  bedrock_auth?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -194,7 +225,7 @@ export function formValuesOf(view: {
       ? ""
       : String(view.send_stream_options),
     ...Object.fromEntries(
-      AZURE_FIELDS.map((name) => [name, view[name] ?? ""]),
+      [...AZURE_FIELDS, ...BEDROCK_FIELDS].map((name) => [name, view[name] ?? ""]),
     ),
     breaker_enabled: view.breaker?.enabled === undefined ? "" : view.breaker.enabled ? "on" : "off",
     breaker_min_failures: optional(view.breaker?.min_failures),

@@ -18,19 +18,26 @@ import { CODECS } from "../../core/formats/codecs.ts";
 import type { TextFormat } from "../../core/formats/neutral.ts";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { startAzureOpenAIUpstream } from "../upstream/azure_openai.ts";
+import {
+  BEDROCK_TEST_ACCESS_KEY,
+  BEDROCK_TEST_MODEL,
+  BEDROCK_TEST_SECRET,
+  startBedrockUpstream,
+} from "../upstream/bedrock.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 const README = new URL("../../README.md", import.meta.url);
 
-/** The channel types of the table: setupText's, and Azure's on the Azure simulator. */
-type TableChannelType = TextChannelType | "azure-openai" | "azure-openai-responses";
+/** The channel types of the table: setupText's, Azure's and Bedrock's on their simulators. */
+type TableChannelType = TextChannelType | "azure-openai" | "azure-openai-responses" | "bedrock";
 
 const TABLE_MODEL_OF: Record<TableChannelType, string> = {
   ...MODEL_OF,
   "azure-openai": "m-azure",
   "azure-openai-responses": "m-azure-responses",
+  bedrock: "m-bedrock",
 };
 
 /** The wire format each channel type speaks (pass-through when the inbound's is the same). */
@@ -41,6 +48,7 @@ const FORMAT_OF_CHANNEL: Record<TableChannelType, TextFormat> = {
   gemini: "gemini",
   "azure-openai": "openai-chat",
   "azure-openai-responses": "openai-responses",
+  bedrock: "anthropic",
 };
 
 interface Row {
@@ -187,7 +195,7 @@ async function answerParts(
 
 Deno.test("README compatibility table: every ✓ works", serverTest, async () => {
   const rows = readTable(await Deno.readTextFile(README));
-  assertEquals(rows.length, 24, "4 interfaces × 6 channel types");
+  assertEquals(rows.length, 28, "4 interfaces × 7 channel types");
   await using s = await setupText();
   await using azure = startAzureOpenAIUpstream({ apiKeys: ["azure-key"] });
   for (
@@ -208,6 +216,21 @@ Deno.test("README compatibility table: every ✓ works", serverTest, async () =>
       model_map: { [model]: deployment },
     });
   }
+  await using bedrock = startBedrockUpstream();
+  await s.gw.putModel(TABLE_MODEL_OF.bedrock, {
+    kind: "text",
+    price: TEST_TEXT_PRICE,
+    max_output_tokens: 2048,
+  });
+  await s.gw.addChannel({
+    name: "bedrock",
+    type: "bedrock",
+    base_url: bedrock.endpoint,
+    region: bedrock.region,
+    keys: [`${BEDROCK_TEST_ACCESS_KEY}:${BEDROCK_TEST_SECRET}`],
+    models: [TABLE_MODEL_OF.bedrock],
+    model_map: { [TABLE_MODEL_OF.bedrock]: BEDROCK_TEST_MODEL },
+  });
   for (const row of rows) {
     const format = FORMAT_OF_INBOUND[row.inbound];
     const label = `${row.inbound} → ${row.channel}`;
