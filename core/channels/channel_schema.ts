@@ -37,6 +37,13 @@ export const AZURE_AUTHS = ["api-key", "bearer", "entra"] as const;
  */
 export const BEDROCK_AUTHS = ["sigv4", "api-key"] as const;
 
+/**
+ * Which Bedrock API a channel calls: `invoke` (InvokeModel with Anthropic's own bodies) or
+ * `converse` (the Converse API, every model). Unset: `invoke` for Anthropic models, else
+ * `converse`.
+ */
+export const BEDROCK_APIS = ["invoke", "converse"] as const;
+
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
 export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
 
@@ -147,6 +154,8 @@ const channelFields = {
   }).optional(),
   /** Bedrock channels: what the keys are (default `sigv4`: AWS access keys). */
   bedrock_auth: z.enum(BEDROCK_AUTHS).optional(),
+  /** Bedrock channels: InvokeModel with Anthropic bodies, or Converse (see BEDROCK_APIS). */
+  bedrock_api: z.enum(BEDROCK_APIS).optional(),
   /**
    * `openai` channels: false for upstreams that refuse `stream_options` (Mistral, which reports
    * a stream's usage in its last chunk unasked); default true (usage asked for every stream).

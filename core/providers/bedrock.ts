@@ -1,19 +1,26 @@
 /**
- * The `bedrock` channel type: Anthropic's Claude on Amazon Bedrock, through InvokeModel and
- * InvokeModelWithResponseStream with native Anthropic bodies (the wire format is `anthropic`,
- * so the Anthropic provider's bodies and readers serve it unchanged).
+ * The `bedrock` channel type: models on Amazon Bedrock, through one of two APIs (`bedrock_api`;
+ * unset: `invoke` for Anthropic models, `converse` for the others):
  *
- * - `POST {base_url}/model/{modelId}/invoke` and `/invoke-with-response-stream`, the model id
- *   (`anthropic.claude-3-5-sonnet-20240620-v1:0`, an inference profile `us.anthropic.…`, or an
- *   ARN) URL-encoded in the path;
- * - the body is a messages body without `model` and `stream`, with
- *   `anthropic_version: "bedrock-2023-05-31"` and the client's betas as `anthropic_beta`;
- * - a stream is AWS's binary event stream: each `chunk` event's `bytes` is one Anthropic stream
- *   event (JSON, base64), and an exception frame is the stream's error;
- * - signed with SigV4 for the channel's `region`, or a Bedrock API key (bedrock_auth.ts).
+ * - `invoke`: InvokeModel and InvokeModelWithResponseStream with native Anthropic bodies (the
+ *   wire format is `anthropic`, so the Anthropic format's bodies and readers serve it):
+ *   `POST {base_url}/model/{modelId}/invoke` and `/invoke-with-response-stream`; the body is a
+ *   messages body without `model` and `stream`, with `anthropic_version: "bedrock-2023-05-31"`
+ *   and the client's betas as `anthropic_beta`; each stream `chunk` event's `bytes` is one
+ *   Anthropic stream event (JSON, base64);
+ * - `converse`: Converse and ConverseStream (`/model/{modelId}/converse`, `/converse-stream`),
+ *   the `bedrock-converse` format (core/formats/bedrock_converse/); each stream event is named
+ *   by its `:event-type` and carries its JSON.
+ *
+ * Both: the model id (`anthropic.claude-3-5-sonnet-20240620-v1:0`, an inference profile
+ * `us.anthropic.…`, or an ARN) URL-encoded in the path; streams are AWS's binary event stream,
+ * an exception frame the stream's error; signed with SigV4 for the channel's `region`, or a
+ * Bedrock API key (bedrock_auth.ts).
  */
 
-import type { ChannelInput } from "../channels/channel_schema.ts";
+import type { Channel, ChannelInput } from "../channels/channel_schema.ts";
+import type { TextFormat } from "../formats/neutral.ts";
+import { isAnthropicModel } from "../formats/bedrock_converse/encode_request.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import { framedEvents, type UpstreamEvent } from "../upstream/upstream_events.ts";
 import { type AwsEventMessage, AwsEventStreamFraming } from "../upstream/aws_event_stream.ts";
@@ -22,13 +29,24 @@ import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { awsErrorSchema, bedrockChunkSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
+import type { UpstreamRequest } from "../upstream/call.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
 
 /** The `anthropic_version` Bedrock takes in an InvokeModel body. */
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
 /** The fields only Bedrock channels take. */
-export const BEDROCK_FIELDS = ["region", "bedrock_auth"] as const;
+export const BEDROCK_FIELDS = ["region", "bedrock_auth", "bedrock_api"] as const;
+
+/** The API a call of `upstreamModel` on `channel` goes to. */
+export function bedrockApiOf(channel: Channel, upstreamModel: string): "invoke" | "converse" {
+  return channel.bedrock_api ?? (isAnthropicModel(upstreamModel) ? "invoke" : "converse");
+}
+
+/** The wire format of `upstreamModel` on `channel`. */
+export function bedrockFormatOf(channel: Channel, upstreamModel: string): TextFormat {
+  return bedrockApiOf(channel, upstreamModel) === "invoke" ? "anthropic" : "bedrock-converse";
+}
 
 /** `{"message": …}` (some services write `Message`); the error's name is in `x-amzn-ErrorType`. */
 export const AWS_ERRORS: ErrorDialect = {
@@ -54,6 +72,39 @@ export function bedrockInvokeBody(body: string, betas: string[]): string {
   return JSON.stringify(sent);
 }
 
+/** An exception frame's name and message (AWS's words). */
+function exceptionOf(message: AwsEventMessage, text: string): { type: string; message: string } {
+  const type = message.headers[":exception-type"] ?? message.headers[":error-code"] ??
+    "exception";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = {};
+  }
+  const { message: said, Message } = readLenient(awsErrorSchema, parsed);
+  return { type, message: said ?? Message ?? message.headers[":error-message"] ?? type };
+}
+
+function isException(message: AwsEventMessage): boolean {
+  const kind = message.headers[":message-type"];
+  return kind === "exception" || kind === "error";
+}
+
+/**
+ * One event-stream message of ConverseStream as an event of the `bedrock-converse` format:
+ * the event's JSON, named by its `:event-type`; an exception frame as an `exception` event
+ * `{type, message}`.
+ */
+export function converseEventOf(message: AwsEventMessage): UpstreamEvent | undefined {
+  const text = new TextDecoder().decode(message.body);
+  if (isException(message)) {
+    return { event: "exception", data: JSON.stringify(exceptionOf(message, text)) };
+  }
+  const eventType = message.headers[":event-type"];
+  return eventType ? { event: eventType, data: text } : undefined;
+}
+
 /**
  * One event-stream message of InvokeModelWithResponseStream as an Anthropic stream event: a
  * `chunk`'s decoded bytes (named by their `type`, as Anthropic's SSE names them), or for an
@@ -61,22 +112,11 @@ export function bedrockInvokeBody(body: string, betas: string[]): string {
  */
 export function anthropicEventOf(message: AwsEventMessage): UpstreamEvent | undefined {
   const text = new TextDecoder().decode(message.body);
-  const kind = message.headers[":message-type"];
-  if (kind === "exception" || kind === "error") {
-    const name = message.headers[":exception-type"] ?? message.headers[":error-code"] ??
-      "exception";
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = {};
-    }
-    const { message: said, Message } = readLenient(awsErrorSchema, parsed);
-    const error = {
-      type: "error",
-      error: { type: name, message: said ?? Message ?? message.headers[":error-message"] ?? name },
+  if (isException(message)) {
+    return {
+      event: "error",
+      data: JSON.stringify({ type: "error", error: exceptionOf(message, text) }),
     };
-    return { event: "error", data: JSON.stringify(error) };
   }
   if (message.headers[":event-type"] !== "chunk") return undefined;
   let bytes: string | undefined;
@@ -97,15 +137,26 @@ export function anthropicEventOf(message: AwsEventMessage): UpstreamEvent | unde
   return type ? { event: type, data } : { data };
 }
 
-async function invokeRequest(
+/**
+ * The call that sends `body` (in the format of the channel's API for the model): InvokeModel
+ * with the Anthropic body made Bedrock's, or Converse with the body as it is; signed.
+ */
+async function bedrockRequest(
   target: UpstreamTarget,
   { stream, body, hints }: { stream: boolean; body: string; hints: ClientHints },
-) {
+): Promise<UpstreamRequest> {
   const { channel, apiKey, model } = target;
-  const { kept } = filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas);
-  const url = channel.base_url +
-    bedrockModelPath(model, stream ? "invoke-with-response-stream" : "invoke");
-  const sent = bedrockInvokeBody(body, kept);
+  const invoke = bedrockApiOf(channel, model) === "invoke";
+  const action = invoke
+    ? (stream ? "invoke-with-response-stream" : "invoke")
+    : (stream ? "converse-stream" : "converse");
+  const url = channel.base_url + bedrockModelPath(model, action);
+  const sent = invoke
+    ? bedrockInvokeBody(
+      body,
+      filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).kept,
+    )
+    : body;
   const headers = await bedrockAuthHeaders(channel, apiKey, {
     method: "POST",
     url,
@@ -141,9 +192,17 @@ export const bedrockProvider: Provider = {
   channelProblem: bedrockChannelProblem,
   text: {
     format: "anthropic",
-    request: invokeRequest,
+    formatFor: bedrockFormatOf,
+    request: bedrockRequest,
+    // The call's URL says which API answered, and so what its events are.
     decodeStream: (response, options) =>
-      framedEvents(response.body!, new AwsEventStreamFraming(anthropicEventOf), options),
+      framedEvents(
+        response.body!,
+        new AwsEventStreamFraming(
+          response.url.endsWith("/converse-stream") ? converseEventOf : anthropicEventOf,
+        ),
+        options,
+      ),
     removedHints: (channel, hints) =>
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
         .map((beta) => `anthropic-beta=${beta}`),

@@ -68,6 +68,11 @@ export interface TokenCounter {
 export interface TextProvider {
   /** The wire format the upstream speaks. */
   format: TextFormat;
+  /**
+   * For upstreams that speak more than one format (Bedrock: Converse, or Anthropic's bodies for
+   * Claude): the format of `upstreamModel` on `channel`. Unset: `format`.
+   */
+  formatFor?(channel: Channel, upstreamModel: string): TextFormat;
   /** The call that sends `body` (already in `format`), with the client's hints it takes. */
   request(
     target: UpstreamTarget,

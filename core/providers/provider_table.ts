@@ -20,6 +20,7 @@ import { rerankProvider } from "./rerank.ts";
 import { openAIVideoProvider } from "./openai_video.ts";
 import { veoVideoProvider } from "./veo_video.ts";
 import type { ModelKind, Provider, UpstreamTarget } from "./provider.ts";
+import type { TextFormat } from "../formats/neutral.ts";
 
 export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai": openAIChatProvider,
@@ -68,6 +69,12 @@ export function upstreamTarget(
 /** The provider of a channel. */
 export function providerOf(channel: { type: ChannelType }): Provider {
   return PROVIDERS[channel.type];
+}
+
+/** The wire format a text channel speaks for `publicModel` (Bedrock's depends on the model). */
+export function textFormatOf(channel: Channel, publicModel: string): TextFormat {
+  const text = PROVIDERS[channel.type].text!;
+  return text.formatFor?.(channel, upstreamModelName(channel, publicModel)) ?? text.format;
 }
 
 /** Whether a channel can serve models of `kind`. */

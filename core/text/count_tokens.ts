@@ -11,7 +11,7 @@ import { resolveModel } from "../channels/model_access.ts";
 import type { CatalogModel } from "../channels/catalog.ts";
 import { CODECS } from "../formats/codecs.ts";
 import type { TokenCount } from "../providers/provider.ts";
-import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
+import { providerOf, textFormatOf, upstreamTarget } from "../providers/provider_table.ts";
 import { callUpstream } from "../upstream/call.ts";
 import type { RequestScope } from "../scope.ts";
 import type { TextInbound } from "./inbound.ts";
@@ -37,7 +37,8 @@ export async function countInputTokens(
   if (channel) {
     try {
       const provider = providerOf(channel);
-      const { format, countTokens: counter, removedHints } = provider.text!;
+      const { countTokens: counter, removedHints } = provider.text!;
+      const format = textFormatOf(channel, inbound.model);
       const target = upstreamTarget(channel, inbound.model);
       const request = format === inbound.format
         ? inbound.body

@@ -7,9 +7,9 @@
 import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import { CODECS } from "../formats/codecs.ts";
-import { textInterfaceOf } from "../formats/interfaces.ts";
+import { findTextInterface } from "../formats/interfaces.ts";
 import type { TextFormat } from "../formats/neutral.ts";
-import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
+import { providerOf, textFormatOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
 import { type AttemptTrace } from "../upstream/failover.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
@@ -45,11 +45,6 @@ export interface StreamAttempt extends AttemptBase {
 
 export type TextAttempt = JsonAttempt | StreamAttempt;
 
-/** The wire format a text channel speaks. */
-export function formatOf(channel: Channel): TextFormat {
-  return providerOf(channel).text!.format;
-}
-
 /**
  * The channels that can serve `inbound`: all of them, unless it uses a field only its own
  * format has (or, with `strict`, one that other formats would drop); then only those, or a 400
@@ -62,6 +57,7 @@ export function servableOrder(
 ): Channel[] {
   const exclusive = inbound.exclusive ?? (strict ? inbound.strictExclusive : null);
   if (!exclusive) return order;
+  const formatOf = (channel: Channel) => textFormatOf(channel, inbound.model);
   const own = order.filter((channel) => formatOf(channel) === inbound.format);
   if (own.length) return own;
   const formats = [...new Set(order.map(formatOf))];
@@ -70,7 +66,9 @@ export function servableOrder(
     400,
     `'${exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
       `is served here by upstreams that speak another. Drop '${exclusive}', or send the ` +
-      `request to ${formats.map((format) => textInterfaceOf(format).route).join(" or ")} instead` +
+      `request to ${
+        formats.flatMap((format) => findTextInterface(format)?.route ?? []).join(" or ")
+      } instead` +
       (exclusive === inbound.exclusive ? "" : ", or leave strict fields off to have it dropped"),
     { param: exclusive },
   );
@@ -137,7 +135,7 @@ export async function attemptText(
   },
 ): Promise<TextAttempt> {
   const provider = providerOf(channel);
-  const format = provider.text!.format;
+  const format = textFormatOf(channel, inbound.model);
   const target = upstreamTarget(channel, inbound.model, options.trace);
   const { body, ignored } = upstreamBody(inbound, {
     format,

@@ -13,6 +13,7 @@ import { VIDEO_RESOLUTIONS } from "../../core/jobs/video_job.ts";
 import {
   AZURE_AUTHS,
   AZURE_URL_SHAPES,
+  BEDROCK_APIS,
   BEDROCK_AUTHS,
 } from "../../core/channels/channel_schema.ts";
 import type { Provider } from "../../core/providers/provider.ts";
@@ -160,6 +161,16 @@ const TYPE_SETTINGS: Array<{
           ]}
           hint="sigv4: ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; api-key: Bedrock API keys"
         />
+        <Field
+          name="bedrock_api"
+          label="API"
+          value={values.bedrock_api ?? ""}
+          options={[
+            ["", "(default: invoke for Anthropic models, else converse)"],
+            ...BEDROCK_APIS.map((api) => [api, api] as const),
+          ]}
+          hint="invoke: Anthropic's own bodies; converse: the Converse API, any model"
+        />
       </>
     ),
   },
@@ -193,6 +204,7 @@ export function formValuesOf(view: {
   entra_authority?: string;
   region?: string;
   bedrock_auth?: string;
+  bedrock_api?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;

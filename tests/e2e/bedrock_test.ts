@@ -2,7 +2,8 @@
  * `bedrock` channels end to end: the real gateway, the Bedrock simulator (tests/upstream/
  * bedrock.ts, which checks every SigV4 signature and streams AWS's binary event stream) and the
  * official SDKs as clients: chat completions and responses (openai), messages (Anthropic),
- * generateContent (Google), stream and not, with tools, an image, thinking and cached input;
+ * generateContent (Google), stream and not, with tools, an image, thinking and cached input,
+ * through InvokeModel (Anthropic bodies) and through Converse;
  * wallets that match the receipts; signatures refused; bad channel settings refused at create.
  */
 
@@ -15,6 +16,7 @@ import { RED_PNG_B64, WEATHER_SCHEMA } from "../helpers/text_setup.ts";
 import {
   BEDROCK_TEST_ACCESS_KEY,
   BEDROCK_TEST_MODEL,
+  BEDROCK_TEST_NOVA,
   BEDROCK_TEST_SECRET,
   type BedrockUpstream,
   type BedrockUpstreamOptions,
@@ -336,6 +338,7 @@ Deno.test("bedrock: bad channel settings are a 400 naming the field", serverTest
     [{ region: undefined }, "region"],
     [{ region: "Mars-1" }, "region"],
     [{ bedrock_auth: "iam" }, "bedrock_auth"],
+    [{ bedrock_api: "chat" }, "bedrock_api"],
     [{ base_url: `${s.bedrock.endpoint}/model` }, "base_url"],
   ];
   for (const [fields, param] of cases) {
@@ -358,3 +361,144 @@ Deno.test("bedrock: bad channel settings are a 400 naming the field", serverTest
   assertEquals(status, 400);
   assertEquals(body.error.param, "region");
 });
+
+Deno.test(
+  "bedrock Converse: a model that is not Anthropic's goes to /converse and /converse-stream, every interface with its SDK, tools and an image in, billed as the receipts say",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    await s.gw.addChannel(bedrockChannel(s.bedrock, {
+      model_map: { [MODEL]: BEDROCK_TEST_NOVA },
+    }));
+
+    const chat = await s.openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hello nova" }],
+      max_tokens: 300,
+      temperature: 0.3,
+    });
+    assertEquals(chat.choices[0].message.content, "Echo: hello nova");
+    assertOk(chat.usage!.prompt_tokens > 0 && chat.usage!.completion_tokens > 0);
+    const first = s.bedrock.requests[0];
+    assertEquals(first.path, "/model/amazon.nova-pro-v1%3A0/converse");
+    assertEquals(first.refused, undefined);
+    assertEquals(first.body.system, [{ text: "be brief" }]);
+    assertEquals(first.body.inferenceConfig, { maxTokens: 300, temperature: 0.3 });
+
+    let streamed = "";
+    for await (
+      const chunk of await s.openai.chat.completions.create({
+        model: MODEL,
+        stream: true,
+        messages: [{ role: "user", content: "stream nova" }],
+      })
+    ) streamed += chunk.choices[0]?.delta?.content ?? "";
+    assertEquals(streamed, "Echo: stream nova");
+    assertEquals(s.bedrock.requests.at(-1)!.path, "/model/amazon.nova-pro-v1%3A0/converse-stream");
+
+    const called = await s.anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 300,
+      tools: [{ name: "get_weather", input_schema: WEATHER_SCHEMA }],
+      messages: [{
+        role: "user",
+        content: [{ type: "text", text: "weather?" }, {
+          type: "image",
+          source: { type: "base64", media_type: "image/png", data: RED_PNG_B64 },
+        }],
+      }],
+    });
+    const use = called.content.find((block) => block.type === "tool_use");
+    assertEquals(use?.type === "tool_use" && use.name, "get_weather");
+    assertEquals(called.stop_reason, "tool_use");
+    const sent = s.bedrock.requests.at(-1)!.body;
+    assertEquals(sent.messages[0].content[1].image.format, "png");
+    assertEquals(sent.toolConfig.tools[0].toolSpec.name, "get_weather");
+
+    const streamedCall = await s.anthropic.messages.stream({
+      model: MODEL,
+      max_tokens: 300,
+      tools: [{ name: "get_weather", input_schema: WEATHER_SCHEMA }],
+      messages: [{ role: "user", content: "weather, streamed?" }],
+    }).finalMessage();
+    const streamedUse = streamedCall.content.find((block) => block.type === "tool_use");
+    assertOk(streamedUse?.type === "tool_use" && typeof streamedUse.input === "object");
+
+    const responses = await s.openai.responses.create({ model: MODEL, input: "nova response" });
+    assertEquals(responses.output_text, "Echo: nova response");
+    const generated = await s.genai.models.generateContent({
+      model: MODEL,
+      contents: "nova gemini",
+    });
+    assertEquals(generated.text, "Echo: nova gemini");
+    let generatedStream = "";
+    for await (
+      const chunk of await s.genai.models.generateContentStream({
+        model: MODEL,
+        contents: "nova gemini stream",
+      })
+    ) generatedStream += chunk.text ?? "";
+    assertEquals(generatedStream, "Echo: nova gemini stream");
+
+    assertOk(s.bedrock.requests.every((request) => request.refused === undefined));
+    const records = await walletMatchesReceipts(s);
+    assertEquals(records.filter((record) => record.status === 200).length, 7);
+    assertOk(records.every((record) => record.receipt.charged > 0));
+  },
+);
+
+Deno.test(
+  "bedrock Converse for Claude (bedrock_api converse): thinking streamed with its signature, cached input billed at its price",
+  serverTest,
+  async () => {
+    await using s = await setup({ anthropic: { cachedTokens: 900 } });
+    await s.gw.addChannel(bedrockChannel(s.bedrock, { bedrock_api: "converse" }));
+
+    const thought = await s.anthropic.messages.stream({
+      model: MODEL,
+      max_tokens: 4000,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [{ role: "user", content: "think first" }],
+    }).finalMessage();
+    assertEquals(
+      s.bedrock.requests.at(-1)!.path,
+      "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream",
+    );
+    assertEquals(s.bedrock.requests.at(-1)!.body.additionalModelRequestFields, {
+      thinking: { type: "enabled", budget_tokens: 2048 },
+    });
+    const thinking = thought.content.find((block) => block.type === "thinking");
+    assertOk(thinking?.type === "thinking" && thinking.thinking.startsWith("Considering:"));
+    assertOk(thinking.signature.length > 0);
+
+    const replayed = await s.anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 4000,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [
+        { role: "user", content: "think first" },
+        { role: "assistant", content: thought.content },
+        { role: "user", content: "and again" },
+      ],
+    });
+    assertOk(replayed.content.some((block) => block.type === "thinking"));
+    const history = s.bedrock.requests.at(-1)!.body.messages[1].content[0];
+    assertEquals(history.reasoningContent.reasoningText.text, thinking.thinking);
+
+    const prompt = "Summarise the repository layout again, please. ".repeat(90);
+    const cached = await s.openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "user", content: prompt }],
+    });
+    const usage = cached.usage!;
+    assertEquals(usage.prompt_tokens_details?.cached_tokens, 900);
+    const records = await walletMatchesReceipts(s);
+    const expected = Math.ceil(
+      usage.prompt_tokens - 900 + 900 * 0.5 + usage.completion_tokens * 2,
+    );
+    assertOk(
+      records.some((record) => record.status === 200 && record.receipt?.charged === expected),
+      `the cached request was charged ${expected}`,
+    );
+  },
+);

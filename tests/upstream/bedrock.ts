@@ -11,7 +11,12 @@
  *   "The provided model identifier is invalid.", as Bedrock answers;
  * - a stream is AWS's binary event stream: a `chunk` event per Anthropic event, its JSON in
  *   base64 `bytes`, the last carrying `amazon-bedrock-invocationMetrics`; an error mid-stream is
- *   an exception frame.
+ *   an exception frame;
+ * - `/converse` and `/converse-stream` take a Converse body (unknown fields, empty or
+ *   many-member content blocks, bad image formats refused; Claude's `thinking` in
+ *   `additionalModelRequestFields` refused for other models) and answer Converse's shape; the
+ *   stream is messageStart, contentBlockStart (tool uses), contentBlockDelta, contentBlockStop,
+ *   messageStop and metadata events (bedrock_converse.ts).
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.
  */
@@ -25,6 +30,7 @@ import {
 } from "./anthropic.ts";
 import { sigV4Refusal } from "./sigv4_verify.ts";
 import { simulatorOnError } from "./text_script.ts";
+import { anthropicBodyOfConverse, converseAnswerOf, converseEventsOf } from "./bedrock_converse.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -72,6 +78,8 @@ export interface BedrockUpstream extends AsyncDisposable {
 export const BEDROCK_TEST_ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE";
 export const BEDROCK_TEST_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 export const BEDROCK_TEST_MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0";
+/** A model the simulator serves through Converse only (not Anthropic's). */
+export const BEDROCK_TEST_NOVA = "amazon.nova-pro-v1:0";
 
 /** AWS's error answer: `{"message"}` with the error's name in `x-amzn-ErrorType`. */
 function awsError(status: number, type: string, message: string): Response {
@@ -108,6 +116,54 @@ function exceptionFrame(type: string, message: string): Uint8Array {
       ":message-type": "exception",
     },
     body: encoder.encode(JSON.stringify({ message })),
+  });
+}
+
+function converseFrame(eventType: string, payload: Json): Uint8Array {
+  return encodeAwsEventMessage({
+    headers: {
+      ":event-type": eventType,
+      ":content-type": "application/json",
+      ":message-type": "event",
+    },
+    body: encoder.encode(JSON.stringify({ ...payload, p: "abcdef" })),
+  });
+}
+
+/** The Anthropic simulator's SSE answer as ConverseStream's events. */
+function asConverseStream(answer: Response, started: number): Response {
+  const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const state: { usage: Json; stopReason?: string; started: number } = { usage: {}, started };
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const parser = createParser({
+        onEvent: ({ data }) => {
+          const event = JSON.parse(data);
+          if (event.type === "error") {
+            controller.enqueue(exceptionFrame("modelStreamErrorException", event.error.message));
+            return;
+          }
+          for (const [name, payload] of converseEventsOf(event, state)) {
+            const frame = converseFrame(name, payload);
+            const cut = Math.max(1, frame.length >> 1);
+            controller.enqueue(frame.slice(0, cut));
+            controller.enqueue(frame.slice(cut));
+          }
+        },
+      });
+      try {
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          parser.feed(next.value);
+        }
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel: () => reader.cancel(),
+  });
+  return new Response(stream, {
+    headers: { "content-type": "application/vnd.amazon.eventstream" },
   });
 }
 
@@ -165,13 +221,38 @@ function asEventStream(answer: Response, started: number): Response {
   });
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
+
+/** The model's refusal or failure as Bedrock's error. */
+async function modelError(answer: Response): Promise<Response> {
+  const error = await answer.json().catch(() => ({}));
+  const message = error?.error?.message ?? "Internal server error";
+  if (answer.status === 400) return awsError(400, "ValidationException", message);
+  if (answer.status === 429) return awsError(429, "ThrottlingException", message);
+  if (answer.status === 529 || answer.status === 503) {
+    return awsError(503, "ServiceUnavailableException", message);
+  }
+  return awsError(answer.status >= 500 ? 500 : answer.status, "InternalServerException", message);
+}
 
 export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): BedrockUpstream {
   const region = options.region ?? "us-east-1";
   const accessKeys = options.accessKeys ?? { [BEDROCK_TEST_ACCESS_KEY]: BEDROCK_TEST_SECRET };
-  const models = new Set(options.models ?? [BEDROCK_TEST_MODEL]);
+  const models = new Set(options.models ?? [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA]);
   const model = startAnthropicUpstream({ ...options.anthropic, keys: ["bedrock-internal"] });
+  /** The model's answer to an Anthropic body. */
+  const askModel = (body: Json, betas: string[] | undefined, signal: AbortSignal) =>
+    fetch(`${model.baseUrl}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": "bedrock-internal",
+        "anthropic-version": "2023-06-01",
+        ...(betas && { "anthropic-beta": betas.join(",") }),
+      },
+      body: JSON.stringify(body),
+      signal,
+    });
   const state: BedrockUpstream = {
     endpoint: "",
     region,
@@ -252,6 +333,26 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
     if (!models.has(modelId)) {
       return refuse(400, "ValidationException", "The provided model identifier is invalid.");
     }
+    const started = Date.now();
+    if (route[2] === "converse" || route[2] === "converse-stream") {
+      const anthropic = /(^|[.:/])anthropic\./.test(modelId);
+      const asked = anthropicBodyOfConverse(body, { modelId, anthropic });
+      if (typeof asked === "string") return refuse(400, "ValidationException", asked);
+      const stream = route[2] === "converse-stream";
+      const answer = await askModel({ ...asked, stream }, undefined, req.signal);
+      if (!answer.ok) return await modelError(answer);
+      if (!stream) {
+        return Response.json(converseAnswerOf(await answer.json(), Date.now() - started));
+      }
+      return asConverseStream(answer, started);
+    }
+    if (!/(^|[.:/])anthropic\./.test(modelId)) {
+      return refuse(
+        400,
+        "ValidationException",
+        "Malformed input request: InvokeModel of this model takes its own body, not Anthropic's",
+      );
+    }
     for (const field of ["model", "stream"]) {
       if (field in body) {
         return refuse(
@@ -270,32 +371,12 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
     }
     const stream = route[2] === "invoke-with-response-stream";
     const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body;
-    const started = Date.now();
-    const answer = await fetch(`${model.baseUrl}/v1/messages`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "bedrock-internal",
-        "anthropic-version": "2023-06-01",
-        ...(Array.isArray(betas) && { "anthropic-beta": betas.join(",") }),
-      },
-      body: JSON.stringify({ ...rest, model: modelId, stream }),
-      signal: req.signal,
-    });
-    if (!answer.ok) {
-      const error = await answer.json().catch(() => ({}));
-      const message = error?.error?.message ?? "Internal server error";
-      if (answer.status === 400) return awsError(400, "ValidationException", message);
-      if (answer.status === 429) return awsError(429, "ThrottlingException", message);
-      if (answer.status === 529 || answer.status === 503) {
-        return awsError(503, "ServiceUnavailableException", message);
-      }
-      return awsError(
-        answer.status >= 500 ? 500 : answer.status,
-        "InternalServerException",
-        message,
-      );
-    }
+    const answer = await askModel(
+      { ...rest, model: modelId, stream },
+      Array.isArray(betas) ? betas : undefined,
+      req.signal,
+    );
+    if (!answer.ok) return await modelError(answer);
     if (!stream) {
       return new Response(await answer.text(), {
         headers: {
