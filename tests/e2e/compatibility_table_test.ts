@@ -31,13 +31,19 @@ type Json = any;
 const README = new URL("../../README.md", import.meta.url);
 
 /** The channel types of the table: setupText's, Azure's and Bedrock's on their simulators. */
-type TableChannelType = TextChannelType | "azure-openai" | "azure-openai-responses" | "bedrock";
+type TableChannelType =
+  | TextChannelType
+  | "azure-openai"
+  | "azure-openai-responses"
+  | "bedrock"
+  | "bedrock (Converse)";
 
 const TABLE_MODEL_OF: Record<TableChannelType, string> = {
   ...MODEL_OF,
   "azure-openai": "m-azure",
   "azure-openai-responses": "m-azure-responses",
   bedrock: "m-bedrock",
+  "bedrock (Converse)": "m-bedrock-converse",
 };
 
 /** The wire format each channel type speaks (pass-through when the inbound's is the same). */
@@ -49,6 +55,7 @@ const FORMAT_OF_CHANNEL: Record<TableChannelType, TextFormat> = {
   "azure-openai": "openai-chat",
   "azure-openai-responses": "openai-responses",
   bedrock: "anthropic",
+  "bedrock (Converse)": "bedrock-converse",
 };
 
 interface Row {
@@ -195,7 +202,7 @@ async function answerParts(
 
 Deno.test("README compatibility table: every ✓ works", serverTest, async () => {
   const rows = readTable(await Deno.readTextFile(README));
-  assertEquals(rows.length, 28, "4 interfaces × 7 channel types");
+  assertEquals(rows.length, 32, "4 interfaces × 7 channel types, Bedrock's two APIs apart");
   await using s = await setupText();
   await using azure = startAzureOpenAIUpstream({ apiKeys: ["azure-key"] });
   for (
@@ -217,20 +224,21 @@ Deno.test("README compatibility table: every ✓ works", serverTest, async () =>
     });
   }
   await using bedrock = startBedrockUpstream();
-  await s.gw.putModel(TABLE_MODEL_OF.bedrock, {
-    kind: "text",
-    price: TEST_TEXT_PRICE,
-    max_output_tokens: 2048,
-  });
-  await s.gw.addChannel({
-    name: "bedrock",
-    type: "bedrock",
-    base_url: bedrock.endpoint,
-    region: bedrock.region,
-    keys: [`${BEDROCK_TEST_ACCESS_KEY}:${BEDROCK_TEST_SECRET}`],
-    models: [TABLE_MODEL_OF.bedrock],
-    model_map: { [TABLE_MODEL_OF.bedrock]: BEDROCK_TEST_MODEL },
-  });
+  // Claude on Bedrock through each API: InvokeModel's Anthropic bodies, and Converse.
+  for (const [name, api] of [["bedrock", "invoke"], ["bedrock (Converse)", "converse"]] as const) {
+    const model = TABLE_MODEL_OF[name];
+    await s.gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });
+    await s.gw.addChannel({
+      name,
+      type: "bedrock",
+      base_url: bedrock.endpoint,
+      region: bedrock.region,
+      bedrock_api: api,
+      keys: [`${BEDROCK_TEST_ACCESS_KEY}:${BEDROCK_TEST_SECRET}`],
+      models: [model],
+      model_map: { [model]: BEDROCK_TEST_MODEL },
+    });
+  }
   for (const row of rows) {
     const format = FORMAT_OF_INBOUND[row.inbound];
     const label = `${row.inbound} → ${row.channel}`;

@@ -3,8 +3,10 @@ import type { Channel } from "../../../core/channels/channel_schema.ts";
 import {
   anthropicEventOf,
   bedrockChannelProblem,
+  bedrockFormatOf,
   bedrockInvokeBody,
   bedrockProvider,
+  converseEventOf,
 } from "../../../core/providers/bedrock.ts";
 import { CHANNEL_RULES } from "../../../core/providers/provider_table.ts";
 
@@ -77,4 +79,37 @@ Deno.test("bedrock channels: sigv4 needs a region; settings of bedrock refused o
     true,
   );
   assertEquals(bedrockProvider.text?.format, "anthropic");
+});
+
+Deno.test("bedrock API by model: invoke (Anthropic bodies) for Anthropic models, Converse for others, unless the channel says", () => {
+  const channel = { type: "bedrock" } as Channel;
+  assertEquals(bedrockFormatOf(channel, "anthropic.claude-3-5-sonnet-20240620-v1:0"), "anthropic");
+  assertEquals(bedrockFormatOf(channel, "us.anthropic.claude-sonnet-4-20250514-v1:0"), "anthropic");
+  assertEquals(
+    bedrockFormatOf(channel, "arn:aws:bedrock:us-east-1:1:inference-profile/eu.anthropic.x-v1:0"),
+    "anthropic",
+  );
+  assertEquals(bedrockFormatOf(channel, "amazon.nova-pro-v1:0"), "bedrock-converse");
+  assertEquals(bedrockFormatOf(channel, "meta.llama3-70b-instruct-v1:0"), "bedrock-converse");
+  assertEquals(
+    bedrockFormatOf({ ...channel, bedrock_api: "converse" }, "anthropic.claude-x-v1:0"),
+    "bedrock-converse",
+  );
+  assertEquals(bedrockFormatOf({ ...channel, bedrock_api: "invoke" }, "amazon.nova"), "anthropic");
+});
+
+Deno.test("converse stream events: each named by its event type; an exception frame is an exception event", () => {
+  assertEquals(
+    converseEventOf({
+      headers: { ":message-type": "event", ":event-type": "contentBlockDelta" },
+      body: bytes('{"contentBlockIndex":0,"delta":{"text":"hi"},"p":"abc"}'),
+    }),
+    { event: "contentBlockDelta", data: '{"contentBlockIndex":0,"delta":{"text":"hi"},"p":"abc"}' },
+  );
+  const exception = converseEventOf({
+    headers: { ":message-type": "exception", ":exception-type": "validationException" },
+    body: bytes('{"message":"bad input"}'),
+  });
+  assertEquals(exception?.event, "exception");
+  assertEquals(JSON.parse(exception!.data), { type: "validationException", message: "bad input" });
 });
