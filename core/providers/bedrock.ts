@@ -72,10 +72,24 @@ export function bedrockInvokeBody(body: string, betas: string[]): string {
   return JSON.stringify(sent);
 }
 
-/** An exception frame's name and message (AWS's words). */
+/** Bedrock's stream exceptions by the Anthropic error type that says the same. */
+const ANTHROPIC_TYPE_OF_EXCEPTION: Record<string, string> = {
+  throttlingException: "rate_limit_error",
+  serviceUnavailableException: "overloaded_error",
+  modelNotReadyException: "overloaded_error",
+  modelTimeoutException: "timeout_error",
+  validationException: "invalid_request_error",
+  internalServerException: "api_error",
+  modelStreamErrorException: "api_error",
+};
+
+/**
+ * An exception frame's message (AWS's words) and its type, named as Anthropic names it (which
+ * every client format's encoder knows); an exception Bedrock has not named is an `api_error`.
+ */
 function exceptionOf(message: AwsEventMessage, text: string): { type: string; message: string } {
-  const type = message.headers[":exception-type"] ?? message.headers[":error-code"] ??
-    "exception";
+  const name = message.headers[":exception-type"] ?? message.headers[":error-code"] ?? "";
+  const type = ANTHROPIC_TYPE_OF_EXCEPTION[name] ?? "api_error";
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -83,7 +97,7 @@ function exceptionOf(message: AwsEventMessage, text: string): { type: string; me
     parsed = {};
   }
   const { message: said, Message } = readLenient(awsErrorSchema, parsed);
-  return { type, message: said ?? Message ?? message.headers[":error-message"] ?? type };
+  return { type, message: said ?? Message ?? message.headers[":error-message"] ?? (name || type) };
 }
 
 function isException(message: AwsEventMessage): boolean {

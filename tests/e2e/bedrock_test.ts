@@ -367,9 +367,13 @@ Deno.test(
   serverTest,
   async () => {
     await using s = await setup();
-    await s.gw.addChannel(bedrockChannel(s.bedrock, {
+    const channel = await s.gw.addChannel(bedrockChannel(s.bedrock, {
       model_map: { [MODEL]: BEDROCK_TEST_NOVA },
     }));
+    // The channel's Test: one signed Converse call, not charged.
+    const tested = await s.gw.admin("POST", `/admin/channels/${channel.id}/test`, { model: MODEL });
+    assertEquals(tested.body.ok, true, JSON.stringify(tested.body));
+    assertEquals(s.bedrock.requests.shift()!.path, "/model/amazon.nova-pro-v1%3A0/converse");
 
     const chat = await s.openai.chat.completions.create({
       model: MODEL,
@@ -500,5 +504,47 @@ Deno.test(
       records.some((record) => record.status === 200 && record.receipt?.charged === expected),
       `the cached request was charged ${expected}`,
     );
+  },
+);
+
+Deno.test(
+  "bedrock: an exception frame mid-stream, on either API, is the stream's error in the client's terms, nothing charged",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    await s.gw.addChannel(bedrockChannel(s.bedrock, {
+      name: "invoke",
+      models: [MODEL],
+      breaker: { enabled: false },
+    }));
+    await s.gw.putModel("nova", { kind: "text", price: TEST_TEXT_PRICE });
+    await s.gw.addChannel(bedrockChannel(s.bedrock, {
+      name: "converse",
+      models: ["nova"],
+      model_map: { nova: BEDROCK_TEST_NOVA },
+      breaker: { enabled: false },
+    }));
+    for (const model of [MODEL, "nova"]) {
+      s.bedrock.faults.push({ kind: "in_stream_error", afterFrames: 4 });
+      const error = await s.anthropic.messages.stream({
+        model,
+        max_tokens: 200,
+        messages: [{ role: "user", content: "break mid-way" }],
+      }).finalMessage().then(() => undefined, (error) => error);
+      assertOk(error instanceof Anthropic.APIError, `${model}: ${error}`);
+      assertEquals((error.error as Json)?.error?.type, "overloaded_error", model);
+
+      s.bedrock.faults.push({ kind: "in_stream_error", afterFrames: 4 });
+      const chat = await s.openai.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: "user", content: "break mid-way" }],
+      });
+      const chatError = await (async () => {
+        for await (const _ of chat) { /* read to the error */ }
+      })().then(() => undefined, (error) => error);
+      assertOk(chatError instanceof Error, `${model}: chat stream ends in an error`);
+    }
+    assertEquals(await s.gw.assertLedgerInvariant(s.keyId), START_BALANCE);
   },
 );

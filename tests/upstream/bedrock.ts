@@ -108,6 +108,11 @@ function chunkFrame(data: string): Uint8Array {
   });
 }
 
+/** The exception Bedrock streams for an Anthropic stream error of `type`. */
+function exceptionName(type: string): string {
+  return type === "overloaded_error" ? "serviceUnavailableException" : "modelStreamErrorException";
+}
+
 function exceptionFrame(type: string, message: string): Uint8Array {
   return encodeAwsEventMessage({
     headers: {
@@ -140,7 +145,9 @@ function asConverseStream(answer: Response, started: number): Response {
         onEvent: ({ data }) => {
           const event = JSON.parse(data);
           if (event.type === "error") {
-            controller.enqueue(exceptionFrame("modelStreamErrorException", event.error.message));
+            controller.enqueue(
+              exceptionFrame(exceptionName(event.error.type), event.error.message),
+            );
             return;
           }
           for (const [name, payload] of converseEventsOf(event, state)) {
@@ -178,7 +185,9 @@ function asEventStream(answer: Response, started: number): Response {
         onEvent: ({ data }) => {
           const event = JSON.parse(data);
           if (event.type === "error") {
-            controller.enqueue(exceptionFrame("modelStreamErrorException", event.error.message));
+            controller.enqueue(
+              exceptionFrame(exceptionName(event.error.type), event.error.message),
+            );
             return;
           }
           if (event.type === "message_start") {

@@ -58,7 +58,7 @@ Deno.test("bedrock stream events: an exception frame is an Anthropic error event
   assertEquals(JSON.parse(event!.data), {
     type: "error",
     error: {
-      type: "throttlingException",
+      type: "rate_limit_error",
       message: "Too many requests, please wait before trying again.",
     },
   });
@@ -111,5 +111,8 @@ Deno.test("converse stream events: each named by its event type; an exception fr
     body: bytes('{"message":"bad input"}'),
   });
   assertEquals(exception?.event, "exception");
-  assertEquals(JSON.parse(exception!.data), { type: "validationException", message: "bad input" });
+  assertEquals(JSON.parse(exception!.data), {
+    type: "invalid_request_error",
+    message: "bad input",
+  });
 });
