@@ -58,6 +58,8 @@ export interface ChannelTypeRules {
   channelProblem?(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined;
+  /** What is wrong with `key` as an upstream key of `channel`, in words quoting none of it. */
+  keyProblem?(channel: Omit<ChannelInput, "keys">, key: string): string | undefined;
 }
 
 export interface RegistryOptions {
@@ -217,6 +219,20 @@ export class Registry {
     }));
   }
 
+  /** Refuses a new upstream key of a form `channel`'s type cannot use (never quoting it). */
+  #checkKeys(channel: Omit<ChannelInput, "keys">, keys: readonly string[], param: string): void {
+    keys.forEach((key, index) => {
+      const problem = this.#options.rules.keyProblem?.(channel, key);
+      if (!problem) return;
+      throw new GatewayError(
+        "invalid_request",
+        400,
+        `Upstream key ${index + 1} of this ${channel.type} channel ${problem}`,
+        { param },
+      );
+    });
+  }
+
   /** Refuses a channel without keys unless its type may have none. */
   #checkKeyCount(type: ChannelType, count: number, param: string): void {
     if (count > 0 || this.#options.rules.keyless?.(type)) return;
@@ -241,6 +257,7 @@ export class Registry {
   ) {
     const created = this.#checkChannel(input, input.models, options.createModels ?? false);
     this.#checkKeyCount(input.type, input.keys.length, "keys");
+    this.#checkKeys(input, input.keys, "keys");
     const now = new Date().toISOString();
     const id = options.id ?? timeOrderedId("ch");
     const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
@@ -345,6 +362,8 @@ export class Registry {
     const merged = { ...entry.value, ...rest };
     const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
     const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    this.#checkKeys(merged, keys ?? [], "keys");
+    this.#checkKeys(merged, options.keyOperations?.add_keys ?? [], "add_keys");
     const sealed = await changeChannelKeys(
       { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
       { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },

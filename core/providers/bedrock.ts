@@ -26,7 +26,7 @@ import { framedEvents, type UpstreamEvent } from "../upstream/upstream_events.ts
 import { type AwsEventMessage, AwsEventStreamFraming } from "../upstream/aws_event_stream.ts";
 import { readLenient } from "../util/lenient_schema.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
-import { bedrockAuthHeaders } from "./bedrock_auth.ts";
+import { awsCredentialsOf, bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { awsErrorSchema, bedrockChunkSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
@@ -197,6 +197,17 @@ export function bedrockChannelProblem(
   return undefined;
 }
 
+/** What is wrong with `key` as a key of a Bedrock `channel` (quoting none of it), or undefined. */
+export function bedrockKeyProblem(
+  channel: Omit<ChannelInput, "keys">,
+  key: string,
+): string | undefined {
+  if (channel.bedrock_auth === "api-key" || awsCredentialsOf(key)) return undefined;
+  return "is not an AWS access key: with bedrock_auth 'sigv4' (the default) a key is " +
+    "ACCESS_KEY_ID:SECRET_ACCESS_KEY, or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN; for " +
+    "Bedrock API keys set bedrock_auth to 'api-key'";
+}
+
 export const bedrockProvider: Provider = {
   kinds: ["text"],
   baseUrlExample: "https://bedrock-runtime.us-east-1.amazonaws.com",
@@ -204,6 +215,7 @@ export const bedrockProvider: Provider = {
   errors: AWS_ERRORS,
   settings: BEDROCK_FIELDS,
   channelProblem: bedrockChannelProblem,
+  keyProblem: bedrockKeyProblem,
   text: {
     format: "anthropic",
     formatFor: bedrockFormatOf,

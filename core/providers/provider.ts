@@ -245,6 +245,11 @@ export interface Provider {
   channelProblem?(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined;
+  /**
+   * What is wrong with `key` as an upstream key of `channel` (a form its type cannot use), in
+   * words quoting none of it; undefined when nothing. Checked for new keys, as a 400.
+   */
+  keyProblem?(channel: Omit<ChannelInput, "keys">, key: string): string | undefined;
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;

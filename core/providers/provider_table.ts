@@ -117,6 +117,9 @@ export const CHANNEL_RULES = {
     }
     return PROVIDERS[channel.type].channelProblem?.(channel);
   },
+  /** What is wrong with `key` as an upstream key of `channel`, or undefined. */
+  keyProblem: (channel: Omit<ChannelInput, "keys">, key: string): string | undefined =>
+    PROVIDERS[channel.type].keyProblem?.(channel, key),
 };
 
 export type ChannelRules = typeof CHANNEL_RULES;

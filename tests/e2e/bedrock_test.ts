@@ -332,35 +332,59 @@ Deno.test(
   },
 );
 
-Deno.test("bedrock: bad channel settings are a 400 naming the field", serverTest, async () => {
-  await using s = await setup();
-  const cases: Array<[Record<string, unknown>, string]> = [
-    [{ region: undefined }, "region"],
-    [{ region: "Mars-1" }, "region"],
-    [{ bedrock_auth: "iam" }, "bedrock_auth"],
-    [{ bedrock_api: "chat" }, "bedrock_api"],
-    [{ base_url: `${s.bedrock.endpoint}/model` }, "base_url"],
-  ];
-  for (const [fields, param] of cases) {
-    const { status, body } = await s.gw.admin(
+Deno.test(
+  "bedrock: bad channel settings and keys of the wrong form are a 400 naming the field",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ region: undefined }, "region"],
+      [{ region: "Mars-1" }, "region"],
+      [{ bedrock_auth: "iam" }, "bedrock_auth"],
+      [{ bedrock_api: "chat" }, "bedrock_api"],
+      [{ base_url: `${s.bedrock.endpoint}/model` }, "base_url"],
+    ];
+    for (const [fields, param] of cases) {
+      const { status, body } = await s.gw.admin(
+        "POST",
+        "/admin/channels",
+        bedrockChannel(s.bedrock, fields),
+      );
+      assertEquals(status, 400, JSON.stringify(fields));
+      assertEquals(body.error.param, param, JSON.stringify(body));
+    }
+    const badKey = await s.gw.admin(
       "POST",
       "/admin/channels",
-      bedrockChannel(s.bedrock, fields),
+      bedrockChannel(s.bedrock, { keys: ["ABSK-an-api-key-SECRETX"] }),
     );
-    assertEquals(status, 400, JSON.stringify(fields));
-    assertEquals(body.error.param, param, JSON.stringify(body));
-  }
-  const { status, body } = await s.gw.admin("POST", "/admin/channels", {
-    name: "openai with a region",
-    type: "openai",
-    base_url: "https://api.openai.com/v1",
-    keys: ["sk-x"],
-    models: [MODEL],
-    region: "us-east-1",
-  });
-  assertEquals(status, 400);
-  assertEquals(body.error.param, "region");
-});
+    assertEquals(badKey.status, 400);
+    assertEquals(badKey.body.error.param, "keys");
+    assertOk(!JSON.stringify(badKey.body).includes("SECRETX"), "the key is not quoted");
+    const apiKeyChannel = await s.gw.admin(
+      "POST",
+      "/admin/channels",
+      bedrockChannel(s.bedrock, { bedrock_auth: "api-key", keys: ["ABSK-an-api-key-SECRETX"] }),
+    );
+    assertEquals(apiKeyChannel.status, 201, JSON.stringify(apiKeyChannel.body));
+    const sigv4 = await s.gw.addChannel(bedrockChannel(s.bedrock));
+    const added = await s.gw.admin("PATCH", `/admin/channels/${sigv4.id}`, {
+      add_keys: ["AKIAONLYANID"],
+    });
+    assertEquals(added.status, 400);
+    assertEquals(added.body.error.param, "add_keys");
+    const { status, body } = await s.gw.admin("POST", "/admin/channels", {
+      name: "openai with a region",
+      type: "openai",
+      base_url: "https://api.openai.com/v1",
+      keys: ["sk-x"],
+      models: [MODEL],
+      region: "us-east-1",
+    });
+    assertEquals(status, 400);
+    assertEquals(body.error.param, "region");
+  },
+);
 
 Deno.test(
   "bedrock Converse: a model that is not Anthropic's goes to /converse and /converse-stream, every interface with its SDK, tools and an image in, billed as the receipts say",
