@@ -111,9 +111,10 @@ export type OptionName = keyof NeutralOptions;
 
 /**
  * What an encoder can drop: an option, reasoning of the history it cannot replay (unsigned,
- * or signed by another provider), or the tools' `strict: true`.
+ * or signed by another provider), the tools' `strict: true`, or images given by an address to
+ * an upstream that takes only their bytes (Bedrock's Converse).
  */
-export type DroppableName = OptionName | "reasoningHistory" | "toolStrict";
+export type DroppableName = OptionName | "reasoningHistory" | "toolStrict" | "imageUrl";
 
 export interface NeutralRequest {
   model: string;

@@ -57,7 +57,7 @@ function imageBlock(mimeType: string, data: string): Json | null {
   return format ? { image: { format, source: { bytes: data } } } : null;
 }
 
-function blockOf(part: NeutralPart): Json | null {
+function blockOf(part: NeutralPart, ignored: DroppableName[]): Json | null {
   switch (part.type) {
     case "text":
       return part.text ? { text: part.text } : null;
@@ -66,7 +66,9 @@ function blockOf(part: NeutralPart): Json | null {
     case "image_url": {
       // Converse takes image bytes only: an address is sent when it is a data: URL.
       const inline = parseDataUrl(part.url);
-      return inline ? imageBlock(inline.mimeType, inline.data) : null;
+      if (inline) return imageBlock(inline.mimeType, inline.data);
+      if (!ignored.includes("imageUrl")) ignored.push("imageUrl");
+      return null;
     }
     case "tool_call":
       return {
@@ -106,7 +108,7 @@ function messagesOf(request: NeutralRequest, ignored: DroppableName[]): Json[] {
         part.type === "reasoning" && !signatureFor(part.signature, "bedrock-converse")
       ) && !ignored.includes("reasoningHistory")
     ) ignored.push("reasoningHistory");
-    const content = ordered.map(blockOf).filter((block) => block !== null);
+    const content = ordered.map((part) => blockOf(part, ignored)).filter((block) => block !== null);
     if (content.length) messages.push({ role: message.role, content });
   }
   return messages;

@@ -114,6 +114,20 @@ Deno.test("converse request: thinking is Claude's additional field; other models
   assertEquals(nova.ignored, ["reasoning"]);
 });
 
+Deno.test("converse request: an image by https address is dropped and named (Converse takes bytes)", () => {
+  const { body, ignored } = encodeConverseRequest(
+    request({
+      messages: [{
+        role: "user",
+        parts: [{ type: "text", text: "see" }, { type: "image_url", url: "https://x/cat.png" }],
+      }],
+    }),
+    { model: NOVA, defaultMaxTokens: 100 },
+  );
+  assertEquals(body.messages[0].content, [{ text: "see" }]);
+  assertEquals(ignored, ["imageUrl"]);
+});
+
 Deno.test("converse request: reasoning another provider signed is dropped and named", () => {
   const { body, ignored } = encodeConverseRequest(
     request({
