@@ -56,6 +56,11 @@ function uriEncode(text: string): string {
   );
 }
 
+/** `host`, or HTTP/2's `:authority` (which AWS's SDKs sign when they speak HTTP/2). */
+function isHost(name: string): boolean {
+  return name === "host" || name === ":authority";
+}
+
 /** The canonical request of a received request whose body is `body`. */
 export async function canonicalRequest(
   request: { method: string; url: string; headers: Headers },
@@ -69,7 +74,7 @@ export async function canonicalRequest(
     .map((pair) => pair.join("=")).join("&");
   const headers = signedHeaders.map((name) =>
     `${name}:${
-      (name === "host" ? url.host : request.headers.get(name) ?? "").trim().replace(/\s+/g, " ")
+      (isHost(name) ? url.host : request.headers.get(name) ?? "").trim().replace(/\s+/g, " ")
     }\n`
   ).join("");
   return [request.method, path, query, headers, signedHeaders.join(";"), await sha256(body)]
@@ -77,7 +82,7 @@ export async function canonicalRequest(
 }
 
 const AUTH =
-  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;:-]+), ?Signature=([0-9a-f]{64})$/;
 
 /** The signature `secret` makes for the canonical request, at `amzDate` in `region`/`service`. */
 export async function signatureOf(
@@ -134,7 +139,7 @@ export async function sigV4Refusal(
     };
   }
   const signedHeaders = signed.split(";");
-  if (!signedHeaders.includes("host") || !signedHeaders.includes("x-amz-date")) {
+  if (!signedHeaders.some(isHost) || !signedHeaders.includes("x-amz-date")) {
     return { type: "InvalidSignatureException", message: "Host and x-amz-date must be signed." };
   }
   const at = Date.UTC(
