@@ -452,6 +452,28 @@ Deno.test(
     const streamedUse = streamedCall.content.find((block) => block.type === "tool_use");
     assertOk(streamedUse?.type === "tool_use" && typeof streamedUse.input === "object");
 
+    // What Converse cannot carry for this model is dropped and named: thinking (Claude's own
+    // field), a seed, an image by address.
+    const dropped = await s.openai.chat.completions.create({
+      model: MODEL,
+      reasoning_effort: "low",
+      seed: 7,
+      messages: [{
+        role: "user",
+        content: [{ type: "text", text: "plain" }, {
+          type: "image_url",
+          image_url: { url: "https://example.com/cat.png" },
+        }],
+      }],
+    }).withResponse();
+    assertEquals(dropped.data.choices[0].message.content, "Echo: plain");
+    assertEquals(
+      dropped.response.headers.get("x-gateway-ignored-fields")?.split(",").map((name) =>
+        name.trim()
+      ).sort(),
+      ["imageUrl", "reasoning_effort", "seed"],
+    );
+
     const responses = await s.openai.responses.create({ model: MODEL, input: "nova response" });
     assertEquals(responses.output_text, "Echo: nova response");
     const generated = await s.genai.models.generateContent({
@@ -470,7 +492,7 @@ Deno.test(
 
     assertOk(s.bedrock.requests.every((request) => request.refused === undefined));
     const records = await walletMatchesReceipts(s);
-    assertEquals(records.filter((record) => record.status === 200).length, 7);
+    assertEquals(records.filter((record) => record.status === 200).length, 8);
     assertOk(records.every((record) => record.receipt.charged > 0));
   },
 );
