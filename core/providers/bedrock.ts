@@ -183,6 +183,9 @@ async function bedrockRequest(
   return { url, init: { method: "POST", headers, body: sent } };
 }
 
+/** The region in a Bedrock runtime endpoint's host name (`bedrock-runtime.us-east-1.amazonaws.com`). */
+const ENDPOINT_REGION = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
+
 /** Why a Bedrock channel's settings cannot work, named by the field to change; or undefined. */
 export function bedrockChannelProblem(
   channel: Omit<ChannelInput, "keys">,
@@ -192,6 +195,15 @@ export function bedrockChannelProblem(
       param: "region",
       message: "A bedrock channel signing with AWS access keys needs a region (such as " +
         "'us-east-1'), the region its base_url is in: SigV4 signs for one region",
+    };
+  }
+  // AWS refuses a signature for another region than its endpoint's.
+  const endpointRegion = ENDPOINT_REGION.exec(new URL(channel.base_url).hostname)?.[1];
+  if (channel.region && endpointRegion && endpointRegion !== channel.region) {
+    return {
+      param: "region",
+      message: `This bedrock channel's base_url is in ${endpointRegion} and its region is ` +
+        `${channel.region}: AWS refuses a call signed for another region than its endpoint's`,
     };
   }
   return undefined;

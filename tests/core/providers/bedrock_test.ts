@@ -69,6 +69,9 @@ Deno.test("bedrock channels: sigv4 needs a region; settings of bedrock refused o
   assertEquals(bedrockChannelProblem(channel)?.param, "region");
   assertEquals(bedrockChannelProblem({ ...channel, region: "us-east-1" }), undefined);
   assertEquals(bedrockChannelProblem({ ...channel, bedrock_auth: "api-key" }), undefined);
+  const east = { ...channel, base_url: "https://bedrock-runtime.us-east-1.amazonaws.com" };
+  assertEquals(bedrockChannelProblem({ ...east, region: "us-east-1" }), undefined);
+  assertEquals(bedrockChannelProblem({ ...east, region: "eu-west-1" })?.param, "region");
   assertEquals(
     CHANNEL_RULES.channelProblem({ ...channel, type: "anthropic", region: "us-east-1" })?.param,
     "region",
