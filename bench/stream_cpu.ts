@@ -7,7 +7,7 @@
 
 import type { EventSourceMessage } from "eventsource-parser";
 import { CODECS } from "../core/formats/codecs.ts";
-import type { TextFormat } from "../core/formats/neutral.ts";
+import type { InboundFormat } from "../core/formats/neutral.ts";
 import { PassThroughStream } from "../core/text/pass_through.ts";
 import { OpenAIChatStreamRelay } from "../core/formats/openai_chat/stream_relay.ts";
 
@@ -16,7 +16,7 @@ const ROUNDS = 15;
 const encoder = new TextEncoder();
 
 /** An upstream stream of `DELTAS` text deltas in `format`, as parsed SSE events. */
-function upstreamEvents(format: TextFormat): EventSourceMessage[] {
+function upstreamEvents(format: InboundFormat): EventSourceMessage[] {
   const event = (name: string | undefined, data: unknown): EventSourceMessage => ({
     event: name,
     data: JSON.stringify(data),
@@ -131,7 +131,7 @@ function upstreamEvents(format: TextFormat): EventSourceMessage[] {
 
 type Relay = (event: EventSourceMessage) => string | null;
 
-function passThrough(format: TextFormat): { frame: Relay; end: () => string } {
+function passThrough(format: InboundFormat): { frame: Relay; end: () => string } {
   if (format === "openai-chat") {
     const relay = new OpenAIChatStreamRelay({
       clientWantsUsage: false,
@@ -155,7 +155,7 @@ function passThrough(format: TextFormat): { frame: Relay; end: () => string } {
   return { frame: (event) => relay.frame(event), end: () => relay.end() };
 }
 
-function converted(from: TextFormat, to: TextFormat): { frame: Relay; end: () => string } {
+function converted(from: InboundFormat, to: InboundFormat): { frame: Relay; end: () => string } {
   const decoder = CODECS[from].streamDecoder();
   const encoderOut = CODECS[to].streamEncoder("pub", { includeUsage: false, framing: "sse" });
   return {
@@ -190,14 +190,14 @@ function timePerEvent(
 }
 
 export interface StreamCpuRow {
-  upstream: TextFormat;
-  client: TextFormat;
+  upstream: InboundFormat;
+  client: InboundFormat;
   passThroughUs: number;
   convertedUs: number;
 }
 
 export function measureStreamCpu(): StreamCpuRow[] {
-  const formats: TextFormat[] = ["openai-chat", "openai-responses", "anthropic", "gemini"];
+  const formats: InboundFormat[] = ["openai-chat", "openai-responses", "anthropic", "gemini"];
   const rows: StreamCpuRow[] = [];
   for (const upstream of formats) {
     const events = upstreamEvents(upstream);

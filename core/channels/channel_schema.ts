@@ -20,6 +20,7 @@ export const CHANNEL_TYPES = [
   "openai-video",
   "veo",
   "vertex",
+  "bedrock",
 ] as const;
 
 /** How an Azure OpenAI channel's URLs are made (core/providers/azure_openai_urls.ts). */
@@ -33,6 +34,18 @@ export const AZURE_AUTHS = ["api-key", "bearer", "entra"] as const;
 
 /** Who makes a model on Vertex AI: Google (Gemini) or Anthropic (Claude). */
 export const VERTEX_PUBLISHERS = ["google", "anthropic"] as const;
+/**
+ * How a Bedrock channel signs in: its keys are AWS access keys (`ACCESS_KEY_ID:SECRET_ACCESS_KEY`,
+ * with `:SESSION_TOKEN` for temporary ones) signed with SigV4, or Bedrock API keys (bearer).
+ */
+export const BEDROCK_AUTHS = ["sigv4", "api-key"] as const;
+
+/**
+ * Which Bedrock API a channel calls: `invoke` (InvokeModel with Anthropic's own bodies) or
+ * `converse` (the Converse API, every model). Unset: `invoke` for Anthropic models, else
+ * `converse`.
+ */
+export const BEDROCK_APIS = ["invoke", "converse"] as const;
 
 /** The paths a `rerank` channel may call on its base_url: Jina's and vLLM's, or Cohere's v2. */
 export const RERANK_PATHS = ["/v1/rerank", "/v2/rerank"] as const;
@@ -138,6 +151,14 @@ const channelFields = {
     withoutCredentials,
     "an entra_authority cannot hold credentials",
   ).transform((url) => url.replace(/\/+$/, "")).optional(),
+  /** Bedrock channels: the AWS region the calls are signed for (`us-east-1`). */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, {
+    error: "a region is an AWS region name, such as 'us-east-1' or 'eu-central-1'",
+  }).optional(),
+  /** Bedrock channels: what the keys are (default `sigv4`: AWS access keys). */
+  bedrock_auth: z.enum(BEDROCK_AUTHS).optional(),
+  /** Bedrock channels: InvokeModel with Anthropic bodies, or Converse (see BEDROCK_APIS). */
+  bedrock_api: z.enum(BEDROCK_APIS).optional(),
   /**
    * `openai` channels: false for upstreams that refuse `stream_options` (Mistral, which reports
    * a stream's usage in its last chunk unasked); default true (usage asked for every stream).

@@ -58,8 +58,8 @@ export interface ChannelTypeRules {
   channelProblem?(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined;
-  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
-  keyProblem(type: ChannelType, key: string): string | undefined;
+  /** What is wrong with `key` as an upstream key of `channel`, in words quoting none of it. */
+  keyProblem?(channel: Omit<ChannelInput, "keys">, key: string): string | undefined;
   /** A field a `type` channel needs that `channel` lacks, or undefined. */
   missingField(
     type: ChannelType,
@@ -189,7 +189,6 @@ export class Registry {
     channel: Omit<ChannelInput, "keys">,
     newModels: readonly string[],
     createModels: boolean,
-    newKeys: readonly string[] = [],
   ): CatalogModel[] {
     const { rules } = this.#options;
     const problem = rules.baseUrlProblem(channel.type, channel.base_url);
@@ -209,17 +208,6 @@ export class Registry {
         { param: missing },
       );
     }
-    newKeys.forEach((key, index) => {
-      const keyProblem = rules.keyProblem(channel.type, key);
-      if (keyProblem) {
-        throw new GatewayError(
-          "invalid_upstream_key",
-          400,
-          `Upstream key ${index + 1} of this ${channel.type} channel ${keyProblem}`,
-          { param: "keys" },
-        );
-      }
-    });
     const absent = newModels.filter((id) => !this.#models.has(id));
     if (absent.length === 0) return [];
     if (!createModels) {
@@ -246,6 +234,20 @@ export class Registry {
     }));
   }
 
+  /** Refuses a new upstream key of a form `channel`'s type cannot use (never quoting it). */
+  #checkKeys(channel: Omit<ChannelInput, "keys">, keys: readonly string[], param: string): void {
+    keys.forEach((key, index) => {
+      const problem = this.#options.rules.keyProblem?.(channel, key);
+      if (!problem) return;
+      throw new GatewayError(
+        "invalid_upstream_key",
+        400,
+        `Upstream key ${index + 1} of this ${channel.type} channel ${problem}`,
+        { param },
+      );
+    });
+  }
+
   /** Refuses a channel without keys unless its type may have none. */
   #checkKeyCount(type: ChannelType, count: number, param: string): void {
     if (count > 0 || this.#options.rules.keyless?.(type)) return;
@@ -268,13 +270,9 @@ export class Registry {
     input: ChannelInput,
     options: { id?: string; source?: RecordSource; createModels?: boolean } = {},
   ) {
-    const created = this.#checkChannel(
-      input,
-      input.models,
-      options.createModels ?? false,
-      input.keys,
-    );
+    const created = this.#checkChannel(input, input.models, options.createModels ?? false);
     this.#checkKeyCount(input.type, input.keys.length, "keys");
+    this.#checkKeys(input, input.keys, "keys");
     const now = new Date().toISOString();
     const id = options.id ?? timeOrderedId("ch");
     const existing = await this.#kv.get<StoredChannel>(kvKeys.channel(id));
@@ -378,10 +376,9 @@ export class Registry {
     const { keys, ...rest } = sentFields(patch);
     const merged = { ...entry.value, ...rest };
     const added = (rest.models ?? []).filter((model) => !entry.value!.models.includes(model));
-    const created = this.#checkChannel(merged, added, options.createModels ?? false, [
-      ...(keys ?? []),
-      ...(options.keyOperations?.add_keys ?? []),
-    ]);
+    const created = this.#checkChannel(merged, added, options.createModels ?? false);
+    this.#checkKeys(merged, keys ?? [], "keys");
+    this.#checkKeys(merged, options.keyOperations?.add_keys ?? [], "add_keys");
     const sealed = await changeChannelKeys(
       { sealed: entry.value.sealed_keys, hints: await this.#hintsOf(entry.value) },
       { ...options.keyOperations, keys, channelId: id, seal: (key) => this.#box.seal(key) },

@@ -39,6 +39,11 @@ export function textInterfaces(): TextInterface[] {
   return [...TEXT_INTERFACES.values()];
 }
 
+/** The row of `format`, or undefined for a format no client speaks (Bedrock's Converse). */
+export function findTextInterface(format: string): TextInterface | undefined {
+  return TEXT_INTERFACES.get(format);
+}
+
 /** The row of `format`. */
 export function textInterfaceOf(format: string): TextInterface {
   const row = TEXT_INTERFACES.get(format);

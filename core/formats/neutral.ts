@@ -7,7 +7,19 @@
 import type { TokenUsage } from "../billing/usage.ts";
 import type { ToolNameMap } from "./tool_names.ts";
 
-export type TextFormat = "openai-chat" | "openai-responses" | "anthropic" | "gemini";
+/**
+ * The wire formats of text upstreams. All but `bedrock-converse` are also inbound interfaces;
+ * Bedrock's Converse is spoken to upstreams only.
+ */
+export type TextFormat =
+  | "openai-chat"
+  | "openai-responses"
+  | "anthropic"
+  | "gemini"
+  | "bedrock-converse";
+
+/** The formats clients speak to the gateway (each an inbound interface). */
+export type InboundFormat = Exclude<TextFormat, "bedrock-converse">;
 
 export type StopReason = "stop" | "length" | "tool_calls" | "content_filter";
 
@@ -99,9 +111,10 @@ export type OptionName = keyof NeutralOptions;
 
 /**
  * What an encoder can drop: an option, reasoning of the history it cannot replay (unsigned,
- * or signed by another provider), or the tools' `strict: true`.
+ * or signed by another provider), the tools' `strict: true`, or images given by an address to
+ * an upstream that takes only their bytes (Bedrock's Converse).
  */
-export type DroppableName = OptionName | "reasoningHistory" | "toolStrict";
+export type DroppableName = OptionName | "reasoningHistory" | "toolStrict" | "imageUrl";
 
 export interface NeutralRequest {
   model: string;

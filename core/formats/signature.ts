@@ -10,7 +10,7 @@
 
 import type { TextFormat } from "./neutral.ts";
 
-export type Signer = "anthropic" | "gemini" | "openai-responses";
+export type Signer = "anthropic" | "gemini" | "openai-responses" | "bedrock-converse";
 
 /** What a signature proves: Anthropic's redacted thinking is a block of its own. */
 export type SignatureKind = "thinking" | "redacted";
@@ -21,6 +21,7 @@ export const REASONING_HISTORY_FIELD: Record<TextFormat, string> = {
   "openai-responses": "input[type=reasoning]",
   anthropic: "messages[].content[type=thinking]",
   gemini: "contents[].parts[thought]",
+  "bedrock-converse": "messages[].content[reasoningContent]",
 };
 
 const PREFIX = "gwsig1";
@@ -32,6 +33,8 @@ const CODE_OF: Record<`${Signer}/${SignatureKind}`, string> = {
   "gemini/redacted": "GE",
   "openai-responses/thinking": "OR",
   "openai-responses/redacted": "OR",
+  "bedrock-converse/thinking": "BC",
+  "bedrock-converse/redacted": "BR",
 };
 
 const SIGNED_BY: Record<string, { signer: Signer; kind: SignatureKind }> = {
@@ -39,6 +42,8 @@ const SIGNED_BY: Record<string, { signer: Signer; kind: SignatureKind }> = {
   AR: { signer: "anthropic", kind: "redacted" },
   GE: { signer: "gemini", kind: "thinking" },
   OR: { signer: "openai-responses", kind: "thinking" },
+  BC: { signer: "bedrock-converse", kind: "thinking" },
+  BR: { signer: "bedrock-converse", kind: "redacted" },
 };
 
 /**

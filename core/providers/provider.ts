@@ -69,8 +69,9 @@ export interface TextProvider {
   /** The wire format the upstream speaks. */
   format: TextFormat;
   /**
-   * For upstreams that speak more than one format (Vertex AI: Gemini and Claude models): the
-   * format of `upstreamModel` on `channel`. Unset: `format`.
+   * For upstreams that speak more than one format (Vertex AI: Gemini and Claude models; Bedrock:
+   * Converse, or Anthropic's bodies for Claude): the format of `upstreamModel` on `channel`. Unset:
+   * `format`.
    */
   formatFor?(channel: Channel, upstreamModel: string): TextFormat;
   /** The call that sends `body` (already in `format`), with the client's hints it takes. */
@@ -265,6 +266,11 @@ export interface Provider {
   channelProblem?(
     channel: Omit<ChannelInput, "keys">,
   ): { param: string; message: string } | undefined;
+  /**
+   * What is wrong with `key` as an upstream key of `channel` (a form its type cannot use), in
+   * words quoting none of it; undefined when nothing. Checked for new keys, as a 400.
+   */
+  keyProblem?(channel: Omit<ChannelInput, "keys">, key: string): string | undefined;
   text?: TextProvider;
   image?: ImageProvider;
   video?: VideoProvider;

@@ -10,6 +10,7 @@ import type { AttemptTrace } from "../upstream/failover.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import { azureOpenAIProvider, azureOpenAIResponsesProvider } from "./azure_openai.ts";
 import { arkVideoProvider } from "./ark_video.ts";
+import { bedrockProvider } from "./bedrock.ts";
 import { gatewayVideoProvider } from "./gateway_video.ts";
 import { geminiProvider } from "./gemini.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
@@ -39,6 +40,7 @@ export const PROVIDERS: Record<ChannelType, Provider> = {
   "openai-video": openAIVideoProvider,
   "veo": veoVideoProvider,
   "vertex": vertexProvider,
+  "bedrock": bedrockProvider,
 };
 
 /** Each setting only some types read (a provider's `settings`), with those types. */
@@ -74,7 +76,7 @@ export function providerOf(channel: { type: ChannelType }): Provider {
   return PROVIDERS[channel.type];
 }
 
-/** The wire format a text channel speaks for `publicModel` (Vertex AI's depends on the model). */
+/** The wire format a text channel speaks for `publicModel` (Vertex AI's and Bedrock's depend on the model). */
 export function textFormatOf(channel: Channel, publicModel: string): TextFormat {
   const text = PROVIDERS[channel.type].text!;
   return text.formatFor?.(channel, upstreamModelName(channel, publicModel)) ?? text.format;
@@ -120,10 +122,10 @@ export const CHANNEL_RULES = {
     }
     return PROVIDERS[channel.type].channelProblem?.(channel);
   },
-  /** What is wrong with `key` as an upstream key of a `type` channel, or undefined. */
-  keyProblem(type: ChannelType, key: string): string | undefined {
-    return PROVIDERS[type].keyForm?.problem(key);
-  },
+  /** What is wrong with `key` as an upstream key of `channel`, or undefined. */
+  keyProblem: (channel: Omit<ChannelInput, "keys">, key: string): string | undefined =>
+    PROVIDERS[channel.type].keyProblem?.(channel, key) ??
+      PROVIDERS[channel.type].keyForm?.problem(key),
   /** A field a `type` channel needs that `channel` lacks, or undefined. */
   missingField(type: ChannelType, channel: TypeFieldValues): string | undefined {
     return PROVIDERS[type].fields?.find((field) =>

@@ -2,7 +2,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
-import { textInterfaceOf } from "../formats/interfaces.ts";
+import { findTextInterface, textInterfaceOf } from "../formats/interfaces.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import { restoreDeclaredCall } from "../formats/tool_names.ts";
 import { outputCharsOfParts } from "./estimate.ts";
@@ -26,7 +26,7 @@ function answerOutputChars(format: TextFormat, answer: unknown): number {
         0,
       )
       : outputCharsOfParts(decode(answer).parts);
-  const field = textInterfaceOf(format).answersField;
+  const field = findTextInterface(format)?.answersField;
   return field ? each(fields[field], field) : outputCharsOfParts(decode(answer).parts);
 }
 

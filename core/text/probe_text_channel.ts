@@ -5,7 +5,7 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { CODECS } from "../formats/codecs.ts";
-import { textInterfaceOf } from "../formats/interfaces.ts";
+import { findTextInterface } from "../formats/interfaces.ts";
 import type { NeutralRequest, TextFormat } from "../formats/neutral.ts";
 import type { Gateway } from "../gateway.ts";
 import { providerOf, textFormatOf, upstreamTarget } from "../providers/provider_table.ts";
@@ -14,9 +14,14 @@ import { UpstreamAttemptError } from "../upstream/attempt.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
 import { type ChannelProbeResult, runProbe } from "../upstream/channel_probe.ts";
 
+/** The fewest output tokens `format`'s upstreams take (1 for a format no client speaks). */
+function fewestOutputTokens(format: TextFormat): number {
+  return findTextInterface(format)?.fewestOutputTokens ?? 1;
+}
+
 /** The upstream body of a test: one short user turn, as few output tokens as allowed. */
 function probeBody(format: TextFormat, upstreamModel: string): string {
-  const maxOutputTokens = textInterfaceOf(format).fewestOutputTokens;
+  const maxOutputTokens = fewestOutputTokens(format);
   const request: NeutralRequest = {
     model: upstreamModel,
     system: [],
@@ -42,7 +47,7 @@ export function probeTextChannel(
   const { channel, model, signal } = input;
   const text = providerOf(channel).text!;
   const format = textFormatOf(channel, model);
-  const maxOutputTokens = textInterfaceOf(format).fewestOutputTokens;
+  const maxOutputTokens = fewestOutputTokens(format);
   return runProbe(
     channel,
     {

@@ -7,7 +7,7 @@
 import type { Channel } from "../channels/channel_schema.ts";
 import { GatewayError } from "../errors.ts";
 import { CODECS } from "../formats/codecs.ts";
-import { textInterfaceOf } from "../formats/interfaces.ts";
+import { findTextInterface } from "../formats/interfaces.ts";
 import type { TextFormat } from "../formats/neutral.ts";
 import { providerOf, textFormatOf, upstreamTarget } from "../providers/provider_table.ts";
 import { networkFailure, UpstreamAttemptError, type UpstreamCall } from "../upstream/attempt.ts";
@@ -66,7 +66,9 @@ export function servableOrder(
     400,
     `'${exclusive}' needs an upstream that speaks this interface, and '${inbound.model}' ` +
       `is served here by upstreams that speak another. Drop '${exclusive}', or send the ` +
-      `request to ${formats.map((format) => textInterfaceOf(format).route).join(" or ")} instead` +
+      `request to ${
+        formats.flatMap((format) => findTextInterface(format)?.route ?? []).join(" or ")
+      } instead` +
       (exclusive === inbound.exclusive ? "" : ", or leave strict fields off to have it dropped"),
     { param: exclusive },
   );

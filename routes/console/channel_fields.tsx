@@ -10,10 +10,16 @@ import type { Child } from "hono/jsx";
 import { CHANNEL_TYPES, type ChannelType } from "../../core/channels/channel_schema.ts";
 import { describeKeyHint, type KeyHint } from "../../core/channels/key_hint.ts";
 import { VIDEO_RESOLUTIONS } from "../../core/jobs/video_job.ts";
-import { AZURE_AUTHS, AZURE_URL_SHAPES } from "../../core/channels/channel_schema.ts";
+import {
+  AZURE_AUTHS,
+  AZURE_URL_SHAPES,
+  BEDROCK_APIS,
+  BEDROCK_AUTHS,
+} from "../../core/channels/channel_schema.ts";
 import type { Provider } from "../../core/providers/provider.ts";
 import { PROVIDERS } from "../../core/providers/provider_table.ts";
 import { AZURE_FIELDS } from "../../core/providers/azure_openai.ts";
+import { BEDROCK_FIELDS } from "../../core/providers/bedrock.ts";
 import { modelMapText } from "./channel_form.ts";
 import { Field } from "./field.tsx";
 
@@ -152,6 +158,40 @@ const TYPE_SETTINGS: Array<{
       </>
     ),
   },
+  {
+    applies: (provider) => provider.settings?.includes("bedrock_auth") ?? false,
+    fields: (values) => (
+      <>
+        <Field
+          name="region"
+          label="AWS region"
+          value={values.region}
+          placeholder="us-east-1"
+          hint="the region SigV4 signs for: the base URL's"
+        />
+        <Field
+          name="bedrock_auth"
+          label="Keys are"
+          value={values.bedrock_auth ?? ""}
+          options={[
+            ["", "(default: sigv4)"],
+            ...BEDROCK_AUTHS.map((auth) => [auth, auth] as const),
+          ]}
+          hint="sigv4: ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]; api-key: Bedrock API keys"
+        />
+        <Field
+          name="bedrock_api"
+          label="API"
+          value={values.bedrock_api ?? ""}
+          options={[
+            ["", "(default: invoke for Anthropic models, else converse)"],
+            ...BEDROCK_APIS.map((api) => [api, api] as const),
+          ]}
+          hint="invoke: Anthropic's own bodies; converse: the Converse API, any model"
+        />
+      </>
+    ),
+  },
 ];
 
 /** A channel's stored settings as form values (never its keys). */
@@ -183,6 +223,9 @@ export function formValuesOf(view: {
   project?: string;
   location?: string;
   vertex_publisher?: string;
+  region?: string;
+  bedrock_auth?: string;
+  bedrock_api?: string;
   breaker?: {
     enabled?: boolean;
     min_failures?: number;
@@ -215,7 +258,7 @@ export function formValuesOf(view: {
       ? ""
       : String(view.send_stream_options),
     ...Object.fromEntries(
-      AZURE_FIELDS.map((name) => [name, view[name] ?? ""]),
+      [...AZURE_FIELDS, ...BEDROCK_FIELDS].map((name) => [name, view[name] ?? ""]),
     ),
     project: view.project ?? "",
     location: view.location ?? "",

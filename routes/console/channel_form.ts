@@ -7,6 +7,7 @@
 
 import { GatewayError } from "../../core/errors.ts";
 import { AZURE_FIELDS } from "../../core/providers/azure_openai.ts";
+import { BEDROCK_FIELDS } from "../../core/providers/bedrock.ts";
 
 /** A whole number as a number; anything else as it was typed, for the schema to refuse. */
 function integerOf(text: string): number | string {
@@ -102,8 +103,8 @@ function settingsOf(fields: Record<string, string>): Record<string, unknown> {
     const value = fields.send_stream_options.trim();
     body.send_stream_options = value === "true" ? true : value === "false" ? false : value;
   }
-  // Azure's settings and the provider table's text fields: sent as typed.
-  for (const name of [...AZURE_FIELDS, ...TYPE_TEXT_FIELDS]) {
+  // Azure's and Bedrock's settings and the provider table's text fields: sent as typed.
+  for (const name of [...AZURE_FIELDS, ...BEDROCK_FIELDS, ...TYPE_TEXT_FIELDS]) {
     if (given(name)) body[name] = fields[name].trim();
   }
   if (given("anthropic_betas_allow") || given("anthropic_betas_deny")) {

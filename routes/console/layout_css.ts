@@ -12,7 +12,7 @@ const EDGE = "color-mix(in srgb,var(--fg) 28%,transparent)";
 
 export const LAYOUT_CSS = `
 main,footer{max-width:min(100%,1680px)}
-h1,h2,h3{overflow-wrap:anywhere}
+h1,h2,h3,small{overflow-wrap:anywhere}
 nav.tabs{border-bottom:1px solid var(--line);margin:0 0 16px}
 nav.tabs ul,nav.toc ul{gap:4px}
 nav.tabs a{display:inline-block;padding:6px 12px;border:1px solid transparent;

@@ -281,6 +281,10 @@ Deno.test(
         api_version: { create: "2024-10-21", patch: "2025-04-01-preview" },
         azure_auth: { create: "bearer", patch: "api-key" },
         entra_tenant_id: { create: "tenant-a", patch: "tenant-b" },
+        // Bedrock's region, by its pattern.
+        region: { create: "us-east-1", patch: "eu-west-1" },
+        // API keys take any key's form (the sample's); AWS access keys would not.
+        bedrock_auth: { create: "api-key", patch: "sigv4" },
         entra_client_id: { create: "client-a", patch: "client-b" },
         // Vertex channels' project and region, by their patterns.
         project: { create: "project-a", patch: "project-b" },

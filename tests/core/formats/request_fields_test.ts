@@ -6,7 +6,7 @@
 
 import { assertEquals } from "../../helpers/assert.ts";
 import { CODECS } from "../../../core/formats/codecs.ts";
-import type { NeutralRequest, TextFormat } from "../../../core/formats/neutral.ts";
+import type { InboundFormat, NeutralRequest, TextFormat } from "../../../core/formats/neutral.ts";
 import { decodeChatRequest } from "../../../core/formats/openai_chat/decode_request.ts";
 import { decodeResponsesRequest } from "../../../core/formats/openai_responses/decode_request.ts";
 import { decodeAnthropicRequest } from "../../../core/formats/anthropic/decode_request.ts";
@@ -15,7 +15,7 @@ import { decodeGeminiRequest } from "../../../core/formats/gemini/decode_request
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-const DECODE: Record<TextFormat, (body: Json) => NeutralRequest> = {
+const DECODE: Record<InboundFormat, (body: Json) => NeutralRequest> = {
   "openai-chat": decodeChatRequest,
   "openai-responses": decodeResponsesRequest,
   anthropic: decodeAnthropicRequest,
@@ -23,7 +23,11 @@ const DECODE: Record<TextFormat, (body: Json) => NeutralRequest> = {
 };
 
 /** The upstream body and the client fields named ignored, as core/text/text_attempt.ts does. */
-function convert(from: TextFormat, body: Json, to: TextFormat): { body: Json; ignored: string[] } {
+function convert(
+  from: InboundFormat,
+  body: Json,
+  to: TextFormat,
+): { body: Json; ignored: string[] } {
   const neutral = DECODE[from](body);
   const out = CODECS[to].encodeRequest(neutral, { model: "up", defaultMaxTokens: 32000 });
   return {
@@ -95,7 +99,7 @@ Deno.test("structured output: Anthropic output_config.format reaches every other
 });
 
 Deno.test("structured output: chat, responses and Gemini schemas reach Anthropic's output_config", () => {
-  const sources: Array<[TextFormat, Json]> = [
+  const sources: Array<[InboundFormat, Json]> = [
     [
       "openai-chat",
       chat({
@@ -311,7 +315,7 @@ Deno.test("anthropic system messages inside the conversation (a beta) join the s
 
 Deno.test("a function tool's strict: carried to chat, responses and anthropic, named for gemini", () => {
   const parameters = { type: "object", properties: { city: { type: "string" } } };
-  const inbound: [TextFormat, Json, string][] = [
+  const inbound: [InboundFormat, Json, string][] = [
     [
       "openai-chat",
       chat({ tools: [{ type: "function", function: { name: "w", parameters, strict: true } }] }),
@@ -328,7 +332,7 @@ Deno.test("a function tool's strict: carried to chat, responses and anthropic, n
       "tools[].strict",
     ],
   ];
-  const strictOf: Record<Exclude<TextFormat, "gemini">, (body: Json) => unknown> = {
+  const strictOf: Record<Exclude<InboundFormat, "gemini">, (body: Json) => unknown> = {
     "openai-chat": (body) => body.tools[0].function.strict,
     "openai-responses": (body) => body.tools[0].strict,
     anthropic: (body) => body.tools[0].strict,

@@ -2,7 +2,7 @@
 
 import { assertEquals } from "../../helpers/assert.ts";
 import { CODECS } from "../../../core/formats/codecs.ts";
-import type { TextFormat } from "../../../core/formats/neutral.ts";
+import type { InboundFormat, TextFormat } from "../../../core/formats/neutral.ts";
 import { geminiStreamError } from "../../../core/formats/gemini/stream_error.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -17,7 +17,7 @@ function errorOf(format: TextFormat, code: string): Json {
 }
 
 /** What a client reads as the error's name on each interface. */
-const NAME_OF: Record<TextFormat, (error: Json) => unknown> = {
+const NAME_OF: Record<InboundFormat, (error: Json) => unknown> = {
   "openai-chat": (frame) => [frame.error.type, frame.error.code, frame.error.param],
   "openai-responses": (event) => [event.type, event.code],
   anthropic: (event) => [event.type, event.error.type],
@@ -25,25 +25,25 @@ const NAME_OF: Record<TextFormat, (error: Json) => unknown> = {
 };
 
 Deno.test("stream error encoders: an upstream gone silent (upstream_timeout) is a timeout in every format", () => {
-  const expected: Record<TextFormat, unknown> = {
+  const expected: Record<InboundFormat, unknown> = {
     "openai-chat": ["upstream_error", "upstream_timeout", null],
     "openai-responses": ["error", "upstream_timeout"],
     anthropic: ["error", "timeout_error"],
     gemini: [504, "DEADLINE_EXCEEDED", "UPSTREAM_TIMEOUT"],
   };
-  for (const [format, name] of Object.entries(expected) as Array<[TextFormat, unknown]>) {
+  for (const [format, name] of Object.entries(expected) as Array<[InboundFormat, unknown]>) {
     assertEquals(NAME_OF[format](errorOf(format, "upstream_timeout")), name, format);
   }
 });
 
 Deno.test("stream error encoders: a stream cut short keeps its names (api_error, 500 INTERNAL)", () => {
-  const expected: Record<TextFormat, unknown> = {
+  const expected: Record<InboundFormat, unknown> = {
     "openai-chat": ["upstream_error", "upstream_stream_interrupted", null],
     "openai-responses": ["error", "upstream_stream_interrupted"],
     anthropic: ["error", "api_error"],
     gemini: [500, "INTERNAL", "UPSTREAM_STREAM_INTERRUPTED"],
   };
-  for (const [format, name] of Object.entries(expected) as Array<[TextFormat, unknown]>) {
+  for (const [format, name] of Object.entries(expected) as Array<[InboundFormat, unknown]>) {
     assertEquals(NAME_OF[format](errorOf(format, "upstream_stream_interrupted")), name, format);
   }
 });

@@ -8,14 +8,14 @@
 
 import { assertEquals } from "../../helpers/assert.ts";
 import { CODECS } from "../../../core/formats/codecs.ts";
-import type { NeutralUsage, TextFormat } from "../../../core/formats/neutral.ts";
+import type { InboundFormat, NeutralUsage, TextFormat } from "../../../core/formats/neutral.ts";
 import { textCost } from "../../../core/billing/text_price.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
 /** One cached-heavy answer's usage as each provider reports it: 1,000 input of which 800 cached. */
-const REPORTED: Record<TextFormat, Json> = {
+const REPORTED: Record<InboundFormat, Json> = {
   "openai-chat": {
     prompt_tokens: 1000,
     completion_tokens: 50,
@@ -46,7 +46,7 @@ const REPORTED: Record<TextFormat, Json> = {
   },
 };
 
-const FORMATS = Object.keys(REPORTED) as TextFormat[];
+const FORMATS = Object.keys(REPORTED) as InboundFormat[];
 
 function usageOf(format: TextFormat, usage: Json): NeutralUsage | undefined {
   const answer = format === "gemini" ? { usageMetadata: usage } : { usage };

@@ -171,6 +171,7 @@ async function channelOfEachType(gw: TestGateway): Promise<string[]> {
     "azure-openai": { api_version: "2024-10-21" },
     "azure-openai-responses": { api_version: "2025-04-01-preview" },
     vertex: { project: "pages-project", location: "us-central1", keys: [vertexKey.json] },
+    bedrock: { region: "us-east-1", keys: ["AKIAIOSFODNN7EXAMPLE:secret"] },
   };
   const prices: Record<string, object> = {
     text: { input: 1, output: 1 },

@@ -52,6 +52,12 @@ import { startOpenAIVideoUpstream } from "../../upstream/openai_video.ts";
 import { startRerankUpstream } from "../../upstream/rerank.ts";
 import { startVeoUpstream } from "../../upstream/veo.ts";
 import { startVertexUpstream } from "../../upstream/vertex.ts";
+import {
+  BEDROCK_TEST_ACCESS_KEY,
+  BEDROCK_TEST_MODEL,
+  BEDROCK_TEST_SECRET,
+  startBedrockUpstream,
+} from "../../upstream/bedrock.ts";
 
 const chromium = await findChromium();
 const EUROS = { currency: "EUR", decimals: 2 };
@@ -218,6 +224,19 @@ const JOURNEYS: Record<ChannelType, Journey> = {
         project: sim.project,
         location: sim.location,
       });
+    },
+  },
+  "bedrock": {
+    kind: "text",
+    upstreamModel: BEDROCK_TEST_MODEL,
+    start: () => {
+      const sim = startBedrockUpstream();
+      return Promise.resolve(upstreamOf(sim, {
+        base_url: sim.endpoint,
+        keys: `${BEDROCK_TEST_ACCESS_KEY}:${BEDROCK_TEST_SECRET}`,
+        region: sim.region,
+        bedrock_auth: "sigv4",
+      }));
     },
   },
 };

@@ -1,0 +1,118 @@
+/**
+ * The Bedrock simulator checked against AWS's own client (`@aws-sdk/client-bedrock-runtime`),
+ * whose signer and event-stream reader are not the gateway's: the SDK's SigV4 signatures are
+ * accepted (and a wrong secret refused in the words the SDK reads), its Converse, ConverseStream
+ * and InvokeModelWithResponseStream calls get answers it parses.
+ */
+
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  InvokeModelWithResponseStreamCommand,
+} from "@aws-sdk/client-bedrock-runtime";
+import { assertEquals, assertOk } from "../helpers/assert.ts";
+import {
+  BEDROCK_TEST_ACCESS_KEY,
+  BEDROCK_TEST_MODEL,
+  BEDROCK_TEST_NOVA,
+  BEDROCK_TEST_SECRET,
+  startBedrockUpstream,
+} from "./bedrock.ts";
+
+function client(endpoint: string, secretAccessKey = BEDROCK_TEST_SECRET) {
+  return new BedrockRuntimeClient({
+    region: "us-east-1",
+    endpoint,
+    maxAttempts: 1,
+    credentials: { accessKeyId: BEDROCK_TEST_ACCESS_KEY, secretAccessKey },
+  });
+}
+
+Deno.test("bedrock simulator: AWS's SDK signs, converses and streams against it", async () => {
+  await using sim = startBedrockUpstream();
+  const sdk = client(sim.endpoint);
+  try {
+    const answer = await sdk.send(
+      new ConverseCommand({
+        modelId: BEDROCK_TEST_NOVA,
+        messages: [{ role: "user", content: [{ text: "hello" }] }],
+        inferenceConfig: { maxTokens: 100 },
+      }),
+    );
+    assertEquals(answer.output?.message?.content?.[0].text, "Echo: hello");
+    assertEquals(answer.stopReason, "end_turn");
+    assertOk((answer.usage?.outputTokens ?? 0) > 0);
+    assertEquals(sim.requests.at(-1)!.refused, undefined);
+
+    const stream = await sdk.send(
+      new ConverseStreamCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        messages: [{ role: "user", content: [{ text: "stream" }] }],
+      }),
+    );
+    let text = "";
+    const kinds: string[] = [];
+    for await (const event of stream.stream!) {
+      kinds.push(Object.keys(event)[0]);
+      text += event.contentBlockDelta?.delta?.text ?? "";
+    }
+    assertEquals(text, "Echo: stream");
+    assertEquals(kinds[0], "messageStart");
+    assertEquals(kinds.slice(-3), ["contentBlockStop", "messageStop", "metadata"]);
+
+    const invoked = await sdk.send(
+      new InvokeModelCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        body: JSON.stringify({
+          anthropic_version: "bedrock-2023-05-31",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "invoke" }],
+        }),
+      }),
+    );
+    assertEquals(
+      JSON.parse(new TextDecoder().decode(invoked.body)).content[0].text,
+      "Echo: invoke",
+    );
+
+    const streamed = await sdk.send(
+      new InvokeModelWithResponseStreamCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        body: JSON.stringify({
+          anthropic_version: "bedrock-2023-05-31",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "invoke stream" }],
+        }),
+      }),
+    );
+    const types: string[] = [];
+    for await (const event of streamed.body!) {
+      types.push(JSON.parse(new TextDecoder().decode(event.chunk!.bytes)).type);
+    }
+    assertEquals(types[0], "message_start");
+    assertEquals(types.at(-1), "message_stop");
+    assertOk(sim.requests.every((request) => request.refused === undefined));
+  } finally {
+    sdk.destroy();
+  }
+});
+
+Deno.test("bedrock simulator: a wrong secret is refused as AWS refuses it, in the SDK's terms", async () => {
+  await using sim = startBedrockUpstream();
+  const sdk = client(sim.endpoint, "not-the-secret");
+  try {
+    const error = await sdk.send(
+      new ConverseCommand({
+        modelId: BEDROCK_TEST_NOVA,
+        messages: [{ role: "user", content: [{ text: "hello" }] }],
+      }),
+    ).then(() => undefined, (error) => error);
+    assertEquals(error?.name, "InvalidSignatureException");
+    assertEquals(error?.$metadata?.httpStatusCode, 403);
+    assertOk(String(error?.message).startsWith("The request signature we calculated"));
+  } finally {
+    sdk.destroy();
+  }
+});
