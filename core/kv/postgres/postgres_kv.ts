@@ -13,7 +13,14 @@
 import { createPool, type Pool, type PoolClient } from "./pg_pool.ts";
 import type { KvAtomic, KvBackend, KvBackendListOptions, KvListing } from "../kv_backend.ts";
 import { isConflict, isConnectionLost } from "./pg_errors.ts";
-import { SCHEMA, SEQUENCE, TABLE, versionstampOf } from "./schema.ts";
+import {
+  COMMIT_LOG,
+  COMMIT_LOG_KEEP_MS,
+  SCHEMA,
+  SEQUENCE,
+  TABLE,
+  versionstampOf,
+} from "./schema.ts";
 import {
   checksHold,
   type CommitPlan,
@@ -223,8 +230,11 @@ export class PostgresKv implements KvBackend {
     );
   }
 
-  /** Deletes entries past their expiry; returns how many. */
+  /** Deletes entries past their expiry (and old commit-log rows); returns how many entries. */
   async sweepExpired(): Promise<number> {
+    await this.#open().query(`DELETE FROM ${COMMIT_LOG} WHERE at < $1`, [
+      this.#now() - COMMIT_LOG_KEEP_MS,
+    ]);
     let deleted = 0;
     for (;;) {
       const result = await this.#open().query(
@@ -258,14 +268,20 @@ export class PostgresKv implements KvBackend {
   ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     const pool = this.#open();
     const plan = planCommit(checks, mutations, this.#now());
+    /** Set once an attempt was lost while writing: the versionstamp it wrote under. */
+    let retryAs: string | undefined;
     for (let attempt = 1;; attempt++) {
-      const progress = { wrote: false };
+      const progress: CommitProgress = { wrote: false, versionstamp: retryAs };
       try {
         return await this.#transaction(pool, plan, progress);
       } catch (error) {
         if (isConflict(error)) {
-          if (plan.checks.length && attempt >= CONFLICT_ATTEMPTS) return { ok: false };
-          if (attempt >= UNCHECKED_CONFLICT_ATTEMPTS) {
+          // A retry of an attempt that may have committed never answers "not applied": the
+          // commit log decides it, so it tries until the log can be read.
+          if (plan.checks.length && attempt >= CONFLICT_ATTEMPTS && retryAs === undefined) {
+            return { ok: false };
+          }
+          if (attempt >= UNCHECKED_CONFLICT_ATTEMPTS && retryAs === undefined) {
             throw new Error(
               `a commit without checks met ${attempt} serialization conflicts in a row`,
               { cause: error },
@@ -273,11 +289,11 @@ export class PostgresKv implements KvBackend {
           }
         } else if (isConnectionLost(error)) {
           if (progress.wrote) {
-            throw new Error(
-              "the connection to PostgreSQL was lost while a commit was being written: it may " +
-                "or may not have been applied",
-              { cause: error },
-            );
+            // It may or may not have committed: tried again under its versionstamp, which the
+            // commit log settles (see COMMIT_LOG), waiting for the server as long as it takes.
+            retryAs = progress.versionstamp;
+            await reconnectPause(Math.min(attempt, 5));
+            continue;
           }
           // Nothing of it was written: it waits for the server, as a read does (see #rows).
           if (attempt >= CONNECTION_ATTEMPTS) {
@@ -296,7 +312,7 @@ export class PostgresKv implements KvBackend {
   async #transaction(
     pool: Pool,
     plan: CommitPlan,
-    progress: { wrote: boolean },
+    progress: CommitProgress,
   ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     const client = await pool.connect();
     let failure: unknown;
@@ -318,8 +334,19 @@ export class PostgresKv implements KvBackend {
   async #applyCommit(
     tx: PoolClient,
     plan: CommitPlan,
-    progress: { wrote: boolean },
+    progress: CommitProgress,
   ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    const retried = progress.versionstamp;
+    if (retried !== undefined) {
+      // First, so that it waits for a first attempt still running on the server to end.
+      const settled = await tx.query(
+        `INSERT INTO ${COMMIT_LOG} (versionstamp, at) VALUES ($1, $2)
+         ON CONFLICT (versionstamp) DO NOTHING`,
+        [retried, this.#now()],
+      );
+      // The first attempt committed: it was applied once; answer it as committed.
+      if (settled.rowCount === 0) return { ok: true, versionstamp: versionstampOf(retried) };
+    }
     const rows = plan.reads.length === 0 ? [] : (await tx.query<Row>(
       `SELECT key, value, versionstamp FROM ${TABLE} WHERE ${LIVE} AND key IN (${
         placeholders(2, plan.reads.length)
@@ -335,12 +362,19 @@ export class PostgresKv implements KvBackend {
     }
     if (!checksHold(plan, versionstamps)) return { ok: false };
     const writes = finalWrites(plan, values);
-    const { rows: [{ n }] } = await tx.query<{ n: string }>(
+    const n = retried ?? (await tx.query<{ n: string }>(
       `SELECT nextval('${SEQUENCE}') AS n`,
-    );
+    )).rows[0].n;
     const upserts = writes.filter((write) => write.value !== null);
     const deletes = writes.filter((write) => write.value === null);
+    progress.versionstamp = n;
     progress.wrote = true;
+    if (retried === undefined && writes.length) {
+      await tx.query(`INSERT INTO ${COMMIT_LOG} (versionstamp, at) VALUES ($1, $2)`, [
+        n,
+        this.#now(),
+      ]);
+    }
     if (upserts.length) {
       await tx.query(
         `INSERT INTO ${TABLE} (key, value, versionstamp, expires_at) VALUES ${
@@ -358,6 +392,13 @@ export class PostgresKv implements KvBackend {
     }
     return { ok: true, versionstamp: versionstampOf(n) };
   }
+}
+
+/** How far one attempt of a commit got: whether its writes were sent, under which versionstamp. */
+interface CommitProgress {
+  wrote: boolean;
+  /** The sequence number it writes under (a retry of a lost attempt: that attempt's). */
+  versionstamp?: string;
 }
 
 type Commit = (

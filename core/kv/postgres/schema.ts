@@ -11,6 +11,15 @@
 
 export const TABLE = "gateway_kv";
 export const SEQUENCE = "gateway_kv_versionstamp";
+/**
+ * One row per commit that wrote something, by its versionstamp, written in the same transaction:
+ * a commit whose connection was lost after its writes were sent is tried again under the same
+ * versionstamp, and the row's unique key decides it — the retry's insert waits for the first
+ * transaction to end, then fails if that one committed (it is answered as committed, applied
+ * once) or goes on if it did not. Rows are swept after COMMIT_LOG_KEEP_MS.
+ */
+export const COMMIT_LOG = "gateway_kv_commits";
+export const COMMIT_LOG_KEEP_MS = 60 * 60_000;
 
 export const SCHEMA: string[] = [
   `CREATE TABLE IF NOT EXISTS ${TABLE} (
@@ -21,6 +30,11 @@ export const SCHEMA: string[] = [
   )`,
   `CREATE INDEX IF NOT EXISTS ${TABLE}_expires_at ON ${TABLE} (expires_at)`,
   `CREATE SEQUENCE IF NOT EXISTS ${SEQUENCE}`,
+  `CREATE TABLE IF NOT EXISTS ${COMMIT_LOG} (
+    versionstamp BIGINT PRIMARY KEY,
+    at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS ${COMMIT_LOG}_at ON ${COMMIT_LOG} (at)`,
 ];
 
 /** The versionstamp string of sequence number `n`: 16 hex digits and a batch index of 0000. */
