@@ -256,3 +256,53 @@ Deno.test(
     await s.gw.assertLedgerInvariant(s.keyId);
   },
 );
+
+/** The houses docs/providers.md says need nothing changed, read from its presets table. */
+async function plainHouses(): Promise<string[]> {
+  const doc = await Deno.readTextFile(new URL("../../docs/providers.md", import.meta.url));
+  return doc.split("\n")
+    .filter((line) => /^\| [A-Za-z]+ +\| `https?:/.test(line))
+    .map((line) => line.split("|").map((cell) => cell.trim()))
+    .filter((cells) => cells[3].startsWith("nothing the gateway needs to change"))
+    .map((cells) => cells[1]);
+}
+
+Deno.test(
+  "presets that need nothing changed (Groq, xAI, Together): an openai channel as the preset says serves chat stream and not with the openai SDK, the ledger summing",
+  serverTest,
+  async () => {
+    const houses = await plainHouses();
+    assertEquals(houses, ["Groq", "xAI", "Together"], "the presets table's plain houses");
+    await using s = await setup({ keys: ["sk-house"] });
+    for (const house of houses) {
+      const model = `house-${house.toLowerCase()}`;
+      await s.gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE });
+      await s.gw.addChannel({
+        name: house,
+        base_url: s.upstream.baseUrl,
+        keys: ["sk-house"],
+        models: [model],
+        model_map: { [model]: `${house.toLowerCase()}-model` },
+      });
+      const chat = await s.openai.chat.completions.create({
+        model,
+        messages: [{ role: "user", content: house }],
+      });
+      assertEquals(chat.choices[0].message.content, `Echo: ${house}`);
+      const stream = await s.openai.chat.completions.create({
+        model,
+        messages: [{ role: "user", content: house }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let text = "";
+      let usage = false;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? "";
+        usage ||= chunk.usage != null;
+      }
+      assertEquals([text, usage], [`Echo: ${house}`, true]);
+    }
+    await s.gw.assertLedgerInvariant(s.keyId);
+  },
+);
