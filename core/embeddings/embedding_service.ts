@@ -82,10 +82,11 @@ export async function attemptEmbeddings(
       }
       return encoded;
     });
-  // One call's float answer to a float request, in OpenAI's own format (the provider checked its
-  // vector count and read its usage without parsing every number): passed on as it came, and
-  // its vectors are only parsed if an interface asks for them.
-  const raw = embedding.passThrough && !options.base64 && answers.length === 1
+  // One call's answer in OpenAI's own format and the encoding asked (the provider checked its
+  // vector count and read its usage without parsing the vectors): passed on as it came, and its
+  // vectors are only parsed if an interface asks for them.
+  const asked = options.base64 ? "base64" : "float";
+  const raw = embedding.passThrough && answers.length === 1 && answers[0].rawEncoding === asked
     ? answers[0].raw
     : undefined;
   let vectors = raw === undefined ? encodeAll() : undefined;

@@ -1,6 +1,7 @@
 /**
- * An `openai` channel's float answer to a float request, passed on as the upstream wrote it, as
- * bytes, with only the top-level `model` renamed (design: same format, pass the body through).
+ * An `openai` channel's answer in the encoding the client asked (floats or base64), passed on as
+ * the upstream wrote it, as bytes, with only the top-level `model` renamed (design: same format,
+ * pass the body through).
  * Decoding sixty kilobytes of digits to text and encoding them back cost more than the rest of
  * the request (the bench's embeddings row); the bytes are the upstream's own. Pure.
  */
@@ -14,8 +15,8 @@ const MODEL_KEY = tokenOf('"model"');
 /**
  * `answer` (a JSON object whose data holds only numbers and strings without `"model"`) with its
  * last `"model": "…"` member set to `model`, or null when there is none to set. Embedding arrays
- * hold numbers only, so the last `"model"` key is the top-level one (OpenAI writes it after
- * `data`). The same bytes when the name is already `model`.
+ * hold numbers only and base64 strings no quotes, so the last `"model"` key is the top-level one
+ * (OpenAI writes it after `data`). The same bytes when the name is already `model`.
  */
 export function withModelRenamed(answer: Uint8Array, model: string): Uint8Array | null {
   for (

@@ -76,17 +76,19 @@ export function readOpenAIEmbeddings(text: string, expected: number) {
 }
 
 /**
- * A float answer's shape checked without parsing its numbers: a JSON object with exactly
- * `expected` `"embedding": [` members and a small `usage` object after the last of them that
- * closes the answer (read whole). Null when it does not look so (the answer is then parsed in
- * full). Searched as bytes: the answer is passed on as it came, never decoded.
+ * An answer's shape checked without parsing its vectors: a JSON object with exactly `expected`
+ * `"embedding"` members, all lists (`[`: floats) or all strings (`"`: base64), and a small `usage`
+ * object after the last of them that closes the answer (read whole). Null when it does not look
+ * so (the answer is then parsed in full). Searched as bytes: the answer is passed on as it came,
+ * never decoded.
  */
 export function scanOpenAIEmbeddings(
   answer: Uint8Array,
   expected: number,
-): { inputTokens: unknown } | null {
+): { inputTokens: unknown; encoding: "float" | "base64" } | null {
   if (answer[skipSpace(answer, 0)] !== 0x7b) return null;
   let members = 0;
+  let strings = 0;
   let last = -1;
   for (
     let at = indexOfToken(answer, EMBEDDING_KEY);
@@ -95,9 +97,13 @@ export function scanOpenAIEmbeddings(
   ) {
     last = at;
     const colon = skipSpace(answer, at + 11);
-    if (answer[colon] === 0x3a && answer[skipSpace(answer, colon + 1)] === 0x5b) members++;
+    if (answer[colon] !== 0x3a) continue;
+    const value = answer[skipSpace(answer, colon + 1)];
+    if (value === 0x5b) members++;
+    else if (value === 0x22) strings++;
   }
-  if (members !== expected) return null;
+  // All one kind: `expected` lists, or `expected` strings.
+  if (members + strings !== expected || (members && strings)) return null;
   const at = lastIndexOfToken(answer, USAGE_KEY);
   const open = at < 0 ? -1 : answer.indexOf(0x7b, at);
   const close = open < 0 ? -1 : answer.indexOf(0x7d, open);
@@ -109,6 +115,7 @@ export function scanOpenAIEmbeddings(
     const usage = JSON.parse(decoder.decode(answer.subarray(open, close + 1)));
     return {
       inputTokens: readLenient(openAIEmbeddingsUsageSchema, { usage }).usage?.prompt_tokens,
+      encoding: strings ? "base64" : "float",
     };
   } catch {
     return null;
@@ -133,6 +140,7 @@ export const openAIEmbeddingProvider: EmbeddingProvider = {
       },
       inputTokens: scanned.inputTokens,
       raw: answer,
+      rawEncoding: scanned.encoding,
     };
   },
   // Gemini's task type and titles have no OpenAI field.

@@ -110,12 +110,17 @@ export interface UpstreamEmbeddings {
   inputTokens?: unknown;
   /** The answer's bytes, where it is already the client's format (see `passThrough`). */
   raw?: Uint8Array;
+  /** How `raw`'s vectors are written: it is passed on only to a client that asked for that. */
+  rawEncoding?: "float" | "base64";
 }
 
 export interface EmbeddingProvider {
   /** Whether the upstream takes inputs given as token ids. */
   takesTokens: boolean;
-  /** Whether its answer is OpenAI's own embeddings list, to pass on with the model renamed. */
+  /**
+   * Whether its answer is OpenAI's own embeddings list (floats or base64, as asked), to pass on
+   * with the model renamed.
+   */
   passThrough?: boolean;
   /**
    * The calls that serve `job` (several when the upstream caps a batch), each with how many of

@@ -44,16 +44,21 @@ Deno.test("openai embeddings answer: a float answer is scanned, not parsed, to b
   const text = '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,1]},' +
     '{"object":"embedding","index":1,"embedding":[2,3]}],"model":"m","usage":{"prompt_tokens":4,"total_tokens":4}}';
   const bytes = (text: string) => new TextEncoder().encode(text);
-  assertEquals(scanOpenAIEmbeddings(bytes(text), 2), { inputTokens: 4 });
+  assertEquals(scanOpenAIEmbeddings(bytes(text), 2), { inputTokens: 4, encoding: "float" });
   assertEquals(scanOpenAIEmbeddings(bytes(` ${text.replaceAll(":", " : ")}\n`), 2), {
     inputTokens: 4,
+    encoding: "float",
   });
+  const base64 = text.replace("[0.5,1]", '"AAAAPwAAgD8="').replace("[2,3]", '"AAAAQAAAQEA="');
+  assertEquals(scanOpenAIEmbeddings(bytes(base64), 2), { inputTokens: 4, encoding: "base64" });
+  assertEquals(openAIEmbeddingProvider.read(bytes(base64), 2).rawEncoding, "base64");
   const answer = openAIEmbeddingProvider.read(bytes(text), 2);
   assertEquals(new TextDecoder().decode(answer.raw), text);
   assertEquals(answer.inputTokens, 4);
   assertEquals(answer.vectors, [[0.5, 1], [2, 3]]);
   // A count that does not match, base64 strings or no usage after the vectors: parsed in full.
   assertEquals(scanOpenAIEmbeddings(bytes(text), 3), null);
+  // One list and one string: not one encoding.
   assertEquals(scanOpenAIEmbeddings(bytes(text.replace("[2,3]", '"AACAPw=="')), 2), null);
   assertEquals(scanOpenAIEmbeddings(bytes(text.slice(0, -1)), 2), null);
   assertEquals(scanOpenAIEmbeddings(bytes(`${text}}`), 2), null);
