@@ -88,7 +88,9 @@ export function videoClient(url: string, key: string) {
     ) => postJson({ url }, "/v1/video/generations", key, videoForm(fields, files), headers),
     getTask,
     async waitForTask(id: string) {
-      for (let i = 0; i < 600; i++) {
+      // A bound against a hang, not a timing check: a loaded machine (a PostgreSQL store polled
+      // by two processes, thirty tasks at once) may take long.
+      for (let i = 0; i < 4_800; i++) {
         const { body } = await getTask(id);
         if (body.data?.status === "SUCCESS" || body.data?.status === "FAILURE") return body.data;
         await new Promise((resolve) => setTimeout(resolve, 25));
