@@ -8,6 +8,7 @@
  * Run alone: deno run -A bench/fairness.ts (BENCH_SECONDS, default 10; BENCH_FAIR_CONNECTIONS
  * per instance, default 16). The KV Connect test server is found as in the tests
  * (GATEWAY_KV_CONNECT_SERVER, else shared/tools/kv-connect-test-server.ts beside the checkout).
+ * BENCH_KV=postgres://… runs the instances on that PostgreSQL database instead.
  */
 
 import { type ServerProcess, startServer, waitForOk } from "./processes.ts";
@@ -52,10 +53,33 @@ function freePort(): number {
   return port;
 }
 
+/** BENCH_KV when it is a PostgreSQL URL: the store the instances share instead of KV Connect. */
+const POSTGRES = /^postgres(ql)?:\/\//.test(Deno.env.get("BENCH_KV") ?? "")
+  ? Deno.env.get("BENCH_KV")!
+  : undefined;
+/** One secret key for every run on the PostgreSQL store (its channels' keys stay readable). */
+const POSTGRES_SECRET = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+
+/** The store's name in the figures. */
+export const STORE_NAME = POSTGRES ? "PostgreSQL" : "KV Connect test server";
+
 async function startStore(
   script: string,
   dir: string,
 ): Promise<ServerProcess & { env: Record<string, string> }> {
+  if (POSTGRES) {
+    // A database the operator runs: shared by the runs (each seeds an account of its own).
+    return {
+      name: STORE_NAME,
+      pid: 0,
+      port: 0,
+      url: POSTGRES,
+      stdout: [],
+      stderr: [],
+      env: { GATEWAY_KV: POSTGRES, GATEWAY_SECRET_KEY: POSTGRES_SECRET },
+      stop: () => Promise.resolve(),
+    };
+  }
   const port = freePort();
   const token = `bench-${crypto.randomUUID()}`;
   const child = new Deno.Command(Deno.execPath(), {
@@ -231,8 +255,8 @@ export async function measureFairness(
   upstreamUrl: string,
   options: { seconds: number; connections: number },
 ): Promise<{ rows: FairnessRow[] } | { skipped: string }> {
-  const script = findServer();
-  if (!script) {
+  const script = POSTGRES ? "" : findServer();
+  if (script === undefined) {
     return { skipped: `the KV Connect test server (${SERVER_FILE}) was not found` };
   }
   const rows: FairnessRow[] = [];
@@ -250,7 +274,7 @@ const ratio = (
 /** The rows as text: per instance, the split, and p99 against one instance alone. */
 export function formatFairness(result: { rows: FairnessRow[] } | { skipped: string }): string {
   if ("skipped" in result) return `Two-instance fairness: skipped (${result.skipped})`;
-  const lines = ["Two-instance fairness (one hot account, KV Connect test server):"];
+  const lines = [`Two-instance fairness (one hot account, ${STORE_NAME}):`];
   for (const row of result.rows) {
     const [a, b] = row.two;
     const split = ratio(a.ok, b.ok);
