@@ -27,6 +27,7 @@ import { CopyAsCurl, CsrfField } from "../layout.tsx";
 import { renderPage } from "../render.tsx";
 import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
 import { adminCurl } from "../snippets.ts";
+import { CreditCard } from "../credit_card.tsx";
 import type { ConsoleMoney } from "../money.tsx";
 
 function accountIdOf(c: ConsoleContext): string {
@@ -201,32 +202,13 @@ async function accountDetailPage(
         const keys = await gateway.keys.views(await gateway.accounts.keyIdsOf(id));
         return (
           <>
-            <section class="card" aria-labelledby="credit-heading">
-              <h2 id="credit-heading">Add credit</h2>
-              <p class="muted">A negative amount takes money back.</p>
-              <form method="post" action={`/console/accounts/${id}/credit`} class="row">
-                <CsrfField session={session} />
-                <Field
-                  name="amount"
-                  label={`Amount (${money.format.currency})`}
-                  inputmode="decimal"
-                  hint="e.g. 10.00"
-                  required
-                />
-                <Field name="note" label="Note" />
-                <div>
-                  <button type="submit">Add credit</button>
-                </div>
-              </form>
-              <CopyAsCurl
-                id="curl-credit"
-                curl={adminCurl(base, {
-                  method: "POST",
-                  path: `/admin/accounts/${id}/credit`,
-                  body: { amount: 1_000_000, note: "top-up" },
-                })}
-              />
-            </section>
+            <CreditCard
+              action={`/console/accounts/${id}/credit`}
+              apiPath={`/admin/accounts/${id}/credit`}
+              session={session}
+              money={money}
+              base={base}
+            />
             <section class="card" aria-labelledby="ledger-heading">
               <h2 id="ledger-heading">Wallet ledger</h2>
               <LedgerCheck check={check} money={money} />

@@ -34,6 +34,7 @@ import { renderPage } from "../render.tsx";
 import { SectionTabs, type Tab, tabHref, tabOf } from "../section_nav.tsx";
 import { KeyName, LedgerRef, nameBook } from "../name_links.tsx";
 import { adminCurl } from "../snippets.ts";
+import { CreditCard } from "../credit_card.tsx";
 import { LedgerCheck } from "../account_sections.tsx";
 
 function keyIdOf(c: ConsoleContext): string {
@@ -183,31 +184,13 @@ async function keyDetailPage(
         const book = await nameBook(gateway, { keys: ledger.data.map((entry) => entry.key_id) });
         return (
           <>
-            <section class="card" aria-labelledby="credit-heading">
-              <h2 id="credit-heading">Add credit</h2>
-              <form method="post" action={`/console/keys/${id}/credit`} class="row">
-                <CsrfField session={session} />
-                <Field
-                  name="amount"
-                  label={`Amount (${money.format.currency})`}
-                  inputmode="decimal"
-                  required
-                  hint="e.g. 10.00; a negative amount takes money back"
-                />
-                <Field name="note" label="Note" />
-                <div>
-                  <button type="submit">Add credit</button>
-                </div>
-              </form>
-              <CopyAsCurl
-                id="curl-credit"
-                curl={adminCurl(base, {
-                  method: "POST",
-                  path: `/admin/keys/${id}/credit`,
-                  body: { amount: 1_000_000, note: "top-up" },
-                })}
-              />
-            </section>
+            <CreditCard
+              action={`/console/keys/${id}/credit`}
+              apiPath={`/admin/keys/${id}/credit`}
+              session={session}
+              money={money}
+              base={base}
+            />
             <section class="card" aria-labelledby="ledger-heading">
               <h2 id="ledger-heading">{account ? "Ledger of the account's wallet" : "Ledger"}</h2>
               <LedgerCheck check={check} money={money} />
