@@ -15,6 +15,14 @@ export function isConflict(error: unknown): boolean {
   return CONFLICT.has(codeOf(error) ?? "");
 }
 
+/**
+ * The statement ran past its deadline (`statement_timeout`) and was cancelled: its transaction is
+ * rolled back, nothing of it applied.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  return codeOf(error) === "57014";
+}
+
 /** What node-postgres says when a connection ends, cannot be made, or was broken before. */
 const LOST =
   /Connection terminated|timeout exceeded when trying to connect|not queryable|connection error/i;

@@ -12,7 +12,7 @@
 
 import { createPool, type Pool, type PoolClient } from "./pg_pool.ts";
 import type { KvAtomic, KvBackend, KvBackendListOptions, KvListing } from "../kv_backend.ts";
-import { isConflict, isConnectionLost } from "./pg_errors.ts";
+import { isConflict, isConnectionLost, isStatementTimeout } from "./pg_errors.ts";
 import {
   COMMIT_LOG,
   COMMIT_LOG_KEEP_MS,
@@ -287,6 +287,11 @@ export class PostgresKv implements KvBackend {
               { cause: error },
             );
           }
+        } else if (retryAs !== undefined && isStatementTimeout(error)) {
+          // The retry waited on the first attempt's transaction (still open on a connection the
+          // server has not yet seen die) past the deadline: nothing of it applied; wait again.
+          await reconnectPause(Math.min(attempt, 5));
+          continue;
         } else if (isConnectionLost(error)) {
           if (progress.wrote) {
             // It may or may not have committed: tried again under its versionstamp, which the

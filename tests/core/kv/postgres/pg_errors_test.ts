@@ -1,5 +1,9 @@
 import { assertEquals } from "../../../helpers/assert.ts";
-import { isConflict, isConnectionLost } from "../../../../core/kv/postgres/pg_errors.ts";
+import {
+  isConflict,
+  isConnectionLost,
+  isStatementTimeout,
+} from "../../../../core/kv/postgres/pg_errors.ts";
 
 const withCode = (message: string, code?: string) => Object.assign(new Error(message), { code });
 
@@ -19,4 +23,13 @@ Deno.test("pg errors: conflicts to retry, lost connections, and the rest", () =>
   for (const [error, conflict, lost] of cases) {
     assertEquals([isConflict(error), isConnectionLost(error)], [conflict, lost], error.message);
   }
+});
+
+Deno.test("pg errors: a statement cancelled at its deadline is told apart", () => {
+  assertEquals(
+    isStatementTimeout(withCode("canceling statement due to statement timeout", "57014")),
+    true,
+  );
+  assertEquals(isStatementTimeout(withCode("could not serialize access", "40001")), false);
+  assertEquals(isStatementTimeout(new Error("Connection terminated unexpectedly")), false);
 });
