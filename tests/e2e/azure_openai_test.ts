@@ -13,6 +13,7 @@ import { serverTest, startTestGateway, TEST_TEXT_PRICE } from "../helpers/gatewa
 import { type AzureOpenAIUpstream, startAzureOpenAIUpstream } from "../upstream/azure_openai.ts";
 import { IMAGE_PRICE } from "../helpers/image_setup.ts";
 import { EMBEDDING_PRICE } from "../helpers/embedding_setup.ts";
+import { walletMatchesReceipts } from "../helpers/wallet_receipts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -40,6 +41,7 @@ async function setup() {
     azure,
     gw,
     keyId: id,
+    startBalance: START_BALANCE,
     client: new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
     close,
     [Symbol.asyncDispose]: close,
@@ -56,22 +58,6 @@ function azureChannel(azure: AzureOpenAIUpstream, fields: Record<string, unknown
     keys: ["azure-key-1"],
     ...fields,
   };
-}
-
-/** Fails unless the key's wallet moved by exactly its receipts' sum; returns its records. */
-async function walletMatchesReceipts(s: Awaited<ReturnType<typeof setup>>): Promise<Json[]> {
-  const balance = await s.gw.assertLedgerInvariant(s.keyId);
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const listed = await s.gw.admin("GET", `/admin/requests?key=${s.keyId}&limit=1000`);
-    const records: Json[] = listed.body.data;
-    if (records.every((record) => record.status !== 200 || record.receipt)) {
-      const charged = records.reduce((sum, record) => sum + (record.receipt?.charged ?? 0), 0);
-      assertEquals(START_BALANCE - balance, charged, "the wallet moved by the receipts' sum");
-      return records;
-    }
-    await s.gw.settle();
-  }
-  throw new Error("the records have no receipts");
 }
 
 Deno.test(

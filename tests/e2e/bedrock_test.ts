@@ -22,6 +22,7 @@ import {
   type BedrockUpstreamOptions,
   startBedrockUpstream,
 } from "../upstream/bedrock.ts";
+import { walletMatchesReceipts } from "../helpers/wallet_receipts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -42,6 +43,7 @@ async function setup(options: BedrockUpstreamOptions = {}) {
     bedrock,
     gw,
     keyId: id,
+    startBalance: START_BALANCE,
     key,
     openai: new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
     anthropic: new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0 }),
@@ -64,22 +66,6 @@ function bedrockChannel(bedrock: BedrockUpstream, fields: Record<string, unknown
     model_map: { [MODEL]: BEDROCK_TEST_MODEL },
     ...fields,
   };
-}
-
-/** Fails unless the key's wallet moved by exactly its receipts' sum; returns its records. */
-async function walletMatchesReceipts(s: Setup): Promise<Json[]> {
-  const balance = await s.gw.assertLedgerInvariant(s.keyId);
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const listed = await s.gw.admin("GET", `/admin/requests?key=${s.keyId}&limit=1000`);
-    const records: Json[] = listed.body.data;
-    if (records.every((record) => record.status !== 200 || record.receipt)) {
-      const charged = records.reduce((sum, record) => sum + (record.receipt?.charged ?? 0), 0);
-      assertEquals(START_BALANCE - balance, charged, "the wallet moved by the receipts' sum");
-      return records;
-    }
-    await s.gw.settle();
-  }
-  throw new Error("the records have no receipts");
 }
 
 Deno.test(

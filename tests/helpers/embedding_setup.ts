@@ -7,7 +7,6 @@
  * the receipts of its requests.
  */
 
-import { assertEquals, assertOk } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./gateway.ts";
 import {
   type OpenAIEmbeddingsUpstream,
@@ -17,6 +16,7 @@ import {
   type GeminiEmbeddingsUpstream,
   startGeminiEmbeddingsUpstream,
 } from "../upstream/gemini_embeddings.ts";
+export { walletMatchesReceipts } from "./wallet_receipts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -83,22 +83,4 @@ export async function recordOf(gw: TestGateway, requestId: string): Promise<Json
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`request ${requestId} has no receipt`);
-}
-
-/**
- * Fails unless the key's wallet went down by exactly the sum of its requests' receipts (what
- * each receipt says the ledger took), and its ledger entries sum to its balance. Returns the
- * key's request records, oldest first.
- */
-export async function walletMatchesReceipts(s: EmbeddingSetup): Promise<Json[]> {
-  const balance = await s.gw.assertLedgerInvariant(s.keyId);
-  const listed = await s.gw.admin("GET", `/admin/requests?key=${s.keyId}&limit=1000&order=asc`);
-  assertEquals(listed.status, 200, JSON.stringify(listed.body));
-  const records: Json[] = listed.body.data;
-  const charged = records.reduce((sum, record) => sum + (record.receipt?.charged ?? 0), 0);
-  assertEquals(s.startBalance - balance, charged, "the wallet moved by the receipts' sum");
-  for (const record of records) {
-    if (record.status !== 200) assertOk(!record.receipt || record.receipt.charged === 0);
-  }
-  return records;
 }

@@ -5,9 +5,9 @@
  * `walletMatchesReceipts` checks the key's wallet against its requests' receipts.
  */
 
-import { assertEquals, assertOk } from "./assert.ts";
 import { startTestGateway, TEST_TEXT_PRICE, type TestGateway } from "./gateway.ts";
 import { startVertexUpstream, type VertexUpstream } from "../upstream/vertex.ts";
+export { walletMatchesReceipts } from "./wallet_receipts.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -70,22 +70,4 @@ export async function setupVertex(
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-/**
- * Fails unless the key's wallet went down by exactly the sum of its requests' receipts and its
- * ledger entries sum to its balance; returns the key's request records, oldest first.
- */
-export async function walletMatchesReceipts(s: VertexSetup): Promise<Json[]> {
-  const balance = await s.gw.assertLedgerInvariant(s.keyId);
-  const listed = await s.gw.admin("GET", `/admin/requests?key=${s.keyId}&limit=1000&order=asc`);
-  assertEquals(listed.status, 200, JSON.stringify(listed.body));
-  const records: Json[] = listed.body.data;
-  const charged = records.reduce((sum, record) => sum + (record.receipt?.charged ?? 0), 0);
-  assertEquals(s.startBalance - balance, charged, "the wallet moved by the receipts' sum");
-  for (const record of records) {
-    if (record.status === 200) assertOk(record.receipt?.charged > 0, JSON.stringify(record));
-    else assertOk(!record.receipt || record.receipt.charged === 0);
-  }
-  return records;
 }
