@@ -3,7 +3,9 @@
  * the gateway (funded key, an `openai` channel, passed through) against the bare forwarder to the
  * same fixed upstream, beside the non-stream chat row measured the same way in the same rounds:
  * throughput ÷ the forwarder at 32 connections, and the p50 added at 1 connection. Floats (the
- * row) and base64 (the openai SDK's default).
+ * row) and base64 (the openai SDK's default). Then the floor under the float row: the forwarder
+ * made to read each answer whole into the isolate and write it back (FORWARDER_BODY=read-whole),
+ * which is the least any server that reads an answer (to bill its usage) pays for its bytes.
  */
 
 import { admin, CHAT_PATH, PLAIN_BODY } from "./gateway_checks.ts";
@@ -48,6 +50,9 @@ export async function seedEmbeddings(gatewayUrl: string, upstreamUrl: string): P
   }, 201);
 }
 
+/** The floor row's name: not the gateway, the forwarder reading each float answer whole. */
+export const READING_FLOOR = "floor: forwarder reading the float answer whole (no gateway)";
+
 export interface InterfaceRow {
   name: string;
   /** Gateway ÷ forwarder req/s at 32 connections. */
@@ -59,20 +64,21 @@ export interface InterfaceRow {
 /** The chat and embeddings rows, each over `rounds` alternating rounds. */
 export async function measureEmbeddingRows(
   generator: Generator,
-  servers: { forwarder: string; gateway: string; key: string },
+  servers: { forwarder: string; reader: string; gateway: string; key: string },
   options: { rounds: number; seconds: number; latencySeconds: number; log: (m: string) => void },
 ): Promise<InterfaceRow[]> {
   const rows: InterfaceRow[] = [];
   for (
-    const [name, path, body] of [
-      ["chat (non-stream)", CHAT_PATH, PLAIN_BODY],
-      ["embeddings", EMBEDDINGS_PATH, EMBEDDINGS_BODY],
-      ["embeddings (base64)", EMBEDDINGS_PATH, EMBEDDINGS_BASE64_BODY],
+    const [name, path, body, measured] of [
+      ["chat (non-stream)", CHAT_PATH, PLAIN_BODY, servers.gateway],
+      ["embeddings", EMBEDDINGS_PATH, EMBEDDINGS_BODY, servers.gateway],
+      ["embeddings (base64)", EMBEDDINGS_PATH, EMBEDDINGS_BASE64_BODY, servers.gateway],
+      [READING_FLOOR, EMBEDDINGS_PATH, EMBEDDINGS_BODY, servers.reader],
     ]
   ) {
     const targets = {
       forwarder: servers.forwarder + path,
-      gateway: servers.gateway + path,
+      gateway: measured + path,
       key: servers.key,
       body,
     };
@@ -102,7 +108,7 @@ export function formatEmbeddingRows(
     `alternating rounds; 32 connections for ${options.seconds} s, p50 at 1 connection for ` +
     `${options.latencySeconds} s; median (min to max).`,
     "",
-    "| interface | gateway ÷ forwarder @32 | added p50 @1 | errors |",
+    "| interface | ÷ forwarder @32 | added p50 @1 | errors |",
     "| --- | --- | --- | --- |",
     ...rows.map((row) =>
       `| ${row.name} | ${formatSpread(row.at32.ratio, { digits: 2 })} | ${

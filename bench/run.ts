@@ -364,11 +364,19 @@ async function startStreamServers(
 
 /** The bare forwarder copying bodies through a JavaScript stream (the floor for stream memory). */
 function startPumpForwarder(upstream: ServerProcess): Promise<ServerProcess> {
+  return startForwarderCopying(upstream, { name: "JS-pump forwarder", body: "js-pump" });
+}
+
+/** The bare forwarder handling each answer's body in JavaScript (`FORWARDER_BODY`). */
+function startForwarderCopying(
+  upstream: ServerProcess,
+  { name, body }: { name: string; body: "js-pump" | "read-whole" },
+): Promise<ServerProcess> {
   return startServer({
-    name: "JS-pump forwarder",
+    name,
     args: ["run", "-q", "--allow-net", "--allow-env", "bench/bare_forwarder.ts"],
     cwd: ROOT,
-    env: { UPSTREAM_URL: upstream.url, FORWARDER_BODY: "js-pump" },
+    env: { UPSTREAM_URL: upstream.url, FORWARDER_BODY: body },
   });
 }
 
@@ -585,12 +593,23 @@ async function main(): Promise<void> {
     }
     const keys = await seed(gateway.url, upstream.url);
     await seedEmbeddings(gateway.url, upstream.url);
-    const embeddingRows = () =>
-      measureEmbeddingRows(generator, {
-        forwarder: forwarder.url,
-        gateway: gateway.url,
-        key: keys.funded.key,
-      }, { ...config, log });
+    const embeddingRows = async () => {
+      const reader = await startForwarderCopying(upstream, {
+        name: "reading forwarder",
+        body: "read-whole",
+      });
+      started.push(reader);
+      try {
+        return await measureEmbeddingRows(generator, {
+          forwarder: forwarder.url,
+          reader: reader.url,
+          gateway: gateway.url,
+          key: keys.funded.key,
+        }, { ...config, log });
+      } finally {
+        await reader.stop();
+      }
+    };
     if (mode === "embeddings") {
       await sanityCheck(gateway.url, keys.funded.key);
       const rows = await embeddingRows();
