@@ -16,7 +16,8 @@ import { RateLimiter } from "./keys/rate_limit.ts";
 import { CHANNEL_RULES } from "./providers/provider_table.ts";
 import { Registry } from "./channels/registry.ts";
 import { BreakerBoard } from "./channels/breaker_board.ts";
-import { RequestLog } from "./telemetry/request_log.ts";
+import { type AttemptRecord, RequestLog } from "./telemetry/request_log.ts";
+import type { FailoverOptions } from "./upstream/failover.ts";
 import { ChannelHealth } from "./telemetry/channel_health.ts";
 import { BodyCaptures } from "./telemetry/body_capture.ts";
 import type { SecretBox } from "./channels/secret_box.ts";
@@ -365,6 +366,21 @@ export class Gateway {
   }
 
   /** The price tier `key`'s requests are charged at (its group's multiplier; no KV read). */
+  /**
+   * How a request's upstream calls fail over: at most 1 + GATEWAY_MAX_RETRIES channels, past
+   * the breakers, each attempt counted in the metrics, in `log` and by the auto-disabler.
+   */
+  failover(signal: AbortSignal, log?: AttemptRecord[]): FailoverOptions {
+    return {
+      maxAttempts: 1 + this.options.maxRetries,
+      signal,
+      metrics: this.metrics,
+      log,
+      breakers: this.breakers,
+      observe: this.autoDisabler.observer,
+    };
+  }
+
   priceTierOf(key: { group: string }): PriceTier {
     return this.groups.tierOf(groupOf(key));
   }

@@ -8,7 +8,8 @@
 
 import type { Channel } from "../channels/channel_schema.ts";
 import { RequestBill } from "../billing/request_bill.ts";
-import { audioCharactersReceipt, receiptOf } from "../billing/receipt.ts";
+import { audioCharactersReceipt } from "../billing/receipt.ts";
+import { settleAndLog } from "../billing/settle_and_log.ts";
 import { isSpeechPrice, speechCharacters } from "../billing/speech_price.ts";
 import { resolveModel } from "../channels/model_access.ts";
 import { GatewayError } from "../errors.ts";
@@ -68,14 +69,7 @@ export async function serveSpeech(
     opened = await withFailover(
       order,
       (channel, trace) => openSpeech(channel, job, { signal, trace }),
-      {
-        maxAttempts: 1 + gateway.options.maxRetries,
-        signal,
-        metrics: gateway.metrics,
-        log: context.upstreamAttempts,
-        breakers: gateway.breakers,
-        observe: gateway.autoDisabler.observer,
-      },
+      gateway.failover(signal, context.upstreamAttempts),
     );
     await bill.confirmed();
   } catch (error) {
@@ -106,12 +100,7 @@ export async function serveSpeech(
         log();
         return;
       }
-      const cost = await bill.settle(pricing.amount);
-      const status = bill.holds ? "settled" : "charged";
-      log({
-        cost,
-        receipt: receiptOf(pricing, { entries: bill.entries, status, shortfall: bill.shortfall }),
-      });
+      await settleAndLog(bill, { pricing, log });
     })());
   }, signal);
   return new Response(body, {

@@ -13,7 +13,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import { invalidRequest } from "../errors.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import { type AudioPrice, audioPriceUnit, billedMsOf } from "../billing/audio_price.ts";
-import { receiptOf } from "../billing/receipt.ts";
+import { settleAndLog } from "../billing/settle_and_log.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import type { RequestScope } from "../scope.ts";
 import { openUpstream, readAnswer } from "../upstream/call.ts";
@@ -113,14 +113,7 @@ export async function serveTranscription(
     ({ result: opened, channel } = await withFailover(
       order,
       (channel, trace) => attempt(scope, channel, job, trace),
-      {
-        maxAttempts: 1 + gateway.options.maxRetries,
-        signal: scope.signal,
-        metrics: gateway.metrics,
-        log: context.upstreamAttempts,
-        breakers: gateway.breakers,
-        observe: gateway.autoDisabler.observer,
-      },
+      gateway.failover(scope.signal, context.upstreamAttempts),
     ));
     await bill.confirmed();
   } catch (error) {
@@ -147,20 +140,11 @@ export async function serveTranscription(
       usageSource: billed.usageSource,
       billedSeconds: billed.billedSeconds,
     });
-    gateway.track((async () => {
-      const cost = await bill.settle(billed.pricing.amount, {
-        tokens: billed.usage ? billed.usage.input_tokens + billed.usage.output_tokens : undefined,
-      });
-      const status = key.unlimited ? "charged" : "settled";
-      log({
-        cost,
-        receipt: receiptOf(billed.pricing, {
-          entries: bill.entries,
-          status,
-          shortfall: bill.shortfall,
-        }),
-      });
-    })());
+    gateway.track(settleAndLog(bill, {
+      pricing: billed.pricing,
+      log,
+      tokens: billed.usage ? billed.usage.input_tokens + billed.usage.output_tokens : undefined,
+    }));
     return billed.pricing.amount;
   };
   if (opened.kind === "whole") {

@@ -1,6 +1,6 @@
 /**
  * Settles an answered request's bill off the response path and then logs it with its receipt:
- * for the one-call interfaces (rerank, moderation) whose price is known when the answer is.
+ * text, embeddings, rerank and moderation, once the answer's price is known.
  * Module-level, and given only the bill, the pricing and the log, so waiting for an aggregated
  * charge keeps those alive and not the request's scope.
  */

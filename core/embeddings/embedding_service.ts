@@ -13,7 +13,8 @@ import type { Gateway } from "../gateway.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import { embeddingCost } from "../billing/embedding_price.ts";
 import type { EmbeddingPrice } from "../billing/price_schema.ts";
-import { embeddingReceipt, receiptOf, type ReceiptStatus } from "../billing/receipt.ts";
+import { embeddingReceipt } from "../billing/receipt.ts";
+import { settleAndLog } from "../billing/settle_and_log.ts";
 import type { UsageSource } from "../billing/usage.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
 import type { UpstreamEmbeddings } from "../providers/provider.ts";
@@ -155,14 +156,7 @@ export function runEmbeddings(
         base64: input.base64,
         maxBytes: embeddingAnswerMaxBytes(input.job, gateway.options.upstreamMaxBytes.media),
       }),
-    {
-      maxAttempts: 1 + gateway.options.maxRetries,
-      signal: input.signal,
-      metrics: gateway.metrics,
-      log: input.log,
-      breakers: gateway.breakers,
-      observe: gateway.autoDisabler.observer,
-    },
+    gateway.failover(input.signal, input.log),
   );
 }
 
@@ -212,7 +206,8 @@ export async function serveEmbeddings(
     usage: { input_tokens: inputTokens, cached_input_tokens: 0, output_tokens: 0 },
     usageSource: source,
   });
-  gateway.track(chargeThenLog(bill, { pricing: embeddingReceipt(price, inputTokens, tier), log }));
+  const pricing = embeddingReceipt(price, inputTokens, tier);
+  gateway.track(settleAndLog(bill, { pricing, log, tokens: pricing.units.input_tokens }));
   return {
     // Read only when the interface writes its answer from the vectors (not a passed-on one).
     get vectors() {
@@ -227,28 +222,4 @@ export async function serveEmbeddings(
       ...(ignoredFields.length ? { "x-gateway-ignored-fields": headerList(ignoredFields) } : {}),
     },
   };
-}
-
-/** Charges the answered request, then logs it with its receipt (module-level, as text's). */
-async function chargeThenLog(
-  bill: RequestBill,
-  input: {
-    pricing: ReturnType<typeof embeddingReceipt>;
-    log: (money: { cost: number; receipt: ReturnType<typeof receiptOf> }) => void;
-  },
-): Promise<void> {
-  const { pricing, log } = input;
-  let cost = 0;
-  let status: ReceiptStatus = bill.holds ? "settled" : "charged";
-  try {
-    cost = await bill.settle(pricing.amount, { tokens: pricing.units.input_tokens });
-  } catch (error) {
-    // Never leave a hold open: a settle that cannot be written is released.
-    status = "released";
-    await bill.release(`settle failed: ${String(error)}`).catch(() => {});
-  }
-  log({
-    cost,
-    receipt: receiptOf(pricing, { entries: bill.entries, status, shortfall: bill.shortfall }),
-  });
 }

@@ -209,14 +209,7 @@ export async function serveGenerateContentImages(
           },
         };
       },
-      {
-        maxAttempts: 1 + gateway.options.maxRetries,
-        signal,
-        metrics: gateway.metrics,
-        observe: gateway.autoDisabler.observer,
-        log: context.upstreamAttempts,
-        breakers: gateway.breakers,
-      },
+      gateway.failover(signal, context.upstreamAttempts),
     );
     answer = chosen.result;
     channelId = chosen.channel.id;

@@ -76,14 +76,7 @@ export function runImageJob(
         trace,
         maxBytes: gateway.options.upstreamMaxBytes.media,
       }),
-    {
-      maxAttempts: 1 + gateway.options.maxRetries,
-      signal,
-      metrics: gateway.metrics,
-      log,
-      breakers: gateway.breakers,
-      observe: gateway.autoDisabler.observer,
-    },
+    gateway.failover(signal, log),
   );
 }
 

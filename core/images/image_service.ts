@@ -23,6 +23,7 @@ import {
 import { deliverImages, type ImageItem, type ResponseFormat } from "./deliver_images.ts";
 import { checkUserLength, checkVariantSize } from "./request_schema.ts";
 import { receiptOf, type ReceiptPricing } from "../billing/receipt.ts";
+import { settleAndLog } from "../billing/settle_and_log.ts";
 
 export interface ImagesAnswer {
   body: { created: number; data: ImageItem[] };
@@ -63,15 +64,11 @@ export function settleImagesLater(
     channelId: string;
   },
 ): void {
-  const { gateway, context, key } = scope;
+  const { gateway, context } = scope;
   const { bill, pricing, count, channelId } = input;
-  const status = key.unlimited ? "charged" : "settled";
   // Logged with the answer's latency, once the settle is written.
   const log = context.finishLater({ status: 200, channelId, images: count });
-  gateway.track((async () => {
-    const cost = await bill.settle(pricing.amount);
-    log({ cost, receipt: receiptOf(pricing, { entries: bill.entries, status }) });
-  })());
+  gateway.track(settleAndLog(bill, { pricing, log }));
 }
 
 /**

@@ -69,14 +69,7 @@ export async function serveModeration(
     ({ result: body, channel } = await withFailover(
       order,
       (channel, trace) => attemptModeration(gateway, channel, { request, signal, trace }),
-      {
-        maxAttempts: 1 + gateway.options.maxRetries,
-        signal,
-        metrics: gateway.metrics,
-        log: context.upstreamAttempts,
-        breakers: gateway.breakers,
-        observe: gateway.autoDisabler.observer,
-      },
+      gateway.failover(signal, context.upstreamAttempts),
     ));
     await bill.confirmed();
   } catch (error) {

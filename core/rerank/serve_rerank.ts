@@ -102,14 +102,7 @@ export async function serveRerank(
       order,
       (channel, trace) =>
         attemptRerank(gateway, channel, { model: request.model, call, signal, trace }),
-      {
-        maxAttempts: 1 + gateway.options.maxRetries,
-        signal,
-        metrics: gateway.metrics,
-        log: context.upstreamAttempts,
-        breakers: gateway.breakers,
-        observe: gateway.autoDisabler.observer,
-      },
+      gateway.failover(signal, context.upstreamAttempts),
     ));
     await bill.confirmed();
   } catch (error) {

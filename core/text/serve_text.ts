@@ -47,14 +47,7 @@ export async function serveText(scope: RequestScope, inbound: TextInbound): Prom
         signal,
         trace,
       }),
-    {
-      maxAttempts: 1 + gateway.options.maxRetries,
-      signal,
-      metrics: gateway.metrics,
-      observe: gateway.autoDisabler.observer,
-      log: context.upstreamAttempts,
-      breakers: gateway.breakers,
-    },
+    gateway.failover(signal, context.upstreamAttempts),
   ).catch(async (error) => {
     await bill.release("upstream call failed");
     capture?.failed(error);

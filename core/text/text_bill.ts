@@ -12,9 +12,9 @@ import type { CatalogModel } from "../channels/catalog.ts";
 import { textCost } from "../billing/text_price.ts";
 import { RequestBill } from "../billing/request_bill.ts";
 import type { PriceTier } from "../billing/price_tier.ts";
-import { receiptOf, type ReceiptStatus, textReceipt } from "../billing/receipt.ts";
+import { textReceipt } from "../billing/receipt.ts";
+import { settleAndLog } from "../billing/settle_and_log.ts";
 import type { RequestScope } from "../scope.ts";
-import type { RequestContext } from "../telemetry/request_context.ts";
 import type { StreamOutcome } from "../upstream/sse_pump.ts";
 import { believableUsage, estimateWithinBounds, type TokenUsage } from "../billing/usage.ts";
 import { estimateOutputTokens } from "../formats/openai_chat/estimate_tokens.ts";
@@ -129,7 +129,7 @@ export class TextBill {
       usageSource: reported ? "upstream" : "estimate",
       outcome,
     });
-    gateway.track(chargeThenLog(this.#bill, {
+    gateway.track(settleAndLog(this.#bill, {
       pricing: textReceipt(this.#price, usage, this.#tier),
       tokens: usage.input_tokens + usage.output_tokens,
       log,
@@ -166,33 +166,4 @@ export class TextBill {
 function answersAskedFor(inbound: TextInbound): number {
   const count = textInterfaceOf(inbound.format).answersAskedFor?.(inbound.body);
   return count !== undefined && Number.isSafeInteger(count) && count > 1 ? count : 1;
-}
-
-/**
- * Charges the answered request and then logs it with its receipt. Module-level, and given only
- * the bill, the pricing and the log: waiting for an aggregated charge (up to a flush interval)
- * keeps those alive, not the request's scope.
- */
-async function chargeThenLog(
-  bill: RequestBill,
-  input: {
-    pricing: ReturnType<typeof textReceipt>;
-    tokens: number;
-    log: ReturnType<RequestContext["finishLater"]>;
-  },
-): Promise<void> {
-  const { pricing, log } = input;
-  let cost = 0;
-  let status: ReceiptStatus = bill.holds ? "settled" : "charged";
-  try {
-    cost = await bill.settle(pricing.amount, { tokens: input.tokens });
-  } catch (error) {
-    // Never leave a hold open: a settle that cannot be written is released.
-    status = "released";
-    await bill.release(`settle failed: ${String(error)}`).catch(() => {});
-  }
-  log({
-    cost,
-    receipt: receiptOf(pricing, { entries: bill.entries, status, shortfall: bill.shortfall }),
-  });
 }
