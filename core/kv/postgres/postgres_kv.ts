@@ -51,8 +51,13 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 const DEFAULT_SWEEP_EVERY_MS = 60_000;
 /** Expired entries deleted per statement of a sweep. */
 const SWEEP_BATCH = 1_000;
-/** Tries of a commit with checks that conflicts with others; then it fails (`ok: false`). */
-const CONFLICT_ATTEMPTS = 8;
+/**
+ * Tries of a commit with checks that conflicts with others; then it fails (`ok: false`). Under
+ * SERIALIZABLE, writers of keys near each other (one index page) conflict though their keys
+ * differ; eight tries with short pauses were spent by six processes creating keys at once on a
+ * loaded machine (a key create answered 409), so the pauses grow and there are more of them.
+ */
+const CONFLICT_ATTEMPTS = 20;
 /**
  * Tries of a commit without checks (Deno KV never fails one, and a store may not look): it goes
  * on through conflicts, and only then throws.
@@ -72,7 +77,8 @@ function placeholders(from: number, count: number): string {
 }
 
 function pause(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * Math.min(attempt, 10)));
+  const most = Math.min(5 * 2 ** (attempt - 1), 200);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * most));
 }
 
 /** The wait before trying an unreachable server again: doubling from 50 ms, at most 1 s. */

@@ -366,6 +366,25 @@ const RULES: [string, Rule][] = [
     assertEquals((await kv.get([...p, "once"])).value, winners[0]);
   }],
 
+  ["commits creating distinct absent keys at once (each checked null) all win", async (kv, p) => {
+    // As keys are created from several instances: each commit checks and writes its own two
+    // keys, neighbours in the store's order, so none may fail for another's.
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const id = [...p, "key", i];
+        const byHash = [...p, "hash", `h${i}`];
+        return kv.atomic()
+          .check({ key: id, versionstamp: null })
+          .check({ key: byHash, versionstamp: null })
+          .set(id, { n: i })
+          .set(byHash, i)
+          .commit();
+      }),
+    );
+    assertEquals(results.filter((result) => !result.ok).length, 0, "no commit refused");
+    assertEquals((await keysOf(kv, { prefix: [...p, "key"] })).length, 40);
+  }],
+
   ["concurrent sums on one counter all count, from absent", async (kv, p) => {
     const results = await Promise.all(
       Array.from({ length: 40 }, () => kv.atomic().sum([...p, "n"], 3n).commit()),
