@@ -31,7 +31,7 @@ import { VIDEO_TASKS } from "./workers/video_task.ts";
 import { TaskWorker } from "./workers/task_worker.ts";
 import { gatewaySweeps, registerCrons, type Sweep, SweepLoop } from "./workers/sweeps.ts";
 import type { Resolver } from "./core/webhooks/public_address.ts";
-import { cutOpenStreams } from "./core/upstream/sse_pump.ts";
+import { cutOpenStreams } from "./core/upstream/open_streams.ts";
 
 export { STALE_HOLD_MS } from "./workers/sweeps.ts";
 /** The share of GATEWAY_SHUTDOWN_MS kept, after open requests, for writing their charges. */

@@ -8,13 +8,16 @@
 
 import type { UpstreamCall } from "../upstream/attempt.ts";
 import { Deadline } from "../util/deadline.ts";
+import { streamEnded, streamOpened } from "../upstream/open_streams.ts";
 
 /** How the relay ended. */
 export type SpeechOutcome =
   | "completed"
   | "client_disconnect"
   | "upstream_error"
-  | "upstream_idle_timeout";
+  | "upstream_idle_timeout"
+  /** Still relaying when a graceful stop's deadline came: cut by the gateway. */
+  | "gateway_shutdown";
 
 export interface SpeechUpstream {
   /** The first non-empty chunk, read while the channel was chosen. */
@@ -47,8 +50,15 @@ class SpeechPump {
     this.#idleDeadline = new Deadline(this.#idleMs, this.#onIdle);
     this.#idleDeadline.stop();
     this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
+    streamOpened(this);
     // A client gone before its body was ever pulled may never cancel it: end the relay anyway.
     clientSignal?.addEventListener("abort", () => this.cancel(), { once: true });
+  }
+
+  #controller?: ReadableStreamDefaultController<Uint8Array>;
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
   }
 
   #onIdle = () => {
@@ -62,6 +72,7 @@ class SpeechPump {
   #end(outcome: SpeechOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
+    streamEnded(this);
     this.#idleDeadline.stop();
     this.#upstream.call.done();
     this.#finish({ outcome, sentBytes: this.#sentBytes });
@@ -117,6 +128,22 @@ class SpeechPump {
       "upstream_idle_timeout",
       `The upstream sent nothing for ${this.#idleMs} ms`,
     );
+  }
+
+  /**
+   * Ends the relay now (a graceful stop's deadline, open_streams.ts): the client's body ends with
+   * an error, a broken download rather than a short file that looks whole.
+   */
+  cut(): void {
+    if (this.#ended) return;
+    this.#upstream.call.abort();
+    this.#upstream.reader.cancel().catch(() => {});
+    this.#end("gateway_shutdown");
+    try {
+      this.#controller?.error(new Error("The gateway is shutting down"));
+    } catch {
+      // closed meanwhile
+    }
   }
 
   cancel(): void {

@@ -23,7 +23,11 @@ import { SPEECH_CONTENT_TYPES, type SpeechRequest } from "../jobs/speech_job.ts"
 /** The 402's advice besides adding credit, for speech requests. */
 export const SPEECH_REMEDY = "send a shorter input";
 
-/** Whether a relay that ended `outcome` after `sentBytes` is billed at the full price. */
+/**
+ * Whether a relay that ended `outcome` after `sentBytes` is billed at the full price: when it
+ * completed, or when the client left after audio reached it. An upstream that broke off or went
+ * silent, or the gateway's own stop cutting it, leaves the client a broken file: not billed.
+ */
 export function speechIsBilled(end: { outcome: SpeechOutcome; sentBytes: number }): boolean {
   if (end.outcome === "completed") return true;
   return end.outcome === "client_disconnect" && end.sentBytes > 0;
@@ -96,7 +100,11 @@ export async function serveSpeech(
     });
     gateway.track((async () => {
       if (!billed) {
-        await bill.release(`speech ${end.outcome.replaceAll("_", " ")} before it was delivered`);
+        await bill.release(
+          end.outcome === "gateway_shutdown"
+            ? "speech cut at the gateway's shutdown deadline"
+            : `speech ${end.outcome.replaceAll("_", " ")} before it was delivered`,
+        );
         log();
         return;
       }

@@ -6,6 +6,7 @@
 import type { UpstreamCall } from "./attempt.ts";
 import type { UpstreamEvent, UpstreamEvents } from "./upstream_events.ts";
 import { Deadline } from "../util/deadline.ts";
+import { streamEnded, streamOpened } from "./open_streams.ts";
 
 /**
  * How a stream ended. `upstream_idle_timeout`: the upstream went silent for longer than the
@@ -19,19 +20,6 @@ export type StreamOutcome =
   | "upstream_idle_timeout"
   /** Still open when a graceful stop's deadline came: ended by the gateway, billed for what came. */
   | "gateway_shutdown";
-
-/** The streams open in this process, so that a stop can end them (cutOpenStreams). */
-const OPEN_PUMPS = new Set<SsePump>();
-
-/**
- * Ends every stream still open (a graceful stop at its deadline): each is billed for what it
- * delivered, as when a client goes away, and closed. Returns how many were open.
- */
-export function cutOpenStreams(): number {
-  const open = [...OPEN_PUMPS];
-  for (const pump of open) pump.cut();
-  return open.length;
-}
 
 /**
  * The gateway's code for why it ended a stream with an error frame, which each format's stream
@@ -87,7 +75,7 @@ class SsePump {
     this.#idleDeadline = new Deadline(this.#idleMs, this.#onIdle);
     this.#idleDeadline.stop();
     this.stream = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
-    OPEN_PUMPS.add(this);
+    streamOpened(this);
   }
 
   #controller?: ReadableStreamDefaultController<Uint8Array>;
@@ -96,7 +84,7 @@ class SsePump {
     this.#controller = controller;
   }
 
-  /** Ends the stream now, billed for what came (see cutOpenStreams). */
+  /** Ends the stream now, billed for what came (a graceful stop's deadline: open_streams.ts). */
   cut(): void {
     if (this.#ended) return;
     this.#call.abort();
@@ -121,7 +109,7 @@ class SsePump {
   #end(outcome: StreamOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
-    OPEN_PUMPS.delete(this);
+    streamEnded(this);
     this.#idleDeadline.stop();
     this.#call.done();
     this.#handlers.finish(outcome);
