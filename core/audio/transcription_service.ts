@@ -24,6 +24,7 @@ import { headerList } from "../util/header_value.ts";
 import { readAudioSeconds } from "./audio_seconds.ts";
 import { readJsonTranscript, readStreamEvent, type ReportedUsage } from "./transcription_answer.ts";
 import { isPlainTextFormat, type TranscriptionJob } from "../jobs/transcription_job.ts";
+import { type CuttableStream, streamEnded, streamOpened } from "../upstream/open_streams.ts";
 import {
   tokenBounds,
   transcriptionBill,
@@ -218,15 +219,37 @@ function passStream(
   let chars = 0;
   let reported: ReportedUsage | undefined;
   let settled = false;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // A graceful stop's deadline ends it as a text stream ends: billed for what it delivered.
+  const relay: CuttableStream = {
+    cut() {
+      if (settled) return;
+      opened.call.abort();
+      events.cancel().catch(() => {});
+      finish();
+      try {
+        controller?.close();
+      } catch {
+        // closed meanwhile
+      }
+    },
+  };
   const finish = () => {
     if (settled) return;
     settled = true;
+    streamEnded(relay);
     settle({ reported, transcriptChars: chars });
   };
+  streamOpened(relay);
   return new ReadableStream<Uint8Array>({
+    start(given) {
+      controller = given;
+    },
     async pull(controller) {
       try {
         const { done, value } = await events.read();
+        // Cut meanwhile: the bill is settled and the body closed.
+        if (settled) return;
         if (done) {
           opened.call.done();
           finish();
@@ -244,6 +267,7 @@ function passStream(
         const event = value.event ? `event: ${value.event}\n` : "";
         controller.enqueue(encoder.encode(`${event}data: ${value.data}\n\n`));
       } catch (error) {
+        if (settled) return;
         opened.call.abort();
         finish();
         const failure = error instanceof UpstreamAttemptError

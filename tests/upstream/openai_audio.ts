@@ -10,7 +10,7 @@
  *
  * The transcript is derived from the request (`Transcript of N bytes` in words), so a test can
  * compare it end to end. Faults: an error status, a hang, malformed JSON, a stream cut before
- * its `transcript.text.done`.
+ * its `transcript.text.done`, a stream that stalls after its first delta.
  */
 
 export type AudioFault =
@@ -18,7 +18,9 @@ export type AudioFault =
   | { kind: "hang" }
   | { kind: "malformed" }
   /** A stream that ends after its first delta, without `transcript.text.done`. */
-  | { kind: "cut_stream" };
+  | { kind: "cut_stream" }
+  /** A stream that sends its first delta, then nothing until the caller goes away. */
+  | { kind: "stall_stream" };
 
 export interface AudioRecordedRequest {
   path: string;
@@ -190,6 +192,16 @@ export function startOpenAIAudioUpstream(
         ? [events[0]]
         : [...events, { type: "transcript.text.done", text, usage }];
       const body = frames.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
+      if (fault?.kind === "stall_stream") {
+        const first = `data: ${JSON.stringify(events[0])}\n\n`;
+        const stalled = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(first));
+            req.signal.addEventListener("abort", () => controller.close(), { once: true });
+          },
+        });
+        return new Response(stalled, { headers: { "content-type": "text/event-stream" } });
+      }
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     }
     const duration = 2.5;
