@@ -7,7 +7,8 @@
  *
  * URL shapes (`url_shape`):
  * - `deployment`: `{base_url}/openai/deployments/{deployment}/chat/completions?api-version=…`
- *   (also `/embeddings`, `/images/generations`, `/images/edits`); responses are
+ *   (also `/embeddings`, `/images/generations`, `/images/edits`, `/audio/transcriptions`,
+ *   `/audio/translations`, `/audio/speech`); responses are
  *   `{base_url}/openai/responses?api-version=…` with the deployment as `model`;
  * - `v1`: `{base_url}/openai/v1/chat/completions` (and the rest), the deployment as `model`,
  *   `?api-version=` only when the channel's is `preview` or `latest` (a dated one is left off).
@@ -16,11 +17,13 @@
 import type { ChannelInput } from "../channels/channel_schema.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { azureAuth } from "./azure_openai_auth.ts";
+import { buildOpenAITranscriptionRequest } from "./openai_audio.ts";
 import { openAIChatProvider } from "./openai_chat.ts";
 import { openAIEmbeddingProvider } from "./openai_embeddings.ts";
 import { OPENAI_ERRORS } from "./openai_errors.ts";
 import { openAIImagesProvider } from "./openai_images.ts";
 import { openAIResponsesProvider } from "./openai_responses.ts";
+import { buildOpenAISpeechRequest, openAISpeech } from "./openai_speech.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
 
 /** The api-version values the v1 shape takes. */
@@ -103,10 +106,20 @@ const common = {
   channelProblem: azureChannelProblem,
 };
 
-/** Chat completions, embeddings and images on Azure OpenAI deployments. */
+/**
+ * Chat completions, embeddings, images and audio (transcriptions, translations, speech) on Azure
+ * OpenAI deployments. Azure has no moderations endpoint (its content filters run on every call).
+ */
 export const azureOpenAIProvider: Provider = {
   ...common,
-  kinds: ["text", "embedding", "image"],
+  kinds: ["text", "embedding", "image", "audio"],
+  transcription: {
+    request: (target, job) => onAzure(target, buildOpenAITranscriptionRequest(target, job)),
+  },
+  speech: {
+    ...openAISpeech,
+    request: (target, job) => onAzure(target, buildOpenAISpeechRequest(target, job)),
+  },
   text: {
     format: "openai-chat",
     request: async (target, input) =>

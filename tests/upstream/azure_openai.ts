@@ -13,14 +13,17 @@
  *   results, and each choice chunk carries its filter results; a prompt containing
  *   `FILTERED_OUTPUT` ends with `finish_reason: "content_filter"`, one containing
  *   `FILTERED_PROMPT` is refused (400 content_filter).
- * The work itself is done by the OpenAI simulators (chat, responses, embeddings, images), which
- * the resource calls with the deployment's model, as Azure runs a deployment on a model.
+ * The work itself is done by the OpenAI simulators (chat, responses, embeddings, images, audio
+ * transcriptions and translations, speech), which the resource calls with the deployment's model,
+ * as Azure runs a deployment on a model. There is no moderations endpoint (404), as on Azure.
  */
 
 import { startOpenAIChatUpstream } from "./openai_chat.ts";
 import { startOpenAIResponsesUpstream } from "./openai_responses.ts";
 import { startOpenAIEmbeddingsUpstream } from "./openai_embeddings.ts";
 import { startOpenAIImagesUpstream } from "./openai_images.ts";
+import { startOpenAIAudioUpstream } from "./openai_audio.ts";
+import { startOpenAISpeechUpstream } from "./openai_speech.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -89,6 +92,9 @@ function azureError(status: number, code: string, message: string, extra: Json =
 
 const notFound = () => azureError(404, "404", "Resource not found");
 
+/** The calls whose body is a multipart form. */
+const MULTIPART_PATHS = new Set(["/images/edits", "/audio/transcriptions", "/audio/translations"]);
+
 /** Starts the resource and its token endpoint on a free loopback port. */
 export function startAzureOpenAIUpstream(
   options: AzureOpenAIUpstreamOptions = {},
@@ -98,11 +104,16 @@ export function startAzureOpenAIUpstream(
     "resp-prod": "gpt-5-mini",
     "embed-prod": "text-embedding-3-small",
     "image-prod": "gpt-image-1",
+    "whisper-prod": "whisper-1",
+    "transcribe-prod": "gpt-4o-transcribe",
+    "tts-prod": "gpt-4o-mini-tts",
   };
   const chat = startOpenAIChatUpstream();
   const responses = startOpenAIResponsesUpstream();
   const embeddings = startOpenAIEmbeddingsUpstream();
   const images = startOpenAIImagesUpstream();
+  const audio = startOpenAIAudioUpstream();
+  const speech = startOpenAISpeechUpstream();
   const state: AzureOpenAIUpstream = {
     endpoint: "",
     authority: "",
@@ -189,6 +200,10 @@ export function startAzureOpenAIUpstream(
     if (path === "/embeddings") return `${embeddings.baseUrl}/embeddings`;
     if (path === "/images/generations") return `${images.baseUrl}/images/generations`;
     if (path === "/images/edits") return `${images.baseUrl}/images/edits`;
+    if (path === "/audio/transcriptions" || path === "/audio/translations") {
+      return `${audio.baseUrl}${path}`;
+    }
+    if (path === "/audio/speech") return `${speech.baseUrl}/audio/speech`;
     return undefined;
   }
 
@@ -224,7 +239,7 @@ export function startAzureOpenAIUpstream(
     const auth = authOf(req);
     if (auth instanceof Response) return auth;
     record.auth = auth;
-    if (path === "/images/edits") return await edit(req, record, inner, pathDeployment);
+    if (MULTIPART_PATHS.has(path)) return await multipart(req, record, inner, pathDeployment);
     let body: Json;
     try {
       body = await req.json();
@@ -277,8 +292,8 @@ export function startAzureOpenAIUpstream(
     });
   }
 
-  /** An image edit: multipart, the deployment's model set in the form. */
-  async function edit(
+  /** An image edit or an audio transcription: multipart, the deployment's model set in the form. */
+  async function multipart(
     req: Request,
     record: AzureRecordedRequest,
     inner: string,
@@ -316,7 +331,9 @@ export function startAzureOpenAIUpstream(
   state.authority = state.endpoint;
   state.close = async () => {
     await server.shutdown();
-    await Promise.all([chat.close(), responses.close(), embeddings.close(), images.close()]);
+    await Promise.all(
+      [chat, responses, embeddings, images, audio, speech].map((inner) => inner.close()),
+    );
   };
   return state;
 }
