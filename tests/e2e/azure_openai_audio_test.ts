@@ -26,7 +26,7 @@ async function setup(shape: "deployment" | "v1") {
   await gw.putModel("az-whisper", { kind: "audio", price: SECOND_PRICE });
   await gw.putModel("az-transcribe", { kind: "audio", price: TOKEN_PRICE });
   await gw.putModel("az-tts", { kind: "audio", price: SPEECH_PRICE });
-  await gw.addChannel({
+  const { id: channelId } = await gw.addChannel({
     name: "azure-audio",
     type: "azure-openai",
     base_url: azure.endpoint,
@@ -45,6 +45,7 @@ async function setup(shape: "deployment" | "v1") {
   return {
     azure,
     gw,
+    channelId,
     keyId: id,
     startBalance: START_BALANCE,
     client: new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 }),
@@ -168,5 +169,26 @@ Deno.test(
     assertEquals(failure.status, 502);
     assertOk(/deployment/i.test(failure.message), failure.message);
     await walletMatchesReceipts(s);
+  },
+);
+
+Deno.test(
+  "azure-openai audio: the channel's Test button transcribes and speaks, billing nothing",
+  serverTest,
+  async () => {
+    await using s = await setup("deployment");
+    for (const model of ["az-whisper", "az-tts"]) {
+      const tested = await s.gw.admin("POST", `/admin/channels/${s.channelId}/test`, { model });
+      assertEquals(tested.status, 200, JSON.stringify(tested.body));
+      assertEquals([tested.body.ok, tested.body.model], [true, model], JSON.stringify(tested.body));
+    }
+    assertEquals(
+      s.azure.requests.map((request) => request.url.split("?")[0]),
+      [
+        "/openai/deployments/whisper-prod/audio/transcriptions",
+        "/openai/deployments/tts-prod/audio/speech",
+      ],
+    );
+    assertEquals(await s.gw.balance(s.keyId), START_BALANCE);
   },
 );
