@@ -27,6 +27,7 @@ import { type AwsEventMessage, AwsEventStreamFraming } from "../upstream/aws_eve
 import { readLenient } from "../util/lenient_schema.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { awsCredentialsOf, bedrockAuthHeaders } from "./bedrock_auth.ts";
+import { BEDROCK_MODEL_LIST } from "./bedrock_model_list.ts";
 import { awsErrorSchema, bedrockChunkSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
@@ -225,6 +226,7 @@ export const bedrockProvider: Provider = {
   baseUrlExample: "https://bedrock-runtime.us-east-1.amazonaws.com",
   appendedPaths: /\/model(\/.*)?$/,
   errors: AWS_ERRORS,
+  modelList: BEDROCK_MODEL_LIST,
   settings: BEDROCK_FIELDS,
   channelProblem: bedrockChannelProblem,
   keyProblem: bedrockKeyProblem,

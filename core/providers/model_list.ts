@@ -1,7 +1,8 @@
 /**
  * The upstreams' own model lists (what a channel's "Fetch models" reads): OpenAI's
  * `GET {base_url}/models`, Anthropic's `GET /v1/models` (paged by `after_id`) and Gemini's
- * `GET /v1beta/models` (paged by `pageToken`). Each reads its answer leniently: an entry without
+ * `GET /v1beta/models` (paged by `pageToken`); Vertex AI's and Bedrock's are in
+ * vertex_model_list.ts and bedrock_model_list.ts. Each reads its answer leniently: an entry without
  * an id is dropped, never an error.
  */
 
@@ -24,13 +25,27 @@ export interface ModelListPage {
   next?: string;
 }
 
-/** How a channel type lists its upstream's models. */
-export interface ModelList {
-  request(target: { channel: Channel; apiKey: string }, next?: string): UpstreamRequest;
-  read(text: string): ModelListPage;
+/** The page a list call asked for: of `channel`, `next` (undefined: the first page). */
+export interface AskedPage {
+  channel: Channel;
+  next?: string;
 }
 
-const get = (url: string, headers: Record<string, string>): UpstreamRequest => ({
+/**
+ * How a channel type lists its upstream's models: the request for a page (built at once, or after
+ * a token is fetched or a signature made), and how its answer reads. `read` is told which page it
+ * reads, for a list made of several upstream lists read in turn.
+ */
+export interface ModelList {
+  request(
+    target: { channel: Channel; apiKey: string },
+    next?: string,
+  ): UpstreamRequest | Promise<UpstreamRequest>;
+  read(text: string, asked?: AskedPage): ModelListPage;
+}
+
+/** A GET of `url` with `headers`, answered in JSON. */
+export const listGet = (url: string, headers: Record<string, string>): UpstreamRequest => ({
   url,
   init: { method: "GET", headers: { accept: "application/json", ...headers } },
 });
@@ -42,7 +57,10 @@ const openAIListSchema = z.looseObject({
 /** `GET {base_url}/models` with a bearer key: `{object: "list", data: [{id, owned_by}]}`, one page. */
 export const OPENAI_MODEL_LIST: ModelList = {
   request: ({ channel, apiKey }) =>
-    get(`${channel.base_url}/models`, apiKey === "" ? {} : { authorization: `Bearer ${apiKey}` }),
+    listGet(
+      `${channel.base_url}/models`,
+      apiKey === "" ? {} : { authorization: `Bearer ${apiKey}` },
+    ),
   read: (text) => ({
     models: readLenientJson(openAIListSchema, text).data.map(({ id }) => ({ id })),
   }),
@@ -62,7 +80,7 @@ export function anthropicModelList(defaultVersion: string): ModelList {
   return {
     request: ({ channel, apiKey }, next) => {
       const query = new URLSearchParams({ limit: "1000", ...(next ? { after_id: next } : {}) });
-      return get(`${channel.base_url}/v1/models?${query}`, {
+      return listGet(`${channel.base_url}/v1/models?${query}`, {
         "x-api-key": apiKey,
         "anthropic-version": channel.anthropic_version ?? defaultVersion,
       });
@@ -93,7 +111,7 @@ const geminiListSchema = z.looseObject({
 export const GEMINI_MODEL_LIST: ModelList = {
   request: ({ channel, apiKey }, next) => {
     const query = new URLSearchParams({ pageSize: "1000", ...(next ? { pageToken: next } : {}) });
-    return get(`${channel.base_url}/v1beta/models?${query}`, { "x-goog-api-key": apiKey });
+    return listGet(`${channel.base_url}/v1beta/models?${query}`, { "x-goog-api-key": apiKey });
   },
   read: (text) => {
     const answer = readLenientJson(geminiListSchema, text);

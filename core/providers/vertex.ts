@@ -20,12 +20,11 @@ import type { ClientHints } from "./client_hints.ts";
 import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
 import type { Provider, UpstreamTarget } from "./provider.ts";
 import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
+import { VERTEX_BASE_URL, vertexOrigin } from "./vertex_endpoint.ts";
+import { VERTEX_MODEL_LIST } from "./vertex_model_list.ts";
 
 /** The `anthropic_version` a Claude body on Vertex AI carries (in the body, not a header). */
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
-
-/** Vertex AI's global endpoint; a regional location is served by `{location}-aiplatform…`. */
-export const VERTEX_BASE_URL = "https://aiplatform.googleapis.com";
 
 /**
  * Google's envelope (`{error:{code, message, status}}`) for what Vertex AI itself refuses
@@ -51,22 +50,13 @@ export function vertexFormat(channel: Channel, upstreamModel: string): TextForma
   return publisher === "anthropic" ? "anthropic" : "gemini";
 }
 
-/** The origin calls go to: a regional host for Google's own endpoint, else the base URL. */
-function originOf(channel: Channel): string {
-  const location = channel.location ?? "global";
-  if (channel.base_url === VERTEX_BASE_URL && location !== "global") {
-    return `https://${location}-aiplatform.googleapis.com`;
-  }
-  return channel.base_url;
-}
-
 /** A model's method URL (model ids such as `claude-sonnet-4-5@20250929` keep their `@`). */
 export function vertexUrl(
   channel: Channel,
   input: { publisher: "google" | "anthropic"; model: string; method: string },
 ): string {
   const model = encodeURIComponent(input.model).replaceAll("%40", "@");
-  return `${originOf(channel)}/v1/projects/${channel.project}/locations/` +
+  return `${vertexOrigin(channel)}/v1/projects/${channel.project}/locations/` +
     `${channel.location ?? "global"}/publishers/${input.publisher}/models/${model}:${input.method}`;
 }
 
@@ -108,6 +98,7 @@ export const vertexProvider: Provider = {
   baseUrlExample: VERTEX_BASE_URL,
   appendedPaths: /\/(v1|v1beta1)(\/projects.*)?$/,
   errors: VERTEX_ERRORS,
+  modelList: VERTEX_MODEL_LIST,
   fields: [
     {
       name: "project",

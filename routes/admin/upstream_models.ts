@@ -50,7 +50,7 @@ export async function fetchUpstreamModels(
         errors: provider.errors,
         maxBytes: MAX_PAGE_BYTES,
       });
-      const read = list.read(text);
+      const read = list.read(text, { channel, next });
       for (const model of read.models) if (!found.has(model.id)) found.set(model.id, model);
       if (!read.next || read.next === next) break;
       next = read.next;

@@ -17,6 +17,16 @@
  *   `additionalModelRequestFields` refused for other models) and answer Converse's shape; the
  *   stream is messageStart, contentBlockStart (tool uses), contentBlockDelta, contentBlockStop,
  *   messageStop and metadata events (bedrock_converse.ts).
+ * - the control plane's lists, signed and refused alike (one server plays both hosts, as a proxy
+ *   would): `GET /foundation-models` (ListFoundationModels, one page, `byProvider`,
+ *   `byOutputModality`, `byInferenceType` and `byCustomizationType` checked against their values
+ *   and applied; `{modelSummaries: [{modelArn, modelId, modelName, providerName,
+ *   inputModalities, outputModalities, responseStreamingSupported, customizationsSupported,
+ *   inferenceTypesSupported, modelLifecycle}]}`) and `GET /inference-profiles`
+ *   (ListInferenceProfiles: `maxResults` 1–1000, `type` SYSTEM_DEFINED or APPLICATION, a
+ *   `nextToken` it issued, else 400 ValidationException; `{inferenceProfileSummaries:
+ *   [{inferenceProfileArn, inferenceProfileId, inferenceProfileName, models, status, type}],
+ *   nextToken}`).
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.
  */
@@ -48,6 +58,72 @@ export interface BedrockRecordedRequest {
   refused?: string;
 }
 
+/** A foundation model as ListFoundationModels describes it (the fields the tests vary). */
+export interface ListedFoundationModel {
+  modelId: string;
+  modelName: string;
+  providerName: string;
+  outputModalities: string[];
+  inferenceTypesSupported: string[];
+}
+
+/** An inference profile as ListInferenceProfiles describes it (the fields the tests vary). */
+export interface ListedInferenceProfile {
+  inferenceProfileId: string;
+  inferenceProfileName: string;
+  type: "SYSTEM_DEFINED" | "APPLICATION";
+}
+
+/** What the control plane lists by default: served models, one only by profile, an embedder. */
+export const BEDROCK_FOUNDATION_MODELS: readonly ListedFoundationModel[] = [
+  {
+    modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0",
+    modelName: "Claude 3.5 Sonnet",
+    providerName: "Anthropic",
+    outputModalities: ["TEXT"],
+    inferenceTypesSupported: ["ON_DEMAND"],
+  },
+  {
+    modelId: "anthropic.claude-sonnet-4-20250514-v1:0",
+    modelName: "Claude Sonnet 4",
+    providerName: "Anthropic",
+    outputModalities: ["TEXT"],
+    inferenceTypesSupported: ["INFERENCE_PROFILE"],
+  },
+  {
+    modelId: "amazon.nova-pro-v1:0",
+    modelName: "Nova Pro",
+    providerName: "Amazon",
+    outputModalities: ["TEXT"],
+    inferenceTypesSupported: ["ON_DEMAND", "INFERENCE_PROFILE"],
+  },
+  {
+    modelId: "amazon.titan-embed-text-v2:0",
+    modelName: "Titan Text Embeddings V2",
+    providerName: "Amazon",
+    outputModalities: ["EMBEDDING"],
+    inferenceTypesSupported: ["ON_DEMAND"],
+  },
+];
+
+export const BEDROCK_INFERENCE_PROFILES: readonly ListedInferenceProfile[] = [
+  {
+    inferenceProfileId: "us.anthropic.claude-sonnet-4-20250514-v1:0",
+    inferenceProfileName: "US Claude Sonnet 4",
+    type: "SYSTEM_DEFINED",
+  },
+  {
+    inferenceProfileId: "us.amazon.nova-pro-v1:0",
+    inferenceProfileName: "US Nova Pro",
+    type: "SYSTEM_DEFINED",
+  },
+  {
+    inferenceProfileId: "k3x9q2lmw7ab",
+    inferenceProfileName: "team-a-claude",
+    type: "APPLICATION",
+  },
+];
+
 export interface BedrockUpstreamOptions {
   region?: string;
   /** Secret access keys by access key id. */
@@ -62,6 +138,12 @@ export interface BedrockUpstreamOptions {
   anthropic?: AnthropicUpstreamOptions;
   /** The simulator's clock for signature expiry. */
   now?: () => Date;
+  /** What ListFoundationModels answers (default BEDROCK_FOUNDATION_MODELS). */
+  foundationModels?: readonly ListedFoundationModel[];
+  /** What ListInferenceProfiles lists (default BEDROCK_INFERENCE_PROFILES). */
+  inferenceProfiles?: readonly ListedInferenceProfile[];
+  /** The largest page of profiles it gives, below the asked `maxResults` (to test paging). */
+  profilesPageSize?: number;
 }
 
 export interface BedrockUpstream extends AsyncDisposable {
@@ -244,6 +326,101 @@ async function modelError(answer: Response): Promise<Response> {
   return awsError(answer.status >= 500 ? 500 : answer.status, "InternalServerException", message);
 }
 
+const FILTERS: Record<string, string[]> = {
+  byOutputModality: ["TEXT", "IMAGE", "EMBEDDING"],
+  byInferenceType: ["ON_DEMAND", "PROVISIONED"],
+  byCustomizationType: ["FINE_TUNING", "CONTINUED_PRE_TRAINING", "DISTILLATION"],
+};
+
+/** ListFoundationModels: every model in one page, filtered as asked. */
+function foundationModels(url: URL, region: string, listed: readonly ListedFoundationModel[]) {
+  for (const [name, values] of Object.entries(FILTERS)) {
+    const value = url.searchParams.get(name);
+    if (value !== null && !values.includes(value)) {
+      return awsError(
+        400,
+        "ValidationException",
+        `1 validation error detected: Value '${value}' at '${name}' failed to satisfy ` +
+          `constraint: Member must satisfy enum value set: [${values.join(", ")}]`,
+      );
+    }
+  }
+  const provider = url.searchParams.get("byProvider");
+  const modality = url.searchParams.get("byOutputModality");
+  const inference = url.searchParams.get("byInferenceType");
+  const kept = listed.filter((model) =>
+    (provider === null || model.providerName.toLowerCase() === provider.toLowerCase()) &&
+    (modality === null || model.outputModalities.includes(modality)) &&
+    (inference === null || model.inferenceTypesSupported.includes(inference))
+  );
+  return Response.json({
+    modelSummaries: kept.map((model) => ({
+      modelArn: `arn:aws:bedrock:${region}::foundation-model/${model.modelId}`,
+      modelId: model.modelId,
+      modelName: model.modelName,
+      providerName: model.providerName,
+      inputModalities: ["TEXT"],
+      outputModalities: model.outputModalities,
+      responseStreamingSupported: model.outputModalities.includes("TEXT"),
+      customizationsSupported: [],
+      inferenceTypesSupported: model.inferenceTypesSupported,
+      modelLifecycle: { status: "ACTIVE" },
+    })),
+  });
+}
+
+/** ListInferenceProfiles: a page of the profiles of the asked type. */
+function inferenceProfiles(
+  url: URL,
+  region: string,
+  options: { listed: readonly ListedInferenceProfile[]; pageSize?: number },
+) {
+  const invalid = (message: string) => awsError(400, "ValidationException", message);
+  const maxResults = Number(url.searchParams.get("maxResults") ?? "1000");
+  if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > 1000) {
+    return invalid(
+      "1 validation error detected: Value at 'maxResults' failed to satisfy constraint: " +
+        "Member must have value less than or equal to 1000 and greater than or equal to 1",
+    );
+  }
+  const type = url.searchParams.get("type") ?? "SYSTEM_DEFINED";
+  if (type !== "SYSTEM_DEFINED" && type !== "APPLICATION") {
+    return invalid(
+      `1 validation error detected: Value '${type}' at 'typeEquals' failed to satisfy ` +
+        "constraint: Member must satisfy enum value set: [SYSTEM_DEFINED, APPLICATION]",
+    );
+  }
+  const kept = options.listed.filter((profile) => profile.type === type);
+  let start = 0;
+  const token = url.searchParams.get("nextToken");
+  if (token !== null) {
+    const read = /^sim-(SYSTEM_DEFINED|APPLICATION)-(\d+)$/.exec(token);
+    if (!read || read[1] !== type || Number(read[2]) > kept.length) {
+      return invalid("The pagination token is invalid.");
+    }
+    start = Number(read[2]);
+  }
+  const page = kept.slice(start, start + Math.min(maxResults, options.pageSize ?? 1000));
+  const end = start + page.length;
+  return Response.json({
+    inferenceProfileSummaries: page.map((profile) => ({
+      inferenceProfileArn: profile.type === "APPLICATION"
+        ? `arn:aws:bedrock:${region}:123456789012:application-inference-profile/` +
+          profile.inferenceProfileId
+        : `arn:aws:bedrock:${region}:123456789012:inference-profile/${profile.inferenceProfileId}`,
+      inferenceProfileId: profile.inferenceProfileId,
+      inferenceProfileName: profile.inferenceProfileName,
+      models: [{
+        modelArn: `arn:aws:bedrock:${region}::foundation-model/` +
+          profile.inferenceProfileId.replace(/^[a-z]{2,4}\./, ""),
+      }],
+      status: "ACTIVE",
+      type: profile.type,
+    })),
+    ...(end < kept.length ? { nextToken: `sim-${type}-${end}` } : {}),
+  });
+}
+
 export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): BedrockUpstream {
   const region = options.region ?? "us-east-1";
   const accessKeys = options.accessKeys ?? { [BEDROCK_TEST_ACCESS_KEY]: BEDROCK_TEST_SECRET };
@@ -324,6 +501,15 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
         },
       );
       if (refusal) return refuse(403, refusal.type, refusal.message);
+    }
+    if (req.method === "GET" && url.pathname === "/foundation-models") {
+      return foundationModels(url, region, options.foundationModels ?? BEDROCK_FOUNDATION_MODELS);
+    }
+    if (req.method === "GET" && url.pathname === "/inference-profiles") {
+      return inferenceProfiles(url, region, {
+        listed: options.inferenceProfiles ?? BEDROCK_INFERENCE_PROFILES,
+        pageSize: options.profilesPageSize,
+      });
     }
     if (req.method !== "POST" || !route) {
       return refuse(404, "UnknownOperationException", "UnknownOperationException");

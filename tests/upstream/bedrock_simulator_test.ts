@@ -2,7 +2,8 @@
  * The Bedrock simulator checked against AWS's own client (`@aws-sdk/client-bedrock-runtime`),
  * whose signer and event-stream reader are not the gateway's: the SDK's SigV4 signatures are
  * accepted (and a wrong secret refused in the words the SDK reads), its Converse, ConverseStream
- * and InvokeModelWithResponseStream calls get answers it parses.
+ * and InvokeModelWithResponseStream calls get answers it parses. The control plane's lists (no
+ * SDK of it here) are asked with the gateway's signer, itself checked with AWS's test vectors.
  */
 
 import {
@@ -13,6 +14,7 @@ import {
   InvokeModelWithResponseStreamCommand,
 } from "@aws-sdk/client-bedrock-runtime";
 import { assertEquals, assertOk } from "../helpers/assert.ts";
+import { sigV4Headers } from "../../core/providers/bedrock_auth.ts";
 import {
   BEDROCK_TEST_ACCESS_KEY,
   BEDROCK_TEST_MODEL,
@@ -114,5 +116,66 @@ Deno.test("bedrock simulator: a wrong secret is refused as AWS refuses it, in th
     assertOk(String(error?.message).startsWith("The request signature we calculated"));
   } finally {
     sdk.destroy();
+  }
+});
+
+Deno.test("bedrock simulator: the control plane's lists are signed, checked and paged as AWS's", async () => {
+  await using sim = startBedrockUpstream({ profilesPageSize: 1 });
+  const credentials = {
+    accessKeyId: BEDROCK_TEST_ACCESS_KEY,
+    secretAccessKey: BEDROCK_TEST_SECRET,
+  };
+  const get = async (path: string, sign = true) => {
+    const url = `${sim.endpoint}${path}`;
+    const headers = sign
+      ? await sigV4Headers({ method: "GET", url, headers: {}, body: "" }, {
+        credentials,
+        region: sim.region,
+        service: "bedrock",
+      })
+      : {};
+    const response = await fetch(url, { headers });
+    return {
+      status: response.status,
+      type: response.headers.get("x-amzn-errortype")?.split(":")[0],
+      body: await response.json(),
+    };
+  };
+  const unsigned = await get("/foundation-models", false);
+  assertEquals([unsigned.status, unsigned.type], [403, "MissingAuthenticationTokenException"]);
+
+  const all = await get("/foundation-models");
+  assertEquals(all.status, 200);
+  assertOk(
+    all.body.modelSummaries.some((m: { modelId: string }) => m.modelId === BEDROCK_TEST_MODEL),
+  );
+  const text = await get("/foundation-models?byOutputModality=TEXT&byInferenceType=ON_DEMAND");
+  assertEquals(text.body.modelSummaries.map((m: { modelId: string }) => m.modelId), [
+    BEDROCK_TEST_MODEL,
+    BEDROCK_TEST_NOVA,
+  ]);
+  const badFilter = await get("/foundation-models?byOutputModality=AUDIO");
+  assertEquals([badFilter.status, badFilter.type], [400, "ValidationException"]);
+
+  const first = await get("/inference-profiles?maxResults=1000&type=SYSTEM_DEFINED");
+  assertEquals(first.body.inferenceProfileSummaries.length, 1);
+  assertOk(first.body.nextToken, "a next page");
+  const second = await get(
+    `/inference-profiles?maxResults=1000&type=SYSTEM_DEFINED&nextToken=${first.body.nextToken}`,
+  );
+  assertEquals([second.status, second.body.nextToken], [200, undefined]);
+  const application = await get("/inference-profiles?type=APPLICATION");
+  assertEquals(application.body.inferenceProfileSummaries[0].type, "APPLICATION");
+  for (
+    const refused of [
+      "/inference-profiles?maxResults=0",
+      "/inference-profiles?maxResults=1001",
+      "/inference-profiles?type=CUSTOM",
+      "/inference-profiles?nextToken=made-up",
+      `/inference-profiles?type=APPLICATION&nextToken=${first.body.nextToken}`,
+    ]
+  ) {
+    const answer = await get(refused);
+    assertEquals([answer.status, answer.type], [400, "ValidationException"], refused);
   }
 });

@@ -16,6 +16,12 @@
  *     (anthropic.ts), once the body is checked as Vertex checks it: `anthropic_version`
  *     `vertex-2023-10-16`, no `model` (the URL names it), `stream` matching the method.
  *
+ * - Model Garden's publisher model list, `GET /v1beta1/publishers/{publisher}/models`
+ *   (`publishers.models.list`): the same bearer token checks, `pageSize` (negative refused,
+ *   above 100 taken as 100, default 50) and `pageToken` (only one it issued for that publisher,
+ *   else 400 INVALID_ARGUMENT); `{publisherModels: [{name: "publishers/{p}/models/{id}",
+ *   versionId, openSourceCategory, launchStage, publisherModelTemplate}], nextPageToken}`.
+ *
  * Its clock is its own (`advance`), so a test can expire the tokens it issued without waiting.
  */
 
@@ -92,6 +98,28 @@ export interface VertexRecordedRequest {
   body: Record<string, unknown>;
 }
 
+/** What Model Garden lists by default: Gemini and others of Google's, and Claude. */
+export const VERTEX_LISTED_MODELS: Readonly<Record<string, readonly string[]>> = {
+  google: [
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",
+    "imagen-4.0-generate-001",
+    "gemini-2.0-flash-001",
+    "text-embedding-005",
+  ],
+  anthropic: ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"],
+};
+
+/** A model-list call as it arrived. */
+export interface VertexListCall {
+  publisher: string;
+  pageSize: string | null;
+  pageToken: string | null;
+  token: string | null;
+  /** Its HTTP status. */
+  status: number;
+}
+
 export interface VertexUpstream extends AsyncDisposable {
   /** The origin: a vertex channel's base_url. */
   baseUrl: string;
@@ -107,6 +135,8 @@ export interface VertexUpstream extends AsyncDisposable {
   tokenCalls: { issued: number; refused: Array<{ error: string; description: string }> };
   /** Model method calls (refused ones too). */
   requests: VertexRecordedRequest[];
+  /** Model list calls (refused ones too). */
+  listCalls: VertexListCall[];
   /** `expires_in` of the tokens issued from now on (seconds). Default 3599, as Google's. */
   tokenLifetimeS: number;
   /** Moves the simulator's clock on: tokens and JWTs it has seen may expire. */
@@ -153,7 +183,15 @@ const INVALID_TIME = "Invalid JWT: Token must be a short-lived token (60 minutes
 
 /** Starts the simulator (and the two it serves models with) on free loopback ports. */
 export async function startVertexUpstream(
-  options: { project?: string; location?: string; cachedTokens?: number } = {},
+  options: {
+    project?: string;
+    location?: string;
+    cachedTokens?: number;
+    /** The model ids each publisher lists (default VERTEX_LISTED_MODELS). */
+    listedModels?: Record<string, readonly string[]>;
+    /** The largest list page it gives, below the API's 100 (to test paging). */
+    listedPageSize?: number;
+  } = {},
 ): Promise<VertexUpstream> {
   const project = options.project ?? VERTEX_PROJECT;
   const location = options.location ?? VERTEX_LOCATION;
@@ -231,6 +269,84 @@ export async function startVertexUpstream(
     });
   }
 
+  /** Why a bearer token is refused (Google's 401), or undefined when it is a live one. */
+  function tokenRefusal(token: string | null): Response | undefined {
+    if (!token) {
+      return googleError(
+        401,
+        "Request is missing required authentication credential. Expected OAuth 2 access token, " +
+          "login cookie or other valid authentication credential.",
+        "UNAUTHENTICATED",
+      );
+    }
+    const issued = tokens.get(token);
+    if (issued === undefined || issued.expiresAt <= now()) {
+      return googleError(401, UNAUTHENTICATED, "UNAUTHENTICATED");
+    }
+    return undefined;
+  }
+
+  function bearerOf(req: Request): string | null {
+    const authorization = req.headers.get("authorization");
+    return authorization?.startsWith("Bearer ") ? authorization.slice(7) : null;
+  }
+
+  /** `publishers.models.list`: one page of a publisher's models. */
+  function publisherModels(req: Request, url: URL, publisher: string): Response {
+    const call: VertexListCall = {
+      publisher,
+      pageSize: url.searchParams.get("pageSize"),
+      pageToken: url.searchParams.get("pageToken"),
+      token: bearerOf(req),
+      status: 200,
+    };
+    state.listCalls.push(call);
+    const answer = (response: Response) => {
+      call.status = response.status;
+      return response;
+    };
+    const refusal = tokenRefusal(call.token);
+    if (refusal) return answer(refusal);
+    const listed = (options.listedModels ?? VERTEX_LISTED_MODELS)[publisher];
+    if (!listed) {
+      return answer(
+        googleError(404, `Publisher \`publishers/${publisher}\` not found.`, "NOT_FOUND"),
+      );
+    }
+    const asked = Number(call.pageSize ?? "50");
+    if (!Number.isInteger(asked) || asked < 0) {
+      return answer(googleError(400, "Invalid page_size: must be >= 0.", "INVALID_ARGUMENT"));
+    }
+    let start = 0;
+    if (call.pageToken) {
+      let decoded = "";
+      try {
+        decoded = atob(call.pageToken);
+      } catch {
+        // not base64: refused below
+      }
+      const read = /^([a-z]+)\|(\d+)$/.exec(decoded);
+      if (!read || read[1] !== publisher || Number(read[2]) > listed.length) {
+        return answer(googleError(400, "Invalid page token.", "INVALID_ARGUMENT"));
+      }
+      start = Number(read[2]);
+    }
+    const size = Math.min(asked || 50, 100, options.listedPageSize ?? 100);
+    const page = listed.slice(start, start + size);
+    const end = start + page.length;
+    return answer(Response.json({
+      publisherModels: page.map((id) => ({
+        name: `publishers/${publisher}/models/${id}`,
+        versionId: "001",
+        openSourceCategory: "PROPRIETARY",
+        launchStage: "GA",
+        publisherModelTemplate: `projects/{project}/locations/{location}/publishers/${publisher}` +
+          `/models/${id}@001`,
+      })),
+      ...(end < listed.length ? { nextPageToken: btoa(`${publisher}|${end}`) } : {}),
+    }));
+  }
+
   async function modelMethod(req: Request, url: URL): Promise<Response> {
     const route =
       /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)$/
@@ -240,8 +356,7 @@ export async function startVertexUpstream(
     }
     const [, pathProject, pathLocation, publisher, rawModel, method] = route;
     const model = decodeURIComponent(rawModel);
-    const authorization = req.headers.get("authorization");
-    const token = authorization?.startsWith("Bearer ") ? authorization.slice(7) : null;
+    const token = bearerOf(req);
     let body: Record<string, unknown> = {};
     const text = await req.text();
     try {
@@ -257,18 +372,8 @@ export async function startVertexUpstream(
       beta: req.headers.get("anthropic-beta"),
       body,
     });
-    if (!token) {
-      return googleError(
-        401,
-        "Request is missing required authentication credential. Expected OAuth 2 access token, " +
-          "login cookie or other valid authentication credential.",
-        "UNAUTHENTICATED",
-      );
-    }
-    const issued = tokens.get(token);
-    if (issued === undefined || issued.expiresAt <= now()) {
-      return googleError(401, UNAUTHENTICATED, "UNAUTHENTICATED");
-    }
+    const refusal = tokenRefusal(token);
+    if (refusal) return refusal;
     const resource = `projects/${pathProject}/locations/${pathLocation}/publishers/${publisher}` +
       `/models/${model}`;
     if (pathProject !== project) {
@@ -366,6 +471,12 @@ export async function startVertexUpstream(
         ? tokenEndpoint(req)
         : googleError(405, "Method Not Allowed", "INVALID_ARGUMENT");
     }
+    const list = /^\/v1beta1\/publishers\/([^/]+)\/models$/.exec(url.pathname);
+    if (list) {
+      return req.method === "GET"
+        ? publisherModels(req, url, list[1])
+        : googleError(405, "Method Not Allowed", "INVALID_ARGUMENT");
+    }
     return modelMethod(req, url);
   });
   const baseUrl = `http://127.0.0.1:${server.addr.port}`;
@@ -389,6 +500,7 @@ export async function startVertexUpstream(
     otherAccount,
     tokenCalls: { issued: 0, refused: [] },
     requests: [],
+    listCalls: [],
     tokenLifetimeS: 3599,
     advance(ms) {
       offsetMs += ms;

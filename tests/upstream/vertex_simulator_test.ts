@@ -172,3 +172,39 @@ Deno.test("vertex simulator: rawPredict checks anthropic_version, model and stre
   assertEquals(stream.status, 200);
   assertOk(stream.text.includes("event: message_stop"), stream.text);
 });
+
+Deno.test("vertex simulator: Model Garden's list takes a live token and its own page tokens", async () => {
+  await using sim = await startVertexUpstream({ listedPageSize: 2 });
+  const { body } = await exchange(sim, await jwt(sim));
+  const list = async (path: string, token: string | null = body.access_token) => {
+    const response = await fetch(`${sim.baseUrl}${path}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  assertEquals((await list("/v1beta1/publishers/google/models", null)).status, 401);
+  assertEquals((await list("/v1beta1/publishers/google/models", "ya29.made-up")).status, 401);
+  const first = await list("/v1beta1/publishers/google/models?pageSize=100");
+  assertEquals(first.body.publisherModels.map((m: { name: string }) => m.name), [
+    "publishers/google/models/gemini-2.5-flash",
+    "publishers/google/models/gemini-2.5-pro",
+  ]);
+  const second = await list(
+    `/v1beta1/publishers/google/models?pageToken=${encodeURIComponent(first.body.nextPageToken)}`,
+  );
+  assertEquals(second.status, 200);
+  assertEquals(second.body.publisherModels.length, 2);
+  for (
+    const refused of [
+      `/v1beta1/publishers/anthropic/models?pageToken=${
+        encodeURIComponent(first.body.nextPageToken)
+      }`,
+      "/v1beta1/publishers/google/models?pageToken=made-up",
+      "/v1beta1/publishers/google/models?pageSize=-1",
+    ]
+  ) {
+    const answer = await list(refused);
+    assertEquals([answer.status, answer.body.error.status], [400, "INVALID_ARGUMENT"], refused);
+  }
+  assertEquals((await list("/v1beta1/publishers/nobody/models")).status, 404);
+});

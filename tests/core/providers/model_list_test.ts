@@ -38,14 +38,14 @@ Deno.test("model lists: answers read leniently, an entry without an id dropped, 
   );
 });
 
-Deno.test("model lists: the requests, with each API's auth and paging", () => {
+Deno.test("model lists: the requests, with each API's auth and paging", async () => {
   const channel = channelRecord("c", { base_url: "http://u" });
-  const openai = OPENAI_MODEL_LIST.request({ channel, apiKey: "k" });
+  const openai = await OPENAI_MODEL_LIST.request({ channel, apiKey: "k" });
   assertEquals([openai.url, openai.init.headers], [
     "http://u/models",
     { accept: "application/json", authorization: "Bearer k" },
   ]);
-  const anthropic = anthropicModelList("2023-06-01").request(
+  const anthropic = await anthropicModelList("2023-06-01").request(
     { channel: { ...channel, anthropic_version: "2024-01-01" }, apiKey: "k" },
     "last",
   );
@@ -53,7 +53,7 @@ Deno.test("model lists: the requests, with each API's auth and paging", () => {
     "http://u/v1/models?limit=1000&after_id=last",
     { accept: "application/json", "x-api-key": "k", "anthropic-version": "2024-01-01" },
   ]);
-  const gemini = GEMINI_MODEL_LIST.request({ channel, apiKey: "k" }, "t2");
+  const gemini = await GEMINI_MODEL_LIST.request({ channel, apiKey: "k" }, "t2");
   assertEquals([gemini.url, gemini.init.method], [
     "http://u/v1beta/models?pageSize=1000&pageToken=t2",
     "GET",

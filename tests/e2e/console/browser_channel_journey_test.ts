@@ -75,6 +75,8 @@ interface Upstream {
 
 interface Journey {
   kind: Kind;
+  /** Whether the channel's page offers "Fetch models" (the type lists its upstream's models). */
+  fetches: boolean;
   /** The upstream model the catalog name is served as (fetched, or typed into the model map). */
   upstreamModel: string;
   start(): Promise<Upstream>;
@@ -111,6 +113,7 @@ async function nextGateway(): Promise<Upstream> {
 const JOURNEYS: Record<ChannelType, Journey> = {
   "openai": {
     kind: "text",
+    fetches: true,
     upstreamModel: "gpt-4o-mini",
     start: () => {
       const sim = startOpenAIChatUpstream();
@@ -119,6 +122,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "openai-responses": {
     kind: "text",
+    fetches: true,
     upstreamModel: "gpt-5-mini",
     start: () => {
       const sim = startOpenAIResponsesUpstream();
@@ -127,6 +131,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "anthropic": {
     kind: "text",
+    fetches: true,
     upstreamModel: "claude-sonnet-4-5",
     start: () => {
       const sim = startAnthropicUpstream();
@@ -137,6 +142,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "gemini": {
     kind: "text",
+    fetches: true,
     upstreamModel: "gemini-2.5-flash",
     start: () => {
       const sim = startGeminiUpstream();
@@ -147,6 +153,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "openai-images": {
     kind: "image",
+    fetches: true,
     upstreamModel: "gpt-image-1",
     start: () => {
       const sim = startOpenAIImagesUpstream();
@@ -155,15 +162,17 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "ark-video": {
     kind: "video",
+    fetches: false,
     upstreamModel: "seedance-sim",
     start: () => {
       const sim = startArkVideoUpstream();
       return Promise.resolve(upstreamOf(sim, { base_url: sim.baseUrl, keys: "ark-upstream-test" }));
     },
   },
-  "gateway-video": { kind: "video", upstreamModel: "vid-next", start: nextGateway },
+  "gateway-video": { kind: "video", fetches: false, upstreamModel: "vid-next", start: nextGateway },
   "rerank": {
     kind: "rerank",
+    fetches: false,
     upstreamModel: "rerank-sim",
     start: () => {
       const sim = startRerankUpstream();
@@ -172,6 +181,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "azure-openai": {
     kind: "text",
+    fetches: false,
     upstreamModel: "chat-prod",
     start: () => {
       const sim = startAzureOpenAIUpstream({ apiKeys: ["azure-key-1"] });
@@ -185,6 +195,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "azure-openai-responses": {
     kind: "text",
+    fetches: false,
     upstreamModel: "resp-prod",
     start: () => {
       const sim = startAzureOpenAIUpstream({ apiKeys: ["azure-key-1"] });
@@ -197,6 +208,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "openai-video": {
     kind: "video",
+    fetches: false,
     upstreamModel: "sora-2",
     start: () => {
       const sim = startOpenAIVideoUpstream();
@@ -207,6 +219,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "veo": {
     kind: "video",
+    fetches: false,
     upstreamModel: "veo-3.0-generate-001",
     start: () => {
       const sim = startVeoUpstream();
@@ -215,6 +228,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "vertex": {
     kind: "text",
+    fetches: true,
     upstreamModel: "gemini-2.5-flash",
     start: async () => {
       const sim = await startVertexUpstream();
@@ -228,6 +242,7 @@ const JOURNEYS: Record<ChannelType, Journey> = {
   },
   "bedrock": {
     kind: "text",
+    fetches: true,
     upstreamModel: BEDROCK_TEST_MODEL,
     start: () => {
       const sim = startBedrockUpstream();
@@ -481,7 +496,8 @@ chromium.test(
         assertOk(await hasWarning(watched), `${where}a new model no channel serves is flagged`);
         assertEquals(await uncoveredCount(watched, origin), unservedAtStart + 1, `${where}count`);
 
-        const listed = PROVIDERS[type].modelList !== undefined;
+        const listed = journey.fetches;
+        assertEquals(PROVIDERS[type].modelList !== undefined, listed, `${where}a model list`);
         const id = await createChannel(watched, {
           origin,
           type,

@@ -83,7 +83,15 @@ Deno.test("upstream models: video types have no list", async () => {
     );
   }
   for (
-    const type of ["openai", "openai-responses", "anthropic", "gemini", "openai-images"] as const
+    const type of [
+      "openai",
+      "openai-responses",
+      "anthropic",
+      "gemini",
+      "openai-images",
+      "vertex",
+      "bedrock",
+    ] as const
   ) {
     assertEquals(hasModelList({ type }), true, type);
   }
