@@ -4,7 +4,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import type { ClientHints } from "./client_hints.ts";
-import { isTokenCount, type Provider, type UpstreamTarget } from "./provider.ts";
+import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
 import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
 import { anthropicErrorSchema, anthropicTokenCountSchema } from "./anthropic_schemas.ts";
 import { anthropicModelList } from "./model_list.ts";
@@ -57,10 +57,19 @@ const NOT_COUNTED = [
 ];
 
 /** A count_tokens body of a messages request. */
-function countTokensBody(request: Record<string, unknown>, model: string) {
+export function anthropicCountTokensBody(
+  request: Record<string, unknown>,
+  model: string,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request, model };
   for (const field of NOT_COUNTED) delete body[field];
   return body;
+}
+
+/** The count in a count_tokens answer (`{input_tokens}`). */
+export function readAnthropicTokenCount(text: string): TokenCount | undefined {
+  const counted = readLenientJson(anthropicTokenCountSchema, text).input_tokens;
+  return isTokenCount(counted) ? { input: counted } : undefined;
 }
 
 export const anthropicProvider: Provider = {
@@ -90,13 +99,10 @@ export const anthropicProvider: Provider = {
           init: {
             method: "POST",
             headers: headers(target, { accept: "application/json", hints }),
-            body: JSON.stringify(countTokensBody(request, target.model)),
+            body: JSON.stringify(anthropicCountTokensBody(request, target.model)),
           },
         }),
-      read: (text) => {
-        const counted = readLenientJson(anthropicTokenCountSchema, text).input_tokens;
-        return isTokenCount(counted) ? { input: counted } : undefined;
-      },
+      read: readAnthropicTokenCount,
     },
     removedHints: (channel, hints) =>
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed

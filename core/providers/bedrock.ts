@@ -12,6 +12,12 @@
  *   the `bedrock-converse` format (core/formats/bedrock_converse/); each stream event is named
  *   by its `:event-type` and carries its JSON.
  *
+ * Token counts: CountTokens, `POST {base_url}/model/{modelId}/count-tokens` with
+ * `{"input": {"invokeModel": {"body": base64 of the InvokeModel body}}}` or
+ * `{"input": {"converse": {messages, system, toolConfig, additionalModelRequestFields}}}` by the
+ * channel's API, answered `{"inputTokens": N}`. Counting takes foundation models only, so an
+ * inference profile (`us.anthropic.…`) is counted as the model it routes to.
+ *
  * Both: the model id (`anthropic.claude-3-5-sonnet-20240620-v1:0`, an inference profile
  * `us.anthropic.…`, or an ARN) URL-encoded in the path; streams are AWS's binary event stream,
  * an exception frame the stream's error; signed with SigV4 for the channel's `region`, or a
@@ -24,14 +30,14 @@ import { isAnthropicModel } from "../formats/bedrock_converse/encode_request.ts"
 import type { ErrorDialect } from "../upstream/error_reader.ts";
 import { framedEvents, type UpstreamEvent } from "../upstream/upstream_events.ts";
 import { type AwsEventMessage, AwsEventStreamFraming } from "../upstream/aws_event_stream.ts";
-import { readLenient } from "../util/lenient_schema.ts";
+import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { awsCredentialsOf, bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { BEDROCK_MODEL_LIST } from "./bedrock_model_list.ts";
-import { awsErrorSchema, bedrockChunkSchema } from "./bedrock_schemas.ts";
+import { awsErrorSchema, bedrockChunkSchema, bedrockTokenCountSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
-import type { Provider, UpstreamTarget } from "./provider.ts";
+import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
 
 /** The `anthropic_version` Bedrock takes in an InvokeModel body. */
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
@@ -184,6 +190,72 @@ async function bedrockRequest(
   return { url, init: { method: "POST", headers, body: sent } };
 }
 
+/** The fields of a Converse body that CountTokens' `converse` input has (it refuses others). */
+const CONVERSE_COUNTED_FIELDS = [
+  "messages",
+  "system",
+  "toolConfig",
+  "additionalModelRequestFields",
+];
+
+/** A cross-region inference profile's geography prefix (`us.`, `eu.`, `apac.`, `global.`…). */
+const PROFILE_PREFIX = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(?=[a-z0-9-]+\.)/;
+
+/** The model id CountTokens takes for `modelId`: an inference profile's foundation model. */
+export function bedrockCountingModel(modelId: string): string {
+  return modelId.replace(PROFILE_PREFIX, "");
+}
+
+/**
+ * The CountTokens body of `request` (a body of the channel's API for the model: Anthropic's for
+ * `invoke`, Converse's for `converse`), counting what that call would send.
+ */
+export function bedrockCountTokensBody(
+  request: Record<string, unknown>,
+  input: { api: "invoke" | "converse"; betas: string[] },
+): Record<string, unknown> {
+  if (input.api === "invoke") {
+    // A count asks no output (the gateway sends max_tokens 1), but thinking needs more than its budget.
+    const budget = (request.thinking as { budget_tokens?: unknown } | undefined)?.budget_tokens;
+    const counted = typeof budget === "number" && budget >= Number(request.max_tokens)
+      ? { ...request, max_tokens: budget + 1 }
+      : request;
+    const body = bedrockInvokeBody(JSON.stringify(counted), input.betas);
+    return { input: { invokeModel: { body: new TextEncoder().encode(body).toBase64() } } };
+  }
+  const converse = Object.fromEntries(
+    CONVERSE_COUNTED_FIELDS.filter((field) => request[field] !== undefined)
+      .map((field) => [field, request[field]]),
+  );
+  return { input: { converse } };
+}
+
+/** The count in a CountTokens answer (`{inputTokens}`). */
+export function readBedrockTokenCount(text: string): TokenCount | undefined {
+  const counted = readLenientJson(bedrockTokenCountSchema, text).inputTokens;
+  return isTokenCount(counted) ? { input: counted } : undefined;
+}
+
+/** The signed CountTokens call of `request` on `target`. */
+async function bedrockCountTokensRequest(
+  target: UpstreamTarget,
+  { request, hints }: { request: Record<string, unknown>; hints: ClientHints },
+): Promise<UpstreamRequest> {
+  const { channel, apiKey, model } = target;
+  const url = channel.base_url + bedrockModelPath(bedrockCountingModel(model), "count-tokens");
+  const body = JSON.stringify(bedrockCountTokensBody(request, {
+    api: bedrockApiOf(channel, model),
+    betas: filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).kept,
+  }));
+  const headers = await bedrockAuthHeaders(channel, apiKey, {
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+  });
+  return { url, init: { method: "POST", headers, body } };
+}
+
 /** The region in a Bedrock runtime endpoint's host name (`bedrock-runtime.us-east-1.amazonaws.com`). */
 const ENDPOINT_REGION = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$/;
 
@@ -234,6 +306,7 @@ export const bedrockProvider: Provider = {
     format: "anthropic",
     formatFor: bedrockFormatOf,
     request: bedrockRequest,
+    countTokens: { request: bedrockCountTokensRequest, read: readBedrockTokenCount },
     // The call's URL says which API answered, and so what its events are.
     decodeStream: (response, options) =>
       framedEvents(

@@ -7,6 +7,12 @@
  *
  * Which publisher a model goes to: the channel's `vertex_publisher` when set, else by the
  * model's upstream name: `claude-*` is Anthropic's, any other Google's.
+ *
+ * Token counts: a Gemini model's `:countTokens` (Vertex's CountTokensRequest: `contents`,
+ * `systemInstruction`, `tools`, `generationConfig` at the top level, not the Gemini API's
+ * `generateContentRequest`; answered `{totalTokens, totalBillableCharacters,
+ * promptTokensDetails}`); Claude's `publishers/anthropic/models/count-tokens:rawPredict`, an
+ * Anthropic count_tokens body naming its model, with Vertex's `anthropic_version`.
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
@@ -18,7 +24,9 @@ import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { anthropicErrorSchema } from "./anthropic_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
-import type { Provider, UpstreamTarget } from "./provider.ts";
+import type { Provider, TokenCount, UpstreamTarget } from "./provider.ts";
+import { anthropicCountTokensBody, readAnthropicTokenCount } from "./anthropic.ts";
+import { readGeminiTokenCount } from "./gemini.ts";
 import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
 import { VERTEX_BASE_URL, vertexOrigin } from "./vertex_endpoint.ts";
 import { VERTEX_MODEL_LIST } from "./vertex_model_list.ts";
@@ -88,6 +96,31 @@ export function vertexAnthropicBody(body: string): string {
   return JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest });
 }
 
+/** The fields of a GenerateContentRequest that Vertex AI's CountTokensRequest has. */
+const VERTEX_COUNTED_FIELDS = ["contents", "systemInstruction", "tools", "generationConfig"];
+
+/** The `:countTokens` body of a Gemini model's GenerateContentRequest (other fields refused). */
+export function vertexGeminiCountBody(request: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    VERTEX_COUNTED_FIELDS.filter((field) => request[field] !== undefined)
+      .map((field) => [field, request[field]]),
+  );
+}
+
+/** The `count-tokens:rawPredict` body of a messages request to Claude model `model`. */
+export function vertexClaudeCountBody(
+  request: Record<string, unknown>,
+  model: string,
+): Record<string, unknown> {
+  const { anthropic_version: _version, ...body } = anthropicCountTokensBody(request, model);
+  return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body };
+}
+
+/** Either answer: Google's CountTokensResponse, or Anthropic's `{input_tokens}`. */
+export function readVertexTokenCount(text: string): TokenCount | undefined {
+  return readGeminiTokenCount(text) ?? readAnthropicTokenCount(text);
+}
+
 function betaHeaders(channel: Channel, hints: ClientHints): Record<string, string> {
   const { kept } = filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas);
   return kept.length ? { "anthropic-beta": kept.join(",") } : {};
@@ -154,6 +187,32 @@ export const vertexProvider: Provider = {
         body,
         stream,
       });
+    },
+    countTokens: {
+      request(target, { request, hints }) {
+        if (vertexFormat(target.channel, target.model) === "anthropic") {
+          return authorizedPost(target, {
+            url: vertexUrl(target.channel, {
+              publisher: "anthropic",
+              model: "count-tokens",
+              method: "rawPredict",
+            }),
+            body: JSON.stringify(vertexClaudeCountBody(request, target.model)),
+            stream: false,
+            headers: betaHeaders(target.channel, hints),
+          });
+        }
+        return authorizedPost(target, {
+          url: vertexUrl(target.channel, {
+            publisher: "google",
+            model: target.model,
+            method: "countTokens",
+          }),
+          body: JSON.stringify(vertexGeminiCountBody(request)),
+          stream: false,
+        });
+      },
+      read: readVertexTokenCount,
     },
     removedHints: (channel, hints) =>
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed

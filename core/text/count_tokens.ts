@@ -1,10 +1,11 @@
 /**
  * Token counts (messages `count_tokens`, Gemini `countTokens`): the upstream's own count when the
  * model has a channel that counts (`anthropic`: /v1/messages/count_tokens, `gemini`:
- * :countTokens), the request converted to that channel's format when it is another; else, or
- * when that call fails, the gateway's estimate (4 characters a token, 1,600 an image). Never
- * billed. An `anthropic` upstream gets the client's hints (`anthropic-beta`, `?beta=true`) as a
- * messages call does.
+ * :countTokens, `openai-responses`, `vertex`, `bedrock`: see each provider), the request
+ * converted to that channel's format when it is another; else, or when that call fails (a model
+ * or region the upstream cannot count), the gateway's estimate (4 characters a token, 1,600 an
+ * image). Never billed. An `anthropic` upstream gets the client's hints (`anthropic-beta`,
+ * `?beta=true`) as a messages call does (`vertex` and `bedrock` Claude its `anthropic-beta`).
  */
 
 import { resolveModel } from "../channels/model_access.ts";

@@ -1,7 +1,8 @@
 /**
  * The README's compatibility table, read row by row, and the requests that check one row: every
  * ✓ is a request that must work through the gateway (a stream reassembled, a tool call named, an
- * image seen, reasoning returned), so the table cannot drift from the truth.
+ * image seen, reasoning returned), and the token count column is the source the gateway names in
+ * `x-gateway-token-count`, so the table cannot drift from the truth.
  */
 
 import { assertEquals, assertOk } from "./assert.ts";
@@ -23,6 +24,8 @@ export interface Row {
   channel: string;
   mode: string;
   features: Record<"streaming" | "tools" | "images" | "thinking", boolean>;
+  /** Where a token count comes from: `upstream`, `estimate`, or `—` (no count in the interface). */
+  count: string;
 }
 
 export function readTable(text: string): Row[] {
@@ -43,6 +46,7 @@ export function readTable(text: string): Row[] {
         images: yes(cells[5]),
         thinking: yes(cells[6]),
       },
+      count: cells[7],
     };
   });
 }
@@ -159,9 +163,41 @@ async function answerParts(
   return [{ type: "text", text: parts.map((part) => part.text).join("") }];
 }
 
+/** The interfaces' token-count calls (chat completions and responses have none). */
+const COUNT: Record<string, { path(model: string): string; body: Json }> = {
+  messages: {
+    path: () => "/v1/messages/count_tokens",
+    body: { messages: [{ role: "user", content: "hi" }] },
+  },
+  "generate-content": {
+    path: (model) => `/v1beta/models/${model}:countTokens`,
+    body: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+  },
+};
+
+/** The source of a token count of `model` through `inbound` (`x-gateway-token-count`), or `—`. */
+async function countSource(
+  target: { url: string; key: string; model: string },
+  inbound: string,
+): Promise<string> {
+  const count = COUNT[inbound];
+  if (!count) return "—";
+  const response = await postJson(
+    { url: target.url },
+    count.path(target.model),
+    null,
+    { ...(inbound === "messages" ? { model: target.model } : {}), ...count.body },
+    INBOUND[inbound].headers(target.key),
+  );
+  assertEquals(response.status, 200, `${inbound} count → ${target.model}`);
+  await response.body?.cancel();
+  return response.headers.get("x-gateway-token-count") ?? "";
+}
+
 /**
  * Checks `row` against a gateway serving its channel's model `model`, whose channel speaks
- * `channelFormat`: the mode (pass-through when the formats meet) and every feature with a ✓.
+ * `channelFormat`: the mode (pass-through when the formats meet), every feature with a ✓, and
+ * where a token count comes from.
  */
 export async function checkRow(
   row: Row,
@@ -171,6 +207,7 @@ export async function checkRow(
   const label = `${row.inbound} → ${row.channel}`;
   const passThrough = format === target.channelFormat;
   assertEquals(row.mode, passThrough ? "pass-through" : "converted", label);
+  assertEquals(await countSource(target, row.inbound), row.count, `${label}: token count`);
   if (row.features.streaming) {
     const parts = await answerParts(
       await post(target.url, target.key, row.inbound, target.model, true, {}),

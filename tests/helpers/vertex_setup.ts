@@ -33,13 +33,23 @@ export interface VertexSetup extends AsyncDisposable {
 
 /**
  * `now`: the gateway's clock of breakers and automatic disabling; `cachedTokens`: what the
- * models report read from their cache.
+ * models report read from their cache; `claudeCountLocations`: where Claude's count is offered.
  */
 export async function setupVertex(
-  options: { channel?: Record<string, unknown>; now?: () => number; cachedTokens?: number } = {},
+  options: {
+    channel?: Record<string, unknown>;
+    now?: () => number;
+    cachedTokens?: number;
+    claudeCountLocations?: string[];
+  } = {},
 ): Promise<VertexSetup> {
   await using stack = new AsyncDisposableStack();
-  const sim = stack.use(await startVertexUpstream({ cachedTokens: options.cachedTokens }));
+  const sim = stack.use(
+    await startVertexUpstream({
+      cachedTokens: options.cachedTokens,
+      claudeCountLocations: options.claudeCountLocations,
+    }),
+  );
   const gw = stack.use(await startTestGateway({}, { now: options.now }));
   for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
     await gw.putModel(model, { kind: "text", price: TEST_TEXT_PRICE, max_output_tokens: 2048 });

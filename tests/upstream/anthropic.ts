@@ -25,6 +25,18 @@ import {
 } from "./text_script.ts";
 import { type ListedModel, modelListAnswer } from "./model_lists.ts";
 
+/** Fields of a messages body that count_tokens refuses, as the real API does. */
+const NOT_COUNTED = [
+  "max_tokens",
+  "stream",
+  "temperature",
+  "top_p",
+  "top_k",
+  "stop_sequences",
+  "metadata",
+  "service_tier",
+];
+
 export type AnthropicFault =
   | { kind: "status"; status: number; type?: string; message?: string }
   | { kind: "malformed" }
@@ -317,7 +329,10 @@ export function startAnthropicUpstream(options: AnthropicUpstreamOptions = {}): 
     const betaRefusal = missingBeta(body, betas);
     if (betaRefusal) return anthropicError(400, betaRefusal);
     if (url.pathname === "/v1/messages/count_tokens") {
-      const facts = read({ ...body, max_tokens: 1 }, betas);
+      const extra = NOT_COUNTED.find((field) => field in body);
+      if (extra) return anthropicError(400, `${extra}: Extra inputs are not permitted`);
+      // A count asks no answer: any max_tokens its thinking fits in.
+      const facts = read({ ...body, max_tokens: (body.thinking?.budget_tokens ?? 0) + 1 }, betas);
       if (typeof facts === "string") return anthropicError(400, facts);
       return Response.json({ input_tokens: script(facts).usage.input });
     }

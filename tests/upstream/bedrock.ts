@@ -16,7 +16,7 @@
  *   many-member content blocks, bad image formats refused; Claude's `thinking` in
  *   `additionalModelRequestFields` refused for other models) and answer Converse's shape; the
  *   stream is messageStart, contentBlockStart (tool uses), contentBlockDelta, contentBlockStop,
- *   messageStop and metadata events (bedrock_converse.ts).
+ *   messageStop and metadata events (bedrock_converse.ts);
  * - the control plane's lists, signed and refused alike (one server plays both hosts, as a proxy
  *   would): `GET /foundation-models` (ListFoundationModels, one page, `byProvider`,
  *   `byOutputModality`, `byInferenceType` and `byCustomizationType` checked against their values
@@ -26,7 +26,13 @@
  *   (ListInferenceProfiles: `maxResults` 1–1000, `type` SYSTEM_DEFINED or APPLICATION, a
  *   `nextToken` it issued, else 400 ValidationException; `{inferenceProfileSummaries:
  *   [{inferenceProfileArn, inferenceProfileId, inferenceProfileName, models, status, type}],
- *   nextToken}`).
+ *   nextToken}`);
+ * - `/count-tokens` (CountTokens) takes `{"input": {"converse": {messages, system, toolConfig,
+ *   additionalModelRequestFields}}}` or `{"input": {"invokeModel": {"body": base64}}}` (one of
+ *   the two; unknown fields refused; the InvokeModel body checked as `/invoke` checks it) and
+ *   answers `{"inputTokens"}`, the input tokens the same call would report; only foundation
+ *   models that count (`countingModels`: by default Anthropic's, not inference profiles or
+ *   ARNs) are counted, others are 400 "The provided model doesn't support counting tokens.".
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.
  */
@@ -134,6 +140,8 @@ export interface BedrockUpstreamOptions {
   apiKeys?: string[];
   /** The model ids it serves (Anthropic models; inference profiles and ARNs too). */
   models?: string[];
+  /** The model ids CountTokens counts. Default: the served ids that start `anthropic.`. */
+  countingModels?: string[];
   /** The Anthropic simulator's options (cached tokens, tools called…). */
   anthropic?: AnthropicUpstreamOptions;
   /** The simulator's clock for signature expiry. */
@@ -312,7 +320,72 @@ function asEventStream(answer: Response, started: number): Response {
   });
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
+const ROUTE =
+  /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/;
+
+/** The fields of CountTokens' `converse` input. */
+const CONVERSE_COUNT_FIELDS = ["messages", "system", "toolConfig", "additionalModelRequestFields"];
+
+/** Fields of an Anthropic body its count leaves out (a count asks no answer). */
+const NOT_COUNTED = ["max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences"];
+
+/** Why InvokeModel refuses `body` as an Anthropic body, or undefined. */
+function invokeBodyRefusal(body: Json): string | undefined {
+  for (const field of ["model", "stream"]) {
+    if (field in body) {
+      return `Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`;
+    }
+  }
+  if (body.anthropic_version !== "bedrock-2023-05-31") {
+    return "Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.";
+  }
+  return undefined;
+}
+
+/**
+ * The Anthropic count_tokens body of a CountTokens body for `modelId`, with the betas it asks,
+ * or the ValidationException's message.
+ */
+function countedBody(
+  body: Json,
+  modelId: string,
+): { body: Json; betas?: string[] } | string {
+  const extra = Object.keys(body).find((field) => field !== "input");
+  if (extra) return `Malformed input request: extraneous key [${extra}] is not permitted`;
+  const input = body.input ?? {};
+  const members = Object.keys(input);
+  if (members.length !== 1 || !["converse", "invokeModel"].includes(members[0])) {
+    return "input: exactly one of converse and invokeModel must be set";
+  }
+  let asked: Json;
+  let betas: string[] | undefined;
+  if (members[0] === "converse") {
+    const unknown = Object.keys(input.converse ?? {}).find((field) =>
+      !CONVERSE_COUNT_FIELDS.includes(field)
+    );
+    if (unknown) return `Malformed input request: extraneous key [${unknown}] is not permitted`;
+    asked = anthropicBodyOfConverse(input.converse ?? {}, { modelId, anthropic: true });
+    if (typeof asked === "string") return asked;
+  } else {
+    const unknown = Object.keys(input.invokeModel ?? {}).find((field) => field !== "body");
+    if (unknown) return `Malformed input request: extraneous key [${unknown}] is not permitted`;
+    let invoked: Json;
+    try {
+      invoked = JSON.parse(
+        new TextDecoder().decode(Uint8Array.fromBase64(input.invokeModel?.body ?? "")),
+      );
+    } catch {
+      return "Malformed input request, please reformat your input and try again.";
+    }
+    const refusal = invokeBodyRefusal(invoked);
+    if (refusal) return refusal;
+    const { anthropic_version: _version, anthropic_beta: beta, ...rest } = invoked;
+    asked = { ...rest, model: modelId };
+    betas = Array.isArray(beta) ? beta : undefined;
+  }
+  for (const field of NOT_COUNTED) delete asked[field];
+  return { body: asked, betas };
+}
 
 /** The model's refusal or failure as Bedrock's error. */
 async function modelError(answer: Response): Promise<Response> {
@@ -425,6 +498,9 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
   const region = options.region ?? "us-east-1";
   const accessKeys = options.accessKeys ?? { [BEDROCK_TEST_ACCESS_KEY]: BEDROCK_TEST_SECRET };
   const models = new Set(options.models ?? [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA]);
+  const counting = new Set(
+    options.countingModels ?? [...models].filter((id) => id.startsWith("anthropic.")),
+  );
   const model = startAnthropicUpstream({ ...options.anthropic, keys: ["bedrock-internal"] });
   /** The model's answer to an Anthropic body. */
   const askModel = (body: Json, betas: string[] | undefined, signal: AbortSignal) =>
@@ -529,6 +605,31 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
       return refuse(400, "ValidationException", "The provided model identifier is invalid.");
     }
     const started = Date.now();
+    if (route[2] === "count-tokens") {
+      if (!counting.has(modelId)) {
+        return refuse(
+          400,
+          "ValidationException",
+          "The provided model doesn't support counting tokens.",
+        );
+      }
+      const counted = countedBody(body, modelId);
+      if (typeof counted === "string") return refuse(400, "ValidationException", counted);
+      const answer = await fetch(`${model.baseUrl}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": "bedrock-internal",
+          "anthropic-version": "2023-06-01",
+          ...(counted.betas && { "anthropic-beta": counted.betas.join(",") }),
+        },
+        body: JSON.stringify(counted.body),
+        signal: req.signal,
+      });
+      if (!answer.ok) return await modelError(answer);
+      const { input_tokens: inputTokens } = await answer.json();
+      return Response.json({ inputTokens });
+    }
     if (route[2] === "converse" || route[2] === "converse-stream") {
       const anthropic = /(^|[.:/])anthropic\./.test(modelId);
       const asked = anthropicBodyOfConverse(body, { modelId, anthropic });
@@ -548,22 +649,8 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
         "Malformed input request: InvokeModel of this model takes its own body, not Anthropic's",
       );
     }
-    for (const field of ["model", "stream"]) {
-      if (field in body) {
-        return refuse(
-          400,
-          "ValidationException",
-          `Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`,
-        );
-      }
-    }
-    if (body.anthropic_version !== "bedrock-2023-05-31") {
-      return refuse(
-        400,
-        "ValidationException",
-        "Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.",
-      );
-    }
+    const refusal = invokeBodyRefusal(body);
+    if (refusal) return refuse(400, "ValidationException", refusal);
     const stream = route[2] === "invoke-with-response-stream";
     const { anthropic_version: _version, anthropic_beta: betas, ...rest } = body;
     const answer = await askModel(

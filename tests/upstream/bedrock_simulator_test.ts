@@ -10,6 +10,7 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
+  CountTokensCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from "@aws-sdk/client-bedrock-runtime";
@@ -114,6 +115,67 @@ Deno.test("bedrock simulator: a wrong secret is refused as AWS refuses it, in th
     assertEquals(error?.name, "InvalidSignatureException");
     assertEquals(error?.$metadata?.httpStatusCode, 403);
     assertOk(String(error?.message).startsWith("The request signature we calculated"));
+  } finally {
+    sdk.destroy();
+  }
+});
+
+Deno.test("bedrock simulator: AWS's SDK counts tokens (Converse and InvokeModel inputs) as a call reports them; models that cannot count are refused", async () => {
+  await using sim = startBedrockUpstream();
+  const sdk = client(sim.endpoint);
+  try {
+    const messages = [{ role: "user" as const, content: [{ text: "count these words please" }] }];
+    const system = [{ text: "be brief" }];
+    const counted = await sdk.send(
+      new CountTokensCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        input: { converse: { messages, system } },
+      }),
+    );
+    const answered = await sdk.send(
+      new ConverseCommand({ modelId: BEDROCK_TEST_MODEL, messages, system }),
+    );
+    assertOk((counted.inputTokens ?? 0) > 0);
+    assertEquals(counted.inputTokens, answered.usage?.inputTokens);
+
+    const invokeBody = {
+      anthropic_version: "bedrock-2023-05-31",
+      max_tokens: 20,
+      system: "be brief",
+      messages: [{ role: "user", content: "count these words please" }],
+    };
+    const invoked = await sdk.send(
+      new CountTokensCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        input: { invokeModel: { body: new TextEncoder().encode(JSON.stringify(invokeBody)) } },
+      }),
+    );
+    assertEquals(invoked.inputTokens, counted.inputTokens);
+
+    let refusal: Error | undefined;
+    try {
+      await sdk.send(
+        new CountTokensCommand({ modelId: BEDROCK_TEST_NOVA, input: { converse: { messages } } }),
+      );
+    } catch (error) {
+      refusal = error as Error;
+    }
+    assertEquals(refusal?.name, "ValidationException");
+    assertOk(refusal?.message.includes("doesn't support counting tokens"));
+
+    const extra = await sdk.send(
+      new CountTokensCommand({
+        modelId: BEDROCK_TEST_MODEL,
+        input: {
+          invokeModel: {
+            body: new TextEncoder().encode(
+              JSON.stringify({ ...invokeBody, anthropic_version: undefined }),
+            ),
+          },
+        },
+      }),
+    ).catch((error: Error) => error);
+    assertEquals((extra as Error).name, "ValidationException");
   } finally {
     sdk.destroy();
   }

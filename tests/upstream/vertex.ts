@@ -14,7 +14,14 @@
  *     Gemini simulator (gemini.ts), the wire format being the same;
  *   - Anthropic's (`:rawPredict`, `:streamRawPredict`) by the Anthropic simulator
  *     (anthropic.ts), once the body is checked as Vertex checks it: `anthropic_version`
- *     `vertex-2023-10-16`, no `model` (the URL names it), `stream` matching the method.
+ *     `vertex-2023-10-16`, no `model` (the URL names it), `stream` matching the method;
+ *   - token counts: Google's `:countTokens` (Vertex's CountTokensRequest: `contents`,
+ *     `systemInstruction`, `tools`, `generationConfig`, `model`, `instances`, any other field
+ *     refused; answered `{totalTokens, totalBillableCharacters, promptTokensDetails}`), and
+ *     Claude's `publishers/anthropic/models/count-tokens:rawPredict` (Anthropic's count_tokens
+ *     body with `model` in it, `anthropic_version` `vertex-2023-10-16` if given) in the
+ *     locations that offer it (`claudeCountLocations`; elsewhere 404 as for a model not
+ *     offered there); both count as the simulators count a call's input tokens.
  *
  * - Model Garden's publisher model list, `GET /v1beta1/publishers/{publisher}/models`
  *   (`publishers.models.list`): the same bearer token checks, `pageSize` (negative refused,
@@ -32,6 +39,23 @@ import { simulatorOnError } from "./text_script.ts";
 export const VERTEX_PROJECT = "sim-project-1";
 export const VERTEX_LOCATION = "us-central1";
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
+/** The locations whose Claude models count tokens, as Google's documentation lists them. */
+export const CLAUDE_COUNT_LOCATIONS = [
+  "us-east5",
+  "europe-west1",
+  "asia-southeast1",
+  "us-central1",
+  "europe-west4",
+];
+/** The fields of Vertex AI's CountTokensRequest. */
+const COUNT_FIELDS = [
+  "model",
+  "instances",
+  "contents",
+  "tools",
+  "systemInstruction",
+  "generationConfig",
+];
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /** The inner simulators' keys: only this simulator talks to them. */
@@ -166,6 +190,17 @@ function anthropicError(message: string): Response {
   }, { status: 400 });
 }
 
+/** The characters of a request's text parts, whitespace left out, as Vertex bills them. */
+function billableCharacters(request: Record<string, unknown>): number {
+  const contents = [
+    ...(Array.isArray(request.contents) ? request.contents : []),
+    ...(request.systemInstruction ? [request.systemInstruction] : []),
+  ] as Array<{ parts?: Array<{ text?: unknown }> }>;
+  return contents.flatMap((content) => content.parts ?? [])
+    .map((part) => typeof part.text === "string" ? part.text.replace(/\s/g, "").length : 0)
+    .reduce((sum, length) => sum + length, 0);
+}
+
 function base64UrlBytes(text: string): Uint8Array {
   return Uint8Array.fromBase64(text, { alphabet: "base64url" });
 }
@@ -191,8 +226,10 @@ export async function startVertexUpstream(
     listedModels?: Record<string, readonly string[]>;
     /** The largest list page it gives, below the API's 100 (to test paging). */
     listedPageSize?: number;
+    claudeCountLocations?: string[];
   } = {},
 ): Promise<VertexUpstream> {
+  const claudeCountLocations = options.claudeCountLocations ?? CLAUDE_COUNT_LOCATIONS;
   const project = options.project ?? VERTEX_PROJECT;
   const location = options.location ?? VERTEX_LOCATION;
   const gemini = startGeminiUpstream({
@@ -387,7 +424,19 @@ export async function startVertexUpstream(
     if (pathLocation !== location) {
       return googleError(404, `Publisher Model \`${resource}\` not found.`, "NOT_FOUND");
     }
+    if (publisher === "google" && method === "countTokens") {
+      return await googleCount(req, { model, text });
+    }
     if (publisher === "google") return await googleMethod(req, url, { model, method, text });
+    if (publisher === "anthropic" && model === "count-tokens") {
+      if (method !== "rawPredict") {
+        return googleError(400, `Method ${method} is not supported.`, "INVALID_ARGUMENT");
+      }
+      if (!claudeCountLocations.includes(pathLocation)) {
+        return googleError(404, `Publisher Model \`${resource}\` not found.`, "NOT_FOUND");
+      }
+      return await claudeCount(req, text);
+    }
     if (publisher === "anthropic") return await anthropicMethod(req, { model, method, text });
     return googleError(404, `Publisher Model \`${resource}\` not found.`, "NOT_FOUND");
   }
@@ -411,6 +460,79 @@ export async function startVertexUpstream(
         signal: req.signal,
       },
     );
+  }
+
+  /**
+   * A Gemini model's count: Vertex's CountTokensRequest checked, counted by the Gemini simulator
+   * as the whole request it is, answered in Vertex's shape.
+   */
+  async function googleCount(
+    req: Request,
+    input: { model: string; text: string },
+  ): Promise<Response> {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(input.text);
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw 0;
+    } catch {
+      return googleError(400, "Invalid JSON payload received.", "INVALID_ARGUMENT");
+    }
+    for (const field of Object.keys(body)) {
+      if (!COUNT_FIELDS.includes(field)) {
+        return googleError(
+          400,
+          `Invalid JSON payload received. Unknown name "${field}": Cannot find field.`,
+          "INVALID_ARGUMENT",
+        );
+      }
+    }
+    const { model: _model, instances: _instances, ...request } = body;
+    const answer = await fetch(
+      `${gemini.baseUrl}/v1beta/models/${encodeURIComponent(input.model)}:countTokens`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-goog-api-key": INNER_GEMINI_KEY },
+        body: JSON.stringify({
+          generateContentRequest: { model: `models/${input.model}`, ...request },
+        }),
+        signal: req.signal,
+      },
+    );
+    if (!answer.ok) return answer;
+    const { totalTokens, promptTokensDetails } = await answer.json();
+    return Response.json({
+      totalTokens,
+      totalBillableCharacters: billableCharacters(request),
+      promptTokensDetails,
+    });
+  }
+
+  /** Claude's count: the count_tokens body as Vertex takes it, counted by the Anthropic simulator. */
+  async function claudeCount(req: Request, text: string): Promise<Response> {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text);
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw 0;
+    } catch {
+      return anthropicError("The request body is not valid JSON.");
+    }
+    const { anthropic_version: version, ...rest } = body;
+    if (version !== undefined && version !== VERTEX_ANTHROPIC_VERSION) {
+      return anthropicError(`anthropic_version: Input should be '${VERTEX_ANTHROPIC_VERSION}'`);
+    }
+    if (typeof rest.model !== "string") return anthropicError("model: Field required");
+    const beta = req.headers.get("anthropic-beta");
+    return await fetch(`${anthropic.baseUrl}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": INNER_ANTHROPIC_KEY,
+        "anthropic-version": "2023-06-01",
+        ...(beta ? { "anthropic-beta": beta } : {}),
+      },
+      body: JSON.stringify(rest),
+      signal: req.signal,
+    });
   }
 
   /** Anthropic's models: the body checked as Vertex checks it, then the Anthropic simulator. */

@@ -173,6 +173,94 @@ Deno.test("vertex simulator: rawPredict checks anthropic_version, model and stre
   assertOk(stream.text.includes("event: message_stop"), stream.text);
 });
 
+Deno.test("vertex simulator: token counts for Gemini (Vertex's CountTokensRequest) and Claude (count-tokens:rawPredict) match what a call reports", async () => {
+  await using sim = await startVertexUpstream();
+  const token = (await exchange(sim, await jwt(sim))).body.access_token;
+  const post = async (path: string, body: unknown, bearer: string | null = token) => {
+    const response = await fetch(
+      `${sim.baseUrl}/v1/projects/${sim.project}/locations/${sim.location}/publishers/${path}`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+        },
+        body: JSON.stringify(body),
+      },
+    );
+    return { status: response.status, body: await response.json() };
+  };
+  const contents = [{ role: "user", parts: [{ text: "count these words please" }] }];
+  const systemInstruction = { parts: [{ text: "be brief" }] };
+  const counted = await post("google/models/gemini-2.5-flash:countTokens", {
+    contents,
+    systemInstruction,
+  });
+  assertEquals(counted.status, 200, JSON.stringify(counted.body));
+  const generated = await post("google/models/gemini-2.5-flash:generateContent", {
+    contents,
+    systemInstruction,
+  });
+  assertEquals(counted.body.totalTokens, generated.body.usageMetadata.promptTokenCount);
+  assertEquals(counted.body.totalBillableCharacters, "countthesewordspleasebebrief".length);
+  assertEquals(counted.body.promptTokensDetails[0].modality, "TEXT");
+  const wrapped = await post("google/models/gemini-2.5-flash:countTokens", {
+    generateContentRequest: { contents },
+  });
+  assertEquals(wrapped.status, 400);
+  assertOk(wrapped.body.error.message.includes('Unknown name "generateContentRequest"'));
+  assertEquals(
+    (await post("google/models/gemini-2.5-flash:countTokens", { contents }, null)).status,
+    401,
+  );
+
+  const messages = [{ role: "user", content: "count these words please" }];
+  const claude = await post("anthropic/models/count-tokens:rawPredict", {
+    anthropic_version: "vertex-2023-10-16",
+    model: "claude-sonnet-4-5@20250929",
+    system: "be brief",
+    messages,
+  });
+  assertEquals(claude.status, 200, JSON.stringify(claude.body));
+  const answered = await post("anthropic/models/claude-sonnet-4-5@20250929:rawPredict", {
+    anthropic_version: "vertex-2023-10-16",
+    max_tokens: 20,
+    system: "be brief",
+    messages,
+  });
+  assertEquals(claude.body.input_tokens, answered.body.usage.input_tokens);
+  const noModel = await post("anthropic/models/count-tokens:rawPredict", {
+    anthropic_version: "vertex-2023-10-16",
+    messages,
+  });
+  assertEquals(noModel.status, 400);
+  const withMax = await post("anthropic/models/count-tokens:rawPredict", {
+    model: "claude-sonnet-4-5@20250929",
+    max_tokens: 20,
+    messages,
+  });
+  assertEquals(withMax.status, 400);
+  assertOk(withMax.body.error.message.includes("max_tokens: Extra inputs are not permitted"));
+});
+
+Deno.test("vertex simulator: Claude's count is not offered in a location without it (404, as a model not offered there)", async () => {
+  await using sim = await startVertexUpstream({ claudeCountLocations: [] });
+  const token = (await exchange(sim, await jwt(sim))).body.access_token;
+  const response = await fetch(
+    `${sim.baseUrl}/v1/projects/${sim.project}/locations/${sim.location}/publishers/anthropic/models/count-tokens:rawPredict`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        model: "claude-sonnet-4-5@20250929",
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    },
+  );
+  assertEquals(response.status, 404);
+  assertEquals((await response.json()).error.status, "NOT_FOUND");
+});
+
 Deno.test("vertex simulator: Model Garden's list takes a live token and its own page tokens", async () => {
   await using sim = await startVertexUpstream({ listedPageSize: 2 });
   const { body } = await exchange(sim, await jwt(sim));

@@ -3,12 +3,16 @@ import type { Channel } from "../../../core/channels/channel_schema.ts";
 import {
   anthropicEventOf,
   bedrockChannelProblem,
+  bedrockCountingModel,
+  bedrockCountTokensBody,
   bedrockFormatOf,
   bedrockInvokeBody,
   bedrockProvider,
   converseEventOf,
+  readBedrockTokenCount,
 } from "../../../core/providers/bedrock.ts";
 import { CHANNEL_RULES } from "../../../core/providers/provider_table.ts";
+import { NO_CLIENT_HINTS } from "../../../core/providers/client_hints.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const base64 = (text: string) => btoa(String.fromCharCode(...bytes(text)));
@@ -118,4 +122,85 @@ Deno.test("converse stream events: each named by its event type; an exception fr
     type: "invalid_request_error",
     message: "bad input",
   });
+});
+
+Deno.test("bedrock count body on converse: the counted fields of the Converse body, inferenceConfig left out", () => {
+  const messages = [{ role: "user", content: [{ text: "hi" }] }];
+  const toolConfig = { tools: [{ toolSpec: { name: "f", inputSchema: { json: {} } } }] };
+  assertEquals(
+    bedrockCountTokensBody({
+      messages,
+      system: [{ text: "be brief" }],
+      toolConfig,
+      inferenceConfig: { maxTokens: 1, temperature: 0 },
+    }, { api: "converse", betas: [] }),
+    { input: { converse: { messages, system: [{ text: "be brief" }], toolConfig } } },
+  );
+});
+
+Deno.test("bedrock count body on invoke: the InvokeModel body in base64, thinking given room", () => {
+  const counted = bedrockCountTokensBody({
+    model: "claude",
+    max_tokens: 1,
+    thinking: { type: "enabled", budget_tokens: 2048 },
+    messages: [{ role: "user", content: "hi" }],
+  }, { api: "invoke", betas: ["b-1"] }) as { input: { invokeModel: { body: string } } };
+  assertEquals(Object.keys(counted.input), ["invokeModel"]);
+  assertEquals(
+    JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(counted.input.invokeModel.body))),
+    {
+      anthropic_version: "bedrock-2023-05-31",
+      max_tokens: 2049,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [{ role: "user", content: "hi" }],
+      anthropic_beta: ["b-1"],
+    },
+  );
+});
+
+Deno.test("bedrock counting model: an inference profile counts as its foundation model; ids and ARNs as they are", () => {
+  assertEquals(
+    bedrockCountingModel("us.anthropic.claude-sonnet-4-20250514-v1:0"),
+    "anthropic.claude-sonnet-4-20250514-v1:0",
+  );
+  assertEquals(
+    bedrockCountingModel("global.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    "anthropic.claude-sonnet-4-5-20250929-v1:0",
+  );
+  assertEquals(
+    bedrockCountingModel("anthropic.claude-3-5-sonnet-20240620-v1:0"),
+    "anthropic.claude-3-5-sonnet-20240620-v1:0",
+  );
+  const arn = "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-x";
+  assertEquals(bedrockCountingModel(arn), arn);
+});
+
+Deno.test("bedrock count answer: inputTokens, or nothing", () => {
+  assertEquals(readBedrockTokenCount('{"inputTokens":42}'), { input: 42 });
+  assertEquals(readBedrockTokenCount('{"inputTokens":"42"}'), undefined);
+  assertEquals(readBedrockTokenCount("{}"), undefined);
+  assertEquals(readBedrockTokenCount("<html>"), undefined);
+});
+
+Deno.test("bedrock count call: POST /model/{foundation id}/count-tokens with the channel's auth", async () => {
+  const channel = {
+    type: "bedrock",
+    base_url: "https://bedrock-runtime.us-east-1.amazonaws.com",
+    bedrock_auth: "api-key",
+    keys: ["k"],
+  } as unknown as Channel;
+  const request = await bedrockProvider.text!.countTokens!.request(
+    { channel, apiKey: "bedrock-api-key-1", model: "us.anthropic.claude-sonnet-4-20250514-v1:0" },
+    {
+      request: { model: "m", max_tokens: 1, messages: [{ role: "user", content: "hi" }] },
+      hints: NO_CLIENT_HINTS,
+    },
+  );
+  assertEquals(
+    request.url,
+    "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens",
+  );
+  const headers = request.init.headers as Record<string, string>;
+  assertEquals(headers.authorization, "Bearer bedrock-api-key-1");
+  assertEquals(Object.keys(JSON.parse(request.init.body as string).input), ["invokeModel"]);
 });

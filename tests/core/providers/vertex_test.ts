@@ -1,7 +1,14 @@
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import type { Channel } from "../../../core/channels/channel_schema.ts";
 import { describeKeyHint, keyHint } from "../../../core/channels/key_hint.ts";
-import { vertexAnthropicBody, vertexFormat, vertexUrl } from "../../../core/providers/vertex.ts";
+import {
+  readVertexTokenCount,
+  vertexAnthropicBody,
+  vertexClaudeCountBody,
+  vertexFormat,
+  vertexGeminiCountBody,
+  vertexUrl,
+} from "../../../core/providers/vertex.ts";
 import {
   CLOUD_PLATFORM_SCOPE,
   readServiceAccount,
@@ -185,4 +192,56 @@ Deno.test("the token exchange: a token, a refusal named as the key's, a broken o
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("a Gemini count on Vertex: the request's counted fields at the top level, no generateContentRequest", () => {
+  const contents = [{ role: "user", parts: [{ text: "hi" }] }];
+  const systemInstruction = { parts: [{ text: "be brief" }] };
+  const tools = [{ functionDeclarations: [{ name: "f" }] }];
+  assertEquals(
+    vertexGeminiCountBody({
+      contents,
+      systemInstruction,
+      tools,
+      generationConfig: { temperature: 0 },
+      toolConfig: { functionCallingConfig: { mode: "AUTO" } },
+      safetySettings: [],
+      cachedContent: "c/1",
+    }),
+    { contents, systemInstruction, tools, generationConfig: { temperature: 0 } },
+  );
+});
+
+Deno.test("a Claude count on Vertex: count_tokens fields only, the model named in the body, Vertex's anthropic_version", () => {
+  assertEquals(
+    vertexClaudeCountBody({
+      model: "v-claude",
+      max_tokens: 1,
+      stream: false,
+      temperature: 0.2,
+      system: "be brief",
+      messages: [{ role: "user", content: "hi" }],
+    }, "claude-sonnet-4-5@20250929"),
+    {
+      anthropic_version: "vertex-2023-10-16",
+      model: "claude-sonnet-4-5@20250929",
+      system: "be brief",
+      messages: [{ role: "user", content: "hi" }],
+    },
+  );
+});
+
+Deno.test("a Vertex count answer: Google's CountTokensResponse or Anthropic's input_tokens", () => {
+  assertEquals(
+    readVertexTokenCount(JSON.stringify({
+      totalTokens: 12,
+      totalBillableCharacters: 30,
+      promptTokensDetails: [{ modality: "TEXT", tokenCount: 12 }],
+    })),
+    { input: 12, byModality: [{ modality: "TEXT", tokenCount: 12 }] },
+  );
+  assertEquals(readVertexTokenCount('{"input_tokens":7}'), { input: 7 });
+  assertEquals(readVertexTokenCount('{"totalTokens":-1}'), undefined);
+  assertEquals(readVertexTokenCount("{}"), undefined);
+  assertEquals(readVertexTokenCount("not json"), undefined);
 });
