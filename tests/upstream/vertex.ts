@@ -21,7 +21,9 @@
  *     Claude's `publishers/anthropic/models/count-tokens:rawPredict` (Anthropic's count_tokens
  *     body with `model` in it, `anthropic_version` `vertex-2023-10-16` if given) in the
  *     locations that offer it (`claudeCountLocations`; elsewhere 404 as for a model not
- *     offered there); both count as the simulators count a call's input tokens.
+ *     offered there); both count as the simulators count a call's input tokens;
+ *   - text embeddings: Google's embedding models' `:predict` (vertex_embeddings.ts); `predictFaults`
+ *     answer the next calls in Google's envelope.
  *
  * - Model Garden's publisher model list, `GET /v1beta1/publishers/{publisher}/models`
  *   (`publishers.models.list`): the same bearer token checks, `pageSize` (negative refused,
@@ -32,9 +34,11 @@
  * Its clock is its own (`advance`), so a test can expire the tokens it issued without waiting.
  */
 
-import { type GeminiUpstream, startGeminiUpstream } from "./gemini.ts";
+import { type GeminiUpstream, startGeminiUpstream, statusName } from "./gemini.ts";
 import { type AnthropicUpstream, startAnthropicUpstream } from "./anthropic.ts";
 import { simulatorOnError } from "./text_script.ts";
+import type { EmbeddingsFault } from "./openai_embeddings.ts";
+import { isVertexEmbeddingModel, vertexPredict } from "./vertex_embeddings.ts";
 
 export const VERTEX_PROJECT = "sim-project-1";
 export const VERTEX_LOCATION = "us-central1";
@@ -169,6 +173,8 @@ export interface VertexUpstream extends AsyncDisposable {
   revokeTokens(email?: string): void;
   /** Adds an account the token endpoint knows (e.g. one a test signs with another key). */
   addAccount(account: ServiceAccount): void;
+  /** Faults answered to the next embedding `:predict` calls, one each, in order. */
+  predictFaults: EmbeddingsFault[];
   /** The simulators behind the model methods, for faults and the bodies they got. */
   gemini: GeminiUpstream;
   anthropic: AnthropicUpstream;
@@ -424,6 +430,14 @@ export async function startVertexUpstream(
     if (pathLocation !== location) {
       return googleError(404, `Publisher Model \`${resource}\` not found.`, "NOT_FOUND");
     }
+    if (publisher === "google" && method === "predict" && isVertexEmbeddingModel(model)) {
+      const fault = state.predictFaults.shift();
+      if (fault) {
+        const message = fault.message ?? "Internal error.";
+        return googleError(fault.status, message, statusName(fault.status));
+      }
+      return vertexPredict(model, text);
+    }
     if (publisher === "google" && method === "countTokens") {
       return await googleCount(req, { model, text });
     }
@@ -623,6 +637,7 @@ export async function startVertexUpstream(
     tokenCalls: { issued: 0, refused: [] },
     requests: [],
     listCalls: [],
+    predictFaults: [],
     tokenLifetimeS: 3599,
     advance(ms) {
       offsetMs += ms;
