@@ -8,6 +8,8 @@
  * Which publisher a model goes to: the channel's `vertex_publisher` when set, else by the
  * model's upstream name: `claude-*` is Anthropic's, any other Google's.
  *
+ * Embeddings: Google's text embedding models through `:predict` (vertex_embeddings.ts).
+ *
  * Token counts: a Gemini model's `:countTokens` (Vertex's CountTokensRequest: `contents`,
  * `systemInstruction`, `tools`, `generationConfig` at the top level, not the Gemini API's
  * `generateContentRequest`; answered `{totalTokens, totalBillableCharacters,
@@ -24,11 +26,16 @@ import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { anthropicErrorSchema } from "./anthropic_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
-import type { Provider, TokenCount, UpstreamTarget } from "./provider.ts";
+import type { EmbeddingProvider, Provider, TokenCount, UpstreamTarget } from "./provider.ts";
 import { anthropicCountTokensBody, readAnthropicTokenCount } from "./anthropic.ts";
 import { readGeminiTokenCount } from "./gemini.ts";
 import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
 import { VERTEX_BASE_URL, vertexOrigin } from "./vertex_endpoint.ts";
+import {
+  readVertexEmbeddings,
+  vertexEmbedCalls,
+  vertexEmbedIgnoredFields,
+} from "./vertex_embeddings.ts";
 import { VERTEX_MODEL_LIST } from "./vertex_model_list.ts";
 
 /** The `anthropic_version` a Claude body on Vertex AI carries (in the body, not a header). */
@@ -126,8 +133,30 @@ function betaHeaders(channel: Channel, hints: ClientHints): Record<string, strin
   return kept.length ? { "anthropic-beta": kept.join(",") } : {};
 }
 
+/** Embeddings: Google's text embedding models through `:predict` (vertex_embeddings.ts). */
+const vertexEmbeddingProvider: EmbeddingProvider = {
+  takesTokens: false,
+  requests: (target, { job }) =>
+    Promise.all(
+      vertexEmbedCalls(target.model, job).map(async ({ inputs, body }) => ({
+        ...await authorizedPost(target, {
+          url: vertexUrl(target.channel, {
+            publisher: "google",
+            model: target.model,
+            method: "predict",
+          }),
+          body: JSON.stringify(body),
+          stream: false,
+        }),
+        inputs,
+      })),
+    ),
+  read: (answer, expected) => readVertexEmbeddings(new TextDecoder().decode(answer), expected),
+  ignoredFields: vertexEmbedIgnoredFields,
+};
+
 export const vertexProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "embedding"],
   baseUrlExample: VERTEX_BASE_URL,
   appendedPaths: /\/(v1|v1beta1)(\/projects.*)?$/,
   errors: VERTEX_ERRORS,
@@ -218,4 +247,5 @@ export const vertexProvider: Provider = {
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
         .map((beta) => `anthropic-beta=${beta}`),
   },
+  embedding: vertexEmbeddingProvider,
 };
