@@ -7,7 +7,9 @@
  *
  * Which lists: the channel's `vertex_publisher`'s; unset, Google's then Anthropic's, as such a
  * channel serves both. Kept are the models the channel's calls can serve: Google's Gemini models
- * (`gemini-*`, what generateContent runs; Imagen, embeddings, Veo and the rest are left out) and
+ * (`gemini-*`, what generateContent runs, gemini-embedding too) and text embedding models
+ * (`text-embedding-*`, `text-multilingual-embedding-*`, through :predict; Imagen, Veo and the
+ * rest are left out) and
  * Anthropic's Claude models (all of Anthropic's when the channel's publisher is `anthropic`; unset,
  * the `claude-*` ones its calls route to Anthropic). Ids lose `publishers/{p}/models/`: the name a
  * call takes.
@@ -50,7 +52,7 @@ function pageOf(
 
 /** Whether a model of `publisher` named `id` is one `channel`'s calls can serve. */
 function serves(channel: Pick<Channel, "vertex_publisher">, publisher: Publisher, id: string) {
-  if (publisher === "google") return /^gemini-/i.test(id);
+  if (publisher === "google") return /^(gemini-|text-(multilingual-)?embedding-)/i.test(id);
   return channel.vertex_publisher === "anthropic" || /^claude-/i.test(id);
 }
 

@@ -49,6 +49,7 @@ Deno.test(
         { id: "gemini-2.5-flash" },
         { id: "gemini-2.5-pro" },
         { id: "gemini-2.0-flash-001" },
+        { id: "text-embedding-005" },
         { id: "claude-sonnet-4-5" },
         { id: "claude-haiku-4-5" },
         { id: "claude-opus-4-1" },

@@ -17,7 +17,7 @@ Deno.test("vertex model list: the channel's publisher, else Google's then Anthro
   assertEquals(vertexListedPublishers({ vertex_publisher: "google" }), ["google"]);
 });
 
-Deno.test("vertex model list: ids without publishers/x/models/, Gemini's and Claude's kept", () => {
+Deno.test("vertex model list: ids without publishers/x/models/, Gemini's, text embeddings and Claude's kept", () => {
   const google = page([
     "publishers/google/models/gemini-2.0-flash-001",
     "publishers/google/models/imagen-4.0-generate-001",
@@ -26,9 +26,16 @@ Deno.test("vertex model list: ids without publishers/x/models/, Gemini's and Cla
     "publishers/google/models/",
     { not: "a name" },
     "publishers/google/models/gemini-2.5-pro",
+    "publishers/google/models/text-multilingual-embedding-002",
+    "publishers/google/models/chirp-2",
   ], "tok-2");
   assertEquals(readVertexModels(google, { channel: {} }), {
-    models: [{ id: "gemini-2.0-flash-001" }, { id: "gemini-2.5-pro" }],
+    models: [
+      { id: "gemini-2.0-flash-001" },
+      { id: "text-embedding-005" },
+      { id: "gemini-2.5-pro" },
+      { id: "text-multilingual-embedding-002" },
+    ],
     next: "google:tok-2",
   });
   // Google's last page goes on to Anthropic's first, which ends the list.
