@@ -2,9 +2,10 @@
  * Embeddings on a `vertex` channel end to end, through the official SDKs: the openai SDK's
  * `embeddings.create` (its default base64, decoded by the SDK, raw base64, and floats with
  * `dimensions`) and @google/genai's `models.embedContent` (taskType, title,
- * outputDimensionality), on text-embedding-005 and gemini-embedding-001 (one instance a call)
- * through Vertex AI's `:predict`; usage from the answer's token counts, the wallet against the
- * receipts, the channel's Test button, and bad inputs refused at no charge.
+ * outputDimensionality), on text-embedding-005 (a large batch split into calls) and
+ * gemini-embedding-001 (one instance a call) through Vertex AI's `:predict`; usage from the
+ * answer's token counts, the wallet against the receipts, the channel's Test button, and bad
+ * inputs refused at no charge.
  */
 
 import OpenAI from "openai";
@@ -150,6 +151,35 @@ Deno.test(
       { content: "where is the handbook?", task_type: "RETRIEVAL_QUERY" },
     ]);
     assertEquals(query.sdkHttpResponse!.headers!["x-gateway-ignored-fields"], "title");
+    await walletMatchesReceipts(s);
+  },
+);
+
+Deno.test(
+  "vertex embeddings: 300 inputs make two calls of 250 and 50, their vectors in order and their token counts summed",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    await withEmbeddingChannel(s);
+    const openai = new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+    const inputs = Array.from({ length: 300 }, (_, i) => `input number ${i}`);
+    const answer = await openai.embeddings.create({
+      model: "ve-text",
+      input: inputs,
+      encoding_format: "float",
+      dimensions: 4,
+    });
+    assertEquals(
+      predictCalls(s).map((call) => (call.body.instances as unknown[]).length)
+        .sort((a, b) => b - a),
+      [250, 50],
+    );
+    assertEquals(answer.data.map((item) => item.index), inputs.map((_, i) => i));
+    assertEquals(
+      answer.data.map((item) => item.embedding),
+      inputs.map((text) => simulatedVector("text-embedding-005", text, 4)),
+    );
+    assertEquals(answer.usage.prompt_tokens, tokensOf(inputs));
     await walletMatchesReceipts(s);
   },
 );
