@@ -333,3 +333,36 @@ Deno.test(
     assertOk(records.every((record: Json) => !record.receipt || record.receipt.charged === 0));
   },
 );
+
+Deno.test(
+  "bedrock embeddings: a model of a family the gateway has no body for is a 400 naming the model, and its Test fails with nothing sent",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    await s.gw.putModel("e-image", { kind: "embedding", price: EMBEDDING_PRICE });
+    const channel = await s.gw.addChannel({
+      name: "bedrock-image",
+      type: "bedrock",
+      base_url: s.bedrock.endpoint,
+      region: s.bedrock.region,
+      keys: [`${BEDROCK_TEST_ACCESS_KEY}:${BEDROCK_TEST_SECRET}`],
+      models: ["e-image"],
+      model_map: { "e-image": "amazon.titan-embed-image-v1" },
+    });
+    const response = await fetch(`${s.gw.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${s.key}` },
+      body: JSON.stringify({ model: "e-image", input: "a" }),
+    });
+    assertEquals(response.status, 400);
+    const answer: Json = await response.json();
+    assertEquals(answer.error.param, "model");
+    assertOk(answer.error.message.includes("amazon.titan-embed-image-v1"), answer.error.message);
+    const tested = await s.gw.admin("POST", `/admin/channels/${channel.id}/test`, {
+      model: "e-image",
+    });
+    assertEquals(tested.body.ok, false, JSON.stringify(tested.body));
+    assertEquals(s.bedrock.requests.length, 0);
+    await walletMatchesReceipts(s);
+  },
+);
