@@ -17,6 +17,7 @@ import { embeddingReceipt } from "../billing/receipt.ts";
 import { settleAndLog } from "../billing/settle_and_log.ts";
 import type { UsageSource } from "../billing/usage.ts";
 import { providerOf, upstreamTarget } from "../providers/provider_table.ts";
+import { upstreamModelName } from "../channels/routing.ts";
 import type { UpstreamEmbeddings } from "../providers/provider.ts";
 import type { RequestScope } from "../scope.ts";
 import type { AttemptRecord } from "../telemetry/request_log.ts";
@@ -101,7 +102,7 @@ export async function attemptEmbeddings(
       : reported.length === 1
       ? reported[0]
       : undefined,
-    ignoredFields: embedding.ignoredFields(job),
+    ignoredFields: embedding.ignoredFields(job, target.model),
   };
 }
 
@@ -124,11 +125,13 @@ export function billedInputTokens(
 
 /** The channels of `job`'s model in order, or why none can serve it. */
 function channelsFor(gateway: Gateway, scope: RequestScope, job: EmbeddingJob) {
-  const { model, order } = resolveModel(gateway.registry, {
+  const resolved = resolveModel(gateway.registry, {
     key: scope.key,
     model: job.model,
     kind: "embedding",
   });
+  const model = resolved.model;
+  const order = channelsTaking(resolved.order, job);
   if (!hasTokenInputs(job)) return { model, order };
   const takingTokens = order.filter((channel) => providerOf(channel).embedding?.takesTokens);
   if (takingTokens.length === 0) {
@@ -139,6 +142,21 @@ function channelsFor(gateway: Gateway, scope: RequestScope, job: EmbeddingJob) {
     );
   }
   return { model, order: takingTokens };
+}
+
+/**
+ * The channels of `order` whose upstream model can take `job`; a 400 with the first refusal
+ * when none can (nothing is held yet).
+ */
+function channelsTaking(order: readonly Channel[], job: EmbeddingJob): Channel[] {
+  const refusals = order.map((channel) =>
+    providerOf(channel).embedding?.refusal?.(upstreamModelName(channel, job.model), job)
+  );
+  const taking = order.filter((_, index) => refusals[index] === undefined);
+  if (taking.length === 0 && refusals[0] !== undefined) {
+    throw invalidRequest(refusals[0].message, refusals[0].param);
+  }
+  return taking;
 }
 
 /** Runs `job` over `order` with failover; each attempt goes to `log`. */

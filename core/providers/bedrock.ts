@@ -34,10 +34,14 @@ import { readLenient, readLenientJson } from "../util/lenient_schema.ts";
 import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { awsCredentialsOf, bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { BEDROCK_MODEL_LIST } from "./bedrock_model_list.ts";
+import { bedrockCountingModel, bedrockModelPath } from "./bedrock_model_id.ts";
+import { bedrockEmbeddingProvider } from "./bedrock_embeddings.ts";
 import { awsErrorSchema, bedrockChunkSchema, bedrockTokenCountSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { isTokenCount, type Provider, type TokenCount, type UpstreamTarget } from "./provider.ts";
+
+export { bedrockCountingModel, bedrockModelPath };
 
 /** The `anthropic_version` Bedrock takes in an InvokeModel body. */
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
@@ -62,11 +66,6 @@ export const AWS_ERRORS: ErrorDialect = {
     return { message: message ?? Message };
   },
 };
-
-/** The path of `modelId`'s call: the id is one path segment, `:` and `/` (ARNs) encoded. */
-export function bedrockModelPath(modelId: string, action: string): string {
-  return `/model/${encodeURIComponent(modelId)}/${action}`;
-}
 
 /**
  * A messages body (`model` and `stream` set by the gateway) as InvokeModel takes it: without
@@ -198,14 +197,6 @@ const CONVERSE_COUNTED_FIELDS = [
   "additionalModelRequestFields",
 ];
 
-/** A cross-region inference profile's geography prefix (`us.`, `eu.`, `apac.`, `global.`…). */
-const PROFILE_PREFIX = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(?=[a-z0-9-]+\.)/;
-
-/** The model id CountTokens takes for `modelId`: an inference profile's foundation model. */
-export function bedrockCountingModel(modelId: string): string {
-  return modelId.replace(PROFILE_PREFIX, "");
-}
-
 /**
  * The CountTokens body of `request` (a body of the channel's API for the model: Anthropic's for
  * `invoke`, Converse's for `converse`), counting what that call would send.
@@ -294,7 +285,7 @@ export function bedrockKeyProblem(
 }
 
 export const bedrockProvider: Provider = {
-  kinds: ["text"],
+  kinds: ["text", "embedding"],
   baseUrlExample: "https://bedrock-runtime.us-east-1.amazonaws.com",
   appendedPaths: /\/model(\/.*)?$/,
   errors: AWS_ERRORS,
@@ -320,4 +311,5 @@ export const bedrockProvider: Provider = {
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
         .map((beta) => `anthropic-beta=${beta}`),
   },
+  embedding: bedrockEmbeddingProvider,
 };

@@ -132,8 +132,14 @@ export interface EmbeddingProvider {
   ): Promise<Array<UpstreamRequest & { inputs: number }>>;
   /** One call's answer (its bytes); an answer without a vector per input is a failed attempt. */
   read(answer: Uint8Array, expected: number): UpstreamEmbeddings;
-  /** Fields of `job` this upstream cannot honour. */
-  ignoredFields(job: EmbeddingJob): string[];
+  /** Fields of `job` this upstream (its model `model`) cannot honour. */
+  ignoredFields(job: EmbeddingJob, model: string): string[];
+  /**
+   * What upstream model `model` cannot take of `job` (an unknown model family, a vector length
+   * it does not make), named by the request's field; checked before anything is held, so a job
+   * no channel can serve is a 400. Unset: anything.
+   */
+  refusal?(model: string, job: EmbeddingJob): { param: string; message: string } | undefined;
 }
 
 /** How a video task's reference files reach the upstream. */

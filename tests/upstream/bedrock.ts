@@ -33,6 +33,8 @@
  *   answers `{"inputTokens"}`, the input tokens the same call would report; only foundation
  *   models that count (`countingModels`: by default Anthropic's, not inference profiles or
  *   ARNs) are counted, others are 400 "The provided model doesn't support counting tokens.".
+ * - the embedding models (Titan Text Embeddings V2, Cohere Embed v3 and v4) on `/invoke`, their
+ *   bodies checked as strictly (bedrock_embeddings.ts);
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.
  */
@@ -47,6 +49,7 @@ import {
 import { sigV4Refusal } from "./sigv4_verify.ts";
 import { simulatorOnError } from "./text_script.ts";
 import { anthropicBodyOfConverse, converseAnswerOf, converseEventsOf } from "./bedrock_converse.ts";
+import { BEDROCK_EMBEDDING_MODELS, bedrockEmbeddingAnswer } from "./bedrock_embeddings.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -138,7 +141,7 @@ export interface BedrockUpstreamOptions {
   sessionTokens?: Record<string, string>;
   /** Bedrock API keys accepted as bearer tokens. */
   apiKeys?: string[];
-  /** The model ids it serves (Anthropic models; inference profiles and ARNs too). */
+  /** The model ids it serves (Anthropic models, embedders; inference profiles and ARNs too). */
   models?: string[];
   /** The model ids CountTokens counts. Default: the served ids that start `anthropic.`. */
   countingModels?: string[];
@@ -497,7 +500,9 @@ function inferenceProfiles(
 export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): BedrockUpstream {
   const region = options.region ?? "us-east-1";
   const accessKeys = options.accessKeys ?? { [BEDROCK_TEST_ACCESS_KEY]: BEDROCK_TEST_SECRET };
-  const models = new Set(options.models ?? [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA]);
+  const models = new Set(
+    options.models ?? [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA, ...BEDROCK_EMBEDDING_MODELS],
+  );
   const counting = new Set(
     options.countingModels ?? [...models].filter((id) => id.startsWith("anthropic.")),
   );
@@ -641,6 +646,17 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
         return Response.json(converseAnswerOf(await answer.json(), Date.now() - started));
       }
       return asConverseStream(answer, started);
+    }
+    const embedded = route[2] === "invoke" ? bedrockEmbeddingAnswer(modelId, body) : undefined;
+    if (typeof embedded === "string") return refuse(400, "ValidationException", embedded);
+    if (embedded !== undefined) {
+      return Response.json(embedded, {
+        headers: {
+          ...(embedded.inputTextTokenCount !== undefined && {
+            "x-amzn-bedrock-input-token-count": String(embedded.inputTextTokenCount),
+          }),
+        },
+      });
     }
     if (!/(^|[.:/])anthropic\./.test(modelId)) {
       return refuse(

@@ -2,7 +2,8 @@
  * The Bedrock simulator checked against AWS's own client (`@aws-sdk/client-bedrock-runtime`),
  * whose signer and event-stream reader are not the gateway's: the SDK's SigV4 signatures are
  * accepted (and a wrong secret refused in the words the SDK reads), its Converse, ConverseStream
- * and InvokeModelWithResponseStream calls get answers it parses. The control plane's lists (no
+ * and InvokeModelWithResponseStream calls get answers it parses, and so do its InvokeModel calls
+ * of the embedding models (whose bad bodies are refused as ValidationException). The control plane's lists (no
  * SDK of it here) are asked with the gateway's signer, itself checked with AWS's test vectors.
  */
 
@@ -23,6 +24,8 @@ import {
   BEDROCK_TEST_SECRET,
   startBedrockUpstream,
 } from "./bedrock.ts";
+import { BEDROCK_TEST_COHERE, BEDROCK_TEST_TITAN, cohereVector } from "./bedrock_embeddings.ts";
+import { simulatedVector } from "./embedding_vectors.ts";
 
 function client(endpoint: string, secretAccessKey = BEDROCK_TEST_SECRET) {
   return new BedrockRuntimeClient({
@@ -239,5 +242,55 @@ Deno.test("bedrock simulator: the control plane's lists are signed, checked and 
   ) {
     const answer = await get(refused);
     assertEquals([answer.status, answer.type], [400, "ValidationException"], refused);
+  }
+});
+
+Deno.test("bedrock simulator: AWS's SDK embeds with Titan and Cohere; bad bodies are ValidationException", async () => {
+  await using sim = startBedrockUpstream();
+  const sdk = client(sim.endpoint);
+  const invoke = async (modelId: string, body: unknown) =>
+    JSON.parse(
+      new TextDecoder().decode(
+        (await sdk.send(new InvokeModelCommand({ modelId, body: JSON.stringify(body) }))).body,
+      ),
+    );
+  try {
+    const titan = await invoke(BEDROCK_TEST_TITAN, { inputText: "hello", dimensions: 256 });
+    assertEquals(titan.embedding, simulatedVector(BEDROCK_TEST_TITAN, "hello", 256));
+    assertEquals(titan.embeddingsByType.float, titan.embedding);
+    assertOk(titan.inputTextTokenCount > 0);
+    const plain = await invoke(BEDROCK_TEST_COHERE, {
+      texts: ["a", "b"],
+      input_type: "search_query",
+    });
+    assertEquals(plain.response_type, "embeddings_floats");
+    assertEquals(plain.embeddings, [
+      cohereVector(BEDROCK_TEST_COHERE, "search_query", "a", 1024),
+      cohereVector(BEDROCK_TEST_COHERE, "search_query", "b", 1024),
+    ]);
+    const typed = await invoke(BEDROCK_TEST_COHERE, {
+      texts: ["a"],
+      input_type: "clustering",
+      embedding_types: ["float"],
+    });
+    assertEquals(typed.response_type, "embeddings_by_type");
+    assertEquals(typed.embeddings.float.length, 1);
+    assertEquals(typed.texts, ["a"]);
+    const bad: Array<[string, unknown]> = [
+      [BEDROCK_TEST_TITAN, { inputText: "a", dimensions: 300 }],
+      [BEDROCK_TEST_TITAN, { inputText: "a", texts: ["a"] }],
+      [BEDROCK_TEST_TITAN, { inputText: "" }],
+      [BEDROCK_TEST_COHERE, { texts: ["a"] }],
+      [BEDROCK_TEST_COHERE, { texts: Array(97).fill("a"), input_type: "search_query" }],
+      [BEDROCK_TEST_COHERE, { texts: ["a"], input_type: "search_query", dimensions: 256 }],
+      [BEDROCK_TEST_COHERE, { texts: ["x".repeat(2049)], input_type: "search_query" }],
+    ];
+    for (const [modelId, body] of bad) {
+      const error = await invoke(modelId, body).then(() => undefined, (error) => error);
+      assertEquals(error?.name, "ValidationException", JSON.stringify(body));
+      assertEquals(error?.$metadata?.httpStatusCode, 400);
+    }
+  } finally {
+    sdk.destroy();
   }
 });
