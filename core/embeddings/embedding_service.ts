@@ -32,6 +32,14 @@ import {
 } from "../jobs/embedding_job.ts";
 import { encodedVector } from "./vector_encoding.ts";
 import { UpstreamAttemptError } from "../upstream/attempt.ts";
+import { mapLimited } from "../util/map_limited.ts";
+
+/**
+ * The most calls of one request under way at once: a batch an upstream takes one input a call
+ * (gemini-embedding-001 on Vertex, Titan on Bedrock) is 2,048 calls at the most, which all at
+ * once would spend the channel's quota in a burst.
+ */
+export const EMBEDDING_CALLS_AT_ONCE = 8;
 
 /** The 402's advice besides adding credit, for embedding requests. */
 export const EMBEDDINGS_REMEDY = "send fewer or shorter inputs";
@@ -52,7 +60,8 @@ export interface EmbeddingsAnswer {
 
 /**
  * One attempt of `job` on `channel`: every call the provider needs (several for a large batch on
- * Gemini) at once; all must answer, or the attempt fails. The vectors come back in the encoding
+ * Gemini, Vertex or Bedrock), EMBEDDING_CALLS_AT_ONCE at a time; all must answer, or the attempt
+ * fails. The vectors come back in the encoding
  * asked for (base64 of float32 made here when the upstream answered numbers).
  */
 export async function attemptEmbeddings(
@@ -66,12 +75,13 @@ export async function attemptEmbeddings(
   const requests = await builtRequest(
     embedding.requests(target, { job, base64: options.base64 }),
   );
-  const answers = await Promise.all(
-    requests.map(({ inputs, ...request }) =>
+  const answers = await mapLimited(
+    requests,
+    EMBEDDING_CALLS_AT_ONCE,
+    ({ inputs, ...request }) =>
       callUpstreamBytes(channel, request, { ...options, errors: provider.errors }).then((answer) =>
         embedding.read(answer, inputs)
-      )
-    ),
+      ),
   );
   const reported = answers.map((answer) => answer.inputTokens);
   const encodeAll = () =>

@@ -17,6 +17,7 @@ import { EMBEDDING_PRICE, recordOf } from "../helpers/embedding_setup.ts";
 import { simulatedVector } from "../upstream/embedding_vectors.ts";
 import { vertexEmbedTokens } from "../upstream/vertex_embeddings.ts";
 import { vectorFromBase64 } from "../../core/embeddings/vector_encoding.ts";
+import { EMBEDDING_CALLS_AT_ONCE } from "../../core/embeddings/embedding_service.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -180,6 +181,33 @@ Deno.test(
       inputs.map((text) => simulatedVector("text-embedding-005", text, 4)),
     );
     assertEquals(answer.usage.prompt_tokens, tokensOf(inputs));
+    await walletMatchesReceipts(s);
+  },
+);
+
+Deno.test(
+  "vertex embeddings: 40 inputs on a one-a-call model are 40 calls, never more than 8 under way",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    await withEmbeddingChannel(s);
+    const openai = new OpenAI({ apiKey: s.key, baseURL: `${s.gw.url}/v1`, maxRetries: 0 });
+    const inputs = Array.from({ length: 40 }, (_, i) => `line ${i}`);
+    const answer = await openai.embeddings.create({
+      model: "ve-gemini",
+      input: inputs,
+      encoding_format: "float",
+      dimensions: 4,
+    });
+    assertEquals(
+      answer.data.map((item) => item.embedding),
+      inputs.map((text) => simulatedVector("gemini-embedding-001", text, 4)),
+    );
+    assertEquals(predictCalls(s).length, 40);
+    // Sent several at a time, never all at once.
+    assertOk(s.sim.predictsAtOnce > 1, `${s.sim.predictsAtOnce}`);
+    assertOk(s.sim.predictsAtOnce <= 8, `${s.sim.predictsAtOnce}`);
+    assertEquals(EMBEDDING_CALLS_AT_ONCE, 8);
     await walletMatchesReceipts(s);
   },
 );

@@ -175,6 +175,8 @@ export interface VertexUpstream extends AsyncDisposable {
   addAccount(account: ServiceAccount): void;
   /** Faults answered to the next embedding `:predict` calls, one each, in order. */
   predictFaults: EmbeddingsFault[];
+  /** The most embedding `:predict` calls it has had under way at once (each takes a moment). */
+  predictsAtOnce: number;
   /** The simulators behind the model methods, for faults and the bodies they got. */
   gemini: GeminiUpstream;
   anthropic: AnthropicUpstream;
@@ -236,6 +238,7 @@ export async function startVertexUpstream(
   } = {},
 ): Promise<VertexUpstream> {
   const claudeCountLocations = options.claudeCountLocations ?? CLAUDE_COUNT_LOCATIONS;
+  let predictsUnderWay = 0;
   const project = options.project ?? VERTEX_PROJECT;
   const location = options.location ?? VERTEX_LOCATION;
   const gemini = startGeminiUpstream({
@@ -436,7 +439,15 @@ export async function startVertexUpstream(
         const message = fault.message ?? "Internal error.";
         return googleError(fault.status, message, statusName(fault.status));
       }
-      return vertexPredict(model, text);
+      predictsUnderWay++;
+      state.predictsAtOnce = Math.max(state.predictsAtOnce, predictsUnderWay);
+      try {
+        // A prediction takes a moment, so that calls sent together are seen together.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return vertexPredict(model, text);
+      } finally {
+        predictsUnderWay--;
+      }
     }
     if (publisher === "google" && method === "countTokens") {
       return await googleCount(req, { model, text });
@@ -638,6 +649,7 @@ export async function startVertexUpstream(
     requests: [],
     listCalls: [],
     predictFaults: [],
+    predictsAtOnce: 0,
     tokenLifetimeS: 3599,
     advance(ms) {
       offsetMs += ms;
