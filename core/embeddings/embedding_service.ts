@@ -1,6 +1,6 @@
 /**
- * Serving an embedding request on `openai` and `gemini` channels: hold the most its input can
- * cost, call with failover, settle the upstream's usage (or the gateway's estimate when it
+ * Serving an embedding request on `openai`, `azure-openai`, `gemini`, `vertex` and `bedrock`
+ * channels: hold the most its input can cost, call with failover, settle the upstream's usage (or the gateway's estimate when it
  * reports none: 4 characters per token, rounded up per input, see embedding_job.ts) off the
  * response path, or release in full when no channel answered. Billed like text: a key without
  * caps reserves from its budget lease, a key with caps holds in the ledger.

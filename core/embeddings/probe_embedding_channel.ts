@@ -1,5 +1,5 @@
 /**
- * The test of an embedding model's channel (`openai` or `gemini`): one real embedding of one
+ * The test of an embedding model's channel (any type with embeddings): one real embedding of one
  * short text, the cheapest call that proves the key may embed with this model. The upstream bills
  * the operator for a few tokens; the gateway bills nothing.
  */
