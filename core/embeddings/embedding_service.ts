@@ -1,9 +1,10 @@
 /**
  * Serving an embedding request on `openai`, `azure-openai`, `gemini`, `vertex` and `bedrock`
- * channels: hold the most its input can cost, call with failover, settle the upstream's usage (or the gateway's estimate when it
- * reports none: 4 characters per token, rounded up per input, see embedding_job.ts) off the
- * response path, or release in full when no channel answered. Billed like text: a key without
- * caps reserves from its budget lease, a key with caps holds in the ledger.
+ * channels: hold the most its input can cost, call with failover, settle the upstream's usage (or
+ * the gateway's estimate when it reports none: 4 characters per token, rounded up per input, see
+ * embedding_job.ts) off the response path, or release in full when no channel answered. Billed
+ * like text: a key without caps reserves from its budget lease, a key with caps holds in the
+ * ledger.
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
@@ -61,8 +62,8 @@ export interface EmbeddingsAnswer {
 /**
  * One attempt of `job` on `channel`: every call the provider needs (several for a large batch on
  * Gemini, Vertex or Bedrock), EMBEDDING_CALLS_AT_ONCE at a time; all must answer, or the attempt
- * fails. The vectors come back in the encoding
- * asked for (base64 of float32 made here when the upstream answered numbers).
+ * fails. The vectors come back in the encoding asked for (base64 of float32 made here when the
+ * upstream answered numbers).
  */
 export async function attemptEmbeddings(
   channel: Channel,

@@ -7,9 +7,11 @@
  * inferenceProfileName, status}], nextToken}`): newer models (Claude 3.7 and later) are called on
  * demand only through a profile id such as `us.anthropic.claude-sonnet-4-…`.
  *
- * Kept: foundation models that answer text on demand (`TEXT` among `outputModalities`,
- * `ON_DEMAND` among `inferenceTypesSupported`; a model callable only through a profile or
- * provisioned throughput is left out, its profile listed instead) and the `ACTIVE` profiles.
+ * Kept: foundation models callable on demand (`ON_DEMAND` among `inferenceTypesSupported`; a
+ * model callable only through a profile or provisioned throughput is left out, its profile listed
+ * instead) that answer text (`TEXT` among `outputModalities`) or are text embedding models the
+ * gateway calls (`EMBEDDING`, of a family bedrock_embeddings.ts knows: Titan Text, Cohere Embed),
+ * and the `ACTIVE` profiles.
  * Signed as the channel's calls are (bedrock_auth.ts: SigV4 for service `bedrock` in the
  * channel's region, or the Bedrock API key).
  *
@@ -21,6 +23,7 @@ import type { Channel } from "../channels/channel_schema.ts";
 import { listOf, optional, optionalString, readLenientJson } from "../util/lenient_schema.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { bedrockAuthHeaders } from "./bedrock_auth.ts";
+import { bedrockEmbedFamily } from "./bedrock_embeddings.ts";
 import type { ModelList, ModelListPage } from "./model_list.ts";
 
 /** The largest page of inference profiles asked for (the API's own limit). */
@@ -81,13 +84,19 @@ const inferenceProfilesSchema = z.looseObject({
   nextToken: optionalString,
 });
 
+/** Whether the channel's calls serve what `model` outputs: text, or a known embedding family. */
+function servedOutput(model: { modelId: string; outputModalities?: string[] }): boolean {
+  const outputs = model.outputModalities;
+  if (outputs === undefined || outputs.includes("TEXT")) return true;
+  return outputs.includes("EMBEDDING") && bedrockEmbedFamily(model.modelId) !== undefined;
+}
+
 /** One page, asked with `next`: the foundation models (first) or a page of profiles. */
 export function readBedrockModels(text: string, next?: string): ModelListPage {
   if (!next?.startsWith(PROFILES)) {
     const models = readLenientJson(foundationModelsSchema, text).modelSummaries
       .filter((model) =>
-        (model.outputModalities?.includes("TEXT") ?? true) &&
-        (model.inferenceTypesSupported?.includes("ON_DEMAND") ?? true)
+        servedOutput(model) && (model.inferenceTypesSupported?.includes("ON_DEMAND") ?? true)
       )
       .map((model) => ({ id: model.modelId, label: model.modelName }));
     return { models, next: PROFILES };

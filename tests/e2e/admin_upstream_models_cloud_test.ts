@@ -104,7 +104,7 @@ Deno.test(
 );
 
 Deno.test(
-  "upstream models of a bedrock channel: on-demand text models and inference profiles, signed or by API key; a wrong secret without the secret",
+  "upstream models of a bedrock channel: on-demand text and text embedding models and inference profiles, signed or by API key; a wrong secret without the secret",
   serverTest,
   async () => {
     await using sim = startBedrockUpstream({ apiKeys: ["ABSK-sim-key"], profilesPageSize: 1 });
@@ -130,6 +130,7 @@ Deno.test(
       models: [
         { id: "anthropic.claude-3-5-sonnet-20240620-v1:0", label: "Claude 3.5 Sonnet" },
         { id: "amazon.nova-pro-v1:0", label: "Nova Pro" },
+        { id: "amazon.titan-embed-text-v2:0", label: "Titan Text Embeddings V2" },
         { id: "us.anthropic.claude-sonnet-4-20250514-v1:0", label: "US Claude Sonnet 4" },
         { id: "us.amazon.nova-pro-v1:0", label: "US Nova Pro" },
       ],

@@ -31,7 +31,7 @@ Deno.test("bedrock model list: the control plane's host for AWS's runtime host, 
   ) assertEquals(bedrockControlUrl({ base_url: base }), control, base);
 });
 
-Deno.test("bedrock model list: on-demand text models, then the active profiles, page by page", () => {
+Deno.test("bedrock model list: on-demand text and text embedding models, then the active profiles, page by page", () => {
   const models = JSON.stringify({
     modelSummaries: [
       {
@@ -50,6 +50,16 @@ Deno.test("bedrock model list: on-demand text models, then the active profiles, 
         outputModalities: ["EMBEDDING"],
         inferenceTypesSupported: ["ON_DEMAND"],
       },
+      {
+        modelId: "amazon.titan-embed-image-v1",
+        outputModalities: ["EMBEDDING"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+      },
+      {
+        modelId: "amazon.titan-image-generator-v2:0",
+        outputModalities: ["IMAGE"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+      },
       { modelId: "meta.llama3-8b-instruct-v1:0" },
       { modelName: "no id" },
     ],
@@ -57,6 +67,7 @@ Deno.test("bedrock model list: on-demand text models, then the active profiles, 
   assertEquals(readBedrockModels(models), {
     models: [
       { id: "anthropic.claude-3-5-sonnet-20240620-v1:0", label: "Claude 3.5 Sonnet" },
+      { id: "amazon.titan-embed-text-v2:0", label: undefined },
       { id: "meta.llama3-8b-instruct-v1:0", label: undefined },
     ],
     next: "profiles:",
