@@ -85,3 +85,24 @@ export async function spawnGateway(
     },
   };
 }
+
+/** Far beyond any shutdown deadline the tests set: a gateway still running then did not finish. */
+const SHUTDOWN_GIVE_UP_MS = 120_000;
+
+/**
+ * Sends `gateway` SIGTERM and waits for it to exit by itself; throws when it is still running
+ * long after its shutdown deadline. Its exit status.
+ */
+export async function terminated(gateway: GatewayProcess): Promise<Deno.CommandStatus> {
+  gateway.child.kill("SIGTERM");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exited = await Promise.race([
+    gateway.child.status,
+    new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), SHUTDOWN_GIVE_UP_MS)),
+  ]);
+  clearTimeout(timer);
+  if (exited === null) {
+    throw new Error("the gateway was still running long after its shutdown deadline");
+  }
+  return exited;
+}

@@ -7,7 +7,7 @@
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest } from "../../helpers/gateway.ts";
-import { spawnGateway } from "../../helpers/gateway_process.ts";
+import { type GatewayProcess, spawnGateway, terminated } from "../../helpers/gateway_process.ts";
 import { tempDir } from "../../helpers/temp_dir.ts";
 import { adminCall, eventually, makeKey } from "../../helpers/outage_setup.ts";
 import { startOpenAISpeechUpstream } from "../../upstream/openai_speech.ts";
@@ -15,10 +15,7 @@ import { startOpenAIAudioUpstream } from "../../upstream/openai_audio.ts";
 import { SPEECH_MODEL, SPEECH_PRICE } from "../../helpers/speech_setup.ts";
 import { TOKEN_MODEL, TOKEN_PRICE } from "../../helpers/audio_setup.ts";
 import { mediaFixture } from "../../helpers/media_tools.ts";
-import type { GatewayProcess } from "../../helpers/gateway_process.ts";
 
-/** Far beyond the shutdown deadline: a process still running then did not finish. */
-const GIVE_UP_MS = 120_000;
 const OPENING = 1_000_000;
 
 function gatewayEnv(dir: string): Record<string, string> {
@@ -30,17 +27,9 @@ function gatewayEnv(dir: string): Record<string, string> {
   };
 }
 
-/** Sends SIGTERM and waits for a clean exit that said it ended the open streams. */
+/** Stops `gateway` with SIGTERM: a clean exit that said it ended the open streams. */
 async function stopGracefully(gateway: GatewayProcess): Promise<void> {
-  gateway.child.kill("SIGTERM");
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const exited = await Promise.race([
-    gateway.child.status,
-    new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), GIVE_UP_MS)),
-  ]);
-  clearTimeout(timer);
-  assertOk(exited !== null, "the gateway was still running long after its shutdown deadline");
-  assertEquals(exited.code, 0);
+  assertEquals((await terminated(gateway)).code, 0);
   assertOk(
     gateway.lines.some((line) => line.includes("streams ended at the shutdown deadline")),
     gateway.lines.join("\n"),

@@ -6,13 +6,10 @@
 
 import { assertEquals, assertOk } from "../../helpers/assert.ts";
 import { ADMIN_TOKEN, serverTest } from "../../helpers/gateway.ts";
-import { spawnGateway } from "../../helpers/gateway_process.ts";
+import { spawnGateway, terminated } from "../../helpers/gateway_process.ts";
 import { remoteStoreTest } from "../../helpers/remote_store.ts";
 import { chat, eventually, makeKey, setUpTextModel } from "../../helpers/outage_setup.ts";
 import { startOpenAIChatUpstream } from "../../upstream/openai_chat.ts";
-
-/** Far beyond the shutdown deadline: a process still running then did not finish. */
-const GIVE_UP_MS = 120_000;
 
 remoteStoreTest(
   "SIGTERM with the store down: exits within its shutdown deadline, saying what it left unwritten",
@@ -38,15 +35,7 @@ remoteStoreTest(
       const open = chat(gateway.url, key, { stream: true }).catch(() => null);
       await eventually("the stream reached the upstream", () => upstream.requests.length > seen);
 
-      gateway.child.kill("SIGTERM");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const exited = await Promise.race([
-        gateway.child.status,
-        new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), GIVE_UP_MS)),
-      ]);
-      clearTimeout(timer);
-      assertOk(exited !== null, "the gateway was still running long after its shutdown deadline");
-      assertEquals(exited.code, 0);
+      assertEquals((await terminated(gateway)).code, 0);
       await open;
       const lines = gateway.lines.map((line) => JSON.parse(line));
       assertOk(lines.some((line) => line.msg === "stopped"), gateway.lines.join("\n"));
