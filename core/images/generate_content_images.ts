@@ -8,6 +8,7 @@
 
 import { bytesOfBase64 } from "../util/base64.ts";
 import type { Channel } from "../channels/channel_schema.ts";
+import { upstreamModelName } from "../channels/routing.ts";
 import { invalidRequest } from "../errors.ts";
 import { timeOrderedId } from "../util/ids.ts";
 import { ownerOf } from "../keys/key_schema.ts";
@@ -182,7 +183,9 @@ export async function serveGenerateContentImages(
     const chosen = await withFailover(
       order,
       async (channel, trace) => {
-        if (providerOf(channel).image?.generateContent) {
+        const image = providerOf(channel).image;
+        const upstreamModel = upstreamModelName(channel, model);
+        if (image?.generateContent && (image.passesThrough?.(upstreamModel) ?? true)) {
           return await passThrough(channel, model, request, { signal, trace, maxBytes });
         }
         const result = await attemptImageJob(channel, job, { signal, trace, maxBytes });

@@ -5,7 +5,8 @@
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError, invalidRequest } from "../errors.ts";
+import { upstreamModelName } from "../channels/routing.ts";
 import type { Gateway } from "../gateway.ts";
 import type { KeyRecord } from "../keys/key_schema.ts";
 import { resolveModel } from "../channels/model_access.ts";
@@ -25,7 +26,9 @@ export function resolveImageModel(
   gateway: Gateway,
   { key, job }: { key: KeyRecord; job: ImageJob },
 ) {
-  const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
+  const resolved = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
+  const { model } = resolved;
+  const order = servingChannels(resolved.order, job);
   const price = model.price as ImagePrice;
   const tier = gateway.priceTierOf(key);
   return {
@@ -35,6 +38,21 @@ export function resolveImageModel(
       imageCost(price, { size: job.size, quality: job.quality, count }, tier),
     pricingOf: (count: number) => imageReceipt(price, { ...job, count }, tier),
   };
+}
+
+/**
+ * The channels of `order` whose upstream model can serve `job` (see ImageProvider `refusal`);
+ * a 400 naming the field when none can.
+ */
+export function servingChannels(order: readonly Channel[], job: ImageJob): Channel[] {
+  let refused: { param: string; message: string } | undefined;
+  const serving = order.filter((channel) => {
+    const why = providerOf(channel).image?.refusal?.(upstreamModelName(channel, job.model), job);
+    refused ??= why;
+    return !why;
+  });
+  if (serving.length === 0 && refused) throw invalidRequest(refused.message, refused.param);
+  return serving;
 }
 
 /**

@@ -100,6 +100,16 @@ export interface ImageProvider {
   ignoredFields(job: ImageJob): string[];
   /** A generate-content body passed through as it came (upstreams that speak it natively). */
   generateContent?(target: UpstreamTarget, body: unknown): Promise<UpstreamRequest>;
+  /**
+   * Whether `generateContent` serves upstream model `model` (default: always, when given); when
+   * not, a generate-content request becomes an image job as on upstreams without it.
+   */
+  passesThrough?(model: string): boolean;
+  /**
+   * Why upstream model `model` cannot serve `job` at all, naming the request field; such a
+   * channel is left out, and a 400 names the field when no channel is left (nothing held).
+   */
+  refusal?(model: string, job: ImageJob): { param: string; message: string } | undefined;
 }
 
 /** What one embedding call answered: a vector per input, in order, and the input's tokens. */

@@ -10,6 +10,9 @@
  *
  * Embeddings: Google's text embedding models through `:predict` (vertex_embeddings.ts).
  *
+ * Images: Gemini image models through `:generateContent` (the `gemini` type's image body and
+ * reader), Imagen models (`imagen-*`) through `:predict` (vertex_images.ts).
+ *
  * Token counts: a Gemini model's `:countTokens` (Vertex's CountTokensRequest: `contents`,
  * `systemInstruction`, `tools`, `generationConfig` at the top level, not the Gemini API's
  * `generateContentRequest`; answered `{totalTokens, totalBillableCharacters,
@@ -26,7 +29,15 @@ import { filterAnthropicBetas } from "./anthropic_betas.ts";
 import { anthropicErrorSchema } from "./anthropic_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import { geminiErrorAnswerSchema } from "./gemini_schemas.ts";
-import type { EmbeddingProvider, Provider, TokenCount, UpstreamTarget } from "./provider.ts";
+import type {
+  EmbeddingProvider,
+  ImageProvider,
+  Provider,
+  TokenCount,
+  UpstreamTarget,
+} from "./provider.ts";
+import { geminiIgnoredImageFields, geminiImageBody } from "./gemini_images.ts";
+import { imagenBodies, imagenRefusal, isImagenModel, readVertexImages } from "./vertex_images.ts";
 import { anthropicCountTokensBody, readAnthropicTokenCount } from "./anthropic.ts";
 import { readGeminiTokenCount } from "./gemini.ts";
 import { serviceAccountProblem, vertexAccessToken } from "./vertex_auth.ts";
@@ -155,8 +166,41 @@ const vertexEmbeddingProvider: EmbeddingProvider = {
   ignoredFields: vertexEmbedIgnoredFields,
 };
 
+/** A Google model's `:generateContent` (or other method) call of `body`. */
+function googlePost(target: UpstreamTarget, method: string, body: unknown) {
+  return authorizedPost(target, {
+    url: vertexUrl(target.channel, { publisher: "google", model: target.model, method }),
+    body: JSON.stringify(body),
+    stream: false,
+  });
+}
+
+/**
+ * Images: a Gemini image model draws one image a `:generateContent` call (the `gemini` type's
+ * body and reader); an Imagen model up to 4 a `:predict` call (vertex_images.ts).
+ */
+const vertexImageProvider: ImageProvider = {
+  requests(target, job) {
+    if (isImagenModel(target.model)) {
+      return Promise.all(
+        imagenBodies(target.model, job).map((body) => googlePost(target, "predict", body)),
+      );
+    }
+    const body = geminiImageBody(job);
+    return Promise.all(
+      Array.from({ length: job.n }, () => googlePost(target, "generateContent", body)),
+    );
+  },
+  readImages: readVertexImages,
+  // Imagen refuses edits (refusal), so the mask of one never reaches it.
+  ignoredFields: geminiIgnoredImageFields,
+  generateContent: (target, body) => googlePost(target, "generateContent", body),
+  passesThrough: (model) => !isImagenModel(model),
+  refusal: (model, job) => isImagenModel(model) ? imagenRefusal(model, job) : undefined,
+};
+
 export const vertexProvider: Provider = {
-  kinds: ["text", "embedding"],
+  kinds: ["text", "image", "embedding"],
   baseUrlExample: VERTEX_BASE_URL,
   appendedPaths: /\/(v1|v1beta1)(\/projects.*)?$/,
   errors: VERTEX_ERRORS,
@@ -247,5 +291,6 @@ export const vertexProvider: Provider = {
       filterAnthropicBetas(hints.anthropicBetas, channel.anthropic_betas).removed
         .map((beta) => `anthropic-beta=${beta}`),
   },
+  image: vertexImageProvider,
   embedding: vertexEmbeddingProvider,
 };

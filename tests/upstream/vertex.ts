@@ -23,7 +23,9 @@
  *     locations that offer it (`claudeCountLocations`; elsewhere 404 as for a model not
  *     offered there); both count as the simulators count a call's input tokens;
  *   - text embeddings: Google's embedding models' `:predict` (vertex_embeddings.ts); `predictFaults`
- *     answer the next calls in Google's envelope.
+ *     answer the next calls in Google's envelope;
+ *   - Imagen: `:predict` of the Imagen models (vertex_imagen.ts), any other method refused;
+ *     Gemini image models draw through `:generateContent` (the Gemini simulator's images).
  *
  * - Model Garden's publisher model list, `GET /v1beta1/publishers/{publisher}/models`
  *   (`publishers.models.list`): the same bearer token checks, `pageSize` (negative refused,
@@ -39,6 +41,7 @@ import { type AnthropicUpstream, startAnthropicUpstream } from "./anthropic.ts";
 import { simulatorOnError } from "./text_script.ts";
 import type { EmbeddingsFault } from "./openai_embeddings.ts";
 import { isVertexEmbeddingModel, vertexPredict } from "./vertex_embeddings.ts";
+import { imagenPredict, isImagenModel } from "./vertex_imagen.ts";
 
 export const VERTEX_PROJECT = "sim-project-1";
 export const VERTEX_LOCATION = "us-central1";
@@ -448,6 +451,16 @@ export async function startVertexUpstream(
       } finally {
         predictsUnderWay--;
       }
+    }
+    if (publisher === "google" && isImagenModel(model)) {
+      if (method !== "predict") {
+        return googleError(
+          400,
+          `Method ${method} is not supported by ${model}.`,
+          "INVALID_ARGUMENT",
+        );
+      }
+      return imagenPredict(model, text);
     }
     if (publisher === "google" && method === "countTokens") {
       return await googleCount(req, { model, text });
