@@ -289,3 +289,38 @@ Deno.test(
     assertEquals(await s.gw.balance(s.keyId), s.startBalance);
   },
 );
+
+Deno.test(
+  "vertex images: a channel whose Imagen cannot serve the size is skipped for one that can",
+  serverTest,
+  async () => {
+    await using s = await setupVertex();
+    await s.gw.putModel(IMAGEN, { kind: "image", price: IMAGE_PRICE });
+    const imagenChannel = await s.gw.addChannel({
+      ...s.channelFields(),
+      name: "vertex-imagen",
+      priority: 10,
+      models: [IMAGEN],
+      model_map: { [IMAGEN]: "imagen-3.0-generate-002" },
+    });
+    const geminiChannel = await s.gw.addChannel({
+      ...s.channelFields(),
+      name: "vertex-gemini-image",
+      priority: 0,
+      models: [IMAGEN],
+      model_map: { [IMAGEN]: "gemini-2.5-flash-image" },
+    });
+    const openai = openaiOf(s);
+    const square = await openai.images.generate({ model: IMAGEN, prompt: "a" }).withResponse();
+    assertEquals(square.response.headers.get("x-gateway-channel"), imagenChannel.id);
+    const wide = await openai.images.generate({
+      model: IMAGEN,
+      prompt: "a wide one",
+      size: "1920x640" as Json,
+    }).withResponse();
+    assertEquals(wide.response.headers.get("x-gateway-channel"), geminiChannel.id);
+    assertEquals(callsOf(s, "predict").length, 1, "the wide one never reached Imagen");
+    assertEquals(callsOf(s, "generateContent").length, 1);
+    await walletMatchesReceipts(s);
+  },
+);
