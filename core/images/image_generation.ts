@@ -1,11 +1,13 @@
 /**
- * Image generation and edits on `openai-images` and `gemini` channels: hold the price of `n`
- * images, call with failover, deliver in the requested format, settle for the images actually
- * delivered (or release on failure). The synchronous path and the task worker share it.
+ * Image generation and edits on the channels with image models: refuse what no channel's model can
+ * serve, hold the price of `n` images, call with failover, deliver in the requested format, settle
+ * for the images actually delivered (or release on failure). The synchronous path and the task
+ * worker share it.
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError, invalidRequest } from "../errors.ts";
+import { upstreamModelName } from "../channels/routing.ts";
 import type { Gateway } from "../gateway.ts";
 import type { KeyRecord } from "../keys/key_schema.ts";
 import { resolveModel } from "../channels/model_access.ts";
@@ -25,7 +27,9 @@ export function resolveImageModel(
   gateway: Gateway,
   { key, job }: { key: KeyRecord; job: ImageJob },
 ) {
-  const { model, order } = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
+  const resolved = resolveModel(gateway.registry, { key, model: job.model, kind: "image" });
+  const { model } = resolved;
+  const order = channelsDrawing(resolved.order, job);
   const price = model.price as ImagePrice;
   const tier = gateway.priceTierOf(key);
   return {
@@ -60,6 +64,21 @@ export async function attemptImageJob(
   );
   if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
   return { images: images.slice(0, job.n), ignoredFields: image.ignoredFields(job) };
+}
+
+/**
+ * The channels of `order` whose upstream model can serve `job`; a 400 with the first refusal
+ * when none can (nothing is held yet).
+ */
+function channelsDrawing(order: readonly Channel[], job: ImageJob): readonly Channel[] {
+  const refusals = order.map((channel) =>
+    providerOf(channel).image?.refusal?.(upstreamModelName(channel, job.model), job)
+  );
+  const drawing = order.filter((_, index) => refusals[index] === undefined);
+  if (drawing.length === 0 && refusals[0] !== undefined) {
+    throw invalidRequest(refusals[0].message, refusals[0].param);
+  }
+  return drawing;
 }
 
 /** Runs `job` over `order` with failover; each attempt goes to `log` when given. */

@@ -100,6 +100,8 @@ export interface ImageProvider {
   ignoredFields(job: ImageJob): string[];
   /** A generate-content body passed through as it came (upstreams that speak it natively). */
   generateContent?(target: UpstreamTarget, body: unknown): Promise<UpstreamRequest>;
+  /** Why upstream model `model` cannot serve `job` (named by the request's field), or undefined. */
+  refusal?(model: string, job: ImageJob): { param: string; message: string } | undefined;
 }
 
 /** What one embedding call answered: a vector per input, in order, and the input's tokens. */
