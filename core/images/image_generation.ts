@@ -63,7 +63,10 @@ export async function attemptImageJob(
     result.status === "fulfilled" ? result.value : []
   );
   if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
-  return { images: images.slice(0, job.n), ignoredFields: image.ignoredFields(job) };
+  return {
+    images: images.slice(0, job.n),
+    ignoredFields: image.ignoredFields(job, upstreamModelName(channel, job.model)),
+  };
 }
 
 /**

@@ -15,6 +15,11 @@
  * 1,024 characters (Nova Canvas) or 512 (Titan). Another size, a longer prompt, an edit
  * (these bodies draw from text only) or a model of another family is refused before anything is
  * held. An inference profile or a foundation-model ARN is read as the model it names.
+ *
+ * Stable Diffusion 3.5 Large (`stability.sd3-5-large-v1:0`) draws one image a call from
+ * `{"prompt" (at most 10,000 characters), "aspect_ratio", "output_format": "png"}`, answered
+ * `{"seeds", "finish_reasons": [null], "images": [base64]}`; it makes one size of each aspect
+ * ratio (about a megapixel), so only those sizes are taken, and has no quality option.
  */
 
 import type { ImageJob, UpstreamImage } from "../jobs/image_job.ts";
@@ -72,9 +77,22 @@ function novaCanvasSizeProblem(width: number, height: number): string | undefine
   return undefined;
 }
 
+/** Stable Diffusion 3.5 Large's aspect ratios by the one size it makes of each. */
+const STABILITY_RATIOS: Record<string, string> = {
+  "1024x1024": "1:1",
+  "1344x768": "16:9",
+  "768x1344": "9:16",
+  "1536x640": "21:9",
+  "640x1536": "9:21",
+  "1216x832": "3:2",
+  "832x1216": "2:3",
+  "1088x896": "5:4",
+  "896x1088": "4:5",
+};
+
 /** What a Bedrock image model's body is and what sizes it makes. */
 export interface BedrockImageFamily {
-  name: "nova-canvas" | "titan-image";
+  name: "nova-canvas" | "titan-image" | "stability";
   /** The longest prompt it takes, in characters. */
   maxPrompt: number;
   /** Why the model cannot make `width`x`height`, or undefined. */
@@ -94,6 +112,14 @@ const FAMILIES: ReadonlyArray<[RegExp, BedrockImageFamily]> = [
       TITAN_SIZES.includes(`${width}x${height}`)
         ? undefined
         : `it makes only ${TITAN_SIZES.join(", ")}`,
+  }],
+  [/^stability\.sd3-5-large-v1/, {
+    name: "stability",
+    maxPrompt: 10_000,
+    sizeProblem: (width, height) =>
+      `${width}x${height}` in STABILITY_RATIOS
+        ? undefined
+        : `it makes only ${Object.keys(STABILITY_RATIOS).join(", ")}`,
   }],
 ];
 
@@ -118,8 +144,9 @@ export function bedrockImageRefusal(
     return {
       param: "model",
       message: `The gateway does not know how to draw with the Bedrock model '${model}': it ` +
-        "serves Amazon Nova Canvas (amazon.nova-canvas-v1:0) and Titan Image Generator " +
-        "(amazon.titan-image-generator-v2:0, -v1)",
+        "serves Amazon Nova Canvas (amazon.nova-canvas-v1:0), Titan Image Generator " +
+        "(amazon.titan-image-generator-v2:0, -v1) and Stable Diffusion 3.5 Large " +
+        "(stability.sd3-5-large-v1:0)",
     };
   }
   if (job.action !== "generations") {
@@ -146,9 +173,22 @@ export function bedrockImageRefusal(
     : undefined;
 }
 
-/** The InvokeModel bodies of `job`: at most 5 images each, `job.n` in all. */
-export function bedrockImageBodies(job: ImageJob): Array<Record<string, unknown>> {
+/**
+ * The InvokeModel bodies of `job` for `family`, `job.n` images in all: at most 5 a call (Nova
+ * Canvas, Titan), or one (Stability).
+ */
+export function bedrockImageBodies(
+  family: BedrockImageFamily,
+  job: ImageJob,
+): Array<Record<string, unknown>> {
   const { width, height } = dimensionsOf(job);
+  if (family.name === "stability") {
+    return Array.from({ length: job.n }, () => ({
+      prompt: job.prompt,
+      aspect_ratio: STABILITY_RATIOS[`${width}x${height}`],
+      output_format: "png",
+    }));
+  }
   const bodies: Array<Record<string, unknown>> = [];
   for (let left = job.n; left > 0; left -= BEDROCK_IMAGES_PER_CALL) {
     bodies.push({
@@ -173,9 +213,10 @@ export async function bedrockImageRequests(
   const { channel, apiKey, model } = target;
   const refusal = bedrockImageRefusal(model, job);
   if (refusal) throw new UpstreamAttemptError(refusal.message, { retryable: false });
+  const family = bedrockImageFamily(model)!;
   const url = channel.base_url + bedrockModelPath(model, "invoke");
   return await Promise.all(
-    bedrockImageBodies(job).map(async (body) => {
+    bedrockImageBodies(family, job).map(async (body) => {
       const sent = JSON.stringify(body);
       const headers = await bedrockAuthHeaders(channel, apiKey, {
         method: "POST",
@@ -189,11 +230,12 @@ export async function bedrockImageRequests(
 }
 
 /**
- * The images of one InvokeModel answer (`{images, error?}`); an `error` with no image (the
- * model's content filter) is a final refusal, no image at all a failed attempt.
+ * The images of one InvokeModel answer (`{images, error?}`, Stability's `{images,
+ * finish_reasons}`); an `error` or a `Filter reason: …` with no image (the model's content filter)
+ * is a final refusal, no image at all a failed attempt.
  */
 export function readBedrockImages(text: string): UpstreamImage[] {
-  let answer: { images?: unknown; error?: unknown };
+  let answer: { images?: unknown; error?: unknown; finish_reasons?: unknown };
   try {
     answer = JSON.parse(text);
   } catch {
@@ -205,25 +247,39 @@ export function readBedrockImages(text: string): UpstreamImage[] {
   const images = listed.filter((image): image is string => typeof image === "string" && !!image)
     .map((b64) => ({ b64, mimeType: "image/png" }));
   if (images.length) return images;
-  const error = answer !== null && typeof answer === "object" ? answer.error : undefined;
-  if (typeof error === "string" && error) {
+  const reasons = answer !== null && typeof answer === "object" &&
+      Array.isArray(answer.finish_reasons)
+    ? answer.finish_reasons.filter((reason) => typeof reason === "string")
+    : [];
+  const filtered = reasons.find((reason: string) => reason.startsWith("Filter reason"));
+  const error = answer !== null && typeof answer === "object" && typeof answer.error === "string"
+    ? answer.error
+    : filtered;
+  if (error) {
     throw new UpstreamAttemptError(`The upstream refused the prompt: ${error}`, {
       retryable: false,
       status: 400,
       upstreamCode: "content_policy_violation",
     });
   }
-  throw new UpstreamAttemptError("The upstream answered without an image", { retryable: true });
+  throw new UpstreamAttemptError(
+    `The upstream answered without an image${reasons.length ? ` (${reasons[0]})` : ""}`,
+    { retryable: true },
+  );
 }
 
-/** Fields of `job` these models cannot honour. */
-export function bedrockIgnoredImageFields(job: ImageJob): string[] {
-  return job.user !== undefined ? ["user"] : [];
+/** Fields of `job` Bedrock model `model` cannot honour. */
+export function bedrockIgnoredImageFields(model: string, job: ImageJob): string[] {
+  const stability = bedrockImageFamily(model)?.name === "stability";
+  return [
+    ...(stability && job.quality !== "auto" ? ["quality"] : []),
+    ...(job.user !== undefined ? ["user"] : []),
+  ];
 }
 
 export const bedrockImageProvider: ImageProvider = {
   requests: bedrockImageRequests,
   readImages: readBedrockImages,
-  ignoredFields: bedrockIgnoredImageFields,
+  ignoredFields: (job, model) => bedrockIgnoredImageFields(model, job),
   refusal: bedrockImageRefusal,
 };

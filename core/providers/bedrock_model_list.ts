@@ -12,7 +12,7 @@
  * instead) that answer text (`TEXT` among `outputModalities`) or are text embedding models the
  * gateway calls (`EMBEDDING`, of a family bedrock_embeddings.ts knows: Titan Text, Cohere Embed)
  * or image models it calls (`IMAGE`, of a family bedrock_images.ts knows: Nova Canvas, Titan
- * Image Generator), and the `ACTIVE` profiles.
+ * Image Generator, Stable Diffusion 3.5 Large), and the `ACTIVE` profiles.
  * Signed as the channel's calls are (bedrock_auth.ts: SigV4 for service `bedrock` in the
  * channel's region, or the Bedrock API key).
  *

@@ -3,7 +3,8 @@
  * (tests/upstream/bedrock.ts and bedrock_images.ts, which check every signature, body, size and
  * count and draw real PNGs of the asked size) and the official openai SDK's `images.generate`:
  * Nova Canvas as b64_json and url, n=2 in one call and n=7 in two, a premium quality priced by
- * its tier; Titan signed with a Bedrock API key; an async task; the channel's Test button; a
+ * its tier; Titan signed with a Bedrock API key; Stable Diffusion 3.5 Large one image a call, its
+ * content filter a 400 with nothing charged; an async task; the channel's Test button; a
  * size the model cannot make, an over-long prompt and an edit a 400 in OpenAI's envelope with
  * nothing sent or charged; the wallet against the receipts.
  */
@@ -21,6 +22,7 @@ import {
 } from "../upstream/bedrock.ts";
 import {
   BEDROCK_TEST_NOVA_CANVAS,
+  BEDROCK_TEST_STABILITY,
   BEDROCK_TEST_TITAN_IMAGE,
   bedrockImageColor,
 } from "../upstream/bedrock_images.ts";
@@ -32,13 +34,17 @@ const START_BALANCE = 10_000_000;
 const API_KEY = "ABSKbedrock-image-key-for-tests";
 const PER_IMAGE = 40_000;
 const PREMIUM = 90_000;
-const PRICE = { per_image: PER_IMAGE, tiers: { "1024x1024/high": PREMIUM } };
+const PREMIUM_1344 = 70_000;
+const PRICE = {
+  per_image: PER_IMAGE,
+  tiers: { "1024x1024/high": PREMIUM, "1344x768/high": PREMIUM_1344 },
+};
 
 async function setup() {
   await using stack = new AsyncDisposableStack();
   const bedrock = stack.use(startBedrockUpstream({ apiKeys: [API_KEY] }));
   const gw = stack.use(await startTestGateway({ GATEWAY_TASK_POLL_MS: "50" }));
-  for (const model of ["canvas", "titan-image"]) {
+  for (const model of ["canvas", "titan-image", "sd"]) {
     await gw.putModel(model, { kind: "image", price: PRICE });
   }
   await gw.addChannel({
@@ -56,8 +62,8 @@ async function setup() {
     base_url: bedrock.endpoint,
     bedrock_auth: "api-key",
     keys: [API_KEY],
-    models: ["titan-image"],
-    model_map: { "titan-image": BEDROCK_TEST_TITAN_IMAGE },
+    models: ["titan-image", "sd"],
+    model_map: { "titan-image": BEDROCK_TEST_TITAN_IMAGE, sd: BEDROCK_TEST_STABILITY },
   });
   const { id, key } = await gw.createKey({ balance: START_BALANCE });
   const owned = stack.move();
@@ -206,6 +212,41 @@ Deno.test(
 );
 
 Deno.test(
+  "bedrock images: SD3.5 Large draws n=2 in two calls at the aspect ratio of the size, quality named as ignored; its content filter is a 400, nothing charged",
+  serverTest,
+  async () => {
+    await using s = await setup();
+    const { data, response } = await s.openai.images.generate({
+      model: "sd",
+      prompt: "a harbour",
+      n: 2,
+      size: "1344x768" as "1024x1024",
+      quality: "high",
+      response_format: "b64_json",
+    }).withResponse();
+    assertEquals(data.data!.length, 2);
+    for (const item of data.data!) {
+      assertEquals(pngOf(Uint8Array.fromBase64(item.b64_json!)), { width: 1344, height: 768 });
+    }
+    assertEquals(response.headers.get("x-gateway-ignored-fields"), "quality");
+    const calls = imageCalls(s, BEDROCK_TEST_STABILITY);
+    assertEquals(calls.map((call) => [call.auth, call.refused, call.body]), [
+      ["api-key", undefined, { prompt: "a harbour", aspect_ratio: "16:9", output_format: "png" }],
+      ["api-key", undefined, { prompt: "a harbour", aspect_ratio: "16:9", output_format: "png" }],
+    ]);
+
+    const filtered = await s.openai.images.generate({ model: "sd", prompt: "FILTERED harbour" })
+      .then(() => undefined, (error) => error);
+    assertOk(filtered instanceof OpenAI.APIError, String(filtered));
+    assertEquals(filtered.status, 400);
+    assertOk(String(filtered.message).includes("Filter reason: prompt"), filtered.message);
+
+    const records = await walletMatchesReceipts(s);
+    assertEquals(records.map((record) => record.receipt?.charged ?? 0), [2 * PREMIUM_1344, 0]);
+  },
+);
+
+Deno.test(
   "bedrock images: an async task on Nova Canvas is drawn, hosted and settled once",
   serverTest,
   async () => {
@@ -245,7 +286,7 @@ Deno.test(
 );
 
 Deno.test(
-  "bedrock images: the channel's Test button draws one 1024x1024 image on Nova Canvas and on Titan",
+  "bedrock images: the channel's Test button draws one 1024x1024 image on Nova Canvas, Titan and SD3.5 Large",
   serverTest,
   async () => {
     await using s = await setup();
@@ -266,10 +307,7 @@ Deno.test(
       );
       const calls = imageCalls(s, modelId);
       assertEquals(calls.length, 1);
-      assertEquals([calls[0].refused, calls[0].body.imageGenerationConfig.numberOfImages], [
-        undefined,
-        1,
-      ]);
+      assertEquals(calls[0].refused, undefined);
     }
     const records = await walletMatchesReceipts(s);
     assertEquals(records.length, 0);

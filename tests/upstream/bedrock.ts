@@ -35,7 +35,7 @@
  *   ARNs) are counted, others are 400 "The provided model doesn't support counting tokens.".
  * - the embedding models (Titan Text Embeddings V2, Cohere Embed v3 and v4) on `/invoke`, their
  *   bodies checked as strictly (bedrock_embeddings.ts);
- * - the image models (Nova Canvas, Titan Image Generator v2) on `/invoke`, their bodies, sizes and
+ * - the image models (Nova Canvas, Titan Image Generator v2, SD3.5 Large) on `/invoke`, their bodies, sizes and
  *   counts checked as strictly, answered with real PNGs of the asked size (bedrock_images.ts);
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.

@@ -9,6 +9,13 @@
  * Answered `{images: [base64 PNG of the asked size…]}`. Any other field or task (the simulator
  * draws from text only), a missing one or a wrong value is a ValidationException's message. Each
  * image is one colour, derived from the model, prompt, quality and index (`bedrockImageColor`).
+ *
+ * Stable Diffusion 3.5 Large takes `{prompt (at most 10,000 characters), negative_prompt?,
+ * aspect_ratio?: 16:9 | 1:1 | 21:9 | 2:3 | 3:2 | 4:5 | 5:4 | 9:16 | 9:21, mode?: text-to-image,
+ * seed?: 0–4,294,967,294, output_format?: png}` (the simulator writes PNG only, and draws from text
+ * only) and answers one image of its ratio's size (`STABILITY_SIZES`) as `{seeds, finish_reasons:
+ * [null], images}` (quality `standard` in its colour); a prompt with `FILTERED` in it is answered
+ * `{seeds, finish_reasons: ["Filter reason: prompt"]}`, as its content filter answers.
  */
 
 import { solidRgbPng } from "../helpers/png_fixtures.ts";
@@ -19,9 +26,27 @@ type Json = any;
 
 export const BEDROCK_TEST_NOVA_CANVAS = "amazon.nova-canvas-v1:0";
 export const BEDROCK_TEST_TITAN_IMAGE = "amazon.titan-image-generator-v2:0";
+export const BEDROCK_TEST_STABILITY = "stability.sd3-5-large-v1:0";
 
 /** The image models the simulator serves. */
-export const BEDROCK_IMAGE_MODELS = [BEDROCK_TEST_NOVA_CANVAS, BEDROCK_TEST_TITAN_IMAGE];
+export const BEDROCK_IMAGE_MODELS = [
+  BEDROCK_TEST_NOVA_CANVAS,
+  BEDROCK_TEST_TITAN_IMAGE,
+  BEDROCK_TEST_STABILITY,
+];
+
+/** The size Stable Diffusion 3.5 Large makes of each aspect ratio. */
+export const STABILITY_SIZES: Record<string, [number, number]> = {
+  "1:1": [1024, 1024],
+  "16:9": [1344, 768],
+  "9:16": [768, 1344],
+  "21:9": [1536, 640],
+  "9:21": [640, 1536],
+  "3:2": [1216, 832],
+  "2:3": [832, 1216],
+  "5:4": [1088, 896],
+  "4:5": [896, 1088],
+};
 
 const TITAN_SIZES = new Set([
   "1024x1024",
@@ -177,6 +202,49 @@ function imageAnswer(modelId: string, body: Json): Json | string {
   };
 }
 
+/** Stable Diffusion 3.5 Large's answer to `body`, or the ValidationException's message. */
+function stabilityAnswer(modelId: string, body: Json): Json | string {
+  const refusal = extraneous(
+    body,
+    ["prompt", "negative_prompt", "aspect_ratio", "mode", "seed", "output_format"],
+    "#",
+  );
+  if (refusal) return refusal;
+  if (typeof body.prompt !== "string" || body.prompt.length > 10_000) {
+    return invalid("#/prompt: expected a string of at most 10000 characters");
+  }
+  if (
+    body.negative_prompt !== undefined &&
+    (typeof body.negative_prompt !== "string" || body.negative_prompt.length > 10_000)
+  ) {
+    return invalid("#/negative_prompt: expected a string of at most 10000 characters");
+  }
+  const ratio = body.aspect_ratio ?? "1:1";
+  if (!(ratio in STABILITY_SIZES)) {
+    return invalid(`#/aspect_ratio: ${ratio} is not a valid enum value`);
+  }
+  if (body.mode !== undefined && body.mode !== "text-to-image") {
+    return invalid(`#/mode: ${body.mode} is not a mode this simulator draws`);
+  }
+  if (body.seed !== undefined && !isInteger(body.seed, 0, 4_294_967_294)) {
+    return invalid("#/seed: expected an integer from 0 to 4294967294");
+  }
+  if ((body.output_format ?? "png") !== "png") {
+    return invalid(`#/output_format: ${body.output_format} is not a format this simulator writes`);
+  }
+  const seed = body.seed ?? 1234;
+  if (body.prompt.includes("FILTERED")) {
+    return { seeds: [seed], finish_reasons: ["Filter reason: prompt"] };
+  }
+  const [width, height] = STABILITY_SIZES[ratio];
+  const color = bedrockImageColor(modelId, body.prompt, "standard", 0);
+  return {
+    seeds: [seed],
+    finish_reasons: [null],
+    images: [solidRgbPng(width, height, color).toBase64()],
+  };
+}
+
 /**
  * InvokeModel's answer of image model `modelId` to `body`, the ValidationException's message
  * when it refuses the body, or undefined for a model that is not an image model.
@@ -184,5 +252,7 @@ function imageAnswer(modelId: string, body: Json): Json | string {
 export function bedrockImageAnswer(modelId: string, body: Json): Json | string | undefined {
   if (!BEDROCK_IMAGE_MODELS.includes(modelId)) return undefined;
   if (!isObject(body)) return "Malformed input request, please reformat your input and try again.";
-  return imageAnswer(modelId, body);
+  return modelId === BEDROCK_TEST_STABILITY
+    ? stabilityAnswer(modelId, body)
+    : imageAnswer(modelId, body);
 }

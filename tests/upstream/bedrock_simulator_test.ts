@@ -29,6 +29,7 @@ import { BEDROCK_TEST_COHERE, BEDROCK_TEST_TITAN, cohereVector } from "./bedrock
 import { simulatedVector } from "./embedding_vectors.ts";
 import {
   BEDROCK_TEST_NOVA_CANVAS,
+  BEDROCK_TEST_STABILITY,
   BEDROCK_TEST_TITAN_IMAGE,
   bedrockImageColor,
 } from "./bedrock_images.ts";
@@ -303,7 +304,7 @@ Deno.test("bedrock simulator: AWS's SDK embeds with Titan and Cohere; bad bodies
   }
 });
 
-Deno.test("bedrock simulator: AWS's SDK draws with Nova Canvas and Titan Image; bad bodies, sizes and counts are ValidationException", async () => {
+Deno.test("bedrock simulator: AWS's SDK draws with Nova Canvas, Titan Image and SD3.5 Large; bad bodies, sizes and counts are ValidationException", async () => {
   await using sim = startBedrockUpstream();
   const sdk = client(sim.endpoint);
   const invoke = async (modelId: string, body: unknown) =>
@@ -342,7 +343,23 @@ Deno.test("bedrock simulator: AWS's SDK draws with Nova Canvas and Titan Image; 
     });
     const { width, height } = readPng(Uint8Array.fromBase64(titan.images[0]));
     assertEquals([titan.images.length, width, height], [1, 1024, 1024]);
+    const sd = await invoke(BEDROCK_TEST_STABILITY, {
+      prompt: "a lighthouse",
+      aspect_ratio: "21:9",
+      seed: 5,
+    });
+    assertEquals([sd.seeds, sd.finish_reasons, sd.images.length], [[5], [null], 1]);
+    const sdPng = readPng(Uint8Array.fromBase64(sd.images[0]));
+    assertEquals([sdPng.width, sdPng.height], [1536, 640]);
+    const filtered = await invoke(BEDROCK_TEST_STABILITY, { prompt: "FILTERED" });
+    assertEquals(filtered.finish_reasons, ["Filter reason: prompt"]);
+    assertEquals(filtered.images, undefined);
     const bad: Array<[string, unknown]> = [
+      [BEDROCK_TEST_STABILITY, { prompt: "a", aspect_ratio: "4:3" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "a", quality: "high" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "x".repeat(10_001) }],
+      [BEDROCK_TEST_STABILITY, { aspect_ratio: "1:1" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "a", seed: -1 }],
       [BEDROCK_TEST_NOVA_CANVAS, textImage({ numberOfImages: 6 })],
       [BEDROCK_TEST_NOVA_CANVAS, textImage({ numberOfImages: 0 })],
       [BEDROCK_TEST_NOVA_CANVAS, textImage({ width: 1000, height: 1024 })],

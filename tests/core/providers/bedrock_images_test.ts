@@ -25,6 +25,7 @@ import { bedrockProvider } from "../../../core/providers/bedrock.ts";
 
 const NOVA = "amazon.nova-canvas-v1:0";
 const TITAN = "amazon.titan-image-generator-v2:0";
+const SD = "stability.sd3-5-large-v1:0";
 
 function job(fields: Partial<ImageJob> = {}): ImageJob {
   return {
@@ -48,14 +49,16 @@ Deno.test("bedrock images: the family is read from the model id, an ARN's or a p
     bedrockImageFamily(`arn:aws:bedrock:us-east-1::foundation-model/${NOVA}`)?.name,
     "nova-canvas",
   );
-  assertEquals(bedrockImageFamily("stability.sd3-5-large-v1:0"), undefined);
+  assertEquals(bedrockImageFamily(SD)?.name, "stability");
+  assertEquals(bedrockImageFamily("stability.stable-image-ultra-v1:1"), undefined);
   assertEquals(bedrockImageFamily("amazon.nova-pro-v1:0"), undefined);
   assertOk(bedrockProvider.kinds.includes("image"));
   assertOk(bedrockProvider.image?.refusal);
 });
 
 Deno.test("bedrock images: n is split into calls of at most 5; auto is 1024x1024; high is premium", () => {
-  const bodies = bedrockImageBodies(job({ n: 7, quality: "high", size: "1280x768" }));
+  const nova = bedrockImageFamily(NOVA)!;
+  const bodies = bedrockImageBodies(nova, job({ n: 7, quality: "high", size: "1280x768" }));
   assertEquals(
     bodies,
     [5, 2].map((numberOfImages) => ({
@@ -65,7 +68,7 @@ Deno.test("bedrock images: n is split into calls of at most 5; auto is 1024x1024
     })),
   );
   for (const quality of ["auto", "low", "medium"] as const) {
-    const [body] = bedrockImageBodies(job({ quality }));
+    const [body] = bedrockImageBodies(nova, job({ quality }));
     assertEquals(body.imageGenerationConfig, {
       numberOfImages: 1,
       width: 1024,
@@ -73,6 +76,18 @@ Deno.test("bedrock images: n is split into calls of at most 5; auto is 1024x1024
       quality: "standard",
     });
   }
+});
+
+Deno.test("bedrock images: Stability draws one image a call, its size as the aspect ratio of the size it makes", () => {
+  const stability = bedrockImageFamily(SD)!;
+  assertEquals(bedrockImageBodies(stability, job({ n: 2, size: "1344x768" })), [
+    { prompt: "a lighthouse", aspect_ratio: "16:9", output_format: "png" },
+    { prompt: "a lighthouse", aspect_ratio: "16:9", output_format: "png" },
+  ]);
+  assertEquals(bedrockImageBodies(stability, job())[0].aspect_ratio, "1:1");
+  assertEquals(bedrockImageRefusal(SD, job({ size: "1536x1024" }))?.param, "size");
+  assertEquals(bedrockImageRefusal(SD, job({ size: "832x1216" })), undefined);
+  assertEquals(bedrockImageRefusal(SD, job({ prompt: "x".repeat(10_001) }))?.param, "prompt");
 });
 
 Deno.test("bedrock images: sizes, prompts, edits and other families are refused naming the field", () => {
@@ -96,7 +111,7 @@ Deno.test("bedrock images: sizes, prompts, edits and other families are refused 
   assertEquals(bedrockImageRefusal(TITAN, job({ prompt: "x".repeat(513) }))?.param, "prompt");
   assertEquals(bedrockImageRefusal(NOVA, job({ prompt: "x".repeat(1024) })), undefined);
   assertEquals(bedrockImageRefusal(NOVA, job({ action: "edits" }))?.param, "model");
-  const unknown = bedrockImageRefusal("stability.sd3-5-large-v1:0", job());
+  const unknown = bedrockImageRefusal("stability.stable-image-ultra-v1:1", job());
   assertEquals(unknown?.param, "model");
   assertOk(unknown?.message.includes("amazon.nova-canvas-v1:0"), unknown?.message);
 });
@@ -124,7 +139,10 @@ Deno.test("bedrock images: the calls go to InvokeModel of the encoded id, signed
   );
   assertEquals((keyed.init.headers as Record<string, string>).authorization, "Bearer bedrock-key");
   const refused = await attemptError(() =>
-    bedrockImageRequests({ channel, apiKey: "k:s", model: "stability.sd3-5-large-v1:0" }, job())
+    bedrockImageRequests(
+      { channel, apiKey: "k:s", model: "stability.stable-image-ultra-v1:1" },
+      job(),
+    )
   );
   assertEquals(refused.retryable, false);
 });
@@ -138,13 +156,34 @@ Deno.test("bedrock images: the answer's images are PNGs; an error is a final ref
     readBedrockImages('{"images":[],"error":"blocked by the content filters"}')
   );
   assertEquals([blocked.retryable, blocked.status], [false, 400]);
-  for (const text of ['{"images":[]}', "{}", "null", "not json"]) {
+  assertEquals(
+    readBedrockImages('{"seeds":[1],"finish_reasons":[null],"images":["CCCC"]}'),
+    [{ b64: "CCCC", mimeType: "image/png" }],
+  );
+  const filtered = await attemptError(() =>
+    readBedrockImages('{"seeds":[1],"finish_reasons":["Filter reason: prompt"]}')
+  );
+  assertEquals([filtered.retryable, filtered.status], [false, 400]);
+  for (
+    const text of [
+      '{"images":[]}',
+      '{"finish_reasons":["Inference error"]}',
+      "{}",
+      "null",
+      "not json",
+    ]
+  ) {
     const failed = await attemptError(() => readBedrockImages(text));
     assertEquals(failed.retryable, true, text);
   }
 });
 
-Deno.test("bedrock images: user is named as ignored", () => {
-  assertEquals(bedrockIgnoredImageFields(job()), []);
-  assertEquals(bedrockIgnoredImageFields(job({ user: "u1" })), ["user"]);
+Deno.test("bedrock images: user is named as ignored, and quality on Stability", () => {
+  assertEquals(bedrockIgnoredImageFields(NOVA, job({ quality: "high" })), []);
+  assertEquals(bedrockIgnoredImageFields(NOVA, job({ user: "u1" })), ["user"]);
+  assertEquals(bedrockIgnoredImageFields(SD, job()), []);
+  assertEquals(bedrockIgnoredImageFields(SD, job({ quality: "low", user: "u" })), [
+    "quality",
+    "user",
+  ]);
 });
