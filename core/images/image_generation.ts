@@ -1,7 +1,8 @@
 /**
- * Image generation and edits on `openai-images` and `gemini` channels: hold the price of `n`
- * images, call with failover, deliver in the requested format, settle for the images actually
- * delivered (or release on failure). The synchronous path and the task worker share it.
+ * Image generation and edits on the channels with image models: refuse what no channel's model can
+ * serve, hold the price of `n` images, call with failover, deliver in the requested format, settle
+ * for the images actually delivered (or release on failure). The synchronous path and the task
+ * worker share it.
  */
 
 import type { Channel } from "../channels/channel_schema.ts";
@@ -77,7 +78,10 @@ export async function attemptImageJob(
     result.status === "fulfilled" ? result.value : []
   );
   if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
-  return { images: images.slice(0, job.n), ignoredFields: image.ignoredFields(job) };
+  return {
+    images: images.slice(0, job.n),
+    ignoredFields: image.ignoredFields(job, upstreamModelName(channel, job.model)),
+  };
 }
 
 /** Runs `job` over `order` with failover; each attempt goes to `log` when given. */

@@ -36,6 +36,7 @@ import { awsCredentialsOf, bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { BEDROCK_MODEL_LIST } from "./bedrock_model_list.ts";
 import { bedrockCountingModel, bedrockModelPath } from "./bedrock_model_id.ts";
 import { bedrockEmbeddingProvider } from "./bedrock_embeddings.ts";
+import { bedrockImageProvider } from "./bedrock_images.ts";
 import { awsErrorSchema, bedrockChunkSchema, bedrockTokenCountSchema } from "./bedrock_schemas.ts";
 import type { ClientHints } from "./client_hints.ts";
 import type { UpstreamRequest } from "../upstream/call.ts";
@@ -285,7 +286,7 @@ export function bedrockKeyProblem(
 }
 
 export const bedrockProvider: Provider = {
-  kinds: ["text", "embedding"],
+  kinds: ["text", "embedding", "image"],
   baseUrlExample: "https://bedrock-runtime.us-east-1.amazonaws.com",
   appendedPaths: /\/model(\/.*)?$/,
   errors: AWS_ERRORS,
@@ -312,4 +313,5 @@ export const bedrockProvider: Provider = {
         .map((beta) => `anthropic-beta=${beta}`),
   },
   embedding: bedrockEmbeddingProvider,
+  image: bedrockImageProvider,
 };

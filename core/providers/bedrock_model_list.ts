@@ -10,8 +10,9 @@
  * Kept: foundation models callable on demand (`ON_DEMAND` among `inferenceTypesSupported`; a
  * model callable only through a profile or provisioned throughput is left out, its profile listed
  * instead) that answer text (`TEXT` among `outputModalities`) or are text embedding models the
- * gateway calls (`EMBEDDING`, of a family bedrock_embeddings.ts knows: Titan Text, Cohere Embed),
- * and the `ACTIVE` profiles.
+ * gateway calls (`EMBEDDING`, of a family bedrock_embeddings.ts knows: Titan Text, Cohere Embed)
+ * or image models it calls (`IMAGE`, of a family bedrock_images.ts knows: Nova Canvas, Titan
+ * Image Generator, Stable Diffusion 3.5 Large), and the `ACTIVE` profiles.
  * Signed as the channel's calls are (bedrock_auth.ts: SigV4 for service `bedrock` in the
  * channel's region, or the Bedrock API key).
  *
@@ -24,6 +25,7 @@ import { listOf, optional, optionalString, readLenientJson } from "../util/lenie
 import type { UpstreamRequest } from "../upstream/call.ts";
 import { bedrockAuthHeaders } from "./bedrock_auth.ts";
 import { bedrockEmbedFamily } from "./bedrock_embeddings.ts";
+import { bedrockImageFamily } from "./bedrock_images.ts";
 import type { ModelList, ModelListPage } from "./model_list.ts";
 
 /** The largest page of inference profiles asked for (the API's own limit). */
@@ -84,10 +86,14 @@ const inferenceProfilesSchema = z.looseObject({
   nextToken: optionalString,
 });
 
-/** Whether the channel's calls serve what `model` outputs: text, or a known embedding family. */
+/**
+ * Whether the channel's calls serve what `model` outputs: text, a known embedding family or a
+ * known image family.
+ */
 function servedOutput(model: { modelId: string; outputModalities?: string[] }): boolean {
   const outputs = model.outputModalities;
   if (outputs === undefined || outputs.includes("TEXT")) return true;
+  if (outputs.includes("IMAGE") && bedrockImageFamily(model.modelId) !== undefined) return true;
   return outputs.includes("EMBEDDING") && bedrockEmbedFamily(model.modelId) !== undefined;
 }
 

@@ -96,8 +96,8 @@ export interface ImageProvider {
   requests(target: UpstreamTarget, job: ImageJob): Promise<UpstreamRequest[]>;
   /** The images of one call's answer; none is a failed attempt. */
   readImages(text: string): UpstreamImage[];
-  /** Fields of `job` this upstream cannot honour. */
-  ignoredFields(job: ImageJob): string[];
+  /** Fields of `job` this upstream (its model `model`) cannot honour. */
+  ignoredFields(job: ImageJob, model: string): string[];
   /** A generate-content body passed through as it came (upstreams that speak it natively). */
   generateContent?(target: UpstreamTarget, body: unknown): Promise<UpstreamRequest>;
   /**

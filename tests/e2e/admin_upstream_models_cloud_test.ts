@@ -131,6 +131,7 @@ Deno.test(
         { id: "anthropic.claude-3-5-sonnet-20240620-v1:0", label: "Claude 3.5 Sonnet" },
         { id: "amazon.nova-pro-v1:0", label: "Nova Pro" },
         { id: "amazon.titan-embed-text-v2:0", label: "Titan Text Embeddings V2" },
+        { id: "amazon.nova-canvas-v1:0", label: "Nova Canvas" },
         { id: "us.anthropic.claude-sonnet-4-20250514-v1:0", label: "US Claude Sonnet 4" },
         { id: "us.amazon.nova-pro-v1:0", label: "US Nova Pro" },
       ],

@@ -247,3 +247,21 @@ export function solidPng(
 ): Uint8Array {
   return encodePng({ width, height, pixel: () => rgba });
 }
+
+/** An opaque RGB image of one colour, written row by row (fast at full image sizes). */
+export function solidRgbPng(
+  width: number,
+  height: number,
+  rgb: [number, number, number],
+): Uint8Array {
+  const row = new Uint8Array(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
+  const raw = new Uint8Array(row.length * height);
+  for (let y = 0; y < height; y++) raw.set(row, y * row.length);
+  const header = [...uint32Bytes(width), ...uint32Bytes(height), 8, 2, 0, 0, 0];
+  return assemblePng([
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", deflateSync(raw)),
+    pngChunk("IEND", []),
+  ]);
+}

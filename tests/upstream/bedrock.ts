@@ -35,6 +35,8 @@
  *   ARNs) are counted, others are 400 "The provided model doesn't support counting tokens.".
  * - the embedding models (Titan Text Embeddings V2, Cohere Embed v3 and v4) on `/invoke`, their
  *   bodies checked as strictly (bedrock_embeddings.ts);
+ * - the image models (Nova Canvas, Titan Image Generator v2, SD3.5 Large) on `/invoke`, their bodies, sizes and
+ *   counts checked as strictly, answered with real PNGs of the asked size (bedrock_images.ts);
  * The model's work is done by the Anthropic simulator, which it calls with the body completed,
  * as Bedrock runs Claude.
  */
@@ -50,6 +52,7 @@ import { sigV4Refusal } from "./sigv4_verify.ts";
 import { simulatorOnError } from "./text_script.ts";
 import { anthropicBodyOfConverse, converseAnswerOf, converseEventsOf } from "./bedrock_converse.ts";
 import { BEDROCK_EMBEDDING_MODELS, bedrockEmbeddingAnswer } from "./bedrock_embeddings.ts";
+import { BEDROCK_IMAGE_MODELS, bedrockImageAnswer } from "./bedrock_images.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -83,7 +86,7 @@ export interface ListedInferenceProfile {
   type: "SYSTEM_DEFINED" | "APPLICATION";
 }
 
-/** What the control plane lists by default: served models, one only by profile, an embedder. */
+/** What the control plane lists by default: served models, one only by profile, an embedder, an image model. */
 export const BEDROCK_FOUNDATION_MODELS: readonly ListedFoundationModel[] = [
   {
     modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0",
@@ -111,6 +114,13 @@ export const BEDROCK_FOUNDATION_MODELS: readonly ListedFoundationModel[] = [
     modelName: "Titan Text Embeddings V2",
     providerName: "Amazon",
     outputModalities: ["EMBEDDING"],
+    inferenceTypesSupported: ["ON_DEMAND"],
+  },
+  {
+    modelId: "amazon.nova-canvas-v1:0",
+    modelName: "Nova Canvas",
+    providerName: "Amazon",
+    outputModalities: ["IMAGE"],
     inferenceTypesSupported: ["ON_DEMAND"],
   },
 ];
@@ -501,7 +511,8 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
   const region = options.region ?? "us-east-1";
   const accessKeys = options.accessKeys ?? { [BEDROCK_TEST_ACCESS_KEY]: BEDROCK_TEST_SECRET };
   const models = new Set(
-    options.models ?? [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA, ...BEDROCK_EMBEDDING_MODELS],
+    options.models ??
+      [BEDROCK_TEST_MODEL, BEDROCK_TEST_NOVA, ...BEDROCK_EMBEDDING_MODELS, ...BEDROCK_IMAGE_MODELS],
   );
   const counting = new Set(
     options.countingModels ?? [...models].filter((id) => id.startsWith("anthropic.")),
@@ -658,6 +669,9 @@ export function startBedrockUpstream(options: BedrockUpstreamOptions = {}): Bedr
         },
       });
     }
+    const drawn = route[2] === "invoke" ? bedrockImageAnswer(modelId, body) : undefined;
+    if (typeof drawn === "string") return refuse(400, "ValidationException", drawn);
+    if (drawn !== undefined) return Response.json(drawn);
     if (!/(^|[.:/])anthropic\./.test(modelId)) {
       return refuse(
         400,

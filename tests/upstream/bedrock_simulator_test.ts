@@ -3,8 +3,9 @@
  * whose signer and event-stream reader are not the gateway's: the SDK's SigV4 signatures are
  * accepted (and a wrong secret refused in the words the SDK reads), its Converse, ConverseStream
  * and InvokeModelWithResponseStream calls get answers it parses, and so do its InvokeModel calls
- * of the embedding models (whose bad bodies are refused as ValidationException). The control plane's lists (no
- * SDK of it here) are asked with the gateway's signer, itself checked with AWS's test vectors.
+ * of the embedding and image models (whose bad bodies are refused as ValidationException). The
+ * control plane's lists (no SDK of it here) are asked with the gateway's signer, itself checked
+ * with AWS's test vectors.
  */
 
 import {
@@ -26,6 +27,14 @@ import {
 } from "./bedrock.ts";
 import { BEDROCK_TEST_COHERE, BEDROCK_TEST_TITAN, cohereVector } from "./bedrock_embeddings.ts";
 import { simulatedVector } from "./embedding_vectors.ts";
+import {
+  BEDROCK_TEST_NOVA_CANVAS,
+  BEDROCK_TEST_STABILITY,
+  BEDROCK_TEST_TITAN_IMAGE,
+  bedrockImageColor,
+} from "./bedrock_images.ts";
+import { solidRgbPng } from "../helpers/png_fixtures.ts";
+import { readPng } from "../../core/media/png.ts";
 
 function client(endpoint: string, secretAccessKey = BEDROCK_TEST_SECRET) {
   return new BedrockRuntimeClient({
@@ -284,6 +293,88 @@ Deno.test("bedrock simulator: AWS's SDK embeds with Titan and Cohere; bad bodies
       [BEDROCK_TEST_COHERE, { texts: Array(97).fill("a"), input_type: "search_query" }],
       [BEDROCK_TEST_COHERE, { texts: ["a"], input_type: "search_query", dimensions: 256 }],
       [BEDROCK_TEST_COHERE, { texts: ["x".repeat(2049)], input_type: "search_query" }],
+    ];
+    for (const [modelId, body] of bad) {
+      const error = await invoke(modelId, body).then(() => undefined, (error) => error);
+      assertEquals(error?.name, "ValidationException", JSON.stringify(body));
+      assertEquals(error?.$metadata?.httpStatusCode, 400);
+    }
+  } finally {
+    sdk.destroy();
+  }
+});
+
+Deno.test("bedrock simulator: AWS's SDK draws with Nova Canvas, Titan Image and SD3.5 Large; bad bodies, sizes and counts are ValidationException", async () => {
+  await using sim = startBedrockUpstream();
+  const sdk = client(sim.endpoint);
+  const invoke = async (modelId: string, body: unknown) =>
+    JSON.parse(
+      new TextDecoder().decode(
+        (await sdk.send(new InvokeModelCommand({ modelId, body: JSON.stringify(body) }))).body,
+      ),
+    );
+  const textImage = (config: Record<string, unknown>, params: Record<string, unknown> = {}) => ({
+    taskType: "TEXT_IMAGE",
+    textToImageParams: { text: "a lighthouse", ...params },
+    imageGenerationConfig: config,
+  });
+  try {
+    // Two images: the SDK's reader under Deno keeps only the first 64 KiB of an answer body.
+    const nova = await invoke(
+      BEDROCK_TEST_NOVA_CANVAS,
+      textImage({ numberOfImages: 2, width: 512, height: 2048, quality: "premium", seed: 7 }),
+    );
+    assertEquals(nova.images.length, 2);
+    for (const [index, image] of nova.images.entries()) {
+      assertEquals(
+        image,
+        solidRgbPng(
+          512,
+          2048,
+          bedrockImageColor(BEDROCK_TEST_NOVA_CANVAS, "a lighthouse", "premium", index),
+        ).toBase64(),
+      );
+      const { width, height } = readPng(Uint8Array.fromBase64(image));
+      assertEquals([width, height], [512, 2048]);
+    }
+    const titan = await invoke(BEDROCK_TEST_TITAN_IMAGE, {
+      taskType: "TEXT_IMAGE",
+      textToImageParams: { text: "a square", negativeText: "blurry" },
+    });
+    const { width, height } = readPng(Uint8Array.fromBase64(titan.images[0]));
+    assertEquals([titan.images.length, width, height], [1, 1024, 1024]);
+    const sd = await invoke(BEDROCK_TEST_STABILITY, {
+      prompt: "a lighthouse",
+      aspect_ratio: "21:9",
+      seed: 5,
+    });
+    assertEquals([sd.seeds, sd.finish_reasons, sd.images.length], [[5], [null], 1]);
+    const sdPng = readPng(Uint8Array.fromBase64(sd.images[0]));
+    assertEquals([sdPng.width, sdPng.height], [1536, 640]);
+    const filtered = await invoke(BEDROCK_TEST_STABILITY, { prompt: "FILTERED" });
+    assertEquals(filtered.finish_reasons, ["Filter reason: prompt"]);
+    assertEquals(filtered.images, undefined);
+    const bad: Array<[string, unknown]> = [
+      [BEDROCK_TEST_STABILITY, { prompt: "a", aspect_ratio: "4:3" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "a", quality: "high" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "x".repeat(10_001) }],
+      [BEDROCK_TEST_STABILITY, { aspect_ratio: "1:1" }],
+      [BEDROCK_TEST_STABILITY, { prompt: "a", seed: -1 }],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ numberOfImages: 6 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ numberOfImages: 0 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ width: 1000, height: 1024 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ width: 4096, height: 1008 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ width: 2064, height: 2048 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ width: 304, height: 320 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ quality: "hd" })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ style: "vivid" })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({ cfgScale: 11 })],
+      [BEDROCK_TEST_NOVA_CANVAS, textImage({}, { text: "" })],
+      [BEDROCK_TEST_NOVA_CANVAS, { ...textImage({}), user: "u" }],
+      [BEDROCK_TEST_NOVA_CANVAS, { ...textImage({}), taskType: "INPAINTING" }],
+      [BEDROCK_TEST_NOVA_CANVAS, { imageGenerationConfig: {} }],
+      [BEDROCK_TEST_TITAN_IMAGE, textImage({ width: 1536, height: 1024 })],
+      [BEDROCK_TEST_TITAN_IMAGE, textImage({}, { text: "x".repeat(513) })],
     ];
     for (const [modelId, body] of bad) {
       const error = await invoke(modelId, body).then(() => undefined, (error) => error);

@@ -25,7 +25,7 @@ Deno.test("bedrock embeddings: the family is read from the model id, a profile's
   );
   assertEquals(bedrockEmbedFamily("amazon.titan-embed-image-v1"), undefined);
   assertEquals(bedrockEmbedFamily("anthropic.claude-3-5-sonnet-20240620-v1:0"), undefined);
-  assertEquals(bedrockProvider.kinds, ["text", "embedding"]);
+  assertEquals(bedrockProvider.kinds, ["text", "embedding", "image"]);
   assertOk(bedrockProvider.embedding);
 });
 

@@ -31,7 +31,7 @@ Deno.test("bedrock model list: the control plane's host for AWS's runtime host, 
   ) assertEquals(bedrockControlUrl({ base_url: base }), control, base);
 });
 
-Deno.test("bedrock model list: on-demand text and text embedding models, then the active profiles, page by page", () => {
+Deno.test("bedrock model list: on-demand text, text embedding and known image models, then the active profiles, page by page", () => {
   const models = JSON.stringify({
     modelSummaries: [
       {
@@ -60,6 +60,21 @@ Deno.test("bedrock model list: on-demand text and text embedding models, then th
         outputModalities: ["IMAGE"],
         inferenceTypesSupported: ["ON_DEMAND"],
       },
+      {
+        modelId: "amazon.nova-canvas-v1:0",
+        outputModalities: ["IMAGE"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+      },
+      {
+        modelId: "stability.sd3-5-large-v1:0",
+        outputModalities: ["IMAGE"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+      },
+      {
+        modelId: "stability.stable-image-ultra-v1:1",
+        outputModalities: ["IMAGE"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+      },
       { modelId: "meta.llama3-8b-instruct-v1:0" },
       { modelName: "no id" },
     ],
@@ -68,6 +83,9 @@ Deno.test("bedrock model list: on-demand text and text embedding models, then th
     models: [
       { id: "anthropic.claude-3-5-sonnet-20240620-v1:0", label: "Claude 3.5 Sonnet" },
       { id: "amazon.titan-embed-text-v2:0", label: undefined },
+      { id: "amazon.titan-image-generator-v2:0", label: undefined },
+      { id: "amazon.nova-canvas-v1:0", label: undefined },
+      { id: "stability.sd3-5-large-v1:0", label: undefined },
       { id: "meta.llama3-8b-instruct-v1:0", label: undefined },
     ],
     next: "profiles:",
